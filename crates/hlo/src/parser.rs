@@ -1,0 +1,1168 @@
+//! Recursive-descent parser for HLO text (DESIGN §3).
+//!
+//! Accepts what XLA prints and what XLA's emitter tests write: an `HloModule` header or a
+//! bare list of computations; `%` on names or not; typed (`add(f32[2] %a, ...)`) or untyped
+//! operands; old-style computation signatures; `/* */` and `//` comments anywhere. Names
+//! are resolved to indices at the end of each computation (operands) and of the module
+//! (called computations), so definitions may come in any order; cycles are rejected.
+
+use std::collections::HashMap;
+
+use crate::diag::{Diagnostic, SourceFile, Span};
+use crate::graph;
+use crate::layout::{COMBINE_DIMENSION, Layout, Tile};
+use crate::lexer::{self, Token, TokenKind};
+use crate::literal::{ArrayLiteral, Literal, Value};
+use crate::module::{
+    AttrValue, Attribute, Computation, ComputationId, ComputationRef, HloModule, InstrId,
+    InstrSpans, Instruction, ModuleHeader, Payload, PadDim, Signature, SliceDim,
+};
+use crate::opcode::Opcode;
+use crate::primitive::PrimitiveType;
+use crate::shape::{ArrayShape, Shape, UNBOUNDED_SIZE};
+use crate::shape_inference::infer_shape;
+
+type PResult<T> = Result<T, Diagnostic>;
+
+/// Parses a whole HLO text: names resolved, graphs acyclic. Shape rules are the
+/// verifier's job ([`crate::verify_module`]).
+pub fn parse_module(source: &SourceFile) -> PResult<HloModule> {
+    let tokens = lexer::lex(&source.text)?;
+    let mut parser = Parser {
+        text: &source.text,
+        tokens,
+        pos: 0,
+    };
+    let module = parser.module()?;
+    graph::check_acyclic(&module)?;
+    Ok(module)
+}
+
+/// How an attribute's value is written, by attribute name.
+#[derive(Clone, Copy)]
+enum AttrKind {
+    Int,
+    Bool,
+    IntList,
+    Enum(&'static [&'static str]),
+    Str,
+    Computation,
+    Computations,
+    Slice,
+    Padding,
+    ProgramShape,
+    Raw,
+}
+
+const FUSION_KINDS: &[&str] = &["kLoop", "kInput", "kOutput", "kCustom"];
+const DIRECTIONS: &[&str] = &["EQ", "NE", "GE", "GT", "LE", "LT"];
+const COMPARISON_TYPES: &[&str] = &["FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED", "PARTIALORDER"];
+
+fn attr_kind(name: &str) -> AttrKind {
+    match name {
+        "index" | "index_vector_dim" | "iota_dimension" | "exponent_bits" | "mantissa_bits"
+        | "channel_id" | "k" | "feature_index" => AttrKind::Int,
+        "indices_are_sorted" | "unique_indices" | "is_stable" | "largest"
+        | "use_global_device_ids" | "constrain_layout" => AttrKind::Bool,
+        "dimensions"
+        | "offset_dims"
+        | "collapsed_slice_dims"
+        | "start_index_map"
+        | "slice_sizes"
+        | "operand_batching_dims"
+        | "start_indices_batching_dims"
+        | "update_window_dims"
+        | "inserted_window_dims"
+        | "scatter_dims_to_operand_dims"
+        | "input_batching_dims"
+        | "scatter_indices_batching_dims"
+        | "dynamic_slice_sizes"
+        | "lhs_contracting_dims"
+        | "rhs_contracting_dims"
+        | "lhs_batch_dims"
+        | "rhs_batch_dims"
+        | "fft_length" => AttrKind::IntList,
+        "kind" => AttrKind::Enum(FUSION_KINDS),
+        "direction" => AttrKind::Enum(DIRECTIONS),
+        "type" => AttrKind::Enum(COMPARISON_TYPES),
+        "custom_call_target" | "execution_thread" => AttrKind::Str,
+        "to_apply" | "condition" | "body" | "select" | "scatter" | "true_computation"
+        | "false_computation" => AttrKind::Computation,
+        "calls" | "branch_computations" | "called_computations" => AttrKind::Computations,
+        "slice" => AttrKind::Slice,
+        "padding" => AttrKind::Padding,
+        "entry_computation_layout" => AttrKind::ProgramShape,
+        _ => AttrKind::Raw,
+    }
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    tokens: Vec<Token>,
+    pos: usize,
+}
+
+/// An operand as written, before its name is resolved.
+struct PendingOperand {
+    name: String,
+    span: Span,
+    declared_shape: Option<Shape>,
+}
+
+impl<'a> Parser<'a> {
+    // ---- token cursor -------------------------------------------------------------------
+
+    fn peek(&self) -> Token {
+        self.tokens[self.pos]
+    }
+
+    fn peek_kind(&self) -> TokenKind {
+        self.peek().kind
+    }
+
+    fn peek_nth_kind(&self, n: usize) -> TokenKind {
+        self.tokens
+            .get(self.pos + n)
+            .map_or(TokenKind::Eof, |t| t.kind)
+    }
+
+    fn text_of(&self, token: Token) -> &'a str {
+        &self.text[token.span.start as usize..token.span.end as usize]
+    }
+
+    fn peek_text(&self) -> &'a str {
+        self.text_of(self.peek())
+    }
+
+    fn at(&self, kind: TokenKind) -> bool {
+        self.peek_kind() == kind
+    }
+
+    fn at_ident(&self, word: &str) -> bool {
+        self.at(TokenKind::Ident) && self.peek_text() == word
+    }
+
+    fn bump(&mut self) -> Token {
+        let token = self.peek();
+        if token.kind != TokenKind::Eof {
+            self.pos += 1;
+        }
+        token
+    }
+
+    fn bump_text(&mut self) -> &'a str {
+        let token = self.bump();
+        self.text_of(token)
+    }
+
+    fn eat(&mut self, kind: TokenKind) -> Option<Token> {
+        self.at(kind).then(|| self.bump())
+    }
+
+    fn expect(&mut self, kind: TokenKind) -> PResult<Token> {
+        self.eat(kind)
+            .ok_or_else(|| self.error_expected(kind.describe()))
+    }
+
+    fn prev_end(&self) -> u32 {
+        self.pos
+            .checked_sub(1)
+            .map_or(0, |p| self.tokens[p].span.end)
+    }
+
+    fn span_from(&self, start: Span) -> Span {
+        Span {
+            start: start.start,
+            end: self.prev_end().max(start.end),
+        }
+    }
+
+    fn error_expected(&self, what: &str) -> Diagnostic {
+        let token = self.peek();
+        let found = match token.kind {
+            TokenKind::Eof => "end of file".to_string(),
+            _ => {
+                let text = self.text_of(token);
+                match text.char_indices().nth(24) {
+                    Some((cut, _)) => format!("'{}...'", &text[..cut]),
+                    None => format!("'{text}'"),
+                }
+            }
+        };
+        Diagnostic::new(token.span, format!("expected {what}, found {found}"))
+    }
+
+    /// Parses `open item (',' item)* close` (possibly empty) and returns the items.
+    fn list<T>(
+        &mut self,
+        open: TokenKind,
+        close: TokenKind,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
+        self.expect(open)?;
+        let mut items = Vec::new();
+        if self.eat(close).is_some() {
+            return Ok(items);
+        }
+        loop {
+            items.push(item(self)?);
+            if self.eat(close).is_some() {
+                return Ok(items);
+            }
+            if self.eat(TokenKind::Comma).is_none() {
+                return Err(self.error_expected(&format!("',' or {}", close.describe())));
+            }
+        }
+    }
+
+    // ---- names and numbers --------------------------------------------------------------
+
+    /// A name, with or without `%`, returned without it.
+    fn name(&mut self, what: &str) -> PResult<(String, Span)> {
+        let token = self.peek();
+        let name = match token.kind {
+            TokenKind::Ident => self.text_of(token),
+            TokenKind::PercentName => &self.text_of(token)[1..],
+            _ => return Err(self.error_expected(what)),
+        };
+        let name = name.to_string();
+        self.bump();
+        Ok((name, token.span))
+    }
+
+    fn int(&mut self) -> PResult<i64> {
+        let token = self.expect(TokenKind::Int)?;
+        self.text_of(token)
+            .parse()
+            .map_err(|_| Diagnostic::new(token.span, "integer does not fit in 64 bits"))
+    }
+
+    fn non_negative_int(&mut self, what: &str) -> PResult<i64> {
+        let span = self.peek().span;
+        let value = self.int()?;
+        if value < 0 {
+            return Err(Diagnostic::new(span, format!("{what} must not be negative")));
+        }
+        Ok(value)
+    }
+
+    // ---- module and computations --------------------------------------------------------
+
+    fn module(&mut self) -> PResult<HloModule> {
+        let header = if self.at_ident("HloModule") {
+            Some(self.module_header()?)
+        } else {
+            None
+        };
+        let mut computations: Vec<Computation> = Vec::new();
+        let mut refs: Vec<(usize, usize, usize)> = Vec::new();
+        while !self.at(TokenKind::Eof) {
+            let computation = self.computation()?;
+            if computations.iter().any(|c| c.name == computation.name) {
+                return Err(Diagnostic::new(
+                    computation.span,
+                    format!("duplicate computation name '{}'", computation.name),
+                ));
+            }
+            for (i, instr) in computation.instructions.iter().enumerate() {
+                for (a, attr) in instr.attributes.iter().enumerate() {
+                    if matches!(
+                        attr.value,
+                        AttrValue::Computation(_) | AttrValue::Computations(_)
+                    ) {
+                        refs.push((computations.len(), i, a));
+                    }
+                }
+            }
+            computations.push(computation);
+        }
+        if computations.is_empty() {
+            return Err(self.error_expected("a computation"));
+        }
+        let ids: HashMap<String, usize> = computations
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.clone(), i))
+            .collect();
+        for (c, i, a) in refs {
+            let attr = &mut computations[c].instructions[i].attributes[a];
+            let targets: &mut [ComputationRef] = match &mut attr.value {
+                AttrValue::Computation(r) => std::slice::from_mut(r),
+                AttrValue::Computations(rs) => rs,
+                _ => continue,
+            };
+            for target in targets {
+                let Some(&id) = ids.get(&target.name) else {
+                    return Err(Diagnostic::new(
+                        target.span,
+                        format!("unknown computation '{}'", target.name),
+                    ));
+                };
+                target.id = ComputationId(id);
+            }
+        }
+        let mut entries = computations.iter().enumerate().filter(|(_, c)| c.is_entry);
+        let entry = match (entries.next(), entries.next()) {
+            (_, Some((_, second))) => {
+                return Err(Diagnostic::new(
+                    second.span,
+                    "a module has only one ENTRY computation",
+                ));
+            }
+            (Some((i, _)), None) => i,
+            (None, None) => computations.len() - 1,
+        };
+        Ok(HloModule {
+            header,
+            computations,
+            entry: ComputationId(entry),
+        })
+    }
+
+    fn module_header(&mut self) -> PResult<ModuleHeader> {
+        let start = self.bump().span;
+        let (name, _) = self.name("a module name")?;
+        let mut attributes = Vec::new();
+        while self.eat(TokenKind::Comma).is_some() {
+            self.push_attribute(&mut attributes)?;
+        }
+        Ok(ModuleHeader {
+            name,
+            span: self.span_from(start),
+            attributes,
+        })
+    }
+
+    fn computation(&mut self) -> PResult<Computation> {
+        let start = self.peek().span;
+        let is_entry = self.at_ident("ENTRY") && self.peek_nth_kind(1) != TokenKind::LBrace;
+        if is_entry {
+            self.bump();
+        }
+        let (name, _) = self.name("a computation name")?;
+        let signature = if self.at(TokenKind::LParen) {
+            Some(self.signature()?)
+        } else {
+            None
+        };
+        let header_span = self.span_from(start);
+        self.expect(TokenKind::LBrace)?;
+        let mut instructions = Vec::new();
+        let mut pending = Vec::new();
+        let mut root = None;
+        let mut shape_written = Vec::new();
+        while self.eat(TokenKind::RBrace).is_none() {
+            let (instr, operands, is_root, has_shape) = self.instruction()?;
+            shape_written.push(has_shape);
+            if is_root {
+                if root.is_some() {
+                    return Err(Diagnostic::new(
+                        instr.spans.whole,
+                        format!("computation '{name}' has more than one ROOT instruction"),
+                    ));
+                }
+                root = Some(InstrId(instructions.len()));
+            }
+            instructions.push(instr);
+            pending.push(operands);
+        }
+        if instructions.is_empty() {
+            return Err(Diagnostic::new(
+                header_span,
+                format!("computation '{name}' has no instructions"),
+            ));
+        }
+        resolve_operands(&mut instructions, &pending)?;
+        infer_missing_shapes(&mut instructions, &shape_written)?;
+        check_declared_operand_shapes(&instructions, &pending)?;
+        let mut attributes = Vec::new();
+        while self.at(TokenKind::Comma) && self.peek_nth_kind(2) == TokenKind::Equal {
+            self.bump();
+            self.push_attribute(&mut attributes)?;
+        }
+        Ok(Computation {
+            root: root.unwrap_or(InstrId(instructions.len() - 1)),
+            name,
+            span: header_span,
+            is_entry,
+            signature,
+            instructions,
+            attributes,
+        })
+    }
+
+    /// `(p0: f32[], p1: f32[]) -> f32[]`
+    fn signature(&mut self) -> PResult<Signature> {
+        let start = self.peek().span;
+        let params = self.list(TokenKind::LParen, TokenKind::RParen, |p| {
+            let (name, _) = p.name("a parameter name")?;
+            p.expect(TokenKind::Colon)?;
+            Ok((name, p.shape()?))
+        })?;
+        self.expect(TokenKind::Arrow)?;
+        let result = self.shape()?;
+        Ok(Signature {
+            params,
+            result,
+            span: self.span_from(start),
+        })
+    }
+
+    // ---- instructions -------------------------------------------------------------------
+
+    /// One instruction, its unresolved operands, whether it is the ROOT, and whether its
+    /// shape was written (XLA lets the text leave out shapes it can infer).
+    fn instruction(&mut self) -> PResult<(Instruction, Vec<PendingOperand>, bool, bool)> {
+        let start = self.peek().span;
+        let is_root = self.at_ident("ROOT") && self.peek_nth_kind(1) != TokenKind::Equal;
+        if is_root {
+            self.bump();
+        }
+        let (name, name_span) = self.name("an instruction name")?;
+        self.expect(TokenKind::Equal)?;
+        let shape_start = self.peek().span;
+        let has_shape =
+            !(self.at(TokenKind::Ident) && self.peek_nth_kind(1) == TokenKind::LParen);
+        let shape = if has_shape {
+            self.shape()?
+        } else {
+            Shape::Tuple(Vec::new())
+        };
+        let shape_span = if has_shape {
+            self.span_from(shape_start)
+        } else {
+            shape_start
+        };
+        let opcode_token = self.peek();
+        if opcode_token.kind != TokenKind::Ident {
+            return Err(self.error_expected("an opcode"));
+        }
+        let opcode_text = self.text_of(opcode_token);
+        let opcode = Opcode::from_name(opcode_text).ok_or_else(|| {
+            Diagnostic::new(
+                opcode_token.span,
+                format!("unknown opcode '{opcode_text}'"),
+            )
+        })?;
+        self.bump();
+        let payload_start = self.peek().span;
+        let (payload, operands) = match opcode {
+            Opcode::Constant if !has_shape => {
+                return Err(Diagnostic::new(
+                    opcode_token.span,
+                    "a constant needs its shape written before 'constant'",
+                ));
+            }
+            Opcode::Constant => {
+                self.expect(TokenKind::LParen)?;
+                let literal = self.literal(&shape)?;
+                self.expect(TokenKind::RParen)?;
+                (Payload::Literal(literal), Vec::new())
+            }
+            Opcode::Parameter => {
+                self.expect(TokenKind::LParen)?;
+                let number = self.non_negative_int("a parameter number")?;
+                self.expect(TokenKind::RParen)?;
+                (Payload::Parameter(number), Vec::new())
+            }
+            _ => (
+                Payload::None,
+                self.list(TokenKind::LParen, TokenKind::RParen, Self::operand)?,
+            ),
+        };
+        let payload_span = match payload {
+            Payload::None => Span::default(),
+            _ => self.span_from(payload_start),
+        };
+        let mut attributes = Vec::new();
+        while self.eat(TokenKind::Comma).is_some() {
+            self.push_attribute(&mut attributes)?;
+        }
+        let spans = InstrSpans {
+            whole: self.span_from(start),
+            name: name_span,
+            shape: shape_span,
+            opcode: opcode_token.span,
+            operands: operands.iter().map(|o| o.span).collect(),
+            payload: payload_span,
+        };
+        let instr = Instruction {
+            name,
+            opcode,
+            shape,
+            operands: Vec::new(),
+            payload,
+            attributes,
+            spans,
+        };
+        Ok((instr, operands, is_root, has_shape))
+    }
+
+    /// `name`, `%name`, or `shape %name`.
+    fn operand(&mut self) -> PResult<PendingOperand> {
+        let start = self.peek().span;
+        let typed = self.at(TokenKind::LParen)
+            || (self.at(TokenKind::Ident)
+                && self.peek_nth_kind(1) == TokenKind::LBracket
+                && PrimitiveType::from_name(self.peek_text()).is_some());
+        let declared_shape = if typed { Some(self.shape()?) } else { None };
+        let (name, name_span) = self.name("an operand name")?;
+        Ok(PendingOperand {
+            name,
+            span: if typed { self.span_from(start) } else { name_span },
+            declared_shape,
+        })
+    }
+
+    // ---- attributes ---------------------------------------------------------------------
+
+    fn push_attribute(&mut self, attributes: &mut Vec<Attribute>) -> PResult<()> {
+        let start = self.peek().span;
+        let name_token = self.peek();
+        if name_token.kind != TokenKind::Ident {
+            return Err(self.error_expected("an attribute name"));
+        }
+        let name = self.text_of(name_token).to_string();
+        self.bump();
+        if attributes.iter().any(|a: &Attribute| a.name == name) {
+            return Err(Diagnostic::new(
+                name_token.span,
+                format!("duplicate attribute '{name}'"),
+            ));
+        }
+        self.expect(TokenKind::Equal)?;
+        let value = self.attribute_value(&name)?;
+        attributes.push(Attribute {
+            name,
+            value,
+            span: self.span_from(start),
+        });
+        Ok(())
+    }
+
+    fn attribute_value(&mut self, name: &str) -> PResult<AttrValue> {
+        Ok(match attr_kind(name) {
+            AttrKind::Int => AttrValue::Int(self.int()?),
+            AttrKind::Bool => {
+                let value = match self.peek_text() {
+                    "true" if self.at(TokenKind::Ident) => true,
+                    "false" if self.at(TokenKind::Ident) => false,
+                    _ => return Err(self.error_expected("true or false")),
+                };
+                self.bump();
+                AttrValue::Bool(value)
+            }
+            AttrKind::IntList => {
+                AttrValue::IntList(self.list(TokenKind::LBrace, TokenKind::RBrace, Self::int)?)
+            }
+            AttrKind::Enum(allowed) => {
+                if !self.at(TokenKind::Ident) || !allowed.contains(&self.peek_text()) {
+                    return Err(self.error_expected(&format!(
+                        "one of {} for '{name}'",
+                        allowed.join(", ")
+                    )));
+                }
+                AttrValue::Enum(self.bump_text().to_string())
+            }
+            AttrKind::Str if self.at(TokenKind::Str) => {
+                AttrValue::Str(lexer::unescape(self.bump_text()))
+            }
+            AttrKind::Str => return Err(self.error_expected("a string")),
+            AttrKind::Computation => AttrValue::Computation(self.computation_ref()?),
+            AttrKind::Computations if self.at(TokenKind::LBrace) => AttrValue::Computations(
+                self.list(TokenKind::LBrace, TokenKind::RBrace, Self::computation_ref)?,
+            ),
+            AttrKind::Computations => AttrValue::Computation(self.computation_ref()?),
+            AttrKind::Slice => AttrValue::Slice(self.list(
+                TokenKind::LBrace,
+                TokenKind::RBrace,
+                Self::slice_dim,
+            )?),
+            AttrKind::Padding => AttrValue::Padding(self.padding()?),
+            AttrKind::ProgramShape => self.program_shape()?,
+            AttrKind::Raw if name == "backend_config" && self.at(TokenKind::Str) => {
+                AttrValue::Str(lexer::unescape(self.bump_text()))
+            }
+            AttrKind::Raw => AttrValue::Raw(self.raw_value()?),
+        })
+    }
+
+    fn computation_ref(&mut self) -> PResult<ComputationRef> {
+        let (name, span) = self.name("a computation name")?;
+        Ok(ComputationRef {
+            name,
+            id: ComputationId(usize::MAX),
+            span,
+        })
+    }
+
+    /// `[start:limit]` or `[start:limit:stride]`.
+    fn slice_dim(&mut self) -> PResult<SliceDim> {
+        self.expect(TokenKind::LBracket)?;
+        let start = self.int()?;
+        self.expect(TokenKind::Colon)?;
+        let limit = self.int()?;
+        let stride = if self.eat(TokenKind::Colon).is_some() {
+            self.int()?
+        } else {
+            1
+        };
+        self.expect(TokenKind::RBracket)?;
+        Ok(SliceDim {
+            start,
+            limit,
+            stride,
+        })
+    }
+
+    /// `lo_hi[_interior]` per dimension, joined by `x`: `0_0x1_2_1`.
+    fn padding(&mut self) -> PResult<Vec<PadDim>> {
+        let token = self.peek();
+        if !matches!(token.kind, TokenKind::Word | TokenKind::Int) {
+            return Err(self.error_expected("padding such as 0_0x1_1"));
+        }
+        let text = self.text_of(token);
+        let bad = || {
+            Diagnostic::new(
+                token.span,
+                format!("malformed padding '{text}': expected low_high[_interior] per dimension, joined by 'x'"),
+            )
+        };
+        let mut dims = Vec::new();
+        for dim in text.split('x') {
+            let parts: Vec<i64> = dim
+                .split('_')
+                .map(|p| p.parse().map_err(|_| bad()))
+                .collect::<PResult<_>>()?;
+            match parts[..] {
+                [low, high] => dims.push(PadDim {
+                    low,
+                    high,
+                    interior: 0,
+                }),
+                [low, high, interior] => dims.push(PadDim {
+                    low,
+                    high,
+                    interior,
+                }),
+                _ => return Err(bad()),
+            }
+        }
+        self.bump();
+        Ok(dims)
+    }
+
+    /// `{(f32[2]{0}, s32[])->f32[2]{0}}`
+    fn program_shape(&mut self) -> PResult<AttrValue> {
+        self.expect(TokenKind::LBrace)?;
+        let params = self.list(TokenKind::LParen, TokenKind::RParen, |p| {
+            if p.peek_nth_kind(1) == TokenKind::Colon {
+                p.name("a parameter name")?;
+                p.bump();
+            }
+            p.shape()
+        })?;
+        self.expect(TokenKind::Arrow)?;
+        let result = self.shape()?;
+        self.expect(TokenKind::RBrace)?;
+        Ok(AttrValue::ProgramShape(params, result))
+    }
+
+    /// An attribute value the compiler does not interpret: balanced groups and tokens
+    /// written without a gap between them, up to the next `,` or the end of the block.
+    /// Returned with whitespace normalised to single spaces and comments dropped.
+    fn raw_value(&mut self) -> PResult<String> {
+        let first = self.pos;
+        let mut depth = 0usize;
+        loop {
+            // Tokens of one value are written together (`b01f_01io->b01f`,
+            // `[2,4]<=[8]T(1,0)`); after a gap at depth 0, the next item begins.
+            let gap = self.pos > first
+                && self.tokens[self.pos - 1].span.end != self.peek().span.start;
+            match self.peek_kind() {
+                TokenKind::Eof if depth > 0 => {
+                    return Err(self.error_expected("the end of a bracketed attribute value"));
+                }
+                _ if depth == 0 && gap => break,
+                TokenKind::LBrace | TokenKind::LBracket | TokenKind::LParen => depth += 1,
+                TokenKind::RBrace | TokenKind::RBracket | TokenKind::RParen if depth > 0 => {
+                    depth -= 1;
+                }
+                _ if depth > 0 => {}
+                TokenKind::Eof
+                | TokenKind::Comma
+                | TokenKind::RBrace
+                | TokenKind::RBracket
+                | TokenKind::RParen => break,
+                _ => {}
+            }
+            self.bump();
+        }
+        if self.pos == first {
+            return Err(self.error_expected("an attribute value"));
+        }
+        let mut out = String::new();
+        for (i, token) in self.tokens[first..self.pos].iter().enumerate() {
+            if i > 0 && self.tokens[first + i - 1].span.end != token.span.start {
+                out.push(' ');
+            }
+            out.push_str(self.text_of(*token));
+        }
+        Ok(out)
+    }
+
+    // ---- shapes and layouts -------------------------------------------------------------
+
+    fn shape(&mut self) -> PResult<Shape> {
+        if self.at(TokenKind::LParen) {
+            return Ok(Shape::Tuple(self.list(
+                TokenKind::LParen,
+                TokenKind::RParen,
+                Self::shape,
+            )?));
+        }
+        let token = self.peek();
+        let element_type = (token.kind == TokenKind::Ident)
+            .then(|| PrimitiveType::from_name(self.text_of(token)))
+            .flatten()
+            .ok_or_else(|| self.error_expected("a shape such as f32[2,3]"))?;
+        self.bump();
+        let mut dynamic_dims = Vec::new();
+        let dims = self.list(TokenKind::LBracket, TokenKind::RBracket, |p| {
+            if p.eat(TokenKind::Question).is_some() {
+                dynamic_dims.push(true);
+                return Ok(UNBOUNDED_SIZE);
+            }
+            let bounded = p.eat(TokenKind::LessEqual).is_some();
+            dynamic_dims.push(bounded);
+            p.non_negative_int("a dimension size")
+        })?;
+        if !dynamic_dims.contains(&true) {
+            dynamic_dims.clear();
+        }
+        // A `{` after a shape opens a layout (`{1,0}`, `{:T(2)}`, `{}`), except after a
+        // signature's result shape, where it opens the computation body.
+        let opens_layout = self.at(TokenKind::LBrace)
+            && matches!(
+                self.peek_nth_kind(1),
+                TokenKind::Int | TokenKind::Colon | TokenKind::RBrace
+            );
+        let layout = if opens_layout {
+            Some(self.layout()?)
+        } else {
+            None
+        };
+        Ok(Shape::Array(ArrayShape {
+            element_type,
+            dims,
+            dynamic_dims,
+            layout,
+        }))
+    }
+
+    /// `{1,0}` optionally followed by `:` and `T(2,2)(2,1)`, `L(n)`, `E(n)`, `S(n)` items.
+    fn layout(&mut self) -> PResult<Layout> {
+        self.expect(TokenKind::LBrace)?;
+        let mut layout = Layout::row_major(0);
+        while self.at(TokenKind::Int) {
+            layout
+                .minor_to_major
+                .push(self.non_negative_int("a layout dimension")?);
+            if self.eat(TokenKind::Comma).is_none() {
+                break;
+            }
+        }
+        if self.eat(TokenKind::Colon).is_some() {
+            while self.at(TokenKind::Ident) {
+                let item = self.bump();
+                let item_text = self.text_of(item);
+                match item_text {
+                    "T" => {
+                        while self.at(TokenKind::LParen) {
+                            let dims =
+                                self.list(TokenKind::LParen, TokenKind::RParen, Self::tile_dim)?;
+                            layout.tiles.push(Tile { dims });
+                        }
+                    }
+                    "L" | "E" | "S" => {
+                        self.expect(TokenKind::LParen)?;
+                        let value = self.non_negative_int("a layout value")?;
+                        self.expect(TokenKind::RParen)?;
+                        match item_text {
+                            "L" => layout.tail_padding_alignment_in_elements = value,
+                            "E" => layout.element_size_in_bits = value,
+                            _ => layout.memory_space = value,
+                        }
+                    }
+                    other => {
+                        return Err(Diagnostic::new(
+                            item.span,
+                            format!(
+                                "unsupported: layout item '{other}' (this compiler reads T, L, E and S)"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        self.expect(TokenKind::RBrace)?;
+        Ok(layout)
+    }
+
+    fn tile_dim(&mut self) -> PResult<i64> {
+        if self.eat(TokenKind::Star).is_some() {
+            return Ok(COMBINE_DIMENSION);
+        }
+        let span = self.peek().span;
+        let size = self.int()?;
+        if size <= 0 {
+            return Err(Diagnostic::new(span, "a tile size must be positive"));
+        }
+        Ok(size)
+    }
+
+    // ---- literals -----------------------------------------------------------------------
+
+    fn literal(&mut self, shape: &Shape) -> PResult<Literal> {
+        match shape {
+            Shape::Tuple(elements) => {
+                self.expect(TokenKind::LParen)?;
+                let mut values = Vec::with_capacity(elements.len());
+                for (i, element) in elements.iter().enumerate() {
+                    if i > 0 {
+                        self.expect(TokenKind::Comma)?;
+                    }
+                    values.push(self.literal(element)?);
+                }
+                self.expect(TokenKind::RParen)?;
+                Ok(Literal::Tuple(values))
+            }
+            Shape::Array(array) => {
+                if !array.element_type.is_array_element() || array.is_dynamic() {
+                    return Err(self.error_expected(&format!("no literal for {shape}")));
+                }
+                let mut values = Vec::new();
+                self.nested_values(array, 0, &mut values)?;
+                Ok(Literal::Array(ArrayLiteral {
+                    dims: array.dims.clone(),
+                    values,
+                }))
+            }
+        }
+    }
+
+    /// The values of dimensions `dim..` of an array literal, as nested `{...}`.
+    fn nested_values(
+        &mut self,
+        array: &ArrayShape,
+        dim: usize,
+        out: &mut Vec<Value>,
+    ) -> PResult<()> {
+        if dim == array.rank() {
+            out.push(self.scalar_value(array.element_type)?);
+            return Ok(());
+        }
+        let open = self.peek().span;
+        let count = self
+            .list(TokenKind::LBrace, TokenKind::RBrace, |p| {
+                p.nested_values(array, dim + 1, out)
+            })?
+            .len();
+        if count as i64 != array.dims[dim] {
+            return Err(Diagnostic::new(
+                self.span_from(open),
+                format!(
+                    "literal has {count} elements in dimension {dim}, the shape {} has {}",
+                    Shape::Array(array.clone()),
+                    array.dims[dim]
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn scalar_value(&mut self, ty: PrimitiveType) -> PResult<Value> {
+        let token = self.peek();
+        let text = self.text_of(token);
+        if ty == PrimitiveType::Pred {
+            let value = match (token.kind, text) {
+                (TokenKind::Ident, "true") | (TokenKind::Int, "1") => true,
+                (TokenKind::Ident, "false") | (TokenKind::Int, "0") => false,
+                _ => return Err(self.error_expected("true or false")),
+            };
+            self.bump();
+            return Ok(Value::Pred(value));
+        }
+        if ty.is_int() {
+            if token.kind != TokenKind::Int {
+                return Err(self.error_expected(&format!("an integer for {ty}")));
+            }
+            let value: i128 = text.parse().ok().filter(|v| int_fits(*v, ty)).ok_or_else(|| {
+                Diagnostic::new(token.span, format!("{text} is out of range for {ty}"))
+            })?;
+            self.bump();
+            return Ok(Value::Int(value));
+        }
+        if ty.is_complex() {
+            self.expect(TokenKind::LParen)?;
+            let re = self.float_value()?;
+            self.expect(TokenKind::Comma)?;
+            let im = self.float_value()?;
+            self.expect(TokenKind::RParen)?;
+            return Ok(Value::Complex(re, im));
+        }
+        Ok(Value::Float(self.float_value()?))
+    }
+
+    /// `1`, `-2.5e-3`, `inf`, `-inf`, `nan`, `-nan`.
+    fn float_value(&mut self) -> PResult<f64> {
+        let negative = self.eat(TokenKind::Minus).is_some();
+        let token = self.peek();
+        let text = self.text_of(token);
+        let value = match (token.kind, text) {
+            (TokenKind::Int | TokenKind::Float, _) if !negative => text.parse().ok(),
+            (TokenKind::Ident, "inf") => Some(f64::INFINITY),
+            (TokenKind::Ident, "nan") => Some(f64::NAN),
+            _ => None,
+        };
+        let value = value.ok_or_else(|| self.error_expected("a floating-point number"))?;
+        self.bump();
+        Ok(if negative { -value } else { value })
+    }
+}
+
+fn int_fits(value: i128, ty: PrimitiveType) -> bool {
+    let bits = ty.bit_width();
+    if ty.is_signed_int() {
+        let half = 1i128 << (bits - 1);
+        (-half..half).contains(&value)
+    } else {
+        (0..(1i128 << bits)).contains(&value)
+    }
+}
+
+/// Resolves operand names within one computation.
+fn resolve_operands(
+    instructions: &mut [Instruction],
+    pending: &[Vec<PendingOperand>],
+) -> PResult<()> {
+    let mut ids: HashMap<&str, usize> = HashMap::with_capacity(instructions.len());
+    for (i, instr) in instructions.iter().enumerate() {
+        if ids.insert(&instr.name, i).is_some() {
+            return Err(Diagnostic::new(
+                instr.spans.name,
+                format!("duplicate instruction name '{}'", instr.name),
+            ));
+        }
+    }
+    let resolved = pending
+        .iter()
+        .map(|operands| {
+            operands
+                .iter()
+                .map(|operand| {
+                    ids.get(operand.name.as_str())
+                        .map(|&id| InstrId(id))
+                        .ok_or_else(|| {
+                            Diagnostic::new(
+                                operand.span,
+                                format!("use of undefined instruction '{}'", operand.name),
+                            )
+                        })
+                })
+                .collect::<PResult<Vec<_>>>()
+        })
+        .collect::<PResult<Vec<_>>>()?;
+    for (instr, ops) in instructions.iter_mut().zip(resolved) {
+        instr.operands = ops;
+    }
+    Ok(())
+}
+
+/// Fills in the shapes the text left out, operands first (definitions may come in any
+/// order, so this walks the operand graph rather than the text).
+fn infer_missing_shapes(instructions: &mut [Instruction], shape_written: &[bool]) -> PResult<()> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        Missing,
+        InProgress,
+        Known,
+    }
+    let mut state: Vec<State> = shape_written
+        .iter()
+        .map(|&w| if w { State::Known } else { State::Missing })
+        .collect();
+    for start in 0..instructions.len() {
+        let mut stack = vec![start];
+        while let Some(&i) = stack.last() {
+            if state[i] == State::Known {
+                stack.pop();
+                continue;
+            }
+            state[i] = State::InProgress;
+            let instr = &instructions[i];
+            if let Some(&op) = instr.operands.iter().find(|op| state[op.0] != State::Known) {
+                if state[op.0] == State::InProgress {
+                    return Err(Diagnostic::new(
+                        instr.spans.name,
+                        format!("instruction '{}' is part of a cycle", instr.name),
+                    ));
+                }
+                stack.push(op.0);
+                continue;
+            }
+            let operand_shapes: Vec<&Shape> =
+                instr.operands.iter().map(|op| &instructions[op.0].shape).collect();
+            let shape = infer_shape(instr, &operand_shapes)
+                .map_err(|message| Diagnostic::new(instr.spans.opcode, message))?;
+            instructions[i].shape = shape;
+            state[i] = State::Known;
+            stack.pop();
+        }
+    }
+    Ok(())
+}
+
+/// Typed operands (`add(f32[2] %a, ...)`) must agree with the instruction they name.
+fn check_declared_operand_shapes(
+    instructions: &[Instruction],
+    pending: &[Vec<PendingOperand>],
+) -> PResult<()> {
+    for (instr, operands) in instructions.iter().zip(pending) {
+        for (id, operand) in instr.operands.iter().zip(operands) {
+            let Some(declared) = &operand.declared_shape else {
+                continue;
+            };
+            let actual = &instructions[id.0].shape;
+            if !declared.compatible_with_layouts(actual) {
+                return Err(Diagnostic::new(
+                    operand.span,
+                    format!(
+                        "operand declared as {declared} but '{}' has shape {actual}",
+                        operand.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> PResult<HloModule> {
+        parse_module(&SourceFile::new("t.hlo", text))
+    }
+
+    fn error(text: &str) -> String {
+        let source = SourceFile::new("t.hlo", text);
+        parse_module(&source).unwrap_err().render(&source)
+    }
+
+    #[test]
+    fn bare_fusion_computation() {
+        let module = parse("fusion {\n  p0 = f32[256] parameter(0)\n  ROOT a = f32[256] acos(p0)\n}\n")
+            .unwrap();
+        assert!(module.header.is_none());
+        let fusion = module.entry_computation();
+        assert_eq!(fusion.name, "fusion");
+        assert_eq!(fusion.root_instruction().opcode, Opcode::Acos);
+        assert_eq!(fusion.root_instruction().operands, vec![InstrId(0)]);
+    }
+
+    #[test]
+    fn module_with_entry_typed_operands_and_forward_references() {
+        let module = parse(
+            "HloModule m, entry_computation_layout={(f32[2]{0})->f32[2]{0}}\n\
+             add { x = f32[] parameter(0) y = f32[] parameter(1) ROOT s = f32[] add(x, y) }\n\
+             ENTRY %main (p: f32[2]) -> f32[2] {\n\
+               ROOT %n = f32[2]{0} negate(f32[2]{0} %p)\n\
+               %p = f32[2]{0} parameter(0), metadata={op_name=\"a\" source_line=3}\n\
+             }\n",
+        )
+        .unwrap();
+        assert_eq!(module.entry, ComputationId(1));
+        let main = module.entry_computation();
+        assert_eq!(main.root, InstrId(0));
+        assert_eq!(main.instructions[0].operands, vec![InstrId(1)]);
+        assert_eq!(
+            main.instructions[1].attribute("metadata").unwrap().value,
+            AttrValue::Raw("{op_name=\"a\" source_line=3}".into())
+        );
+    }
+
+    #[test]
+    fn attributes_are_structured() {
+        let module = parse(
+            "c { p = f32[4,6] parameter(0) z = f32[] constant(0)\n\
+               s = f32[2,3] slice(p), slice={[0:4:2], [1:4]}\n\
+               ROOT q = f32[5,9] pad(s, z), padding=1_2x0_-1_3 }",
+        )
+        .unwrap();
+        let c = module.entry_computation();
+        assert_eq!(
+            c.instructions[2].attribute("slice").unwrap().value,
+            AttrValue::Slice(vec![
+                SliceDim { start: 0, limit: 4, stride: 2 },
+                SliceDim { start: 1, limit: 4, stride: 1 },
+            ])
+        );
+        assert_eq!(
+            c.instructions[3].attribute("padding").unwrap().value,
+            AttrValue::Padding(vec![
+                PadDim { low: 1, high: 2, interior: 0 },
+                PadDim { low: 0, high: -1, interior: 3 },
+            ])
+        );
+    }
+
+    #[test]
+    fn literals_follow_the_shape() {
+        let module = parse(
+            "c { a = s32[3,1] constant({{1}, {3}, {5}})\n\
+                 b = f32[] constant(-inf)\n\
+                 d = c64[1] constant({(2.0, 0.5)})\n\
+                 ROOT t = (pred[], u8[2]) constant((true, {0, 255})) }",
+        )
+        .unwrap();
+        let c = module.entry_computation();
+        let lit = |i: usize| c.instructions[i].literal().unwrap().to_string();
+        assert_eq!(lit(0), "{ {1}, {3}, {5} }");
+        assert_eq!(lit(1), "-inf");
+        assert_eq!(lit(2), "{(2, 0.5)}");
+        assert_eq!(lit(3), "(true, {0, 255})");
+    }
+
+    #[test]
+    fn tiled_layouts_parse() {
+        let module =
+            parse("c { ROOT p = f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)(2,1)E(32)S(1)} parameter(0) }")
+                .unwrap();
+        let shape = &module.entry_computation().instructions[0].shape;
+        let layout = shape.as_array().unwrap().layout.clone().unwrap();
+        assert_eq!(layout.tiles[0].dims, vec![-1, -1, 2, -1, 3]);
+        assert_eq!(layout.tiles[1].dims, vec![2, 1]);
+        assert_eq!(layout.memory_space, 1);
+    }
+
+    #[test]
+    fn errors_point_at_the_problem() {
+        assert_eq!(
+            error("c {\n  ROOT x = f32[] frobnicate()\n}"),
+            "t.hlo:2:18: error: unknown opcode 'frobnicate'\n  ROOT x = f32[] frobnicate()\n                 ^~~~~~~~~~"
+        );
+        assert!(error("c { ROOT x = f32[] negate(y) }").contains("use of undefined instruction 'y'"));
+        assert!(error("c { ROOT x = s8[] constant(300) }").contains("300 is out of range for s8"));
+        assert!(error("c { ROOT x = f32[2] constant({1}) }").contains("literal has 1 elements"));
+        assert!(error("c { ROOT x = f32[] parameter(0)").contains("found end of file"));
+        assert!(error("c { ROOT x = f32[] fusion(), calls=nope }").contains("unknown computation 'nope'"));
+        assert!(error("c { ROOT x = f32[] compare(), direction=XX }").contains("one of EQ"));
+        assert!(error("c { a = f32[] negate(b) ROOT b = f32[] negate(a) }").contains("cycle"));
+        assert!(
+            error("c { p = f32[2] parameter(0) ROOT n = f32[2] negate(f32[3] p) }")
+                .contains("operand declared as f32[3] but 'p' has shape f32[2]")
+        );
+    }
+}
