@@ -116,7 +116,10 @@ pub fn check_acyclic(module: &HloModule) -> Result<(), Diagnostic> {
         let computation = module.computation(ComputationId(cycle.node_id().index()));
         return Err(Diagnostic::new(
             computation.span,
-            format!("computation '{}' calls itself (a cycle of calls)", computation.name),
+            format!(
+                "computation '{}' calls itself (a cycle of calls)",
+                computation.name
+            ),
         ));
     }
     Ok(())

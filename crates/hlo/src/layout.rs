@@ -64,7 +64,9 @@ impl Layout {
         }
         for &d in &self.minor_to_major {
             let Some(slot) = usize::try_from(d).ok().and_then(|d| seen.get_mut(d)) else {
-                return Err(format!("layout dimension {d} is out of range for rank {rank}"));
+                return Err(format!(
+                    "layout dimension {d} is out of range for rank {rank}"
+                ));
             };
             if std::mem::replace(slot, true) {
                 return Err(format!("layout dimension {d} appears twice"));
@@ -90,7 +92,11 @@ impl Layout {
                     "tile {tile} combines its most-minor dimension into nothing"
                 ));
             }
-            let combined = tile.dims.iter().filter(|&&t| t == COMBINE_DIMENSION).count();
+            let combined = tile
+                .dims
+                .iter()
+                .filter(|&&t| t == COMBINE_DIMENSION)
+                .count();
             physical_rank = physical_rank - combined + (k - combined);
         }
         if self.tail_padding_alignment_in_elements < 1 {
@@ -287,7 +293,11 @@ mod tests {
         // F32[3,5]{1,0:T(2,2)}: tiles of 2x2 laid out row-major, elements row-major inside.
         let layout = tiled(&[1, 0], &[&[2, 2]]);
         let got: Vec<Vec<i64>> = (0..3)
-            .map(|r| (0..5).map(|c| layout.physical_index(&[3, 5], &[r, c])).collect())
+            .map(|r| {
+                (0..5)
+                    .map(|c| layout.physical_index(&[3, 5], &[r, c]))
+                    .collect()
+            })
             .collect();
         assert_eq!(
             got,
@@ -305,7 +315,11 @@ mod tests {
         // share one 32-bit word, as TPU's bf16 format (8,128)(2,1) does.
         let layout = tiled(&[1, 0], &[&[2, 4], &[2, 1]]);
         let got: Vec<Vec<i64>> = (0..4)
-            .map(|r| (0..8).map(|c| layout.physical_index(&[4, 8], &[r, c])).collect())
+            .map(|r| {
+                (0..8)
+                    .map(|c| layout.physical_index(&[4, 8], &[r, c]))
+                    .collect()
+            })
             .collect();
         assert_eq!(
             got,
@@ -363,7 +377,9 @@ mod tests {
     /// Each tiled layout must map logical indices one-to-one into the padded buffer.
     #[test]
     fn tiled_layouts_are_bijections_into_the_padded_buffer() {
-        let cases: &[(&[i64], &[i64], &[&[i64]])] = &[
+        /// Bounds, minor_to_major, tiles.
+        type Case<'a> = (&'a [i64], &'a [i64], &'a [&'a [i64]]);
+        let cases: &[Case] = &[
             (&[3, 5], &[1, 0], &[&[2, 2]]),
             (&[3, 5], &[0, 1], &[&[2, 2]]),
             (&[4, 8], &[1, 0], &[&[2, 4], &[2, 1]]),

@@ -29,3 +29,22 @@ pub use opcode::Opcode;
 pub use parser::parse_module;
 pub use primitive::PrimitiveType;
 pub use shape::{ArrayShape, Shape};
+
+/// Loads HLO text from raw bytes, the front door for tools: decodes UTF-8, parses and
+/// checks the module. Errors come rendered (`file:line:col: error: ...`, the line, a caret).
+pub fn load(name: &str, bytes: &[u8]) -> Result<(SourceFile, HloModule), String> {
+    let source = match std::str::from_utf8(bytes) {
+        Ok(text) => SourceFile::new(name, text),
+        Err(e) => {
+            let source = SourceFile::new(name, String::from_utf8_lossy(bytes));
+            // The lossy text keeps every byte before the first invalid one.
+            let at = e.valid_up_to();
+            let diag = Diagnostic::new(Span::new(at, at + 1), "the file is not valid UTF-8");
+            return Err(diag.render(&source));
+        }
+    };
+    match parse_module(&source) {
+        Ok(module) => Ok((source, module)),
+        Err(diag) => Err(diag.render(&source)),
+    }
+}

@@ -96,7 +96,16 @@ mod tests {
 
     #[test]
     fn floats_print_to_round_trip() {
-        for v in [0.5, 1.0, -3.0, 0.79785, -3.5233877e-06, 1e300, 1e-300, 123456.789] {
+        for v in [
+            0.5,
+            1.0,
+            -3.0,
+            0.79785,
+            -3.5233877e-06,
+            1e300,
+            1e-300,
+            123456.789,
+        ] {
             assert_eq!(format_float(v).parse::<f64>().unwrap(), v, "{v}");
         }
         assert_eq!(format_float(1.0), "1");
@@ -120,6 +129,9 @@ mod tests {
             dims: vec![0],
             values: vec![],
         });
-        assert_eq!(Literal::Tuple(vec![empty, scalar]).to_string(), "({}, (2, 0.5))");
+        assert_eq!(
+            Literal::Tuple(vec![empty, scalar]).to_string(),
+            "({}, (2, 0.5))"
+        );
     }
 }

@@ -15,7 +15,7 @@ use crate::lexer::{self, Token, TokenKind};
 use crate::literal::{ArrayLiteral, Literal, Value};
 use crate::module::{
     AttrValue, Attribute, Computation, ComputationId, ComputationRef, HloModule, InstrId,
-    InstrSpans, Instruction, ModuleHeader, Payload, PadDim, Signature, SliceDim,
+    InstrSpans, Instruction, ModuleHeader, PadDim, Payload, Signature, SliceDim,
 };
 use crate::opcode::Opcode;
 use crate::primitive::PrimitiveType;
@@ -32,6 +32,7 @@ pub fn parse_module(source: &SourceFile) -> PResult<HloModule> {
         text: &source.text,
         tokens,
         pos: 0,
+        depth: 0,
     };
     let module = parser.module()?;
     graph::check_acyclic(&module)?;
@@ -62,8 +63,12 @@ fn attr_kind(name: &str) -> AttrKind {
     match name {
         "index" | "index_vector_dim" | "iota_dimension" | "exponent_bits" | "mantissa_bits"
         | "channel_id" | "k" | "feature_index" => AttrKind::Int,
-        "indices_are_sorted" | "unique_indices" | "is_stable" | "largest"
-        | "use_global_device_ids" | "constrain_layout" => AttrKind::Bool,
+        "indices_are_sorted"
+        | "unique_indices"
+        | "is_stable"
+        | "largest"
+        | "use_global_device_ids"
+        | "constrain_layout" => AttrKind::Bool,
         "dimensions"
         | "offset_dims"
         | "collapsed_slice_dims"
@@ -100,7 +105,13 @@ struct Parser<'a> {
     text: &'a str,
     tokens: Vec<Token>,
     pos: usize,
+    /// Current nesting of tuple shapes, literals and literal dimensions; bounded so that
+    /// hostile input gets an error instead of overflowing the stack.
+    depth: usize,
 }
+
+/// Deeper nesting than any real module has (XLA's deepest tuples are a handful of levels).
+const MAX_NESTING: usize = 256;
 
 /// An operand as written, before its name is resolved.
 struct PendingOperand {
@@ -215,6 +226,20 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Runs `f` one nesting level deeper, refusing input nested beyond [`MAX_NESTING`].
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_NESTING {
+            return Err(Diagnostic::new(
+                self.peek().span,
+                format!("nesting deeper than {MAX_NESTING} levels"),
+            ));
+        }
+        self.depth += 1;
+        let result = f(self);
+        self.depth -= 1;
+        result
+    }
+
     // ---- names and numbers --------------------------------------------------------------
 
     /// A name, with or without `%`, returned without it.
@@ -241,7 +266,10 @@ impl<'a> Parser<'a> {
         let span = self.peek().span;
         let value = self.int()?;
         if value < 0 {
-            return Err(Diagnostic::new(span, format!("{what} must not be negative")));
+            return Err(Diagnostic::new(
+                span,
+                format!("{what} must not be negative"),
+            ));
         }
         Ok(value)
     }
@@ -421,8 +449,7 @@ impl<'a> Parser<'a> {
         let (name, name_span) = self.name("an instruction name")?;
         self.expect(TokenKind::Equal)?;
         let shape_start = self.peek().span;
-        let has_shape =
-            !(self.at(TokenKind::Ident) && self.peek_nth_kind(1) == TokenKind::LParen);
+        let has_shape = !(self.at(TokenKind::Ident) && self.peek_nth_kind(1) == TokenKind::LParen);
         let shape = if has_shape {
             self.shape()?
         } else {
@@ -439,10 +466,7 @@ impl<'a> Parser<'a> {
         }
         let opcode_text = self.text_of(opcode_token);
         let opcode = Opcode::from_name(opcode_text).ok_or_else(|| {
-            Diagnostic::new(
-                opcode_token.span,
-                format!("unknown opcode '{opcode_text}'"),
-            )
+            Diagnostic::new(opcode_token.span, format!("unknown opcode '{opcode_text}'"))
         })?;
         self.bump();
         let payload_start = self.peek().span;
@@ -509,7 +533,11 @@ impl<'a> Parser<'a> {
         let (name, name_span) = self.name("an operand name")?;
         Ok(PendingOperand {
             name,
-            span: if typed { self.span_from(start) } else { name_span },
+            span: if typed {
+                self.span_from(start)
+            } else {
+                name_span
+            },
             declared_shape,
         })
     }
@@ -557,10 +585,9 @@ impl<'a> Parser<'a> {
             }
             AttrKind::Enum(allowed) => {
                 if !self.at(TokenKind::Ident) || !allowed.contains(&self.peek_text()) {
-                    return Err(self.error_expected(&format!(
-                        "one of {} for '{name}'",
-                        allowed.join(", ")
-                    )));
+                    return Err(
+                        self.error_expected(&format!("one of {} for '{name}'", allowed.join(", ")))
+                    );
                 }
                 AttrValue::Enum(self.bump_text().to_string())
             }
@@ -625,7 +652,9 @@ impl<'a> Parser<'a> {
         let bad = || {
             Diagnostic::new(
                 token.span,
-                format!("malformed padding '{text}': expected low_high[_interior] per dimension, joined by 'x'"),
+                format!(
+                    "malformed padding '{text}': expected low_high[_interior] per dimension, joined by 'x'"
+                ),
             )
         };
         let mut dims = Vec::new();
@@ -677,8 +706,8 @@ impl<'a> Parser<'a> {
         loop {
             // Tokens of one value are written together (`b01f_01io->b01f`,
             // `[2,4]<=[8]T(1,0)`); after a gap at depth 0, the next item begins.
-            let gap = self.pos > first
-                && self.tokens[self.pos - 1].span.end != self.peek().span.start;
+            let gap =
+                self.pos > first && self.tokens[self.pos - 1].span.end != self.peek().span.start;
             match self.peek_kind() {
                 TokenKind::Eof if depth > 0 => {
                     return Err(self.error_expected("the end of a bracketed attribute value"));
@@ -715,11 +744,13 @@ impl<'a> Parser<'a> {
 
     fn shape(&mut self) -> PResult<Shape> {
         if self.at(TokenKind::LParen) {
-            return Ok(Shape::Tuple(self.list(
-                TokenKind::LParen,
-                TokenKind::RParen,
-                Self::shape,
-            )?));
+            return self.nested(|p| {
+                Ok(Shape::Tuple(p.list(
+                    TokenKind::LParen,
+                    TokenKind::RParen,
+                    Self::shape,
+                )?))
+            });
         }
         let token = self.peek();
         let element_type = (token.kind == TokenKind::Ident)
@@ -832,7 +863,7 @@ impl<'a> Parser<'a> {
                     if i > 0 {
                         self.expect(TokenKind::Comma)?;
                     }
-                    values.push(self.literal(element)?);
+                    values.push(self.nested(|p| p.literal(element))?);
                 }
                 self.expect(TokenKind::RParen)?;
                 Ok(Literal::Tuple(values))
@@ -865,7 +896,7 @@ impl<'a> Parser<'a> {
         let open = self.peek().span;
         let count = self
             .list(TokenKind::LBrace, TokenKind::RBrace, |p| {
-                p.nested_values(array, dim + 1, out)
+                p.nested(|p| p.nested_values(array, dim + 1, out))
             })?
             .len();
         if count as i64 != array.dims[dim] {
@@ -897,9 +928,13 @@ impl<'a> Parser<'a> {
             if token.kind != TokenKind::Int {
                 return Err(self.error_expected(&format!("an integer for {ty}")));
             }
-            let value: i128 = text.parse().ok().filter(|v| int_fits(*v, ty)).ok_or_else(|| {
-                Diagnostic::new(token.span, format!("{text} is out of range for {ty}"))
-            })?;
+            let value: i128 = text
+                .parse()
+                .ok()
+                .filter(|v| int_fits(*v, ty))
+                .ok_or_else(|| {
+                    Diagnostic::new(token.span, format!("{text} is out of range for {ty}"))
+                })?;
             self.bump();
             return Ok(Value::Int(value));
         }
@@ -1011,8 +1046,11 @@ fn infer_missing_shapes(instructions: &mut [Instruction], shape_written: &[bool]
                 stack.push(op.0);
                 continue;
             }
-            let operand_shapes: Vec<&Shape> =
-                instr.operands.iter().map(|op| &instructions[op.0].shape).collect();
+            let operand_shapes: Vec<&Shape> = instr
+                .operands
+                .iter()
+                .map(|op| &instructions[op.0].shape)
+                .collect();
             let shape = infer_shape(instr, &operand_shapes)
                 .map_err(|message| Diagnostic::new(instr.spans.opcode, message))?;
             instructions[i].shape = shape;
@@ -1063,8 +1101,9 @@ mod tests {
 
     #[test]
     fn bare_fusion_computation() {
-        let module = parse("fusion {\n  p0 = f32[256] parameter(0)\n  ROOT a = f32[256] acos(p0)\n}\n")
-            .unwrap();
+        let module =
+            parse("fusion {\n  p0 = f32[256] parameter(0)\n  ROOT a = f32[256] acos(p0)\n}\n")
+                .unwrap();
         assert!(module.header.is_none());
         let fusion = module.entry_computation();
         assert_eq!(fusion.name, "fusion");
@@ -1105,15 +1144,31 @@ mod tests {
         assert_eq!(
             c.instructions[2].attribute("slice").unwrap().value,
             AttrValue::Slice(vec![
-                SliceDim { start: 0, limit: 4, stride: 2 },
-                SliceDim { start: 1, limit: 4, stride: 1 },
+                SliceDim {
+                    start: 0,
+                    limit: 4,
+                    stride: 2
+                },
+                SliceDim {
+                    start: 1,
+                    limit: 4,
+                    stride: 1
+                },
             ])
         );
         assert_eq!(
             c.instructions[3].attribute("padding").unwrap().value,
             AttrValue::Padding(vec![
-                PadDim { low: 1, high: 2, interior: 0 },
-                PadDim { low: 0, high: -1, interior: 3 },
+                PadDim {
+                    low: 1,
+                    high: 2,
+                    interior: 0
+                },
+                PadDim {
+                    low: 0,
+                    high: -1,
+                    interior: 3
+                },
             ])
         );
     }
@@ -1137,9 +1192,10 @@ mod tests {
 
     #[test]
     fn tiled_layouts_parse() {
-        let module =
-            parse("c { ROOT p = f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)(2,1)E(32)S(1)} parameter(0) }")
-                .unwrap();
+        let module = parse(
+            "c { ROOT p = f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)(2,1)E(32)S(1)} parameter(0) }",
+        )
+        .unwrap();
         let shape = &module.entry_computation().instructions[0].shape;
         let layout = shape.as_array().unwrap().layout.clone().unwrap();
         assert_eq!(layout.tiles[0].dims, vec![-1, -1, 2, -1, 3]);
@@ -1153,11 +1209,16 @@ mod tests {
             error("c {\n  ROOT x = f32[] frobnicate()\n}"),
             "t.hlo:2:18: error: unknown opcode 'frobnicate'\n  ROOT x = f32[] frobnicate()\n                 ^~~~~~~~~~"
         );
-        assert!(error("c { ROOT x = f32[] negate(y) }").contains("use of undefined instruction 'y'"));
+        assert!(
+            error("c { ROOT x = f32[] negate(y) }").contains("use of undefined instruction 'y'")
+        );
         assert!(error("c { ROOT x = s8[] constant(300) }").contains("300 is out of range for s8"));
         assert!(error("c { ROOT x = f32[2] constant({1}) }").contains("literal has 1 elements"));
         assert!(error("c { ROOT x = f32[] parameter(0)").contains("found end of file"));
-        assert!(error("c { ROOT x = f32[] fusion(), calls=nope }").contains("unknown computation 'nope'"));
+        assert!(
+            error("c { ROOT x = f32[] fusion(), calls=nope }")
+                .contains("unknown computation 'nope'")
+        );
         assert!(error("c { ROOT x = f32[] compare(), direction=XX }").contains("one of EQ"));
         assert!(error("c { a = f32[] negate(b) ROOT b = f32[] negate(a) }").contains("cycle"));
         assert!(

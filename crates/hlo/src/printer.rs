@@ -207,7 +207,9 @@ mod tests {
     #[test]
     fn keyword_names_keep_their_percent() {
         let printed = reprint("c { %ROOT = f32[] parameter(0) ROOT %ENTRY = f32[] negate(%ROOT) }");
-        assert!(printed.contains("  %ROOT = f32[] parameter(0)\n  ROOT %ENTRY = f32[] negate(%ROOT)"));
+        assert!(
+            printed.contains("  %ROOT = f32[] parameter(0)\n  ROOT %ENTRY = f32[] negate(%ROOT)")
+        );
         assert_eq!(reprint(&printed), printed);
     }
 }

@@ -113,10 +113,7 @@ impl Shape {
                     }
             }
             (Shape::Tuple(a), Shape::Tuple(b)) => {
-                a.len() == b.len()
-                    && a.iter()
-                        .zip(b)
-                        .all(|(x, y)| x.compatible_with_layouts(y))
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.compatible_with_layouts(y))
             }
             _ => false,
         }

@@ -20,19 +20,25 @@ pub fn infer_shape(instr: &Instruction, operands: &[&Shape]) -> Result<Shape, St
         if operands.len() == n {
             Ok(())
         } else {
-            Err(format!("{opcode} takes {n} operands, not {}", operands.len()))
+            Err(format!(
+                "{opcode} takes {n} operands, not {}",
+                operands.len()
+            ))
         }
     };
-    let strip = |a: &ArrayShape| Shape::Array(ArrayShape { layout: None, ..a.clone() });
+    let strip = |a: &ArrayShape| {
+        Shape::Array(ArrayShape {
+            layout: None,
+            ..a.clone()
+        })
+    };
     match opcode {
         Opcode::Tuple => Ok(Shape::Tuple(
             operands.iter().map(|s| s.without_layout()).collect(),
         )),
         Opcode::GetTupleElement => {
             arity(1)?;
-            let index = instr
-                .int("index")
-                .ok_or("get-tuple-element needs index=")?;
+            let index = instr.int("index").ok_or("get-tuple-element needs index=")?;
             match operands[0] {
                 Shape::Tuple(elems) => usize::try_from(index)
                     .ok()
@@ -67,6 +73,8 @@ pub fn infer_shape(instr: &Instruction, operands: &[&Shape]) -> Result<Shape, St
             arity(1)?;
             Ok(strip(array(0)?))
         }
-        _ => Err(format!("the shape of {opcode} cannot be inferred; write it")),
+        _ => Err(format!(
+            "the shape of {opcode} cannot be inferred; write it"
+        )),
     }
 }
