@@ -18,6 +18,7 @@ pub mod primitive;
 mod printer;
 pub mod shape;
 pub mod shape_inference;
+pub mod verifier;
 
 pub use diag::{Diagnostic, SourceFile, Span};
 pub use layout::{Layout, Tile};
@@ -29,9 +30,10 @@ pub use opcode::Opcode;
 pub use parser::parse_module;
 pub use primitive::PrimitiveType;
 pub use shape::{ArrayShape, Shape};
+pub use verifier::verify_module;
 
 /// Loads HLO text from raw bytes, the front door for tools: decodes UTF-8, parses and
-/// checks the module. Errors come rendered (`file:line:col: error: ...`, the line, a caret).
+/// verifies the module. Errors come rendered (`file:line:col: error: ...`, the line, a caret).
 pub fn load(name: &str, bytes: &[u8]) -> Result<(SourceFile, HloModule), String> {
     let source = match std::str::from_utf8(bytes) {
         Ok(text) => SourceFile::new(name, text),
@@ -43,7 +45,7 @@ pub fn load(name: &str, bytes: &[u8]) -> Result<(SourceFile, HloModule), String>
             return Err(diag.render(&source));
         }
     };
-    match parse_module(&source) {
+    match parse_module(&source).and_then(|module| verify_module(&module).map(|()| module)) {
         Ok(module) => Ok((source, module)),
         Err(diag) => Err(diag.render(&source)),
     }

@@ -1051,8 +1051,7 @@ fn infer_missing_shapes(instructions: &mut [Instruction], shape_written: &[bool]
                 .iter()
                 .map(|op| &instructions[op.0].shape)
                 .collect();
-            let shape = infer_shape(instr, &operand_shapes)
-                .map_err(|message| Diagnostic::new(instr.spans.opcode, message))?;
+            let shape = infer_shape(instr, &operand_shapes).map_err(|e| e.to_diagnostic(instr))?;
             instructions[i].shape = shape;
             state[i] = State::Known;
             stack.pop();

@@ -51,6 +51,10 @@ fn every_corpus_file_parses_and_prints_to_a_fixed_point() {
                 continue;
             }
         };
+        if let Err(d) = hlo::verify_module(&module) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            failures.push(d.render(&SourceFile::new(path.display().to_string(), text)));
+        }
         let printed = module.to_string();
         let source = SourceFile::new(format!("{} (printed)", path.display()), printed.clone());
         match parse_module(&source) {

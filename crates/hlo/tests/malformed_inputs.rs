@@ -167,7 +167,7 @@ fn mutated_files_never_panic_and_errors_are_located() {
 
 #[test]
 fn every_truncation_of_a_small_module_is_located() {
-    let text = "HloModule m, entry_computation_layout={(f32[3,5]{1,0:T(2,2)})->f32[3,5]}\n\
+    let text = "HloModule m, entry_computation_layout={(f32[3,5]{1,0:T(2,2)})->f32[3]}\n\
                 add { x = f32[] parameter(0) y = f32[] parameter(1) ROOT s = f32[] add(x, y) }\n\
                 ENTRY e {\n  p = f32[3,5]{1,0:T(2,2)} parameter(0)\n  c = f32[] constant(-inf)\n\
                   ROOT r = f32[3] reduce(p, c), dimensions={1}, to_apply=add, metadata={op_name=\"r\"}\n}\n";
