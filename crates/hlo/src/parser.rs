@@ -1190,6 +1190,54 @@ mod tests {
     }
 
     #[test]
+    fn every_primitive_type_parses_and_prints_back() {
+        let names = [
+            "pred",
+            "s1",
+            "s2",
+            "s4",
+            "s8",
+            "s16",
+            "s32",
+            "s64",
+            "u1",
+            "u2",
+            "u4",
+            "u8",
+            "u16",
+            "u32",
+            "u64",
+            "f16",
+            "bf16",
+            "f32",
+            "f64",
+            "f4e2m1fn",
+            "f8e3m4",
+            "f8e4m3",
+            "f8e4m3fn",
+            "f8e4m3b11fnuz",
+            "f8e4m3fnuz",
+            "f8e5m2",
+            "f8e5m2fnuz",
+            "f8e8m0fnu",
+            "c64",
+            "c128",
+        ];
+        let mut text = String::from("c {\n");
+        for (i, name) in names.iter().enumerate() {
+            text.push_str(&format!("  p{i} = {name}[2,3]{{1,0}} parameter({i})\n"));
+        }
+        text.push_str("  ROOT t = token[] after-all()\n}\n");
+        let module = parse(&text).unwrap();
+        assert_eq!(module.to_string(), text);
+        let c = module.entry_computation();
+        for (instr, name) in c.instructions.iter().zip(names) {
+            let ty = instr.shape.as_array().unwrap().element_type;
+            assert_eq!(ty.name(), name);
+        }
+    }
+
+    #[test]
     fn tiled_layouts_parse() {
         let module = parse(
             "c { ROOT p = f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)(2,1)E(32)S(1)} parameter(0) }",

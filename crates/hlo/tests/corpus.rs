@@ -2,31 +2,14 @@
 //! file must parse, and printing is a fixed point (print → parse → print is identical).
 //! The corpus is read in place, never copied into the project.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use hlo::{SourceFile, parse_module};
 
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/xla-corpus")
-}
-
 fn corpus_files() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![corpus_dir()];
-    while let Some(dir) = dirs.pop() {
-        let entries = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("cannot read corpus directory {}: {e}", dir.display()));
-        for entry in entries {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "hlo") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
+    common::hlo_files(&[common::corpus_dir()])
 }
 
 fn parse_file(path: &Path) -> Result<hlo::HloModule, String> {

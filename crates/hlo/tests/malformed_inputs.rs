@@ -7,7 +7,9 @@
 //! source line and a caret.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+mod common;
 
 /// Variants per file; the large corpus file gets fewer so the test stays quick.
 const VARIANTS_PER_FILE: usize = 48;
@@ -20,21 +22,10 @@ const SEED: u64 = 0x5eed_c0de;
 const GRAMMAR_BYTES: &[u8] = b"{}[]()=,:%*-_x.0123456789 \n\"/TELS?<>fsuepredROOTENTRY";
 
 fn hlo_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    let mut dirs = vec![root.join("testdata"), root.join("../shared/xla-corpus")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "hlo") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
+    common::hlo_files(&[
+        common::project_root().join("testdata"),
+        common::corpus_dir(),
+    ])
 }
 
 /// One mutation of `original`: a truncation, a replaced, deleted or inserted byte, or a
