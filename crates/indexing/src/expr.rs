@@ -1,0 +1,173 @@
+//! Affine expressions over dimensions and symbols.
+//!
+//! Strictly affine, as XLA's indexing maps are: products and divisions always have a
+//! constant right-hand side, and divisors and moduli are positive. Encoding that in the type
+//! (`Mul(e, c)` rather than `Mul(e, e)`) keeps evaluation, range analysis and the
+//! simplifier total: there is no division by zero or non-affine product to reject later.
+
+use std::ops;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AffineExpr {
+    Constant(i64),
+    /// Dimension `i` of the map (`d_i`, or its name).
+    Dim(usize),
+    /// Symbol `i`: range variables first, then runtime variables (`s_i`, or its name).
+    Symbol(usize),
+    Add(Box<AffineExpr>, Box<AffineExpr>),
+    Mul(Box<AffineExpr>, i64),
+    /// Division rounding towards negative infinity; the divisor is positive.
+    FloorDiv(Box<AffineExpr>, i64),
+    /// Division rounding towards positive infinity; the divisor is positive.
+    CeilDiv(Box<AffineExpr>, i64),
+    /// The non-negative remainder of a floor division; the modulus is positive.
+    Mod(Box<AffineExpr>, i64),
+}
+
+pub fn dim(i: usize) -> AffineExpr {
+    AffineExpr::Dim(i)
+}
+
+pub fn sym(i: usize) -> AffineExpr {
+    AffineExpr::Symbol(i)
+}
+
+pub fn cst(c: i64) -> AffineExpr {
+    AffineExpr::Constant(c)
+}
+
+impl AffineExpr {
+    /// `self floordiv d`. Panics if `d` is not positive: a caller bug, never input-driven
+    /// (parsers reject such text before building an expression).
+    pub fn floor_div(self, d: i64) -> AffineExpr {
+        assert!(d > 0, "floordiv by {d}");
+        AffineExpr::FloorDiv(Box::new(self), d)
+    }
+
+    /// `self ceildiv d`; `d` must be positive.
+    pub fn ceil_div(self, d: i64) -> AffineExpr {
+        assert!(d > 0, "ceildiv by {d}");
+        AffineExpr::CeilDiv(Box::new(self), d)
+    }
+
+    /// `self mod m`; `m` must be positive.
+    pub fn modulo(self, m: i64) -> AffineExpr {
+        assert!(m > 0, "mod by {m}");
+        AffineExpr::Mod(Box::new(self), m)
+    }
+
+    pub fn as_constant(&self) -> Option<i64> {
+        match self {
+            AffineExpr::Constant(c) => Some(*c),
+            _ => None,
+        }
+    }
+
+    /// The value at a point (`symbols`: range variables, then runtime variables). Arithmetic
+    /// wraps like the generated code's 64-bit index arithmetic would.
+    pub fn eval(&self, dims: &[i64], symbols: &[i64]) -> i64 {
+        match self {
+            AffineExpr::Constant(c) => *c,
+            AffineExpr::Dim(i) => dims[*i],
+            AffineExpr::Symbol(i) => symbols[*i],
+            AffineExpr::Add(a, b) => a.eval(dims, symbols).wrapping_add(b.eval(dims, symbols)),
+            AffineExpr::Mul(a, c) => a.eval(dims, symbols).wrapping_mul(*c),
+            AffineExpr::FloorDiv(a, d) => a.eval(dims, symbols).div_euclid(*d),
+            AffineExpr::CeilDiv(a, d) => -(-a.eval(dims, symbols)).div_euclid(*d),
+            AffineExpr::Mod(a, m) => a.eval(dims, symbols).rem_euclid(*m),
+        }
+    }
+
+    /// Calls `f` on this expression and every subexpression, parents first.
+    pub fn walk(&self, f: &mut impl FnMut(&AffineExpr)) {
+        f(self);
+        match self {
+            AffineExpr::Add(a, b) => {
+                a.walk(f);
+                b.walk(f);
+            }
+            AffineExpr::Mul(a, _)
+            | AffineExpr::FloorDiv(a, _)
+            | AffineExpr::CeilDiv(a, _)
+            | AffineExpr::Mod(a, _) => a.walk(f),
+            AffineExpr::Constant(_) | AffineExpr::Dim(_) | AffineExpr::Symbol(_) => {}
+        }
+    }
+
+    /// Replaces dimensions and symbols by expressions (`dims[i]` for `d_i`, `symbols[i]` for
+    /// `s_i`): the basis of composition.
+    pub fn substitute(&self, dims: &[AffineExpr], symbols: &[AffineExpr]) -> AffineExpr {
+        match self {
+            AffineExpr::Constant(c) => AffineExpr::Constant(*c),
+            AffineExpr::Dim(i) => dims[*i].clone(),
+            AffineExpr::Symbol(i) => symbols[*i].clone(),
+            AffineExpr::Add(a, b) => AffineExpr::Add(
+                Box::new(a.substitute(dims, symbols)),
+                Box::new(b.substitute(dims, symbols)),
+            ),
+            AffineExpr::Mul(a, c) => AffineExpr::Mul(Box::new(a.substitute(dims, symbols)), *c),
+            AffineExpr::FloorDiv(a, d) => {
+                AffineExpr::FloorDiv(Box::new(a.substitute(dims, symbols)), *d)
+            }
+            AffineExpr::CeilDiv(a, d) => {
+                AffineExpr::CeilDiv(Box::new(a.substitute(dims, symbols)), *d)
+            }
+            AffineExpr::Mod(a, m) => AffineExpr::Mod(Box::new(a.substitute(dims, symbols)), *m),
+        }
+    }
+}
+
+impl From<i64> for AffineExpr {
+    fn from(c: i64) -> AffineExpr {
+        AffineExpr::Constant(c)
+    }
+}
+
+impl<R: Into<AffineExpr>> ops::Add<R> for AffineExpr {
+    type Output = AffineExpr;
+    fn add(self, rhs: R) -> AffineExpr {
+        AffineExpr::Add(Box::new(self), Box::new(rhs.into()))
+    }
+}
+
+impl<R: Into<AffineExpr>> ops::Sub<R> for AffineExpr {
+    type Output = AffineExpr;
+    fn sub(self, rhs: R) -> AffineExpr {
+        self + rhs.into() * -1
+    }
+}
+
+impl ops::Mul<i64> for AffineExpr {
+    type Output = AffineExpr;
+    fn mul(self, c: i64) -> AffineExpr {
+        AffineExpr::Mul(Box::new(self), c)
+    }
+}
+
+impl ops::Neg for AffineExpr {
+    type Output = AffineExpr;
+    fn neg(self) -> AffineExpr {
+        self * -1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eval_rounds_like_mlir() {
+        let e = (dim(0) - 7).floor_div(4);
+        assert_eq!(e.eval(&[0], &[]), -2);
+        assert_eq!((dim(0) - 7).modulo(4).eval(&[0], &[]), 1);
+        assert_eq!((dim(0) - 7).ceil_div(4).eval(&[0], &[]), -1);
+        assert_eq!((dim(0) * 3 + sym(0)).eval(&[2], &[5]), 11);
+    }
+
+    #[test]
+    fn substitute_composes() {
+        let inner = [dim(0).floor_div(8), dim(0).modulo(8)];
+        let outer = dim(0) * 8 + dim(1);
+        assert_eq!(outer.substitute(&inner, &[]).eval(&[77], &[]), 77);
+    }
+}

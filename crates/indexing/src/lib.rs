@@ -1,0 +1,8 @@
+//! Indexing maps (DESIGN §4): which input element each output element of an op or a
+//! fusion reads, as affine maps with domains.
+
+pub mod expr;
+pub mod map;
+
+pub use expr::{AffineExpr, cst, dim, sym};
+pub use map::{IndexingMap, Interval, Variable};
