@@ -2,6 +2,7 @@
 //! fusion reads, as affine maps with domains.
 
 pub mod expr;
+pub mod hlo_indexing;
 pub mod map;
 
 pub use expr::{AffineExpr, cst, dim, sym};
