@@ -184,7 +184,7 @@ pub fn indexing_from(
         let users_maps = maps[id.0].clone();
         for (&operand, op_map) in instr.operands.iter().zip(&per_op) {
             for user_map in &users_maps {
-                insert_distinct(&mut maps[operand.0], compose(user_map, op_map));
+                insert_distinct(&mut maps[operand.0], user_map.compose(op_map).simplified());
             }
         }
     }
@@ -218,83 +218,6 @@ fn insert_distinct(set: &mut Vec<IndexingMap>, map: IndexingMap) {
     if !set.contains(&map) {
         set.push(map);
     }
-}
-
-/// `producer ∘ consumer`: the consumer's results substituted for the producer's dimensions.
-/// Symbols: the consumer's range variables, the producer's, then the consumer's runtime
-/// variables and the producer's. The producer's dimension ranges become constraints on the
-/// consumer's results (left out where they hold trivially).
-fn compose(consumer: &IndexingMap, producer: &IndexingMap) -> IndexingMap {
-    // TODO(lead): switch to IndexingMap::compose + simplify
-    let (cr, pr) = (consumer.range_vars.len(), producer.range_vars.len());
-    let crt = consumer.rt_vars.len();
-    let dims: Vec<AffineExpr> = (0..consumer.dims.len()).map(dim).collect();
-    let consumer_syms: Vec<AffineExpr> = (0..cr)
-        .map(sym)
-        .chain((0..crt).map(|j| sym(cr + pr + j)))
-        .collect();
-    let producer_syms: Vec<AffineExpr> = (0..pr)
-        .map(|i| sym(cr + i))
-        .chain((0..producer.rt_vars.len()).map(|j| sym(cr + pr + crt + j)))
-        .collect();
-    let inner: Vec<AffineExpr> = consumer
-        .results
-        .iter()
-        .map(|e| e.substitute(&dims, &consumer_syms))
-        .collect();
-    let results = producer
-        .results
-        .iter()
-        .map(|e| e.substitute(&inner, &producer_syms))
-        .collect();
-    let range_vars = consumer
-        .range_vars
-        .iter()
-        .chain(&producer.range_vars)
-        .enumerate()
-        .map(|(i, v)| Variable::new(format!("s{i}"), v.bounds))
-        .collect();
-    let rt_vars = consumer
-        .rt_vars
-        .iter()
-        .chain(&producer.rt_vars)
-        .enumerate()
-        .map(|(i, v)| Variable::new(format!("rt{i}"), v.bounds))
-        .collect();
-    let mut map = IndexingMap::new(consumer.dims.clone(), range_vars, rt_vars, results);
-    let mut constraints: Vec<(AffineExpr, Interval)> = consumer
-        .constraints
-        .iter()
-        .map(|(e, b)| (e.substitute(&dims, &consumer_syms), *b))
-        .collect();
-    for (e, v) in inner.iter().zip(&producer.dims) {
-        if !trivially_within(e, v.bounds, &map) {
-            constraints.push((e.clone(), v.bounds));
-        }
-    }
-    constraints.extend(
-        producer
-            .constraints
-            .iter()
-            .map(|(e, b)| (e.substitute(&inner, &producer_syms), *b)),
-    );
-    for (e, b) in constraints {
-        if !map.constraints.contains(&(e.clone(), b)) {
-            map.add_constraint(e, b);
-        }
-    }
-    map
-}
-
-/// Whether `e` (a constant, or a variable of `map`) lies in `bounds` on all of its domain.
-fn trivially_within(e: &AffineExpr, bounds: Interval, map: &IndexingMap) -> bool {
-    let range = match e {
-        AffineExpr::Constant(c) => Interval::new(*c, *c),
-        AffineExpr::Dim(i) => map.dims[*i].bounds,
-        AffineExpr::Symbol(i) => map.symbol(*i).bounds,
-        _ => return false,
-    };
-    bounds.lo <= range.lo && range.hi <= bounds.hi
 }
 
 /// `e + c`, leaving out a zero.

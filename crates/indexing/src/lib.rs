@@ -1,9 +1,17 @@
 //! Indexing maps (DESIGN §4): which input element each output element of an op or a
 //! fusion reads, as affine maps with domains.
 
+pub mod compose;
 pub mod expr;
 pub mod hlo_indexing;
+pub mod linearize;
 pub mod map;
+pub mod parse;
+pub mod print;
+pub mod range;
+pub mod simplify;
 
 pub use expr::{AffineExpr, cst, dim, sym};
+pub use linearize::{delinearize, linearize, physical_offset, physical_offset_in};
 pub use map::{IndexingMap, Interval, Variable};
+pub use parse::ParseError;

@@ -1,0 +1,1220 @@
+//! The range-aware simplifier, in the spirit of XLA's `IndexingMap::Simplify` and its
+//! `AffineExprSimplifier` (own code; the rules are the same kind).
+//!
+//! [`IndexingMap::simplify`] first simplifies the constraints (with ranges computed from
+//! the variables alone, so no constraint can vouch for itself), folding constraints on a
+//! single variable into its range, dropping the ones that always hold, and detecting
+//! empty domains; then it simplifies every result with ranges that also use the
+//! constraints. Each expression is rewritten until nothing changes (at most
+//! [`MAX_ITERATIONS`] rounds). The rules:
+//!
+//! * any subexpression whose range is a single value becomes that constant;
+//! * sums are flattened (products by constants distributed), like terms combined, zero
+//!   terms dropped, and the terms sorted in a fixed order (products, then `mod`,
+//!   `floordiv`, `ceildiv`, dimensions, symbols — compared structurally, as XLA's
+//!   `CompareExprs` does), with the constant last;
+//! * `(x mod c) * k + (x floordiv c) * (c * k)` becomes `x * k`, and
+//!   `x * k - (x floordiv c) * (c * k)` becomes `(x mod c) * k`;
+//! * `e floordiv d`: constant when `e`'s range lies within one multiple of `d`; terms of
+//!   `e` whose coefficient is a multiple of `d` (and the multiple of `d` in the constant)
+//!   move out of the division; then, with the terms ordered by decreasing coefficient,
+//!   the shortest prefix `H` whose coefficients share a factor `g` with `d` such that the
+//!   rest `L` lies within one multiple of `g` (`[j·g, j·g + g - 1]`) gives
+//!   `(H/g + j) floordiv (d/g)` — `L` cannot change the quotient. Also
+//!   `(x mod (d·c)) floordiv d → (x floordiv d) mod c`, `(x floordiv a) floordiv b →
+//!   x floordiv (a·b)`, and a single `x floordiv c` term in the dividend is absorbed:
+//!   `(x floordiv c + r) floordiv d → (x + r·c) floordiv (c·d)`;
+//! * `e mod m`: `e - j·m` when `e`'s range lies within `[j·m, j·m + m - 1]` (so `e` itself
+//!   when it lies in `[0, m)`); `(x mod a) mod m → x mod m` when `m` divides `a`; terms
+//!   with a coefficient divisible by `m` are dropped and the constant is reduced; then the
+//!   shortest prefix `H` (as above, `g = gcd(m, coefficients)`) whose rest `L` lies in
+//!   `[0, g)` gives `((H/g) mod (m/g)) * g + L` — e.g.
+//!   `(a*512 + b*4 + v) mod 4096` with `b*4 + v < 512` is `(a mod 8)*512 + b*4 + v`;
+//! * `e ceildiv d`: constant when the range allows, multiples of `d` move out;
+//! * constraints: `e + c in [lo, hi]` → `e in [lo - c, hi - c]`, `e * c` divides the
+//!   interval, `e floordiv d` / `e ceildiv d` multiply it, and a sum `g·H + L` whose `L`
+//!   cannot change the bounds `⌈(lo - L)/g⌉`, `⌊(hi - L)/g⌋` becomes `H in [..]`.
+//!
+//! Soundness: rewrites are identities in ℤ that hold on the domain. Evaluation wraps at 64
+//! bits, so an expression is only rewritten when neither it nor its rewrite has a
+//! subexpression that could leave `i64` on the domain (then wrapping never happens and ℤ
+//! is what `eval` computes); otherwise it is kept as it is.
+//!
+//! Empty domains: a variable with an empty range, a constraint with an empty interval, or a
+//! constraint that can never hold makes the map *known empty*: as in XLA's
+//! `ResetToKnownEmpty`, its results become `0`, every variable's range `[0, -1]` and the
+//! constraints are dropped (a map without variables keeps one constraint `0 in [0, -1]`,
+//! so that the emptiness stays visible in the map, its printed form and `contains`).
+//! [`IndexingMap::is_known_empty`] reads this off the map; no extra field is needed.
+//!
+//! `simplify` never removes variables, so points keep their meaning;
+//! [`IndexingMap::remove_unused_symbols`] does that on request.
+
+use std::cmp::Ordering;
+
+use crate::compose::renumbered;
+use crate::expr::AffineExpr;
+use crate::map::{IndexingMap, Interval};
+use crate::range::{Range, RangeEvaluator, div_ceil};
+
+/// Upper bound on rewrite rounds per expression and constraint passes per map: every rule
+/// makes progress, this only guards against a pathological ping-pong.
+pub const MAX_ITERATIONS: usize = 32;
+
+impl IndexingMap {
+    /// Simplifies constraints and results in place (see the module documentation). The
+    /// result evaluates like the original at every point of the domain, and has the same
+    /// domain.
+    pub fn simplify(&mut self) {
+        if self.is_known_empty() {
+            self.reset_to_known_empty();
+            return;
+        }
+        for _ in 0..MAX_ITERATIONS {
+            match self.simplify_constraints_once() {
+                Pass::Empty => {
+                    self.reset_to_known_empty();
+                    return;
+                }
+                Pass::Changed => {}
+                Pass::Unchanged => break,
+            }
+        }
+        let simplifier = ExprSimplifier::new(RangeEvaluator::new(self, true));
+        let results = self
+            .results
+            .iter()
+            .map(|e| simplifier.simplify(e))
+            .collect();
+        self.results = results;
+    }
+
+    /// [`Self::simplify`], by value.
+    pub fn simplified(mut self) -> IndexingMap {
+        self.simplify();
+        self
+    }
+
+    /// `e` (over this map's variables) simplified with this map's ranges and constraints.
+    pub fn simplify_expr(&self, e: &AffineExpr) -> AffineExpr {
+        ExprSimplifier::new(RangeEvaluator::new(self, true)).simplify(e)
+    }
+
+    /// Whether the domain is known to be empty: a variable's range or a constraint's
+    /// interval is empty, or a constraint on a constant fails. [`Self::simplify`] finds the
+    /// other constraints that can never hold and puts the map into this form.
+    pub fn is_known_empty(&self) -> bool {
+        self.dims
+            .iter()
+            .chain(&self.range_vars)
+            .chain(&self.rt_vars)
+            .any(|v| v.bounds.is_empty())
+            || self.constraints.iter().any(|(e, iv)| {
+                iv.is_empty() || matches!(e, AffineExpr::Constant(c) if !iv.contains(*c))
+            })
+    }
+
+    /// The canonical empty map with this one's variables and result count.
+    pub fn reset_to_known_empty(&mut self) {
+        for r in &mut self.results {
+            *r = AffineExpr::Constant(0);
+        }
+        let mut has_variables = false;
+        for v in self
+            .dims
+            .iter_mut()
+            .chain(&mut self.range_vars)
+            .chain(&mut self.rt_vars)
+        {
+            v.bounds = Interval::EMPTY;
+            has_variables = true;
+        }
+        self.constraints.clear();
+        if !has_variables {
+            self.constraints
+                .push((AffineExpr::Constant(0), Interval::EMPTY));
+        }
+    }
+
+    /// Removes range variables that neither the results nor a constraint tied to a used
+    /// variable mention, together with the constraints that mention only removed ones (as
+    /// XLA's `RemoveUnusedSymbols`); runtime variables are always kept. Returns the
+    /// indices of the removed range variables. A constraint on removed variables alone
+    /// that can never hold makes the map known empty instead; one that can hold is dropped,
+    /// so the domain becomes the projection onto the remaining variables.
+    pub fn remove_unused_symbols(&mut self) -> Vec<usize> {
+        if self.is_known_empty() {
+            return Vec::new();
+        }
+        let num_dims = self.dims.len();
+        let num_range = self.range_vars.len();
+        let mut used = vec![false; num_range];
+        for e in &self.results {
+            e.walk(&mut |x| {
+                if let AffineExpr::Symbol(i) = x
+                    && *i < num_range
+                {
+                    used[*i] = true;
+                }
+            });
+        }
+        // A constraint that involves anything in use (a dimension, a runtime variable, a
+        // used range variable) puts all its range variables in use; repeat to a fixpoint.
+        let touched: Vec<(bool, Vec<usize>)> = self
+            .constraints
+            .iter()
+            .map(|(e, _)| {
+                let mut other = false;
+                let mut syms = Vec::new();
+                e.walk(&mut |x| match x {
+                    AffineExpr::Dim(_) => other = true,
+                    AffineExpr::Symbol(i) if *i < num_range => syms.push(*i),
+                    AffineExpr::Symbol(_) => other = true,
+                    _ => {}
+                });
+                (other, syms)
+            })
+            .collect();
+        loop {
+            let mut changed = false;
+            for (other, syms) in &touched {
+                if *other || syms.iter().any(|&s| used[s]) {
+                    for &s in syms {
+                        if !used[s] {
+                            used[s] = true;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        if used.iter().all(|&u| u) {
+            return Vec::new();
+        }
+        let ranges = RangeEvaluator::new(self, false);
+        let mut kept = Vec::with_capacity(self.constraints.len());
+        for ((e, iv), (other, syms)) in self.constraints.iter().zip(&touched) {
+            let removable = !*other && syms.iter().all(|&s| !used[s]);
+            if !removable {
+                kept.push((e.clone(), *iv));
+            } else if ranges.wrapped_range(e).intersect(*iv).is_empty() {
+                self.reset_to_known_empty();
+                return Vec::new();
+            }
+        }
+        let removed: Vec<usize> = (0..num_range).filter(|&i| !used[i]).collect();
+        let mut replacement = Vec::with_capacity(self.num_symbols());
+        let mut next = 0;
+        for &u in &used {
+            replacement.push(if u {
+                next += 1;
+                AffineExpr::Symbol(next - 1)
+            } else {
+                AffineExpr::Constant(0)
+            });
+        }
+        for i in 0..self.rt_vars.len() {
+            replacement.push(AffineExpr::Symbol(next + i));
+        }
+        let dims: Vec<AffineExpr> = (0..num_dims).map(AffineExpr::Dim).collect();
+        self.results = self
+            .results
+            .iter()
+            .map(|e| e.substitute(&dims, &replacement))
+            .collect();
+        self.constraints = kept
+            .into_iter()
+            .map(|(e, iv)| (e.substitute(&dims, &replacement), iv))
+            .collect();
+        // Default names follow the new positions (`s2` becomes `s1`), as in XLA's output.
+        self.range_vars = std::mem::take(&mut self.range_vars)
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| used[*i])
+            .enumerate()
+            .map(|(new, (old, v))| renumbered(&v, "s", old, new))
+            .collect();
+        removed
+    }
+
+    fn simplify_constraints_once(&mut self) -> Pass {
+        if self.constraints.is_empty() {
+            return Pass::Unchanged;
+        }
+        let simplifier = ExprSimplifier::new(RangeEvaluator::new(self, false));
+        let num_dims = self.dims.len();
+        let num_symbols = self.num_symbols();
+        let old = std::mem::take(&mut self.constraints);
+        let mut changed = false;
+        let mut kept: Vec<(AffineExpr, Interval)> = Vec::with_capacity(old.len());
+        for (e, iv) in old {
+            if iv.is_empty() {
+                return Pass::Empty;
+            }
+            let simplified = simplifier.simplify(&e);
+            let (e2, iv2) = simplifier.simplify_constraint_range(simplified, iv);
+            if iv2.is_empty() {
+                return Pass::Empty;
+            }
+            if e2 != e || iv2 != iv {
+                changed = true;
+            }
+            let bounds = match e2 {
+                AffineExpr::Constant(c) => {
+                    if !iv2.contains(c) {
+                        return Pass::Empty;
+                    }
+                    changed = true;
+                    continue;
+                }
+                AffineExpr::Dim(i) if i < num_dims => Some(&mut self.dims[i].bounds),
+                AffineExpr::Symbol(i) if i < num_symbols => {
+                    let range_vars = self.range_vars.len();
+                    Some(if i < range_vars {
+                        &mut self.range_vars[i].bounds
+                    } else {
+                        &mut self.rt_vars[i - range_vars].bounds
+                    })
+                }
+                _ => None,
+            };
+            if let Some(bounds) = bounds {
+                *bounds = bounds.intersect(iv2);
+                if bounds.is_empty() {
+                    return Pass::Empty;
+                }
+                changed = true;
+                continue;
+            }
+            let range = simplifier.ranges.wrapped_range(&e2);
+            if iv2.includes(range) {
+                changed = true;
+                continue;
+            }
+            if range.intersect(iv2).is_empty() {
+                return Pass::Empty;
+            }
+            if let Some(existing) = kept.iter_mut().find(|(k, _)| *k == e2) {
+                existing.1 = existing.1.intersect(iv2);
+                if existing.1.is_empty() {
+                    return Pass::Empty;
+                }
+                changed = true;
+                continue;
+            }
+            kept.push((e2, iv2));
+        }
+        self.constraints = kept;
+        if changed {
+            Pass::Changed
+        } else {
+            Pass::Unchanged
+        }
+    }
+}
+
+enum Pass {
+    Empty,
+    Changed,
+    Unchanged,
+}
+
+/// `Σ coefficient · atom + constant`: a flattened sum. Atoms are dimensions, symbols and
+/// `floordiv`/`ceildiv`/`mod` expressions.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Sum {
+    terms: Vec<(AffineExpr, i64)>,
+    constant: i64,
+}
+
+impl Sum {
+    /// Combines like terms and drops zero ones. `None` on coefficient overflow.
+    fn normalize(&mut self) -> Option<()> {
+        if self.terms.len() > 1 {
+            self.terms.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut merged: Vec<(AffineExpr, i64)> = Vec::with_capacity(self.terms.len());
+            for (atom, c) in self.terms.drain(..) {
+                match merged.last_mut() {
+                    Some((last, lc)) if *last == atom => *lc = lc.checked_add(c)?,
+                    _ => merged.push((atom, c)),
+                }
+            }
+            self.terms = merged;
+        }
+        self.terms.retain(|(_, c)| *c != 0);
+        Some(())
+    }
+
+    /// The canonical expression: terms in [`compare_exprs`] order, constant last.
+    fn build(&self) -> AffineExpr {
+        let mut summands: Vec<AffineExpr> = self
+            .terms
+            .iter()
+            .map(|(atom, c)| {
+                if *c == 1 {
+                    atom.clone()
+                } else {
+                    AffineExpr::Mul(Box::new(atom.clone()), *c)
+                }
+            })
+            .collect();
+        summands.sort_by(compare_exprs);
+        let mut summands = summands.into_iter();
+        let Some(mut acc) = summands.next() else {
+            return AffineExpr::Constant(self.constant);
+        };
+        for s in summands {
+            acc = AffineExpr::Add(Box::new(acc), Box::new(s));
+        }
+        if self.constant != 0 {
+            acc = AffineExpr::Add(Box::new(acc), Box::new(AffineExpr::Constant(self.constant)));
+        }
+        acc
+    }
+}
+
+fn kind_rank(e: &AffineExpr) -> u8 {
+    match e {
+        AffineExpr::Add(..) => 0,
+        AffineExpr::Mul(..) => 1,
+        AffineExpr::Mod(..) => 2,
+        AffineExpr::FloorDiv(..) => 3,
+        AffineExpr::CeilDiv(..) => 4,
+        AffineExpr::Dim(_) => 5,
+        AffineExpr::Symbol(_) => 6,
+        AffineExpr::Constant(_) => 7,
+    }
+}
+
+/// The order of summands in a simplified sum (that of XLA's `CompareExprs`, which follows
+/// MLIR's expression kinds): by kind — sums, products, `mod`, `floordiv`, `ceildiv`,
+/// dimensions, symbols, constants last — then by operands, then by position or value.
+pub fn compare_exprs(a: &AffineExpr, b: &AffineExpr) -> Ordering {
+    use AffineExpr::*;
+    kind_rank(a).cmp(&kind_rank(b)).then_with(|| match (a, b) {
+        (Add(a1, a2), Add(b1, b2)) => compare_exprs(a1, b1).then_with(|| compare_exprs(a2, b2)),
+        (Mul(x, c), Mul(y, d))
+        | (Mod(x, c), Mod(y, d))
+        | (FloorDiv(x, c), FloorDiv(y, d))
+        | (CeilDiv(x, c), CeilDiv(y, d)) => compare_exprs(x, y).then(c.cmp(d)),
+        (Dim(i), Dim(j)) | (Symbol(i), Symbol(j)) => i.cmp(j),
+        (Constant(x), Constant(y)) => x.cmp(y),
+        _ => Ordering::Equal,
+    })
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    // gcd(i64::MIN, 0) does not fit: report 1, which disables the rules that use it.
+    i64::try_from(a).unwrap_or(1)
+}
+
+/// Simplifies expressions given the ranges of one map's variables.
+pub(crate) struct ExprSimplifier {
+    pub ranges: RangeEvaluator,
+}
+
+impl ExprSimplifier {
+    pub fn new(ranges: RangeEvaluator) -> ExprSimplifier {
+        ExprSimplifier { ranges }
+    }
+
+    /// Rewrites `e` to a fixpoint; `e` itself if that could overflow (module doc).
+    pub fn simplify(&self, e: &AffineExpr) -> AffineExpr {
+        if self.ranges.may_overflow(e) {
+            return e.clone();
+        }
+        let mut current = e.clone();
+        for _ in 0..MAX_ITERATIONS {
+            match self.once(&current) {
+                Some(next) if next != current => current = next,
+                _ => break,
+            }
+        }
+        if self.ranges.may_overflow(&current) {
+            return e.clone();
+        }
+        current
+    }
+
+    fn range(&self, e: &AffineExpr) -> Range {
+        self.ranges.range(e)
+    }
+
+    /// One bottom-up rewrite round. `None` when a coefficient would overflow.
+    fn once(&self, e: &AffineExpr) -> Option<AffineExpr> {
+        if !matches!(e, AffineExpr::Constant(_)) {
+            let r = self.range(e);
+            if r.is_point() {
+                return Some(AffineExpr::Constant(i64::try_from(r.lo).ok()?));
+            }
+        }
+        match e {
+            AffineExpr::Constant(_) | AffineExpr::Dim(_) | AffineExpr::Symbol(_) => Some(e.clone()),
+            AffineExpr::Add(..) | AffineExpr::Mul(..) => {
+                let mut sum = Sum::default();
+                self.flatten(e, 1, &mut sum, true)?;
+                let sum = self.rewrite_sum(sum)?;
+                Some(sum.build())
+            }
+            AffineExpr::FloorDiv(a, d) if *d > 0 => self.floor_div(a, *d),
+            AffineExpr::CeilDiv(a, d) if *d > 0 => self.ceil_div(a, *d),
+            AffineExpr::Mod(a, m) if *m > 0 => self.modulo(a, *m),
+            // Not constructible through the API; leave alone.
+            AffineExpr::FloorDiv(..) | AffineExpr::CeilDiv(..) | AffineExpr::Mod(..) => {
+                Some(e.clone())
+            }
+        }
+    }
+
+    /// Adds `coeff · e` to `sum`, distributing products over sums. With `simplify_atoms`,
+    /// each atom is first rewritten by [`Self::once`].
+    fn flatten(
+        &self,
+        e: &AffineExpr,
+        coeff: i64,
+        sum: &mut Sum,
+        simplify_atoms: bool,
+    ) -> Option<()> {
+        if coeff == 0 {
+            return Some(());
+        }
+        match e {
+            AffineExpr::Constant(c) => {
+                sum.constant = sum.constant.checked_add(c.checked_mul(coeff)?)?;
+            }
+            AffineExpr::Add(a, b) => {
+                self.flatten(a, coeff, sum, simplify_atoms)?;
+                self.flatten(b, coeff, sum, simplify_atoms)?;
+            }
+            AffineExpr::Mul(a, c) => {
+                self.flatten(a, coeff.checked_mul(*c)?, sum, simplify_atoms)?
+            }
+            _ if simplify_atoms => {
+                let s = self.once(e)?;
+                self.flatten(&s, coeff, sum, false)?;
+            }
+            _ => sum.terms.push((e.clone(), coeff)),
+        }
+        Some(())
+    }
+
+    fn sum_of(&self, e: &AffineExpr) -> Option<Sum> {
+        let mut sum = Sum::default();
+        self.flatten(e, 1, &mut sum, false)?;
+        sum.normalize()?;
+        Some(sum)
+    }
+
+    /// Recombines `mod`/`floordiv` pairs in a sum (module doc).
+    fn rewrite_sum(&self, mut sum: Sum) -> Option<Sum> {
+        sum.normalize()?;
+        let has = |sum: &Sum, f: fn(&AffineExpr) -> bool| sum.terms.iter().any(|(t, _)| f(t));
+        if !has(&sum, |t| matches!(t, AffineExpr::FloorDiv(..))) {
+            return Some(sum);
+        }
+        // (x mod c) * k + (x floordiv c) * (c * k) = x * k.
+        'restart: loop {
+            for i in 0..sum.terms.len() {
+                let (AffineExpr::Mod(x, c), k) = &sum.terms[i] else {
+                    continue;
+                };
+                let (x, c, k) = ((**x).clone(), *c, *k);
+                let Some(div_coeff) = c.checked_mul(k) else {
+                    continue;
+                };
+                let direct = AffineExpr::FloorDiv(Box::new(x.clone()), c);
+                let find = |target: &AffineExpr| {
+                    sum.terms
+                        .iter()
+                        .position(|(t, tc)| t == target && *tc == div_coeff)
+                };
+                let j = find(&direct).or_else(|| find(&self.simplify(&direct)));
+                if let Some(j) = j {
+                    let (hi, lo) = (i.max(j), i.min(j));
+                    sum.terms.remove(hi);
+                    sum.terms.remove(lo);
+                    self.flatten(&x, k, &mut sum, false)?;
+                    sum.normalize()?;
+                    continue 'restart;
+                }
+            }
+            break;
+        }
+        // x * k - (x floordiv c) * (c * k) = (x mod c) * k, when all of x * k is there.
+        'restart: loop {
+            for i in 0..sum.terms.len() {
+                let (AffineExpr::FloorDiv(x, c), cd) = &sum.terms[i] else {
+                    continue;
+                };
+                let (c, cd) = (*c, *cd);
+                if cd >= 0 || cd % c != 0 {
+                    continue;
+                }
+                let Some(k) = (cd / c).checked_neg() else {
+                    continue;
+                };
+                let x = (**x).clone();
+                let xs = self.sum_of(&x)?;
+                if xs.terms.is_empty() {
+                    continue;
+                }
+                let mut positions = Vec::with_capacity(xs.terms.len());
+                for (t, tc) in &xs.terms {
+                    let want = tc.checked_mul(k)?;
+                    match sum.terms.iter().position(|(s, sc)| s == t && *sc == want) {
+                        Some(p) => positions.push(p),
+                        None => break,
+                    }
+                }
+                if positions.len() != xs.terms.len() {
+                    continue;
+                }
+                positions.push(i);
+                positions.sort_unstable();
+                for p in positions.into_iter().rev() {
+                    sum.terms.remove(p);
+                }
+                sum.constant = sum.constant.checked_sub(xs.constant.checked_mul(k)?)?;
+                sum.terms.push((AffineExpr::Mod(Box::new(x), c), k));
+                sum.normalize()?;
+                continue 'restart;
+            }
+            break;
+        }
+        Some(sum)
+    }
+
+    /// Terms ordered by decreasing |coefficient| (ties: canonical order), with the exact
+    /// range of each `coefficient · atom`.
+    fn ordered_terms(&self, sum: &Sum) -> Vec<(AffineExpr, i64, Range)> {
+        let mut terms: Vec<(AffineExpr, i64, Range)> = sum
+            .terms
+            .iter()
+            .map(|(t, c)| (t.clone(), *c, self.range(t).mul(*c)))
+            .collect();
+        terms.sort_by(|a, b| {
+            b.1.unsigned_abs()
+                .cmp(&a.1.unsigned_abs())
+                .then_with(|| compare_exprs(&a.0, &b.0))
+        });
+        terms
+    }
+
+    /// Finds the shortest prefix `H` of `terms` and `g = gcd(divisor, coefficients of H)`
+    /// such that the rest plus `constant` lies within `[j·g, j·g + g - 1]`; returns
+    /// `(prefix length, g, j)`. `g = divisor` for the empty prefix.
+    fn split(
+        &self,
+        terms: &[(AffineExpr, i64, Range)],
+        constant: i64,
+        divisor: i64,
+        require_zero_block: bool,
+    ) -> Option<(usize, i64, i128)> {
+        // suffix[p]: range of terms[p..] + constant.
+        let mut suffix = vec![Range::point(constant as i128); terms.len() + 1];
+        for p in (0..terms.len()).rev() {
+            suffix[p] = suffix[p + 1].add(terms[p].2);
+        }
+        let mut g = divisor;
+        for p in 0..=terms.len() {
+            if p > 0 {
+                g = gcd(g, terms[p - 1].1);
+            }
+            if g <= 1 {
+                return None;
+            }
+            let rest = suffix[p];
+            if rest.is_empty() || !rest.is_finite() {
+                continue;
+            }
+            let g128 = g as i128;
+            let j = rest.lo.div_euclid(g128);
+            if j == rest.hi.div_euclid(g128) && (!require_zero_block || j == 0 || p == 0) {
+                return Some((p, g, j));
+            }
+        }
+        None
+    }
+
+    fn floor_div(&self, a: &AffineExpr, d: i64) -> Option<AffineExpr> {
+        let a = self.once(a)?;
+        if d == 1 {
+            return Some(a);
+        }
+        let r = self.range(&a);
+        if !r.is_empty()
+            && r.is_finite()
+            && r.lo.div_euclid(d as i128) == r.hi.div_euclid(d as i128)
+        {
+            return Some(AffineExpr::Constant(
+                i64::try_from(r.lo.div_euclid(d as i128)).ok()?,
+            ));
+        }
+        match &a {
+            // (x mod (d * c)) floordiv d = (x floordiv d) mod c.
+            AffineExpr::Mod(x, m) if m % d == 0 => {
+                return Some(AffineExpr::Mod(
+                    Box::new(AffineExpr::FloorDiv(x.clone(), d)),
+                    m / d,
+                ));
+            }
+            // (x floordiv a) floordiv d = x floordiv (a * d).
+            AffineExpr::FloorDiv(x, inner) => {
+                if let Some(product) = inner.checked_mul(d) {
+                    return Some(AffineExpr::FloorDiv(x.clone(), product));
+                }
+            }
+            _ => {}
+        }
+        let sum = self.sum_of(&a)?;
+        let mut outer = Sum::default();
+        let mut inner = Sum::default();
+        for (t, c) in sum.terms {
+            if c % d == 0 {
+                outer.terms.push((t, c / d));
+            } else {
+                inner.terms.push((t, c));
+            }
+        }
+        outer.constant = sum.constant.div_euclid(d);
+        inner.constant = sum.constant.rem_euclid(d);
+        let mut divisor = d;
+        let ordered = self.ordered_terms(&inner);
+        if let Some((p, g, j)) = self.split(&ordered, inner.constant, d, false) {
+            inner = Sum {
+                terms: ordered[..p]
+                    .iter()
+                    .map(|(t, c, _)| (t.clone(), c / g))
+                    .collect(),
+                constant: i64::try_from(j).ok()?,
+            };
+            divisor = d / g;
+        }
+        // (x floordiv c + r) floordiv d = (x + r * c) floordiv (c * d), for one such x.
+        let inner_divs: Vec<usize> = (0..inner.terms.len())
+            .filter(|&i| matches!(inner.terms[i], (AffineExpr::FloorDiv(..), 1)))
+            .collect();
+        if divisor > 1
+            && let [i] = inner_divs[..]
+            && let (AffineExpr::FloorDiv(x, c), _) = &inner.terms[i]
+            && let Some(product) = c.checked_mul(divisor)
+        {
+            let (x, c) = ((**x).clone(), *c);
+            let mut absorbed = Sum::default();
+            self.flatten(&x, 1, &mut absorbed, false)?;
+            for (k, (t, tc)) in inner.terms.iter().enumerate() {
+                if k != i {
+                    absorbed.terms.push((t.clone(), tc.checked_mul(c)?));
+                }
+            }
+            absorbed.constant = absorbed
+                .constant
+                .checked_add(inner.constant.checked_mul(c)?)?;
+            absorbed.normalize()?;
+            inner = absorbed;
+            divisor = product;
+        }
+        let quotient = if divisor == 1 {
+            inner.build()
+        } else {
+            AffineExpr::FloorDiv(Box::new(inner.build()), divisor)
+        };
+        self.flatten(&quotient, 1, &mut outer, false)?;
+        outer.normalize()?;
+        Some(outer.build())
+    }
+
+    fn ceil_div(&self, a: &AffineExpr, d: i64) -> Option<AffineExpr> {
+        let a = self.once(a)?;
+        if d == 1 {
+            return Some(a);
+        }
+        let r = self.range(&a);
+        if !r.is_empty() && r.is_finite() && div_ceil(r.lo, d as i128) == div_ceil(r.hi, d as i128)
+        {
+            return Some(AffineExpr::Constant(
+                i64::try_from(div_ceil(r.lo, d as i128)).ok()?,
+            ));
+        }
+        let sum = self.sum_of(&a)?;
+        let mut outer = Sum::default();
+        let mut inner = Sum::default();
+        for (t, c) in sum.terms {
+            if c % d == 0 {
+                outer.terms.push((t, c / d));
+            } else {
+                inner.terms.push((t, c));
+            }
+        }
+        // ⌈(d·q + r + x) / d⌉ = q + ⌈(r + x) / d⌉.
+        outer.constant = sum.constant.div_euclid(d);
+        inner.constant = sum.constant.rem_euclid(d);
+        let quotient = AffineExpr::CeilDiv(Box::new(inner.build()), d);
+        self.flatten(&quotient, 1, &mut outer, false)?;
+        outer.normalize()?;
+        Some(outer.build())
+    }
+
+    fn modulo(&self, a: &AffineExpr, m: i64) -> Option<AffineExpr> {
+        let a = self.once(a)?;
+        if m == 1 {
+            return Some(AffineExpr::Constant(0));
+        }
+        let r = self.range(&a);
+        let m128 = m as i128;
+        if !r.is_empty() && r.is_finite() && r.lo.div_euclid(m128) == r.hi.div_euclid(m128) {
+            // No wrap-around: e mod m = e - j·m.
+            let j = i64::try_from(r.lo.div_euclid(m128)).ok()?;
+            if j == 0 {
+                return Some(a);
+            }
+            let mut sum = self.sum_of(&a)?;
+            sum.constant = sum.constant.checked_sub(j.checked_mul(m)?)?;
+            return Some(sum.build());
+        }
+        // (x mod (m * c)) mod m = x mod m.
+        if let AffineExpr::Mod(x, outer) = &a
+            && outer % m == 0
+        {
+            return Some(AffineExpr::Mod(x.clone(), m));
+        }
+        let mut sum = self.sum_of(&a)?;
+        sum.terms.retain(|(_, c)| c % m != 0);
+        sum.constant = sum.constant.rem_euclid(m);
+        let ordered = self.ordered_terms(&sum);
+        if let Some((p, g, j)) = self.split(&ordered, sum.constant, m, true) {
+            // ((g·H' + L) mod m) = (H' mod (m/g))·g + L for L in [0, g) (and the
+            // wrap-free case e - j·m for the empty prefix).
+            let mut result = Sum {
+                terms: ordered[p..]
+                    .iter()
+                    .map(|(t, c, _)| (t.clone(), *c))
+                    .collect(),
+                constant: sum.constant,
+            };
+            if p == 0 {
+                result.constant = result
+                    .constant
+                    .checked_sub(i64::try_from(j).ok()?.checked_mul(m)?)?;
+            } else if m / g > 1 {
+                let high = Sum {
+                    terms: ordered[..p]
+                        .iter()
+                        .map(|(t, c, _)| (t.clone(), c / g))
+                        .collect(),
+                    constant: 0,
+                };
+                let wrapped = AffineExpr::Mod(Box::new(high.build()), m / g);
+                result.terms.push((wrapped, g));
+            }
+            result.normalize()?;
+            return Some(result.build());
+        }
+        Some(AffineExpr::Mod(Box::new(sum.build()), m))
+    }
+
+    /// Moves constants, factors and divisions from a constraint's expression into its
+    /// interval (module doc). Returns the new pair; the interval may come out empty.
+    pub fn simplify_constraint_range(&self, e: AffineExpr, iv: Interval) -> (AffineExpr, Interval) {
+        if self.ranges.may_overflow(&e) {
+            return (e, iv);
+        }
+        let (min, max) = (i64::MIN as i128, i64::MAX as i128);
+        let (mut e, mut lo, mut hi) = (e, iv.lo as i128, iv.hi as i128);
+        for _ in 0..MAX_ITERATIONS {
+            let next = match &e {
+                AffineExpr::Add(rest, c) if matches!(**c, AffineExpr::Constant(_)) => {
+                    let c = c.as_constant().unwrap_or(0) as i128;
+                    (lo, hi) = (lo - c, hi - c);
+                    (**rest).clone()
+                }
+                AffineExpr::Mul(x, c) if *c > 0 => {
+                    let c = *c as i128;
+                    (lo, hi) = (div_ceil(lo, c), hi.div_euclid(c));
+                    (**x).clone()
+                }
+                AffineExpr::Mul(x, c) if *c < 0 => {
+                    let c = -(*c as i128);
+                    (lo, hi) = (div_ceil(-hi, c), (-lo).div_euclid(c));
+                    (**x).clone()
+                }
+                AffineExpr::FloorDiv(x, d) if *d > 0 => {
+                    let d = *d as i128;
+                    (lo, hi) = (
+                        lo.saturating_mul(d),
+                        hi.saturating_mul(d).saturating_add(d - 1),
+                    );
+                    (**x).clone()
+                }
+                AffineExpr::CeilDiv(x, d) if *d > 0 => {
+                    let d = *d as i128;
+                    (lo, hi) = (
+                        (lo - 1).saturating_mul(d).saturating_add(1),
+                        hi.saturating_mul(d),
+                    );
+                    (**x).clone()
+                }
+                AffineExpr::Add(..) => match self.split_constraint_sum(&e, lo, hi) {
+                    Some((h, a, b)) => {
+                        (lo, hi) = (a, b);
+                        h
+                    }
+                    None => break,
+                },
+                _ => break,
+            };
+            e = next;
+            if lo > hi || lo > max || hi < min {
+                return (e, Interval::EMPTY);
+            }
+            // The subexpression never leaves i64, so clamping loses nothing.
+            (lo, hi) = (lo.max(min), hi.min(max));
+        }
+        (e, Interval::new(lo as i64, hi as i64))
+    }
+
+    /// `g·H + L in [lo, hi]` with `⌈(lo - L)/g⌉` and `⌊(hi - L)/g⌋` the same for every
+    /// value of `L` is `H in [those]`.
+    fn split_constraint_sum(
+        &self,
+        e: &AffineExpr,
+        lo: i128,
+        hi: i128,
+    ) -> Option<(AffineExpr, i128, i128)> {
+        let sum = self.sum_of(e)?;
+        if sum.constant != 0 {
+            return None;
+        }
+        let ordered = self.ordered_terms(&sum);
+        let mut suffix = vec![Range::point(0); ordered.len() + 1];
+        for p in (0..ordered.len()).rev() {
+            suffix[p] = suffix[p + 1].add(ordered[p].2);
+        }
+        let mut g = 0;
+        for p in 1..=ordered.len() {
+            g = gcd(g, ordered[p - 1].1);
+            if g <= 1 {
+                return None;
+            }
+            let rest = suffix[p];
+            if rest.is_empty() || !rest.is_finite() {
+                continue;
+            }
+            let g128 = g as i128;
+            let a = div_ceil(lo - rest.hi, g128);
+            let b = (hi - rest.lo).div_euclid(g128);
+            if a == div_ceil(lo - rest.lo, g128) && b == (hi - rest.hi).div_euclid(g128) {
+                let high = Sum {
+                    terms: ordered[..p]
+                        .iter()
+                        .map(|(t, c, _)| (t.clone(), c / g))
+                        .collect(),
+                    constant: 0,
+                };
+                return Some((high.build(), a, b));
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::{cst, dim, sym};
+    use crate::linearize::delinearize;
+    use crate::map::{Variable, default_dims, default_range_vars};
+
+    /// Parses, simplifies and prints.
+    fn simplify(text: &str) -> String {
+        let mut map = IndexingMap::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        map.simplify();
+        map.to_string()
+    }
+
+    #[test]
+    fn must_show_gelu_delinearized_over_6x512x4096() {
+        let linear = IndexingMap::new(
+            vec![
+                Variable::new("th_x", Interval::new(0, 127)),
+                Variable::new("bl_x", Interval::new(0, 24575)),
+            ],
+            vec![Variable::new("vector_index", Interval::new(0, 3))],
+            Vec::new(),
+            vec![dim(1) * 512 + dim(0) * 4 + sym(0)],
+        );
+        let shape = [6, 512, 4096];
+        let delinearization = IndexingMap::new(
+            default_dims(&[shape.iter().product()]),
+            Vec::new(),
+            Vec::new(),
+            delinearize(dim(0), &shape),
+        );
+        assert_eq!(
+            delinearization.to_string(),
+            "(d0) -> (d0 floordiv 2097152, (d0 floordiv 4096) mod 512, d0 mod 4096), \
+             domain: d0 in [0, 12582911]"
+        );
+        let mut map = linear.compose(&delinearization);
+        map.simplify();
+        assert_eq!(
+            map.to_string(),
+            "(th_x, bl_x)[vector_index] -> (bl_x floordiv 4096, (bl_x floordiv 8) mod 512, \
+             (bl_x mod 8) * 512 + th_x * 4 + vector_index), domain: th_x in [0, 127], \
+             bl_x in [0, 24575], vector_index in [0, 3]"
+        );
+    }
+
+    /// `(input, simplified)` pairs: the input's results (and constraints) simplify to
+    /// exactly the printed output.
+    fn check(cases: &[(&str, &str)]) {
+        for (input, want) in cases {
+            assert_eq!(simplify(input), *want, "simplifying {input}");
+        }
+    }
+
+    #[test]
+    fn folds_constants_and_normalizes_sums() {
+        check(&[
+            (
+                "(d0, d1) -> (d0 * 2 + 3 + d1 + d0 * -2 + 4 * (d1 + 1)), domain: d0 in [0, 9], d1 in [0, 9]",
+                "(d0, d1) -> (d1 * 5 + 7), domain: d0 in [0, 9], d1 in [0, 9]",
+            ),
+            (
+                "(d0, d1) -> (d0 + d1 * -3 + -4), domain: d0 in [0, 3], d1 in [0, 5]",
+                "(d0, d1) -> (d1 * -3 + d0 - 4), domain: d0 in [0, 3], d1 in [0, 5]",
+            ),
+            (
+                "(d0, d1) -> (d1 + d0, (d0 * 2) * 3, 2 * 3 + 1), domain: d0 in [0, 3], d1 in [0, 5]",
+                "(d0, d1) -> (d0 + d1, d0 * 6, 7), domain: d0 in [0, 3], d1 in [0, 5]",
+            ),
+            // Variables with a single value become constants.
+            (
+                "(d0)[s0] -> (d0 + s0), domain: d0 in [3, 3], s0 in [0, 5]",
+                "(d0)[s0] -> (s0 + 3), domain: d0 in [3, 3], s0 in [0, 5]",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn mod_by_a_modulus_above_the_range_disappears() {
+        check(&[
+            (
+                "(d0) -> (d0 mod 8), domain: d0 in [0, 7]",
+                "(d0) -> (d0), domain: d0 in [0, 7]",
+            ),
+            (
+                "(d0) -> ((d0 + 8) mod 8, (d0 + 3) mod 8), domain: d0 in [0, 4]",
+                "(d0) -> (d0, d0 + 3), domain: d0 in [0, 4]",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn floordiv_by_a_divisor_above_the_range_is_zero() {
+        check(&[
+            (
+                "(d0) -> (d0 floordiv 8), domain: d0 in [0, 7]",
+                "(d0) -> (0), domain: d0 in [0, 7]",
+            ),
+            (
+                "(d0) -> ((d0 + 16) floordiv 8), domain: d0 in [0, 7]",
+                "(d0) -> (2), domain: d0 in [0, 7]",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn nested_floordiv_and_mod() {
+        check(&[
+            (
+                "(d0) -> ((d0 floordiv 4) floordiv 8), domain: d0 in [0, 1000]",
+                "(d0) -> (d0 floordiv 32), domain: d0 in [0, 1000]",
+            ),
+            (
+                "(d0) -> ((d0 mod 96) floordiv 32), domain: d0 in [0, 1000]",
+                "(d0) -> ((d0 floordiv 32) mod 3), domain: d0 in [0, 1000]",
+            ),
+            (
+                "(d0) -> ((d0 mod 96) mod 32, (d0 mod 32) mod 96), domain: d0 in [0, 1000]",
+                "(d0) -> (d0 mod 32, d0 mod 32), domain: d0 in [0, 1000]",
+            ),
+            (
+                "(d0) -> ((d0 floordiv 4 + 8) floordiv 2), domain: d0 in [0, 100]",
+                "(d0) -> (d0 floordiv 8 + 4), domain: d0 in [0, 100]",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn sums_split_by_divisibility() {
+        check(&[
+            (
+                "(d0, d1) -> ((d0 * 8 + d1) floordiv 8, (d0 * 8 + d1) mod 8), \
+                 domain: d0 in [0, 100], d1 in [0, 7]",
+                "(d0, d1) -> (d0, d1), domain: d0 in [0, 100], d1 in [0, 7]",
+            ),
+            (
+                "(d0, d1) -> ((d0 * 6 + d1) floordiv 9), domain: d0 in [0, 100], d1 in [0, 2]",
+                "(d0, d1) -> ((d0 * 2) floordiv 3), domain: d0 in [0, 100], d1 in [0, 2]",
+            ),
+            (
+                "(d0, d1)[s0] -> ((d1 * 512 + d0 * 4 + s0) mod 4096), \
+                 domain: d0 in [0, 127], d1 in [0, 24575], s0 in [0, 3]",
+                "(d0, d1)[s0] -> ((d1 mod 8) * 512 + d0 * 4 + s0), \
+                 domain: d0 in [0, 127], d1 in [0, 24575], s0 in [0, 3]",
+            ),
+            (
+                "(d0) -> ((d0 * 4) mod 8, (d0 * 4 + 2) mod 8, (d0 * 6) mod 8), domain: d0 in [0, 100]",
+                "(d0) -> ((d0 mod 2) * 4, (d0 mod 2) * 4 + 2, ((d0 * 3) mod 4) * 2), domain: d0 in [0, 100]",
+            ),
+            (
+                "(d0) -> ((d0 * 12) floordiv 8, (d0 * 16 + 5) floordiv 8), domain: d0 in [0, 100]",
+                "(d0) -> ((d0 * 3) floordiv 2, d0 * 2), domain: d0 in [0, 100]",
+            ),
+            (
+                "(d0) -> ((d0 + 7) ceildiv 8, (d0 * 8 + 3) ceildiv 4), domain: d0 in [0, 100]",
+                "(d0) -> ((d0 + 7) ceildiv 8, d0 * 2 + 1), domain: d0 in [0, 100]",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn mod_and_floordiv_pairs_recombine() {
+        check(&[
+            (
+                "(d0) -> ((d0 mod 4) * 3 + (d0 floordiv 4) * 12), domain: d0 in [0, 100]",
+                "(d0) -> (d0 * 3), domain: d0 in [0, 100]",
+            ),
+            (
+                "(d0) -> (d0 - (d0 floordiv 4) * 4), domain: d0 in [0, 100]",
+                "(d0) -> (d0 mod 4), domain: d0 in [0, 100]",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn constraints_fold_into_ranges_or_disappear() {
+        check(&[
+            (
+                "(d0, d1) -> (d0), domain: d0 in [0, 100], d1 in [0, 4], d0 + 5 in [0, 50], \
+                 d1 * 4 in [2, 13], d0 floordiv 4 in [1, 5]",
+                "(d0, d1) -> (d0), domain: d0 in [4, 23], d1 in [1, 3]",
+            ),
+            (
+                "(d0, d1) -> (d0, d1), domain: d0 in [0, 100], d1 in [0, 3], d0 * 4 + d1 in [0, 11]",
+                "(d0, d1) -> (d0, d1), domain: d0 in [0, 2], d1 in [0, 3]",
+            ),
+            (
+                "(d0, d1) -> (d0 + d1), domain: d0 in [0, 10], d1 in [0, 10], d0 + d1 in [0, 20]",
+                "(d0, d1) -> (d0 + d1), domain: d0 in [0, 10], d1 in [0, 10]",
+            ),
+            (
+                "(d0)[s0, s1] -> (d0 + s1), domain: d0 in [0, 3], s0 in [0, 5], s1 in [0, 2], \
+                 s0 + s1 in [0, 4]",
+                "(d0)[s0, s1] -> (d0 + s1), domain: d0 in [0, 3], s0 in [0, 5], s1 in [0, 2], \
+                 s0 + s1 in [0, 4]",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn results_use_constraints() {
+        check(&[(
+            "(d0, d1) -> ((d0 + d1) mod 16), domain: d0 in [0, 10], d1 in [0, 10], d0 + d1 in [0, 12]",
+            "(d0, d1) -> (d0 + d1), domain: d0 in [0, 10], d1 in [0, 10], d0 + d1 in [0, 12]",
+        )]);
+    }
+
+    #[test]
+    fn detects_empty_domains() {
+        check(&[
+            (
+                "(d0, d1) -> (d0 + d1), domain: d0 in [0, 10], d1 in [0, 10], d0 + d1 in [30, 40]",
+                "(d0, d1) -> (0), domain: d0 in [0, -1], d1 in [0, -1]",
+            ),
+            (
+                "(d0)[s0] -> (d0), domain: d0 in [0, 10], s0 in [0, 3], d0 mod 2 in [5, 6]",
+                "(d0)[s0] -> (0), domain: d0 in [0, -1], s0 in [0, -1]",
+            ),
+            (
+                "(d0) -> (d0), domain: d0 in [0, 10], d0 * 2 in [3, 3]",
+                "(d0) -> (0), domain: d0 in [0, -1]",
+            ),
+            (
+                "() -> (5), domain: 2 in [3, 4]",
+                "() -> (0), domain: 0 in [0, -1]",
+            ),
+            (
+                "(d0) -> (d0), domain: d0 in [5, 4]",
+                "(d0) -> (0), domain: d0 in [0, -1]",
+            ),
+        ]);
+        let mut map = IndexingMap::parse("() -> (5), domain: 2 in [3, 4]").unwrap();
+        assert!(map.is_known_empty());
+        map.simplify();
+        assert!(map.is_known_empty());
+        assert!(!map.contains(&[], &[]));
+        // A constraint on a bare variable narrows its range.
+        check(&[(
+            "(d0) -> (d0), domain: d0 in [0, 10], d0 in [3, 4], d0 in [4, 20]",
+            "(d0) -> (4), domain: d0 in [4, 4]",
+        )]);
+    }
+
+    #[test]
+    fn expressions_that_may_overflow_are_left_alone() {
+        let text = "(d0) -> ((d0 * 4611686018427387904 + d0 * 4611686018427387904) floordiv 2), \
+                    domain: d0 in [0, 3]";
+        let mut map = IndexingMap::parse(text).unwrap();
+        let before = map.clone();
+        map.simplify();
+        assert_eq!(map.results, before.results);
+        for d0 in 0..4 {
+            assert_eq!(map.eval(&[d0], &[]), before.eval(&[d0], &[]));
+        }
+    }
+
+    #[test]
+    fn remove_unused_symbols_keeps_runtime_variables() {
+        let mut map = IndexingMap::parse(
+            "(d0)[s0, s1, s2, s3]{rt0} -> (d0 + s1 + rt0), domain: d0 in [0, 3], s0 in [0, 5], \
+             s1 in [0, 2], s2 in [0, 7], s3 in [0, 7], rt0 in [0, 9], s2 + s1 in [0, 8], \
+             s3 * 2 in [0, 5]",
+        )
+        .unwrap();
+        assert_eq!(map.remove_unused_symbols(), vec![0, 3]);
+        assert_eq!(
+            map.to_string(),
+            "(d0)[s0, s1]{rt0} -> (d0 + s0 + rt0), domain: d0 in [0, 3], s0 in [0, 2], \
+             s1 in [0, 7], rt0 in [0, 9], s1 + s0 in [0, 8]"
+        );
+        assert_eq!(map.remove_unused_symbols(), Vec::<usize>::new());
+        // A constraint on removed symbols alone that can never hold: known empty instead.
+        let mut map = IndexingMap::parse(
+            "(d0)[s0] -> (d0), domain: d0 in [0, 3], s0 in [0, 5], s0 * 2 in [20, 30]",
+        )
+        .unwrap();
+        assert_eq!(map.remove_unused_symbols(), Vec::<usize>::new());
+        assert!(map.is_known_empty());
+    }
+
+    #[test]
+    fn simplify_expr_uses_the_map() {
+        let map = IndexingMap::new(
+            default_dims(&[16]),
+            default_range_vars(&[4]),
+            Vec::new(),
+            Vec::new(),
+        );
+        let e = (dim(0) * 4 + sym(0)).floor_div(4) + cst(0);
+        assert_eq!(map.simplify_expr(&e), dim(0));
+    }
+}
