@@ -54,12 +54,17 @@ impl ComputationGraph {
     }
 
     /// Instructions reachable from the root, operands before users, ending at the root.
+    pub fn post_order(&self) -> Vec<InstrId> {
+        self.post_order_from(self.root)
+    }
+
+    /// Instructions reachable from `start`, operands before users, ending at `start`.
     /// Operands are visited in operand order (an explicit stack rather than petgraph's
     /// DFS, whose neighbour order is newest edge first), so the order is deterministic.
-    pub fn post_order(&self) -> Vec<InstrId> {
+    pub fn post_order_from(&self, start: InstrId) -> Vec<InstrId> {
         let mut order = Vec::new();
         let mut visited = vec![false; self.graph.node_count()];
-        let mut stack = vec![(self.root, false)];
+        let mut stack = vec![(start, false)];
         while let Some((id, expanded)) = stack.pop() {
             if expanded {
                 order.push(id);

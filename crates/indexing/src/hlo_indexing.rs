@@ -15,6 +15,7 @@
 
 use std::fmt;
 
+use hlo::graph::ComputationGraph;
 use hlo::{ArrayShape, AttrValue, Computation, InstrId, Instruction, Opcode, Shape};
 
 use crate::expr::{AffineExpr, cst, dim, sym};
@@ -175,7 +176,11 @@ pub fn indexing_from(
     maps[root.0].push(IndexingMap::identity(&dims));
     // Users come before their operands in reversed post-order, so every map of a user is
     // known before it is pushed into the operands.
-    for id in post_order_from(computation, root).into_iter().rev() {
+    for id in ComputationGraph::new(computation)
+        .post_order_from(root)
+        .into_iter()
+        .rev()
+    {
         if maps[id.0].is_empty() {
             continue;
         }
@@ -189,29 +194,6 @@ pub fn indexing_from(
         }
     }
     Ok(maps)
-}
-
-/// Instructions reachable from `start`, operands before users, ending at `start`.
-fn post_order_from(computation: &Computation, start: InstrId) -> Vec<InstrId> {
-    let mut order = Vec::new();
-    let mut visited = vec![false; computation.instructions.len()];
-    let mut stack = vec![(start, false)];
-    while let Some((id, expanded)) = stack.pop() {
-        if expanded {
-            order.push(id);
-            continue;
-        }
-        if std::mem::replace(&mut visited[id.0], true) {
-            continue;
-        }
-        stack.push((id, true));
-        for &operand in computation.instruction(id).operands.iter().rev() {
-            if !visited[operand.0] {
-                stack.push((operand, false));
-            }
-        }
-    }
-    order
 }
 
 fn insert_distinct(set: &mut Vec<IndexingMap>, map: IndexingMap) {
