@@ -1,0 +1,112 @@
+//! Diagnostics: `file:line:col: error: message`, with optional notes, as `mlir-opt` prints
+//! them.
+
+use crate::module::Loc;
+use std::fmt;
+use std::sync::Arc;
+
+/// An error from the parser or the verifier.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The source name (`gelu.mlir`, `<stdin>`).
+    pub file: Arc<str>,
+    pub loc: Loc,
+    pub message: String,
+    /// Further locations that explain the error (`operand defined here`).
+    pub notes: Vec<(Loc, String)>,
+}
+
+impl Diagnostic {
+    pub fn new(file: Arc<str>, loc: Loc, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            file,
+            loc,
+            message: message.into(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn with_note(mut self, loc: Loc, note: impl Into<String>) -> Diagnostic {
+        self.notes.push((loc, note.into()));
+        self
+    }
+
+    /// The diagnostic followed by the offending source line and a caret under the column.
+    pub fn render(&self, source: &str) -> String {
+        let mut out = self.to_string();
+        if self.loc.is_known()
+            && let Some(line) = source.lines().nth(self.loc.line as usize - 1)
+        {
+            out.push('\n');
+            out.push_str(line);
+            out.push('\n');
+            let col = self.loc.col as usize;
+            out.extend(
+                line.chars().take(col.saturating_sub(1)).map(
+                    |c| {
+                        if c == '\t' { '\t' } else { ' ' }
+                    },
+                ),
+            );
+            out.push('^');
+        }
+        out
+    }
+}
+
+fn write_located(
+    f: &mut fmt::Formatter<'_>,
+    file: &str,
+    loc: Loc,
+    severity: &str,
+    message: &str,
+) -> fmt::Result {
+    if loc.is_known() {
+        write!(f, "{file}:{}:{}: {severity}: {message}", loc.line, loc.col)
+    } else {
+        write!(f, "{file}: {severity}: {message}")
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_located(f, &self.file, self.loc, "error", &self.message)?;
+        for (loc, note) in &self.notes {
+            f.write_str("\n")?;
+            write_located(f, &self.file, *loc, "note", note)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+/// Result of parsing or verifying.
+pub type DResult<T> = Result<T, Diagnostic>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_like_mlir_opt() {
+        let d = Diagnostic::new(
+            "t.mlir".into(),
+            Loc::new(3, 5),
+            "use of undeclared SSA value name",
+        )
+        .with_note(Loc::new(1, 1), "defined here");
+        assert_eq!(
+            d.to_string(),
+            "t.mlir:3:5: error: use of undeclared SSA value name\nt.mlir:1:1: note: defined here"
+        );
+        assert_eq!(
+            Diagnostic::new("t.mlir".into(), Loc::new(2, 3), "bad").render("a\n  xyz\n"),
+            "t.mlir:2:3: error: bad\n  xyz\n  ^"
+        );
+        assert_eq!(
+            Diagnostic::new("t".into(), Loc::UNKNOWN, "x").to_string(),
+            "t: error: x"
+        );
+    }
+}

@@ -1,0 +1,434 @@
+//! `func.func`, `func.return`, `func.call`.
+
+use crate::Ident;
+use crate::attrs::{self, Attribute, NamedAttr};
+use crate::diag::DResult;
+use crate::lexer::Token;
+use crate::module::{InsertPoint, Module, OpId, OpState, Value};
+use crate::parser::{Argument, Parser};
+use crate::printer::Printer;
+use crate::registry::{OpDef, Registry, Traits};
+use crate::types::Type;
+use crate::verifier::VerifyCx;
+
+pub fn register(r: &mut Registry) {
+    r.register(
+        OpDef::new("func.func")
+            .traits(Traits::ISOLATED_FROM_ABOVE.union(Traits::SYMBOL))
+            .inherent(&[
+                "sym_name",
+                "function_type",
+                "sym_visibility",
+                "arg_attrs",
+                "res_attrs",
+                "no_inline",
+            ])
+            .regions(1)
+            .default_dialect("func")
+            .syntax(print_func, parse_func)
+            .verify(verify_func),
+    );
+    r.register(
+        OpDef::new("func.return")
+            .traits(
+                Traits::TERMINATOR
+                    .union(Traits::RETURN_LIKE)
+                    .union(Traits::PURE),
+            )
+            .regions(0)
+            .parents(&["func.func"])
+            .syntax(print_return, parse_return)
+            .verify(verify_return),
+    );
+    r.register(
+        OpDef::new("func.call")
+            .inherent(&["callee", "arg_attrs", "res_attrs", "no_inline"])
+            .regions(0)
+            .syntax(print_call, parse_call)
+            .verify(verify_call),
+    );
+}
+
+/// The signature of a `func.func`.
+pub fn function_type(m: &Module, op: OpId) -> Option<(&'static [Type], &'static [Type])> {
+    m.prop(op, "function_type")?.as_type()?.function_parts()
+}
+
+/// Creates `func.func @name(args) -> results` with an entry block (not inserted), returning
+/// the op and its entry block.
+pub fn build_func(
+    m: &mut Module,
+    name: &str,
+    inputs: &[Type],
+    results: &[Type],
+) -> (OpId, crate::BlockId) {
+    let (region, block) = m.create_region_with_block(inputs);
+    let op = m.create_op(
+        OpState::new("func.func")
+            .prop("sym_name", Attribute::string(name))
+            .prop(
+                "function_type",
+                Attribute::Type(Type::function(inputs, results)),
+            )
+            .region(region),
+    );
+    (op, block)
+}
+
+/// Creates `func.return %values` at `at`.
+pub fn build_return(m: &mut Module, at: InsertPoint, values: &[Value]) -> OpId {
+    m.create_op_at(OpState::new("func.return").operands(values), at)
+}
+
+/// Creates `func.call @callee(args)` at `at`.
+pub fn build_call(
+    m: &mut Module,
+    at: InsertPoint,
+    callee: &str,
+    args: &[Value],
+    results: &[Type],
+) -> OpId {
+    m.create_op_at(
+        OpState::new("func.call")
+            .operands(args)
+            .results(results)
+            .prop("callee", Attribute::symbol(callee)),
+        at,
+    )
+}
+
+fn arg_attr_list(m: &Module, op: OpId, name: &str, index: usize) -> Vec<NamedAttr> {
+    m.prop(op, name)
+        .and_then(Attribute::as_array)
+        .and_then(|a| a.get(index))
+        .and_then(Attribute::as_dict)
+        .map(<[NamedAttr]>::to_vec)
+        .unwrap_or_default()
+}
+
+fn print_func(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    p.write(" ");
+    if let Some(vis) = m.prop(op, "sym_visibility").and_then(Attribute::as_str) {
+        p.write(vis);
+        p.write(" ");
+    }
+    p.symbol(m.symbol_name(op).unwrap_or(""));
+    let (inputs, results) = function_type(m, op).unwrap_or((&[], &[]));
+    let body = m.region(op, 0);
+    let entry = m.entry_block(body);
+    p.write("(");
+    for (i, &t) in inputs.iter().enumerate() {
+        if i > 0 {
+            p.write(", ");
+        }
+        match entry {
+            Some(b) if i < m.block_args(b).len() => p.arg_decl(m.block_arg(b, i)),
+            _ => p.ty(t),
+        }
+        let attrs = arg_attr_list(m, op, "arg_attrs", i);
+        if !attrs.is_empty() {
+            p.write(" ");
+            p.dict_attr(&attrs);
+        }
+    }
+    p.write(")");
+    if !results.is_empty() {
+        p.write(" -> ");
+        let any_attrs =
+            (0..results.len()).any(|i| !arg_attr_list(m, op, "res_attrs", i).is_empty());
+        let parens = any_attrs || results.len() > 1 || results[0].function_parts().is_some();
+        if parens {
+            p.write("(");
+        }
+        for (i, &t) in results.iter().enumerate() {
+            if i > 0 {
+                p.write(", ");
+            }
+            p.ty(t);
+            let attrs = arg_attr_list(m, op, "res_attrs", i);
+            if !attrs.is_empty() {
+                p.write(" ");
+                p.dict_attr(&attrs);
+            }
+        }
+        if parens {
+            p.write(")");
+        }
+    }
+    p.attr_dict_with_keyword(
+        op,
+        &[
+            "sym_name",
+            "function_type",
+            "sym_visibility",
+            "arg_attrs",
+            "res_attrs",
+        ],
+    );
+    if entry.is_some() {
+        p.write(" ");
+        p.region(body, false, true);
+    }
+}
+
+fn attr_lists_prop(lists: Vec<Vec<NamedAttr>>) -> Option<Attribute> {
+    if lists.iter().all(Vec::is_empty) {
+        return None;
+    }
+    Some(Attribute::Array(
+        lists.into_iter().map(Attribute::Dict).collect(),
+    ))
+}
+
+fn parse_func(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    if let Some(vis) = ["private", "public", "nested"]
+        .into_iter()
+        .find(|kw| p.peek() == Token::Bare(kw))
+    {
+        p.parse_keyword(vis)?;
+        attrs::set_named(
+            &mut state.props,
+            Ident::new("sym_visibility"),
+            Attribute::string(vis),
+        );
+    }
+    let name = p.parse_symbol_name()?;
+    attrs::set_named(
+        &mut state.props,
+        Ident::new("sym_name"),
+        Attribute::String(name),
+    );
+    p.parse_punct(b'(')?;
+    let mut args: Vec<Argument<'_>> = Vec::new();
+    let mut named = None;
+    if !p.parse_optional_punct(b')') {
+        loop {
+            let is_named = matches!(p.peek(), Token::Percent(_));
+            if *named.get_or_insert(is_named) != is_named {
+                return Err(p.error("expected consistent use of named or unnamed arguments"));
+            }
+            if is_named {
+                args.push(p.parse_argument(true)?);
+            } else {
+                let loc = p.loc();
+                let ty = p.parse_type()?;
+                let mut arg_attrs = Vec::new();
+                p.parse_optional_attr_dict(&mut arg_attrs)?;
+                args.push(Argument {
+                    name: "",
+                    ty,
+                    attrs: arg_attrs,
+                    loc,
+                });
+            }
+            if !p.parse_optional_punct(b',') {
+                break;
+            }
+        }
+        p.parse_punct(b')')?;
+    }
+    let mut results = Vec::new();
+    let mut res_attrs = Vec::new();
+    if p.parse_optional_arrow() {
+        if p.parse_optional_punct(b'(') {
+            if !p.parse_optional_punct(b')') {
+                loop {
+                    results.push(p.parse_type()?);
+                    let mut a = Vec::new();
+                    p.parse_optional_attr_dict(&mut a)?;
+                    res_attrs.push(a);
+                    if !p.parse_optional_punct(b',') {
+                        break;
+                    }
+                }
+                p.parse_punct(b')')?;
+            }
+        } else {
+            results.push(p.parse_type()?);
+            res_attrs.push(Vec::new());
+        }
+    }
+    p.parse_optional_attr_dict_with_keyword(&mut state.attrs)?;
+    let inputs: Vec<Type> = args.iter().map(|a| a.ty).collect();
+    attrs::set_named(
+        &mut state.props,
+        Ident::new("function_type"),
+        Attribute::Type(Type::function(&inputs, &results)),
+    );
+    if let Some(a) = attr_lists_prop(args.iter().map(|a| a.attrs.clone()).collect()) {
+        attrs::set_named(&mut state.props, Ident::new("arg_attrs"), a);
+    }
+    if let Some(a) = attr_lists_prop(res_attrs) {
+        attrs::set_named(&mut state.props, Ident::new("res_attrs"), a);
+    }
+    let region = if p.peek() == Token::Punct(b'{') {
+        if named == Some(false) {
+            return Err(p.error("expected named arguments for a function with a body"));
+        }
+        let loc = p.loc();
+        let region = p.parse_region(&args)?;
+        if p.module().region_blocks(region).is_empty() {
+            return Err(p.error_at(loc, "expected non-empty function body"));
+        }
+        region
+    } else {
+        if named == Some(true) {
+            return Err(p.error("expected '{' to begin a function body"));
+        }
+        p.module_mut().create_region()
+    };
+    state.regions.push(region);
+    Ok(())
+}
+
+fn verify_func(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    if m.symbol_name(op).is_none() {
+        return Err("requires string attribute 'sym_name'".into());
+    }
+    let Some((inputs, _)) = function_type(m, op) else {
+        return Err("requires attribute 'function_type' of function type".into());
+    };
+    if let Some(entry) = m.entry_block(m.region(op, 0)) {
+        let args = m.block_args(entry);
+        if args.len() != inputs.len() {
+            return Err(format!(
+                "entry block must have {} arguments to match function signature",
+                inputs.len()
+            ));
+        }
+        for (i, (&a, &t)) in args.iter().zip(inputs).enumerate() {
+            let at = m.value_type(a);
+            if at != t {
+                return Err(format!(
+                    "type of entry block argument #{i}('{at}') must match the type of the corresponding argument in function signature('{t}')"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn print_return(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    p.attr_dict(op, &[]);
+    if m.num_operands(op) > 0 {
+        p.write(" ");
+        p.values(m.operands(op));
+        p.write(" : ");
+        p.types(m.operand_types(op));
+    }
+}
+
+fn parse_return(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    let loc = p.loc();
+    let operands = p.parse_operand_list()?;
+    if !operands.is_empty() {
+        let types = p.parse_colon_type_list()?;
+        state.operands = p.resolve_operands(&operands, &types, loc)?;
+    }
+    Ok(())
+}
+
+fn verify_return(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    let Some(func) = m.parent_op(op) else {
+        return Ok(());
+    };
+    let Some((_, results)) = function_type(m, func) else {
+        return Ok(());
+    };
+    let name = m.symbol_name(func).unwrap_or("");
+    if m.num_operands(op) != results.len() {
+        return Err(format!(
+            "has {} operands, but enclosing function (@{name}) returns {}",
+            m.num_operands(op),
+            results.len()
+        ));
+    }
+    for (i, (v, &t)) in m.operands(op).zip(results).enumerate() {
+        let vt = m.value_type(v);
+        if vt != t {
+            return Err(format!(
+                "type of return operand {i} ('{vt}') doesn't match function result type ('{t}') in function @{name}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn print_call(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    p.write(" ");
+    match m.prop(op, "callee") {
+        Some(callee) => p.attr(callee),
+        None => p.write("@<<missing callee>>"),
+    }
+    p.write("(");
+    p.values(m.operands(op));
+    p.write(")");
+    p.attr_dict(op, &["callee"]);
+    p.write(" : (");
+    p.types(m.operand_types(op));
+    p.write(") -> ");
+    p.result_types(&m.result_types(op));
+}
+
+fn parse_call(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let callee = p.parse_attribute()?;
+    if !matches!(callee, Attribute::Symbol(_)) {
+        return Err(p.error("expected symbol reference for the callee"));
+    }
+    attrs::set_named(&mut state.props, Ident::new("callee"), callee);
+    p.parse_punct(b'(')?;
+    let loc = p.loc();
+    let operands = p.parse_operand_list()?;
+    p.parse_punct(b')')?;
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    p.parse_punct(b':')?;
+    let (inputs, results) = p.parse_function_type_lists()?;
+    state.operands = p.resolve_operands(&operands, &inputs, loc)?;
+    state.result_types = results;
+    Ok(())
+}
+
+fn verify_call(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    let Some(callee) = m.prop(op, "callee").and_then(Attribute::as_symbol) else {
+        return Err("requires a 'callee' symbol reference attribute".into());
+    };
+    let func = cx
+        .lookup_symbol(op, callee)
+        .filter(|&f| m.is(f, "func.func"));
+    let Some(func) = func else {
+        return Err(format!("'{callee}' does not reference a valid function"));
+    };
+    let Some((inputs, results)) = function_type(m, func) else {
+        return Err(format!("'{callee}' does not reference a valid function"));
+    };
+    if m.num_operands(op) != inputs.len() {
+        return Err("incorrect number of operands for callee".into());
+    }
+    for (i, (v, &t)) in m.operands(op).zip(inputs).enumerate() {
+        let vt = m.value_type(v);
+        if vt != t {
+            return Err(format!(
+                "operand type mismatch: expected operand type '{t}', but provided '{vt}' for operand number {i}"
+            ));
+        }
+    }
+    if m.num_results(op) != results.len() {
+        return Err("incorrect number of results for callee".into());
+    }
+    for (i, (v, &t)) in m.results(op).zip(results).enumerate() {
+        let vt = m.value_type(v);
+        if vt != t {
+            return Err(format!(
+                "result type mismatch at index {i}: expected '{t}', but found '{vt}'"
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,179 @@
+//! Op definitions of the standard dialects: builtin, func, arith, math, scf, tensor.
+//!
+//! Each op's custom syntax is MLIR 22's (checked against `mlir-opt`), so what we print in
+//! either form parses in real MLIR. Shared helpers for writing more dialects live here.
+
+pub mod arith;
+pub mod builtin;
+pub mod func;
+pub mod math;
+pub mod scf;
+pub mod tensor;
+
+use crate::attrs::Attribute;
+use crate::diag::DResult;
+use crate::module::{Module, OpId, OpState};
+use crate::parser::Parser;
+use crate::printer::Printer;
+use crate::registry::Registry;
+use crate::types::Type;
+
+/// Registers the standard dialects.
+pub fn register_standard(r: &mut Registry) {
+    builtin::register(r);
+    func::register(r);
+    arith::register(r);
+    math::register(r);
+    scf::register(r);
+    tensor::register(r);
+}
+
+// ----- type predicates -----
+
+/// A float, or a tensor/vector of floats.
+pub fn is_float_like(t: Type) -> bool {
+    t.element_type_or_self().is_float()
+}
+
+/// A signless integer or index, or a tensor/vector of them.
+pub fn is_int_like(t: Type) -> bool {
+    t.element_type_or_self().is_signless_int_or_index()
+}
+
+/// `i1`, or a tensor/vector of `i1`.
+pub fn is_bool_like(t: Type) -> bool {
+    t.element_type_or_self() == Type::I1
+}
+
+/// `t` with its element type replaced by `elem` (`tensor<4xf32>` → `tensor<4xi1>`).
+pub fn with_element_type(t: Type, elem: Type) -> Type {
+    match t.kind() {
+        crate::types::TypeKind::Tensor { shape, .. } => Type::tensor(shape, elem),
+        crate::types::TypeKind::Vector { shape, .. } => Type::vector(shape, elem),
+        _ => elem,
+    }
+}
+
+/// Whether two types have the same container (scalar, or tensor/vector of the same shape).
+pub fn same_shape(a: Type, b: Type) -> bool {
+    a.is_tensor() == b.is_tensor() && a.is_vector() == b.is_vector() && a.shape() == b.shape()
+}
+
+// ----- verifier helpers -----
+
+/// `expected N operands, but found M`.
+pub fn expect_operands(m: &Module, op: OpId, n: usize) -> Result<(), String> {
+    let found = m.num_operands(op);
+    if found != n {
+        return Err(format!("expected {n} operands, but found {found}"));
+    }
+    Ok(())
+}
+
+/// `requires one result` / `requires zero results` / `expected N results`.
+pub fn expect_results(m: &Module, op: OpId, n: usize) -> Result<(), String> {
+    let found = m.num_results(op);
+    if found != n {
+        return Err(match n {
+            0 => "requires zero results".to_owned(),
+            1 => "requires one result".to_owned(),
+            n => format!("expected {n} results, but found {found}"),
+        });
+    }
+    Ok(())
+}
+
+/// All operands and results have one type.
+pub fn expect_same_types(m: &Module, op: OpId) -> Result<Type, String> {
+    let mut types = m
+        .operands(op)
+        .map(|v| m.value_type(v))
+        .chain(m.results(op).map(|v| m.value_type(v)));
+    let Some(first) = types.next() else {
+        return Err("requires at least one operand or result".into());
+    };
+    if types.any(|t| t != first) {
+        return Err("requires the same type for all operands and results".into());
+    }
+    Ok(first)
+}
+
+/// Every operand satisfies `pred` (`operand #0 must be <what>, but got 'i32'`).
+pub fn expect_operand_types(
+    m: &Module,
+    op: OpId,
+    what: &str,
+    pred: impl Fn(Type) -> bool,
+) -> Result<(), String> {
+    for (i, v) in m.operands(op).enumerate() {
+        let t = m.value_type(v);
+        if !pred(t) {
+            return Err(format!("operand #{i} must be {what}, but got '{t}'"));
+        }
+    }
+    Ok(())
+}
+
+// ----- syntax helpers -----
+
+/// Writes ` keyword<...>` for a property holding `#dialect.keyword<...>` (unless it is the
+/// default `<none>`); returns whether the property was consumed (to elide it from the
+/// attribute dictionary).
+pub fn print_enum_prop(
+    p: &mut Printer<'_>,
+    op: OpId,
+    prop: &str,
+    attr_prefix: &str,
+    keyword: &str,
+) -> bool {
+    let Some(Attribute::Opaque(text)) = p.module().prop(op, prop) else {
+        return false;
+    };
+    let Some(body) = text.strip_prefix(attr_prefix) else {
+        return false;
+    };
+    if body != "<none>" {
+        let text = format!(" {keyword}{body}");
+        p.write(&text);
+    }
+    true
+}
+
+/// Parses ` keyword<...>` into the property `prop` as `#dialect.keyword<...>`.
+pub fn parse_enum_prop(
+    p: &mut Parser<'_>,
+    state: &mut OpState,
+    keyword: &str,
+    attr_prefix: &str,
+    prop: &str,
+) -> DResult<bool> {
+    if !p.parse_optional_keyword(keyword) {
+        return Ok(false);
+    }
+    let body = p.parse_balanced()?;
+    crate::attrs::set_named(
+        &mut state.props,
+        crate::Ident::new(prop),
+        Attribute::Opaque(format!("{attr_prefix}{body}")),
+    );
+    Ok(true)
+}
+
+/// Writes ` fastmath<...>` for the `fastmath` property; returns whether it was consumed.
+pub fn print_fastmath(p: &mut Printer<'_>, op: OpId) -> bool {
+    print_enum_prop(p, op, "fastmath", "#arith.fastmath", "fastmath")
+}
+
+/// Parses an optional ` fastmath<...>`.
+pub fn parse_fastmath(p: &mut Parser<'_>, state: &mut OpState) -> DResult<bool> {
+    parse_enum_prop(p, state, "fastmath", "#arith.fastmath", "fastmath")
+}
+
+/// The list of attribute names to elide given which ones a printer consumed.
+pub(crate) fn elided<'s>(names: &[(&'s str, bool)]) -> Vec<&'s str> {
+    names
+        .iter()
+        .filter(|(_, used)| *used)
+        .map(|(n, _)| *n)
+        .collect()
+}

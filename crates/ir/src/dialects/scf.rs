@@ -1,0 +1,394 @@
+//! The `scf` dialect: `scf.for`, `scf.if`, `scf.yield`.
+
+use super::{expect_operands, expect_results};
+use crate::Ident;
+use crate::attrs::{self, Attribute};
+use crate::diag::DResult;
+use crate::lexer::Token;
+use crate::module::{BlockId, InsertPoint, Module, OpId, OpState, Value};
+use crate::parser::{Argument, Parser};
+use crate::printer::Printer;
+use crate::registry::{OpDef, Registry, Traits};
+use crate::types::Type;
+use crate::verifier::VerifyCx;
+
+pub fn register(r: &mut Registry) {
+    r.register(
+        OpDef::new("scf.for")
+            .traits(Traits::SINGLE_BLOCK)
+            .inherent(&["unsignedCmp"])
+            .regions(1)
+            .syntax(print_for, parse_for)
+            .verify(verify_for),
+    );
+    r.register(
+        OpDef::new("scf.if")
+            .traits(Traits::SINGLE_BLOCK)
+            .regions(2)
+            .syntax(print_if, parse_if)
+            .verify(verify_if),
+    );
+    r.register(
+        OpDef::new("scf.yield")
+            .traits(
+                Traits::TERMINATOR
+                    .union(Traits::RETURN_LIKE)
+                    .union(Traits::PURE),
+            )
+            .regions(0)
+            .parents(&[
+                "scf.for",
+                "scf.if",
+                "scf.while",
+                "scf.execute_region",
+                "scf.index_switch",
+            ])
+            .syntax(print_yield, parse_yield)
+            .verify(verify_yield),
+    );
+}
+
+// ----- builders -----
+
+/// Creates `scf.for %iv = lb to ub step step iter_args(inits)` with an empty body (no
+/// terminator yet); returns the op and its body block (arguments: iv, then iter args).
+pub fn build_for(
+    m: &mut Module,
+    at: InsertPoint,
+    lb: Value,
+    ub: Value,
+    step: Value,
+    inits: &[Value],
+) -> (OpId, BlockId) {
+    let iv_ty = m.value_type(lb);
+    let iter_types: Vec<Type> = inits.iter().map(|&v| m.value_type(v)).collect();
+    let mut arg_types = vec![iv_ty];
+    arg_types.extend(&iter_types);
+    let (region, body) = m.create_region_with_block(&arg_types);
+    let mut operands = vec![lb, ub, step];
+    operands.extend_from_slice(inits);
+    let op = m.create_op_at(
+        OpState::new("scf.for")
+            .operands(&operands)
+            .results(&iter_types)
+            .region(region),
+        at,
+    );
+    (op, body)
+}
+
+/// Creates `scf.if %cond -> (results)` with a then block and, if `with_else`, an else block
+/// (no terminators yet); returns the op and the blocks.
+pub fn build_if(
+    m: &mut Module,
+    at: InsertPoint,
+    cond: Value,
+    results: &[Type],
+    with_else: bool,
+) -> (OpId, BlockId, Option<BlockId>) {
+    let (then_region, then_block) = m.create_region_with_block(&[]);
+    let else_region = m.create_region();
+    let else_block = with_else.then(|| {
+        let b = m.create_block(&[]);
+        m.append_block(else_region, b);
+        b
+    });
+    let op = m.create_op_at(
+        OpState::new("scf.if")
+            .operands(&[cond])
+            .results(results)
+            .region(then_region)
+            .region(else_region),
+        at,
+    );
+    (op, then_block, else_block)
+}
+
+/// Appends `scf.yield %values` to `block`.
+pub fn build_yield(m: &mut Module, block: BlockId, values: &[Value]) -> OpId {
+    m.create_op_at(
+        OpState::new("scf.yield").operands(values),
+        InsertPoint::BlockEnd(block),
+    )
+}
+
+// ----- scf.for -----
+
+fn print_for(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    let unsigned = m.prop(op, "unsignedCmp").is_some();
+    if unsigned {
+        p.write(" unsigned");
+    }
+    let body = m.region(op, 0);
+    let Some(block) = m.entry_block(body).filter(|&b| !m.block_args(b).is_empty()) else {
+        p.write(" <<invalid scf.for: no induction variable>>");
+        return;
+    };
+    let operands = m.operand_vec(op);
+    if operands.len() < 3 {
+        p.write(" <<invalid scf.for: missing bounds>>");
+        return;
+    }
+    let args = m.block_args(block);
+    p.write(" ");
+    p.value(args[0]);
+    p.write(" = ");
+    p.value(operands[0]);
+    p.write(" to ");
+    p.value(operands[1]);
+    p.write(" step ");
+    p.value(operands[2]);
+    let inits = &operands[3..];
+    if !inits.is_empty() {
+        p.write(" iter_args(");
+        for (i, &init) in inits.iter().enumerate() {
+            if i > 0 {
+                p.write(", ");
+            }
+            match args.get(i + 1) {
+                Some(&a) => p.value(a),
+                None => p.write("%<<missing>>"),
+            }
+            p.write(" = ");
+            p.value(init);
+        }
+        p.write(") -> (");
+        p.types(inits.iter().map(|&v| m.value_type(v)));
+        p.write(")");
+    }
+    p.write(" ");
+    let iv_ty = m.value_type(args[0]);
+    if !iv_ty.is_index() {
+        p.write(" : ");
+        p.ty(iv_ty);
+        p.write(" ");
+    }
+    p.region(body, false, !inits.is_empty());
+    p.attr_dict(op, &["unsignedCmp"]);
+}
+
+fn parse_for(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    if p.parse_optional_keyword("unsigned") {
+        attrs::set_named(&mut state.props, Ident::new("unsignedCmp"), Attribute::Unit);
+    }
+    let loc = p.loc();
+    let mut iv = p.parse_argument(false)?;
+    p.parse_punct(b'=')?;
+    let lb = p.parse_operand()?;
+    p.parse_keyword("to")?;
+    let ub = p.parse_operand()?;
+    p.parse_keyword("step")?;
+    let step = p.parse_operand()?;
+    let mut iter_args: Vec<Argument<'_>> = Vec::new();
+    let mut inits = Vec::new();
+    let mut iter_types = Vec::new();
+    if p.parse_optional_keyword("iter_args") {
+        p.parse_punct(b'(')?;
+        if !p.parse_optional_punct(b')') {
+            loop {
+                iter_args.push(p.parse_argument(false)?);
+                p.parse_punct(b'=')?;
+                inits.push(p.parse_operand()?);
+                if !p.parse_optional_punct(b',') {
+                    break;
+                }
+            }
+            p.parse_punct(b')')?;
+        }
+        let tloc = p.loc();
+        p.parse_arrow()?;
+        iter_types = p.parse_function_result_types()?;
+        if iter_types.len() != iter_args.len() {
+            return Err(p.error_at(
+                tloc,
+                "mismatch in number of loop-carried values and defined values",
+            ));
+        }
+    }
+    iv.ty = if p.parse_optional_punct(b':') {
+        p.parse_type()?
+    } else {
+        Type::INDEX
+    };
+    for (a, &t) in iter_args.iter_mut().zip(&iter_types) {
+        a.ty = t;
+    }
+    let mut operands = p.resolve_operands(&[lb, ub, step], &[iv.ty; 3], loc)?;
+    operands.extend(p.resolve_operands(&inits, &iter_types, loc)?);
+    let mut args = vec![iv];
+    args.extend(iter_args);
+    let region = p.parse_region(&args)?;
+    p.ensure_terminator(region, "scf.yield", state.loc);
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    state.operands = operands;
+    state.result_types = iter_types;
+    state.regions.push(region);
+    Ok(())
+}
+
+fn verify_for(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    let n = m.num_operands(op);
+    if n < 3 {
+        return Err(format!("expected at least 3 operands, but found {n}"));
+    }
+    let bound = m.value_type(m.operand(op, 0));
+    if !bound.is_signless_int_or_index() {
+        return Err(format!(
+            "operand #0 must be signless integer or index, but got '{bound}'"
+        ));
+    }
+    for i in 1..3 {
+        if m.value_type(m.operand(op, i)) != bound {
+            return Err("requires the same type for the lower bound, upper bound and step".into());
+        }
+    }
+    let inits = n - 3;
+    if m.num_results(op) != inits {
+        return Err("mismatch in number of loop-carried values and defined values".into());
+    }
+    let Some(body) = m.entry_block(m.region(op, 0)) else {
+        return Err("expects a non-empty body region".into());
+    };
+    let args = m.block_args(body);
+    if args.len() != inits + 1 {
+        return Err(format!(
+            "expects the body to have {} arguments (the induction variable and {inits} iter_args), but it has {}",
+            inits + 1,
+            args.len()
+        ));
+    }
+    if m.value_type(args[0]) != bound {
+        return Err("expected induction variable to be same type as bounds and step".into());
+    }
+    for i in 0..inits {
+        let rt = m.value_type(m.result(op, i));
+        if m.value_type(m.operand(op, 3 + i)) != rt {
+            return Err(format!(
+                "types mismatch between {i}th iter operand and defined value"
+            ));
+        }
+        if m.value_type(args[i + 1]) != rt {
+            return Err(format!(
+                "types mismatch between {i}th iter region arg and defined value"
+            ));
+        }
+    }
+    Ok(())
+}
+
+// ----- scf.if -----
+
+fn print_if(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    p.write(" ");
+    p.values(m.operands(op));
+    let results = m.result_types(op);
+    if !results.is_empty() {
+        p.write(" -> (");
+        p.types(results.iter().copied());
+        p.write(")");
+    }
+    let print_terminators = !results.is_empty();
+    p.write(" ");
+    p.region(m.region(op, 0), false, print_terminators);
+    if let Some(&else_region) = m.regions(op).get(1)
+        && !m.region_blocks(else_region).is_empty()
+    {
+        p.write(" else ");
+        p.region(else_region, false, print_terminators);
+    }
+    p.attr_dict(op, &[]);
+}
+
+fn parse_if(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let loc = p.loc();
+    let cond = p.parse_operand()?;
+    state.operands = p.resolve_operands(&[cond], &[Type::I1], loc)?;
+    state.result_types = p.parse_optional_arrow_type_list()?;
+    let then_region = p.parse_region(&[])?;
+    p.ensure_terminator(then_region, "scf.yield", state.loc);
+    let else_region = if p.parse_optional_keyword("else") {
+        let r = p.parse_region(&[])?;
+        p.ensure_terminator(r, "scf.yield", state.loc);
+        r
+    } else {
+        p.module_mut().create_region()
+    };
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    state.regions = vec![then_region, else_region];
+    Ok(())
+}
+
+fn verify_if(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    expect_operands(m, op, 1)?;
+    let cond = m.value_type(m.operand(op, 0));
+    if cond != Type::I1 {
+        return Err(format!(
+            "operand #0 must be 1-bit signless integer, but got '{cond}'"
+        ));
+    }
+    if m.region_blocks(m.region(op, 0)).is_empty() {
+        return Err("expects a non-empty then region".into());
+    }
+    if m.num_results(op) > 0 && m.region_blocks(m.region(op, 1)).is_empty() {
+        return Err("must have an else block if defining values".into());
+    }
+    Ok(())
+}
+
+// ----- scf.yield -----
+
+fn print_yield(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    p.attr_dict(op, &[]);
+    if m.num_operands(op) > 0 {
+        p.write(" ");
+        p.values(m.operands(op));
+        p.write(" : ");
+        p.types(m.operand_types(op));
+    }
+}
+
+fn parse_yield(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    let loc = p.loc();
+    if let Token::Percent(_) = p.peek() {
+        let ops = p.parse_operand_list()?;
+        let types = p.parse_colon_type_list()?;
+        state.operands = p.resolve_operands(&ops, &types, loc)?;
+    }
+    Ok(())
+}
+
+fn verify_yield(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    expect_results(m, op, 0)?;
+    let Some(parent) = m.parent_op(op) else {
+        return Ok(());
+    };
+    if !(m.is(parent, "scf.for") || m.is(parent, "scf.if")) {
+        return Ok(());
+    }
+    let expected = m.result_types(parent);
+    let found = m.num_operands(op);
+    if found != expected.len() {
+        return Err(format!(
+            "expects {} operands to match the results of the parent '{}', but found {found}",
+            expected.len(),
+            m.name(parent)
+        ));
+    }
+    for (i, (v, t)) in m.operands(op).zip(expected).enumerate() {
+        let vt = m.value_type(v);
+        if vt != t {
+            return Err(format!(
+                "type of operand #{i} ('{vt}') doesn't match the result type of the parent '{}' ('{t}')",
+                m.name(parent)
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,221 @@
+//! The op registry: what the core knows about an op name (traits, inherent attributes, region
+//! count) and the hooks that give it MLIR's custom syntax and verification rules.
+//!
+//! Dialects are plain functions that add [`OpDef`]s to a [`Registry`]; later crates extend a
+//! registry with their own dialects (`gpu`, `xla_gpu`, `llvm`, ...) without touching the core.
+//! Ops that are not registered still parse, print (in generic form) and pass through the
+//! verifier's structural checks, like MLIR's unregistered ops.
+
+use crate::diag::DResult;
+use crate::intern::{FxHashMap, Ident};
+use crate::module::{Module, OpId, OpState};
+use crate::parser::Parser;
+use crate::printer::Printer;
+use crate::verifier::VerifyCx;
+use std::sync::{Arc, OnceLock};
+
+/// Prints an op's custom syntax after its name (`%0 = arith.addf` is already written).
+pub type PrintFn = fn(&mut Printer<'_>, OpId);
+/// Parses an op's custom syntax after its name into `state` (operands, result types,
+/// attributes, regions).
+pub type ParseFn = fn(&mut Parser<'_>, &mut OpState) -> DResult<()>;
+/// Checks op-specific rules; the message becomes `'<op name>' op <message>`.
+pub type VerifyFn = fn(&VerifyCx<'_>, OpId) -> Result<(), String>;
+/// A default name for an op's results when they have none (`%cst`, `%c0`, `%extracted`).
+pub type NameHintFn = fn(&Module, OpId) -> Option<String>;
+
+/// Op traits the core uses (a bit set).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Traits(u32);
+
+impl Traits {
+    pub const NONE: Traits = Traits(0);
+    /// Ends a block (`func.return`, `scf.yield`).
+    pub const TERMINATOR: Traits = Traits(1);
+    /// Regions cannot use values defined outside (`func.func`, `builtin.module`).
+    pub const ISOLATED_FROM_ABOVE: Traits = Traits(1 << 1);
+    /// Blocks of its regions need no terminator (`builtin.module`).
+    pub const NO_TERMINATOR: Traits = Traits(1 << 2);
+    /// Holds symbols, looked up by name (`builtin.module`).
+    pub const SYMBOL_TABLE: Traits = Traits(1 << 3);
+    /// Has a `sym_name` (`func.func`).
+    pub const SYMBOL: Traits = Traits(1 << 4);
+    /// No side effects: may be removed when unused, CSE'd, hoisted.
+    pub const PURE: Traits = Traits(1 << 5);
+    /// Materializes a constant from its `value` attribute.
+    pub const CONSTANT_LIKE: Traits = Traits(1 << 6);
+    /// Its regions are graph regions (no dominance order between ops).
+    pub const GRAPH_REGION: Traits = Traits(1 << 7);
+    /// Each region has at most one block.
+    pub const SINGLE_BLOCK: Traits = Traits(1 << 8);
+    /// Operand order does not matter.
+    pub const COMMUTATIVE: Traits = Traits(1 << 9);
+    /// Returns from its enclosing region to the parent op (`func.return`, `scf.yield`).
+    pub const RETURN_LIKE: Traits = Traits(1 << 10);
+
+    pub const fn union(self, other: Traits) -> Traits {
+        Traits(self.0 | other.0)
+    }
+
+    pub const fn contains(self, other: Traits) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl std::ops::BitOr for Traits {
+    type Output = Traits;
+    fn bitor(self, rhs: Traits) -> Traits {
+        self.union(rhs)
+    }
+}
+
+/// What the registry knows about one op.
+#[derive(Clone, Debug)]
+pub struct OpDef {
+    /// The full name (`arith.addf`).
+    pub name: &'static str,
+    pub traits: Traits,
+    /// Names of inherent attributes (properties): printed in `<{...}>` in generic form; a
+    /// generic `{...}` entry with one of these names is moved to the properties.
+    pub inherent_attrs: &'static [&'static str],
+    /// Exact number of regions, if fixed.
+    pub num_regions: Option<usize>,
+    /// Allowed parent ops (MLIR's `HasParent`); empty means any.
+    pub parents: &'static [&'static str],
+    /// The dialect whose prefix may be left out of op names directly inside this op's regions
+    /// (`return` inside `func.func`).
+    pub default_dialect: Option<&'static str>,
+    pub print: Option<PrintFn>,
+    pub parse: Option<ParseFn>,
+    pub verify: Option<VerifyFn>,
+    pub name_hint: Option<NameHintFn>,
+}
+
+impl OpDef {
+    /// A definition with no traits, no hooks and no region constraint.
+    pub const fn new(name: &'static str) -> OpDef {
+        OpDef {
+            name,
+            traits: Traits::NONE,
+            inherent_attrs: &[],
+            num_regions: None,
+            parents: &[],
+            default_dialect: None,
+            print: None,
+            parse: None,
+            verify: None,
+            name_hint: None,
+        }
+    }
+
+    pub const fn traits(mut self, traits: Traits) -> OpDef {
+        self.traits = traits;
+        self
+    }
+
+    pub const fn inherent(mut self, names: &'static [&'static str]) -> OpDef {
+        self.inherent_attrs = names;
+        self
+    }
+
+    pub const fn regions(mut self, n: usize) -> OpDef {
+        self.num_regions = Some(n);
+        self
+    }
+
+    pub const fn parents(mut self, parents: &'static [&'static str]) -> OpDef {
+        self.parents = parents;
+        self
+    }
+
+    pub const fn default_dialect(mut self, dialect: &'static str) -> OpDef {
+        self.default_dialect = Some(dialect);
+        self
+    }
+
+    /// Custom syntax: printer and parser.
+    pub const fn syntax(mut self, print: PrintFn, parse: ParseFn) -> OpDef {
+        self.print = Some(print);
+        self.parse = Some(parse);
+        self
+    }
+
+    pub const fn verify(mut self, verify: VerifyFn) -> OpDef {
+        self.verify = Some(verify);
+        self
+    }
+
+    pub const fn name_hint(mut self, hint: NameHintFn) -> OpDef {
+        self.name_hint = Some(hint);
+        self
+    }
+
+    pub fn has(&self, traits: Traits) -> bool {
+        self.traits.contains(traits)
+    }
+
+    pub fn is_inherent(&self, attr: &str) -> bool {
+        self.inherent_attrs.contains(&attr)
+    }
+}
+
+/// Op definitions by name.
+#[derive(Clone, Debug, Default)]
+pub struct Registry {
+    ops: FxHashMap<Ident, OpDef>,
+    by_name: FxHashMap<&'static str, Ident>,
+}
+
+impl Registry {
+    /// A registry with nothing registered.
+    pub fn empty() -> Registry {
+        Registry::default()
+    }
+
+    /// A fresh registry with the standard dialects (builtin, func, arith, math, scf, tensor),
+    /// to extend with more.
+    pub fn with_standard_dialects() -> Registry {
+        let mut r = Registry::empty();
+        crate::dialects::register_standard(&mut r);
+        r
+    }
+
+    /// The shared registry of the standard dialects.
+    pub fn standard() -> Arc<Registry> {
+        static STANDARD: OnceLock<Arc<Registry>> = OnceLock::new();
+        STANDARD
+            .get_or_init(|| Arc::new(Registry::with_standard_dialects()))
+            .clone()
+    }
+
+    /// Adds (or replaces) an op definition.
+    pub fn register(&mut self, def: OpDef) {
+        let id = Ident::new(def.name);
+        self.by_name.insert(def.name, id);
+        self.ops.insert(id, def);
+    }
+
+    pub fn get(&self, name: Ident) -> Option<&OpDef> {
+        self.ops.get(&name)
+    }
+
+    /// Looks up a definition by its full name.
+    pub fn lookup(&self, name: &str) -> Option<(Ident, &OpDef)> {
+        let id = *self.by_name.get(name)?;
+        Some((id, &self.ops[&id]))
+    }
+
+    /// Whether any op of `dialect` is registered.
+    pub fn has_dialect(&self, dialect: &str) -> bool {
+        self.by_name
+            .keys()
+            .any(|n| n.split_once('.').is_some_and(|(d, _)| d == dialect))
+    }
+
+    /// The registered op names, sorted.
+    pub fn op_names(&self) -> Vec<&'static str> {
+        let mut names: Vec<_> = self.by_name.keys().copied().collect();
+        names.sort_unstable();
+        names
+    }
+}
