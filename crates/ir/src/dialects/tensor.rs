@@ -123,7 +123,13 @@ fn print_extract(p: &mut Printer<'_>, op: OpId) {
     p.ty(m.value_type(m.operand(op, 0)));
 }
 
-fn parse_extract(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+/// `%t[%i, ...] {attrs} : tensor<...>`, the tail extract and insert share: pushes the
+/// tensor and index operands and returns the tensor type and its element type.
+fn parse_indexed_tensor<'a>(
+    p: &mut Parser<'a>,
+    state: &mut OpState,
+    before_tensor: impl FnOnce(&mut Parser<'a>, &mut OpState, Type) -> DResult<()>,
+) -> DResult<(Type, Type)> {
     let loc = p.loc();
     let tensor = p.parse_operand()?;
     p.parse_punct(b'[')?;
@@ -135,10 +141,16 @@ fn parse_extract(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     let Some(elem) = ty.element_type().filter(|_| ty.is_tensor()) else {
         return Err(p.error_at(tloc, format!("expected a tensor type, but got '{ty}'")));
     };
+    before_tensor(p, state, elem)?;
     state.operands.push(p.resolve_operand(&tensor, ty)?);
     state
         .operands
         .extend(p.resolve_operands(&indices, &vec![Type::INDEX; indices.len()], loc)?);
+    Ok((ty, elem))
+}
+
+fn parse_extract(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let (_, elem) = parse_indexed_tensor(p, state, |_, _, _| Ok(()))?;
     state.result_types.push(elem);
     Ok(())
 }
@@ -178,24 +190,14 @@ fn print_insert(p: &mut Printer<'_>, op: OpId) {
 }
 
 fn parse_insert(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    let loc = p.loc();
     let scalar = p.parse_operand()?;
     p.parse_keyword("into")?;
-    let tensor = p.parse_operand()?;
-    p.parse_punct(b'[')?;
-    let indices = p.parse_operand_list()?;
-    p.parse_punct(b']')?;
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    let tloc = p.loc();
-    let ty = p.parse_colon_type()?;
-    let Some(elem) = ty.element_type().filter(|_| ty.is_tensor()) else {
-        return Err(p.error_at(tloc, format!("expected a tensor type, but got '{ty}'")));
-    };
-    state.operands.push(p.resolve_operand(&scalar, elem)?);
-    state.operands.push(p.resolve_operand(&tensor, ty)?);
-    state
-        .operands
-        .extend(p.resolve_operands(&indices, &vec![Type::INDEX; indices.len()], loc)?);
+    // The scalar is operand 0, so it is resolved (against the element type) before the
+    // tensor and indices are pushed.
+    let (ty, _) = parse_indexed_tensor(p, state, |p, state, elem| {
+        state.operands.push(p.resolve_operand(&scalar, elem)?);
+        Ok(())
+    })?;
     state.result_types.push(ty);
     Ok(())
 }
