@@ -3,6 +3,7 @@
 use crate::Ident;
 use crate::attrs::{self, Attribute, NamedAttr};
 use crate::diag::DResult;
+use crate::dialects::{parse_operands_with_types, print_operands_with_types};
 use crate::lexer::Token;
 use crate::module::{InsertPoint, Module, OpId, OpState, Value};
 use crate::parser::{Argument, Parser};
@@ -37,7 +38,7 @@ pub fn register(r: &mut Registry) {
             )
             .regions(0)
             .parents(&["func.func"])
-            .syntax(print_return, parse_return)
+            .syntax(print_operands_with_types, parse_operands_with_types)
             .verify(verify_return),
     );
     r.register(
@@ -306,28 +307,6 @@ fn verify_func(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
                 ));
             }
         }
-    }
-    Ok(())
-}
-
-fn print_return(p: &mut Printer<'_>, op: OpId) {
-    let m = p.module();
-    p.attr_dict(op, &[]);
-    if m.num_operands(op) > 0 {
-        p.write(" ");
-        p.values(m.operands(op));
-        p.write(" : ");
-        p.types(m.operand_types(op));
-    }
-}
-
-fn parse_return(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    let loc = p.loc();
-    let operands = p.parse_operand_list()?;
-    if !operands.is_empty() {
-        let types = p.parse_colon_type_list()?;
-        state.operands = p.resolve_operands(&operands, &types, loc)?;
     }
     Ok(())
 }

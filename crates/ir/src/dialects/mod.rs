@@ -169,6 +169,31 @@ pub fn parse_fastmath(p: &mut Parser<'_>, state: &mut OpState) -> DResult<bool> 
     parse_enum_prop(p, state, "fastmath", "#arith.fastmath", "fastmath")
 }
 
+/// The syntax of terminators that pass values on (`func.return`, `scf.yield`, and later
+/// `xla_gpu.yield`): `{attrs} %a, %b : t1, t2`, or just `{attrs}` without operands.
+pub fn print_operands_with_types(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    p.attr_dict(op, &[]);
+    if m.num_operands(op) > 0 {
+        p.write(" ");
+        p.values(m.operands(op));
+        p.write(" : ");
+        p.types(m.operand_types(op));
+    }
+}
+
+/// Parses what [`print_operands_with_types`] prints.
+pub fn parse_operands_with_types(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    let loc = p.loc();
+    let operands = p.parse_operand_list()?;
+    if !operands.is_empty() {
+        let types = p.parse_colon_type_list()?;
+        state.operands = p.resolve_operands(&operands, &types, loc)?;
+    }
+    Ok(())
+}
+
 /// The list of attribute names to elide given which ones a printer consumed.
 pub(crate) fn elided<'s>(names: &[(&'s str, bool)]) -> Vec<&'s str> {
     names

@@ -4,7 +4,7 @@ use super::{expect_operands, expect_results};
 use crate::Ident;
 use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
-use crate::lexer::Token;
+use crate::dialects::{parse_operands_with_types, print_operands_with_types};
 use crate::module::{BlockId, InsertPoint, Module, OpId, OpState, Value};
 use crate::parser::{Argument, Parser};
 use crate::printer::Printer;
@@ -43,7 +43,7 @@ pub fn register(r: &mut Registry) {
                 "scf.execute_region",
                 "scf.index_switch",
             ])
-            .syntax(print_yield, parse_yield)
+            .syntax(print_operands_with_types, parse_operands_with_types)
             .verify(verify_yield),
     );
 }
@@ -340,28 +340,6 @@ fn verify_if(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
 }
 
 // ----- scf.yield -----
-
-fn print_yield(p: &mut Printer<'_>, op: OpId) {
-    let m = p.module();
-    p.attr_dict(op, &[]);
-    if m.num_operands(op) > 0 {
-        p.write(" ");
-        p.values(m.operands(op));
-        p.write(" : ");
-        p.types(m.operand_types(op));
-    }
-}
-
-fn parse_yield(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    let loc = p.loc();
-    if let Token::Percent(_) = p.peek() {
-        let ops = p.parse_operand_list()?;
-        let types = p.parse_colon_type_list()?;
-        state.operands = p.resolve_operands(&ops, &types, loc)?;
-    }
-    Ok(())
-}
 
 fn verify_yield(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
