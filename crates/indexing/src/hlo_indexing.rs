@@ -654,10 +654,11 @@ impl Cx<'_> {
     }
 
     /// XLA's canonical gather only (`GatherSimplifier::IsSimplifiedGather`): indices
-    /// `[batch, k]` with `index_vector_dim=1`, `start_index_map={0..k-1}`, no collapsed or
-    /// batching dimensions, `offset_dims={1..rank}`; the result is `[batch, slice_sizes..]`.
-    /// Operand: `(d0, d1, ..) -> (d1 + rt0, .., dk + rt_{k-1}, d_{k+1}, ..)`, `rt_i` the
-    /// clamped start of row `d0`; indices: `(d0, ..)[s0] -> (d0, s0)`, `s0 in [0, k-1]`.
+    /// `[batch, k]` with `index_vector_dim=1`, `start_index_map` naming `k` distinct operand
+    /// dimensions in any order, no collapsed or batching dimensions,
+    /// `offset_dims={1..rank}`; the result is `[batch, slice_sizes..]`. Operand: dimension
+    /// `start_index_map[i]` reads `d_{j+1} + rt_i` (`rt_i` the clamped component `i` of row
+    /// `d0`), the others `d_{j+1}`; indices: `(d0, ..)[s0] -> (d0, s0)`, `s0 in [0, k-1]`.
     fn gather(&self, out: &[i64]) -> Result<Vec<IndexingMap>, Unsupported> {
         let a = self.operand_array(0)?;
         let indices = self.operand_array(1)?;
@@ -673,8 +674,15 @@ impl Cx<'_> {
         }
         let k = indices.dims[1];
         let r = a.rank() as i64;
-        if k > r || !self.int_list("start_index_map")?.iter().copied().eq(0..k) {
-            return Err(not_canonical("start_index_map must be {0, .., k-1}"));
+        let start_index_map = self.int_list("start_index_map")?;
+        let mut seen = vec![false; a.rank()];
+        let distinct_dims = start_index_map
+            .iter()
+            .all(|&d| (0..r).contains(&d) && !std::mem::replace(&mut seen[d as usize], true));
+        if k > r || start_index_map.len() as i64 != k || !distinct_dims {
+            return Err(not_canonical(
+                "start_index_map must name k distinct operand dimensions",
+            ));
         }
         if !self.int_list("collapsed_slice_dims")?.is_empty()
             || self
@@ -692,17 +700,21 @@ impl Cx<'_> {
             return Err(not_canonical("the result must be [batch, slice_sizes..]"));
         }
         let k = k as usize;
-        let rt_vars = (0..k)
-            .map(|i| Variable::new(format!("rt{i}"), Interval::new(0, a.dims[i] - sizes[i])))
+        let rt_vars = start_index_map
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| {
+                let d = d as usize;
+                Variable::new(format!("rt{i}"), Interval::new(0, a.dims[d] - sizes[d]))
+            })
             .collect();
         let results = (0..a.rank())
-            .map(|i| {
-                if i < k {
-                    dim(i + 1) + sym(i)
-                } else {
-                    dim(i + 1)
-                }
-            })
+            .map(
+                |j| match start_index_map.iter().position(|&d| d as usize == j) {
+                    Some(i) => dim(j + 1) + sym(i),
+                    None => dim(j + 1),
+                },
+            )
             .collect();
         let operand = self.map(out, Vec::new(), rt_vars, results);
         let index = self.map(

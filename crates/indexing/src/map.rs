@@ -55,7 +55,7 @@ impl Variable {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct IndexingMap {
     pub dims: Vec<Variable>,
     /// Symbols `0..range_vars.len()`.

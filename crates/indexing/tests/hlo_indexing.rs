@@ -142,7 +142,11 @@ fn relation(
         Opcode::DynamicSlice if p == 0 => (0..i.len()).all(|k| i[k] == out[k] + starts[k]),
         Opcode::DynamicSlice => true,
         Opcode::Gather if p == 0 => (0..i.len()).all(|k| {
-            let start = starts.get(k).copied().unwrap_or(0);
+            // Index component `j` starts operand dimension `start_index_map[j]`.
+            let start = list("start_index_map")
+                .iter()
+                .position(|&d| d as usize == k)
+                .map_or(0, |j| starts[j]);
             i[k] == out[k + 1] + start
         }),
         Opcode::Gather => i[0] == out[0],
@@ -578,7 +582,8 @@ fn canonical_gather() {
           q = f32[4,5,3] parameter(2)
           idx2 = s32[2,2] parameter(3)
           a = f32[3,2,4] gather(p, idx), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={2,4}
-          ROOT b = f32[2,2,3,3] gather(q, idx2), offset_dims={1,2,3}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={2,3,3}
+          b = f32[2,2,3,3] gather(q, idx2), offset_dims={1,2,3}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={2,3,3}
+          ROOT c = f32[2,3,2,2] gather(q, idx2), offset_dims={1,2,3}, collapsed_slice_dims={}, start_index_map={2,0}, index_vector_dim=1, slice_sizes={3,2,2}
         }",
     );
 }

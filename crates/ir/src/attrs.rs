@@ -7,8 +7,10 @@
 use crate::float;
 use crate::intern::Ident;
 use crate::types::{Signedness, Type, TypeKind};
+use indexing::IndexingMap;
 use std::fmt::{self, Write};
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 /// An `f64` compared and hashed by its bits, so attributes can be `Eq` and `Hash` (for CSE and
 /// alias tables). Holds values of narrower formats exactly.
@@ -98,8 +100,12 @@ pub enum Attribute {
     },
     /// A dictionary, sorted by name.
     Dict(Vec<NamedAttr>),
-    /// `#xla_gpu.indexing_map<"...">`, the map's text (DESIGN §4).
-    IndexingMap(String),
+    /// `#xla_gpu.indexing_map<"...">` (DESIGN §4), parsed. Behind an `Arc` so attributes stay
+    /// cheap to clone. Compared and hashed structurally (variable names and ranges,
+    /// expression trees, constraints), as MLIR uniques attributes by their storage: no
+    /// simplification or printing happens on comparison, and maps that mean the same but
+    /// were built differently are different attributes (and get different `#map` aliases).
+    IndexingMap(Arc<IndexingMap>),
     /// Any other dialect attribute or affine map, kept as its text
     /// (`#arith.fastmath<fast>`, `affine_map<(d0) -> (d0)>`).
     Opaque(String),
@@ -189,6 +195,11 @@ impl Attribute {
         Attribute::Dense { ty, values }
     }
 
+    /// `#xla_gpu.indexing_map<"...">` holding `map`.
+    pub fn indexing_map(map: impl Into<Arc<IndexingMap>>) -> Attribute {
+        Attribute::IndexingMap(map.into())
+    }
+
     /// `array<i64: ...>`.
     pub fn dense_i64_array(values: &[i64]) -> Attribute {
         Attribute::DenseArray {
@@ -258,6 +269,13 @@ impl Attribute {
     pub fn as_dict(&self) -> Option<&[NamedAttr]> {
         match self {
             Attribute::Dict(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    pub fn as_indexing_map(&self) -> Option<&IndexingMap> {
+        match self {
+            Attribute::IndexingMap(m) => Some(m),
             _ => None,
         }
     }
@@ -531,9 +549,9 @@ pub(crate) fn write_attr(
             let _ = write!(out, "> : {ty}");
         }
         Attribute::Dict(entries) => write_dict(out, entries, aliases),
-        Attribute::IndexingMap(text) => {
+        Attribute::IndexingMap(map) => {
             out.push_str("#xla_gpu.indexing_map<");
-            write_escaped_string(out, text);
+            write_escaped_string(out, &map.to_string());
             out.push('>');
         }
         Attribute::Opaque(text) => out.push_str(text),
@@ -647,7 +665,7 @@ mod tests {
                 "{a = 1 : i64, z}",
             ),
             (
-                Attribute::IndexingMap("(d0) -> (d0), domain: d0 in [0, 3]".into()),
+                Attribute::indexing_map(IndexingMap::identity(&[4])),
                 "#xla_gpu.indexing_map<\"(d0) -> (d0), domain: d0 in [0, 3]\">",
             ),
             (Attribute::bool_array(&[true]), "[true]"),

@@ -9,7 +9,8 @@
 //!   [`Attribute`] is a plain value.
 //! * [`Registry`] maps op names to [`OpDef`]s: traits, inherent attributes and the hooks that
 //!   give an op MLIR's custom syntax and its verifier. [`dialects`] defines builtin, func,
-//!   arith, math, scf and tensor; other crates register more.
+//!   arith, math, scf, tensor, vector, gpu, llvm, nvvm (MLIR 22's syntax) and xla_gpu (the
+//!   seed's syntax); other crates may register more.
 //! * [`parse_module`] reads both syntaxes with `file:line:col` errors; [`Module::print`] and
 //!   [`Module::print_generic`] write them; [`Module::verify`] checks types, terminators,
 //!   dominance, isolation and symbols.

@@ -18,6 +18,7 @@ use crate::lexer::{self, Token};
 use crate::module::{BlockId, InsertPoint, Loc, Module, OpId, OpState, RegionId, Value};
 use crate::registry::{Registry, Traits};
 use crate::types::{DYNAMIC, Signedness, Type, TypeKind};
+use indexing::IndexingMap;
 use std::sync::Arc;
 
 /// A value use not yet resolved to a [`Value`] (its type comes later in custom syntax).
@@ -373,6 +374,18 @@ impl<'a> Parser<'a> {
                 lexer::unescape(raw).map_err(|e| self.error_at(loc, e))
             }
             _ => Err(self.expected("string")),
+        }
+    }
+
+    /// Consumes the literal `text` if it comes next: punctuation the lexer has no token for
+    /// (`...` of variadic `llvm.func` signatures, `|` between `llvm.getelementptr` flags).
+    pub fn parse_optional_literal(&mut self, text: &str) -> bool {
+        let start = lexer::skip_trivia(self.src.as_bytes(), self.pos);
+        if self.src[start..].starts_with(text) {
+            self.pos = start + text.len();
+            true
+        } else {
+            false
         }
     }
 
@@ -910,13 +923,7 @@ impl<'a> Parser<'a> {
             Token::Hash(name) => {
                 self.bump();
                 if name == "xla_gpu.indexing_map" {
-                    self.parse_punct(b'<')?;
-                    let mut text = self.parse_string()?;
-                    while let Token::Str(_) = self.peek() {
-                        text.push_str(&self.parse_string()?);
-                    }
-                    self.parse_punct(b'>')?;
-                    return Ok(Attribute::IndexingMap(text));
+                    return self.parse_indexing_map_body();
                 }
                 if let Some(a) = self.attr_aliases.get(name) {
                     return Ok(a.clone());
@@ -932,6 +939,37 @@ impl<'a> Parser<'a> {
             }
             Token::Bang(_) | Token::Punct(b'(') => Ok(Attribute::Type(self.parse_type()?)),
             _ => Err(self.expected("attribute value")),
+        }
+    }
+
+    /// After `#xla_gpu.indexing_map`: `<"text" "more text" ...>`. Adjacent strings
+    /// concatenate (the seed splits long maps over lines). The text is parsed by
+    /// [`IndexingMap::parse`]; its errors point at the offending character inside the string
+    /// literal, or at the literal's opening quote when escapes make the literal's bytes differ
+    /// from the text's.
+    fn parse_indexing_map_body(&mut self) -> DResult<Attribute> {
+        self.parse_punct(b'<')?;
+        let mut text = String::new();
+        let mut pieces = Vec::new();
+        while let Token::Str(raw) = self.peek() {
+            let (_, _, quote, _) = self.peek_full();
+            pieces.push(MapPiece {
+                text_start: text.len(),
+                quote,
+                verbatim: !raw.contains('\\'),
+            });
+            text.push_str(&self.parse_string()?);
+        }
+        if pieces.is_empty() {
+            return Err(self.expected("string"));
+        }
+        self.parse_punct(b'>')?;
+        match IndexingMap::parse(&text) {
+            Ok(map) => Ok(Attribute::indexing_map(map)),
+            Err(e) => {
+                let loc = self.loc_of(MapPiece::source_offset(&pieces, e.offset));
+                Err(self.error_at(loc, format!("invalid indexing map: {}", e.message)))
+            }
         }
     }
 
@@ -1635,6 +1673,28 @@ impl<'a> Parser<'a> {
         state.loc = loc;
         self.with_op_context(def.name, |p| parse(p, &mut state))?;
         Ok(state)
+    }
+}
+
+/// One string literal of an indexing map attribute: where its text starts in the
+/// concatenated map text and where its opening quote is in the source.
+struct MapPiece {
+    text_start: usize,
+    quote: usize,
+    /// No escapes: the literal's bytes are the text's bytes.
+    verbatim: bool,
+}
+
+impl MapPiece {
+    /// The source offset of byte `offset` of the concatenated text.
+    fn source_offset(pieces: &[MapPiece], offset: usize) -> usize {
+        let at = pieces.partition_point(|p| p.text_start <= offset).max(1) - 1;
+        let piece = &pieces[at];
+        if piece.verbatim {
+            piece.quote + 1 + (offset - piece.text_start)
+        } else {
+            piece.quote
+        }
     }
 }
 

@@ -7,7 +7,8 @@
 //! (`%cst`, `%c0`), made unique with `_N` suffixes; other results are numbered `%0, %1, ...`
 //! and entry block arguments `%arg0, ...`, restarting inside every op that is isolated from
 //! above (each function). Names may repeat in sibling regions, as in MLIR. Affine and
-//! indexing maps are hoisted into `#map`, `#map1`, ... aliases at the top.
+//! indexing maps are hoisted into `#map`, `#map1`, ... aliases at the top, for those the text
+//! shows (not a map a custom printer leaves out).
 
 use crate::attrs::{self, Attribute, NamedAttr};
 use crate::intern::{FxHashMap, FxHashSet};
@@ -15,6 +16,7 @@ use crate::module::{BlockId, Module, OpId, RegionId, Value, ValueDef};
 use crate::registry::Traits;
 use crate::types::Type;
 use crate::verifier::VerifyCx;
+use std::cell::RefCell;
 use std::fmt::Write;
 
 /// How to print.
@@ -41,6 +43,9 @@ pub struct Printer<'m> {
     names: Vec<Name>,
     block_names: Vec<u32>,
     aliases: FxHashMap<Attribute, String>,
+    /// The aliased attributes written so far (custom printers leave some out, such as a
+    /// transfer's default permutation map; MLIR defines aliases only for what it prints).
+    used_aliases: RefCell<FxHashSet<Attribute>>,
     default_dialect: Vec<&'static str>,
     verify_cx: VerifyCx<'m>,
 }
@@ -156,7 +161,13 @@ impl Namer<'_> {
 }
 
 impl<'m> Printer<'m> {
-    fn new(module: &'m Module, root: OpId, options: PrintOptions) -> Printer<'m> {
+    /// A printer for `root`; with `only`, aliases are defined just for those attributes.
+    fn new(
+        module: &'m Module,
+        root: OpId,
+        options: PrintOptions,
+        only: Option<&FxHashSet<Attribute>>,
+    ) -> Printer<'m> {
         let mut names = vec![Name::None; module.value_capacity()];
         let mut block_names = vec![u32::MAX; module.block_capacity()];
         let mut namer = Namer {
@@ -182,14 +193,15 @@ impl<'m> Printer<'m> {
             names,
             block_names,
             aliases: FxHashMap::default(),
+            used_aliases: RefCell::default(),
             default_dialect: vec!["builtin"],
             verify_cx: VerifyCx::new(module),
         };
-        p.collect_aliases(root);
+        p.collect_aliases(root, only);
         p
     }
 
-    fn collect_aliases(&mut self, root: OpId) {
+    fn collect_aliases(&mut self, root: OpId, only: Option<&FxHashSet<Attribute>>) {
         fn visit(a: &Attribute, found: &mut Vec<Attribute>, seen: &mut FxHashSet<Attribute>) {
             match a {
                 _ if is_aliased(a) && seen.insert(a.clone()) => found.push(a.clone()),
@@ -209,6 +221,7 @@ impl<'m> Printer<'m> {
                 visit(&e.value, &mut found, &mut seen);
             }
         });
+        found.retain(|a| only.is_none_or(|only| only.contains(a)));
         for (i, a) in found.into_iter().enumerate() {
             let name = if i == 0 {
                 "map".to_owned()
@@ -315,28 +328,30 @@ impl<'m> Printer<'m> {
         self.out.push(')');
     }
 
+    /// The alias of `a` (recorded as used), if it has one.
+    fn alias<'s>(
+        aliases: &'s FxHashMap<Attribute, String>,
+        used: &RefCell<FxHashSet<Attribute>>,
+        a: &Attribute,
+    ) -> Option<&'s str> {
+        if !is_aliased(a) {
+            return None;
+        }
+        let name = aliases.get(a)?;
+        used.borrow_mut().insert(a.clone());
+        Some(name)
+    }
+
     /// Writes an attribute (with `#map` aliases).
     pub fn attr(&mut self, a: &Attribute) {
-        let aliases = &self.aliases;
-        let lookup = |a: &Attribute| {
-            if is_aliased(a) {
-                aliases.get(a).map(String::as_str)
-            } else {
-                None
-            }
-        };
+        let (aliases, used) = (&self.aliases, &self.used_aliases);
+        let lookup = |a: &Attribute| Printer::alias(aliases, used, a);
         attrs::write_attr(&mut self.out, a, false, Some(&lookup));
     }
 
     fn dict(&mut self, entries: &[NamedAttr]) {
-        let aliases = &self.aliases;
-        let lookup = |a: &Attribute| {
-            if is_aliased(a) {
-                aliases.get(a).map(String::as_str)
-            } else {
-                None
-            }
-        };
+        let (aliases, used) = (&self.aliases, &self.used_aliases);
+        let lookup = |a: &Attribute| Printer::alias(aliases, used, a);
         attrs::write_dict(&mut self.out, entries, Some(&lookup));
     }
 
@@ -603,10 +618,14 @@ impl<'m> Printer<'m> {
         self.result_types(&m.result_types(op));
     }
 
-    fn finish(mut self, root: OpId) -> String {
+    /// Prints `root`; also returns the aliased attributes written when some alias defined at
+    /// the top went unused.
+    fn finish(mut self, root: OpId) -> (String, Option<FxHashSet<Attribute>>) {
         self.op(root);
         self.newline();
-        self.out
+        let used = self.used_aliases.into_inner();
+        let unused = (used.len() < self.aliases.len()).then_some(used);
+        (self.out, unused)
     }
 }
 
@@ -619,7 +638,11 @@ impl Module {
     /// Prints one op (and what is nested in it) on its own, numbering values from scratch;
     /// values defined outside it print as `<<UNKNOWN SSA VALUE N>>`. For debugging.
     pub fn print_op_with(&self, op: OpId, options: PrintOptions) -> String {
-        Printer::new(self, op, options).finish(op)
+        match Printer::new(self, op, options, None).finish(op) {
+            (text, None) => text,
+            // Again, with only the aliases that are used (numbered without gaps).
+            (_, Some(used)) => Printer::new(self, op, options, Some(&used)).finish(op).0,
+        }
     }
 
     /// [`Module::print_op_with`] in custom form.

@@ -172,8 +172,8 @@ impl Registry {
         Registry::default()
     }
 
-    /// A fresh registry with the standard dialects (builtin, func, arith, math, scf, tensor),
-    /// to extend with more.
+    /// A fresh registry with every dialect the pipeline uses (builtin, func, arith, math,
+    /// scf, tensor, vector, gpu, llvm, nvvm, xla_gpu), to extend with more.
     pub fn with_standard_dialects() -> Registry {
         let mut r = Registry::empty();
         crate::dialects::register_standard(&mut r);

@@ -6,11 +6,6 @@ use ir::{Module, Registry, parse_module_with};
 const FILES: &[(&str, &str, bool)] = &[
     ("gelu.mlir", include_str!("data/gelu.mlir"), false),
     ("ops.mlir", include_str!("data/ops.mlir"), false),
-    (
-        "xla_gpu_generic.mlir",
-        include_str!("data/xla_gpu_generic.mlir"),
-        true,
-    ),
 ];
 
 fn parse(name: &str, text: &str) -> Module {

@@ -218,7 +218,10 @@ fn parser_never_panics_on_truncated_or_mutated_input() {
     let generic = parse_module_with(ops, "ops.mlir", Registry::standard())
         .unwrap()
         .print_generic();
-    let xla = include_str!("data/xla_gpu_generic.mlir");
+    let xla = include_str!("data/xla_gpu_ops.mlir");
+    let xla_generic = parse_module_with(xla, "xla_gpu_ops.mlir", Registry::standard())
+        .unwrap()
+        .print_generic();
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = || {
         seed ^= seed << 13;
@@ -227,7 +230,7 @@ fn parser_never_panics_on_truncated_or_mutated_input() {
         seed
     };
     let junk = b"%^#!@(){}[]<>,:=-x0.\"\\ \nabcf32?*";
-    for text in [ops, generic.as_str(), xla] {
+    for text in [ops, generic.as_str(), xla, xla_generic.as_str()] {
         for cut in (0..text.len()).step_by(37) {
             if text.is_char_boundary(cut) {
                 let _ = check(&text[..cut]);

@@ -24,12 +24,20 @@ struct Cli {
     /// Write the output here instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
+
+    /// Print how the partitioner split each fusion into functions (the subgraphs, their
+    /// roots, and why each was split off: which users read it through which maps).
+    #[arg(long)]
+    print_partition: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Emit {
     /// The parsed and verified module, printed back as canonical HLO text.
     Hlo,
+    /// The emitters' output before any pass: `xla_gpu` IR, one module per fusion, each
+    /// preceded by a comment with the fusion, the emitter and the launch dimensions.
+    XlaGpu,
 }
 
 fn main() -> ExitCode {
@@ -45,11 +53,48 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli) -> Result<(), String> {
     let (name, bytes) = read_input(&cli.input)?;
-    let (_, module) = hlo::load(&name, &bytes)?;
+    let (source, module) = hlo::load(&name, &bytes)?;
+    if cli.print_partition {
+        return write_output(cli.output.as_ref(), &partitions(&source, &module)?);
+    }
     let text = match cli.emit {
         Emit::Hlo => module.to_string(),
+        Emit::XlaGpu => emit_xla_gpu(&source, &module)?,
     };
     write_output(cli.output.as_ref(), &text)
+}
+
+/// The partition of every fusion of the module.
+fn partitions(source: &hlo::SourceFile, module: &hlo::HloModule) -> Result<String, String> {
+    let mut out = String::new();
+    for id in emitters::fusions(module) {
+        let computation = module.computation(id);
+        let partition = emitters::PartitionedComputation::new(computation, |_| false)
+            .map_err(|d| d.render(source))?;
+        out.push_str(&format!("fusion {}:\n", computation.name));
+        out.push_str(&partition.describe(computation));
+    }
+    Ok(out)
+}
+
+/// Every fusion's `xla_gpu` module.
+fn emit_xla_gpu(source: &hlo::SourceFile, module: &hlo::HloModule) -> Result<String, String> {
+    let mut out = String::new();
+    for id in emitters::fusions(module) {
+        let fusion = emitters::emit_fusion(module, id).map_err(|d| d.render(source))?;
+        let launch = fusion.kernel.launch;
+        out.push_str(&format!(
+            "// fusion {}: {} emitter (hero: {}), {} blocks x {} threads, vector factor {}\n",
+            fusion.name,
+            "loop",
+            fusion.hero_kind,
+            launch.blocks,
+            launch.threads_per_block,
+            fusion.kernel.vector_factor
+        ));
+        out.push_str(&fusion.module.print());
+    }
+    Ok(out)
 }
 
 fn read_input(path: &PathBuf) -> Result<(String, Vec<u8>), String> {

@@ -120,6 +120,18 @@ pub fn register(r: &mut Registry) {
                 .verify(verify_int_binary),
         );
     }
+    // `arith.negf %x : f32` is written like a unary math op.
+    r.register(
+        OpDef::new("arith.negf")
+            .traits(Traits::PURE)
+            .inherent(&["fastmath"])
+            .regions(0)
+            .syntax(
+                super::math::print_elementwise,
+                super::math::parse_elementwise,
+            )
+            .verify(super::math::verify_float),
+    );
     r.register(
         OpDef::new("arith.cmpi")
             .traits(Traits::PURE)

@@ -28,7 +28,15 @@ pub const FLOAT_UNARY: &[&str] = &[
     "math.cos",
     "math.tan",
     "math.atan",
+    "math.acos",
+    "math.asin",
+    "math.acosh",
+    "math.asinh",
+    "math.atanh",
+    "math.cosh",
+    "math.sinh",
     "math.erf",
+    "math.erfc",
     "math.absf",
     "math.floor",
     "math.ceil",
@@ -77,7 +85,7 @@ fn arity(name: &str) -> usize {
 }
 
 /// `math.op %a[, %b[, %c]] [fastmath<..>] attr-dict : type`
-fn print_elementwise(p: &mut Printer<'_>, op: OpId) {
+pub(crate) fn print_elementwise(p: &mut Printer<'_>, op: OpId) {
     let m = p.module();
     p.write(" ");
     p.values(m.operands(op));
@@ -87,7 +95,7 @@ fn print_elementwise(p: &mut Printer<'_>, op: OpId) {
     p.ty(m.value_type(m.result(op, 0)));
 }
 
-fn parse_elementwise(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+pub(crate) fn parse_elementwise(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     let loc = p.loc();
     let ops = p.parse_operand_list()?;
     let n = arity(state.name.as_str());
@@ -104,7 +112,7 @@ fn parse_elementwise(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     Ok(())
 }
 
-fn verify_float(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+pub(crate) fn verify_float(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
     super::expect_operands(m, op, arity(m.name(op).as_str()))?;
     expect_results(m, op, 1)?;

@@ -1,4 +1,5 @@
-//! Op definitions of the standard dialects: builtin, func, arith, math, scf, tensor.
+//! Op definitions of the standard dialects: builtin, func, arith, math, scf, tensor, vector,
+//! gpu, llvm, nvvm (and xla_gpu).
 //!
 //! Each op's custom syntax is MLIR 22's (checked against `mlir-opt`), so what we print in
 //! either form parses in real MLIR. Shared helpers for writing more dialects live here.
@@ -6,9 +7,14 @@
 pub mod arith;
 pub mod builtin;
 pub mod func;
+pub mod gpu;
+pub mod llvm;
 pub mod math;
+pub mod nvvm;
 pub mod scf;
 pub mod tensor;
+pub mod vector;
+pub mod xla_gpu;
 
 use crate::attrs::Attribute;
 use crate::diag::DResult;
@@ -18,7 +24,7 @@ use crate::printer::Printer;
 use crate::registry::Registry;
 use crate::types::Type;
 
-/// Registers the standard dialects.
+/// Registers the standard dialects: every dialect the pipeline uses, `xla_gpu` included.
 pub fn register_standard(r: &mut Registry) {
     builtin::register(r);
     func::register(r);
@@ -26,6 +32,11 @@ pub fn register_standard(r: &mut Registry) {
     math::register(r);
     scf::register(r);
     tensor::register(r);
+    vector::register(r);
+    gpu::register(r);
+    llvm::register(r);
+    nvvm::register(r);
+    xla_gpu::register(r);
 }
 
 // ----- type predicates -----
@@ -201,4 +212,105 @@ pub(crate) fn elided<'s>(names: &[(&'s str, bool)]) -> Vec<&'s str> {
         .filter(|(_, used)| *used)
         .map(|(n, _)| *n)
         .collect()
+}
+
+// ----- enum attributes, dense arrays, operand segments (vector, gpu, llvm, nvvm) -----
+
+/// The case of an enum attribute kept as text, given the text before it: `x` of
+/// `#gpu<dim x>` (opening `#gpu<dim `), `internal` of `#llvm.linkage<internal>`.
+pub fn enum_case<'a>(attr: Option<&'a Attribute>, open: &str) -> Option<&'a str> {
+    match attr? {
+        Attribute::Opaque(text) => text.strip_prefix(open)?.strip_suffix('>'),
+        _ => None,
+    }
+}
+
+/// The enum attribute [`enum_case`] reads: `{open}{case}>`.
+pub fn enum_attr(open: &str, case: &str) -> Attribute {
+    Attribute::Opaque(format!("{open}{case}>"))
+}
+
+/// The integers of a dense array attribute (`array<i64: 1, 2>`).
+pub fn dense_ints(attr: Option<&Attribute>) -> Option<Vec<i64>> {
+    match attr? {
+        Attribute::DenseArray { values, .. } => values
+            .iter()
+            .map(|v| v.as_int().and_then(|i| i64::try_from(i).ok()))
+            .collect(),
+        _ => None,
+    }
+}
+
+/// `array<i32: ...>` (`operandSegmentSizes`, `rawConstantIndices`).
+pub fn dense_i32_array(values: &[i64]) -> Attribute {
+    Attribute::DenseArray {
+        elem: Type::I32,
+        values: values
+            .iter()
+            .map(|&v| crate::attrs::Scalar::Int(v.into()))
+            .collect(),
+    }
+}
+
+/// The operand groups of an op with MLIR's `operandSegmentSizes` (`AttrSizedOperandSegments`),
+/// checked against its operands, as index ranges.
+pub fn operand_segments(
+    m: &Module,
+    op: OpId,
+    groups: usize,
+) -> Result<Vec<std::ops::Range<usize>>, String> {
+    let Some(sizes) = dense_ints(m.prop(op, "operandSegmentSizes")) else {
+        return Err("requires attribute 'operandSegmentSizes'".into());
+    };
+    if sizes.len() != groups {
+        return Err(format!(
+            "'operandSegmentSizes' attribute for specifying operand segments must have {groups} elements, but got {}",
+            sizes.len()
+        ));
+    }
+    if sizes.iter().any(|&s| s < 0) {
+        return Err("'operandSegmentSizes' attribute cannot have negative elements".into());
+    }
+    let total: i64 = sizes.iter().sum();
+    let count = m.num_operands(op);
+    if total != count as i64 {
+        return Err(format!(
+            "operand count ({count}) does not match with the total size ({total}) specified in attribute 'operandSegmentSizes'"
+        ));
+    }
+    let mut start = 0;
+    Ok(sizes
+        .iter()
+        .map(|&s| {
+            let r = start..start + s as usize;
+            start = r.end;
+            r
+        })
+        .collect())
+}
+
+/// Splits `text` at the commas outside brackets (`a, (b, c)` → `a`, `(b, c)`); empty text
+/// has no parts. For lists inside attributes and types kept as text.
+pub fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    let mut prev = ' ';
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '[' | '<' => depth += 1,
+            '>' if prev == '-' => {}
+            ')' | ']' | '>' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+        prev = c;
+    }
+    let last = text[start..].trim();
+    if !last.is_empty() || !parts.is_empty() {
+        parts.push(last);
+    }
+    parts
 }

@@ -1,0 +1,1029 @@
+//! The elemental emitter (DESIGN §5): the value of an HLO instruction at one index, as
+//! `arith`/`math`/`tensor`/`scf` ops.
+//!
+//! Index transforms (broadcast, transpose, reshape, slice, ...) emit nothing themselves: the
+//! operand is read at the index the op's indexing map gives. Values are cached per
+//! (instruction, index values) inside the region where they were emitted, so an operand read
+//! twice at the same index is computed once, and a value computed inside an `scf.if` branch
+//! or loop body is never used outside it.
+//!
+//! Semantics follow XLA's elemental emitter: integer division by zero gives -1 (unsigned:
+//! all ones) and remainder by zero gives the dividend; `INT_MIN / -1` is `INT_MIN`; shifts by
+//! the bit width or more give 0 (arithmetic right shifts: the sign); float→int conversion
+//! saturates and maps NaN to 0; float `maximum`/`minimum` propagate NaN; `compare NE` on
+//! floats is unordered (true for NaN), the other directions ordered.
+
+use std::collections::HashMap;
+
+use hlo::{
+    Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction, Opcode, PrimitiveType,
+    Shape, Span,
+};
+use indexing::hlo_indexing::output_to_input;
+use indexing::{AffineExpr, IndexingMap};
+use ir::dialects::{func as irfunc, scf, xla_gpu};
+use ir::{Attribute, Builder, InsertPoint, OpState, Type, Value};
+
+use crate::partition::PartitionedComputation;
+use crate::types::{element_type, leaf_element_types, leaf_range, leaves, tensor_type};
+
+/// What the emitters share about one fusion while emitting its functions.
+pub struct FusionContext<'a> {
+    pub module: &'a HloModule,
+    pub fusion: &'a Computation,
+    pub partition: PartitionedComputation,
+    /// Function names of the partition's subgraphs.
+    pub subgraph_functions: Vec<String>,
+    /// Function names of the scalar computations the fusion calls (reducers, `map`).
+    pub scalar_functions: HashMap<ComputationId, String>,
+}
+
+/// Where the instructions being emitted live.
+#[derive(Clone, Copy)]
+pub enum Scope {
+    /// A subgraph of the fusion: parameters are tensors read at an index; instructions of
+    /// other subgraphs are called.
+    Subgraph(usize),
+    /// A scalar computation (a reducer): parameters are the function's scalar arguments.
+    Scalar(ComputationId),
+}
+
+/// Emits instruction values into one function.
+pub struct ElementalEmitter<'a, 'm> {
+    pub cx: &'a FusionContext<'a>,
+    pub b: Builder<'m>,
+    computation: &'a Computation,
+    scope: Scope,
+    /// The function's leading arguments: the fusion's parameter tensors, or the scalar
+    /// computation's parameters.
+    params: Vec<Value>,
+    /// One map per open region, innermost last.
+    cache: Vec<ValueCache>,
+    per_op: HashMap<InstrId, Vec<IndexingMap>>,
+}
+
+type R<T> = Result<T, Diagnostic>;
+
+/// Values of instructions by (instruction, index values), for one region.
+type ValueCache = HashMap<(InstrId, Vec<Value>), Vec<Value>>;
+
+fn unsupported(span: Span, what: impl std::fmt::Display) -> Diagnostic {
+    Diagnostic::new(span, format!("unsupported: {what}"))
+}
+
+impl<'a, 'm> ElementalEmitter<'a, 'm> {
+    pub fn new(
+        cx: &'a FusionContext<'a>,
+        b: Builder<'m>,
+        scope: Scope,
+        params: Vec<Value>,
+    ) -> ElementalEmitter<'a, 'm> {
+        let computation = match scope {
+            Scope::Subgraph(_) => cx.fusion,
+            Scope::Scalar(id) => cx.module.computation(id),
+        };
+        ElementalEmitter {
+            cx,
+            b,
+            computation,
+            scope,
+            params,
+            cache: vec![HashMap::new()],
+            per_op: HashMap::new(),
+        }
+    }
+
+    fn instr(&self, id: InstrId) -> &'a Instruction {
+        self.computation.instruction(id)
+    }
+
+    /// The values of `id` at `index` (one per leaf of its shape).
+    pub fn emit(&mut self, id: InstrId, index: &[Value]) -> R<Vec<Value>> {
+        let key = (id, index.to_vec());
+        if let Some(v) = self.cache.iter().rev().find_map(|c| c.get(&key)) {
+            return Ok(v.clone());
+        }
+        let values = self.emit_uncached(id, index)?;
+        self.cache
+            .last_mut()
+            .expect("a cache scope")
+            .insert(key, values.clone());
+        Ok(values)
+    }
+
+    /// The single value of an array-shaped instruction.
+    fn emit1(&mut self, id: InstrId, index: &[Value]) -> R<Value> {
+        let values = self.emit(id, index)?;
+        Ok(values[0])
+    }
+
+    fn emit_uncached(&mut self, id: InstrId, index: &[Value]) -> R<Vec<Value>> {
+        let instr = self.instr(id);
+        if let Scope::Subgraph(current) = self.scope
+            && !matches!(instr.opcode, Opcode::Parameter | Opcode::Constant)
+            && let Some(owner) = self.cx.partition.subgraph_of(id)
+            && owner != current
+        {
+            return self.call_subgraph(owner, index);
+        }
+        let span = instr.spans.whole;
+        let types = leaf_element_types(&instr.shape)
+            .map_err(|e| unsupported(span, format!("{e} in {} '{}'", instr.opcode, instr.name)))?;
+        use Opcode::*;
+        let v = match instr.opcode {
+            Parameter => return self.parameter(instr, index),
+            Constant => self.constant(instr, index)?,
+            Tuple => {
+                let mut values = Vec::new();
+                for k in 0..instr.operands.len() {
+                    values.extend(self.operand(id, k, index, &[])?);
+                }
+                return Ok(values);
+            }
+            GetTupleElement => {
+                let tuple = self.operand(id, 0, index, &[])?;
+                let shape = &self.instr(instr.operands[0]).shape;
+                let i = instr.int("index").unwrap_or(0) as usize;
+                let range = leaf_range(shape, i)
+                    .ok_or_else(|| unsupported(span, "get-tuple-element of a non-tuple"))?;
+                return Ok(tuple[range].to_vec());
+            }
+            Broadcast | Transpose | Reshape | Slice | Reverse | Copy => {
+                return self.operand(id, 0, index, &[]);
+            }
+            Bitcast => {
+                // A bitcast may also reinterpret the element type (of the same width).
+                let v = self.operand(id, 0, index, &[])?[0];
+                if self.b.module.value_type(v) == types[0] {
+                    v
+                } else {
+                    self.b.cast("arith.bitcast", v, types[0])
+                }
+            }
+            Gather => self.gather(id, index)?,
+            Reduce => return self.reduce(id, index),
+            Pad => self.pad(id, index, types[0])?,
+            Concatenate => self.concatenate(id, index, types[0])?,
+            DynamicSlice => self.dynamic_slice(id, index)?,
+            Iota => self.iota(instr, index, types[0])?,
+            Map => {
+                let args = self.elementwise_operands(id, index)?;
+                let callee = self.scalar_function(instr, "to_apply")?;
+                let op = self.b.call(&callee, &args, &types);
+                return Ok(self.b.module.results(op).collect());
+            }
+            _ => {
+                let args = self.elementwise_operands(id, index)?;
+                self.elementwise(instr, &args, types[0])?
+            }
+        };
+        Ok(vec![v])
+    }
+
+    /// The values of operand `k` of `id`, read at the operand index that `id`'s indexing
+    /// map gives for `index` (and `symbols`: range variables, then runtime variables).
+    fn operand(
+        &mut self,
+        id: InstrId,
+        k: usize,
+        index: &[Value],
+        symbols: &[Value],
+    ) -> R<Vec<Value>> {
+        let map = self.per_op_map(id, k)?;
+        let operand_index = self.apply(&map, index, symbols);
+        let operand = self.instr(id).operands[k];
+        self.emit(operand, &operand_index)
+    }
+
+    fn elementwise_operands(&mut self, id: InstrId, index: &[Value]) -> R<Vec<Value>> {
+        (0..self.instr(id).operands.len())
+            .map(|k| Ok(self.operand(id, k, index, &[])?[0]))
+            .collect()
+    }
+
+    fn per_op_map(&mut self, id: InstrId, k: usize) -> R<IndexingMap> {
+        if let Scope::Subgraph(_) = self.scope
+            && let Some(maps) = self.cx.partition.operand_maps(id)
+        {
+            return Ok(maps[k].clone());
+        }
+        if !self.per_op.contains_key(&id) {
+            let instr = self.instr(id);
+            let maps = output_to_input(instr, self.computation)
+                .map_err(|e| Diagnostic::new(instr.spans.whole, e.to_string()))?;
+            self.per_op.insert(id, maps);
+        }
+        Ok(self.per_op[&id][k].clone())
+    }
+
+    /// The map's results at (`dims`, `symbols`): a result that is a plain dimension, symbol
+    /// or constant is used directly; others become `xla_gpu.apply_indexing`.
+    pub fn apply(&mut self, map: &IndexingMap, dims: &[Value], symbols: &[Value]) -> Vec<Value> {
+        let mut out = Vec::with_capacity(map.results.len());
+        for e in &map.results {
+            let v = match e {
+                AffineExpr::Dim(i) => dims[*i],
+                AffineExpr::Symbol(i) => symbols[*i],
+                AffineExpr::Constant(c) => self.b.index(*c),
+                _ => {
+                    let mut single = map.clone();
+                    single.results = vec![e.clone()];
+                    single.constraints.clear();
+                    let ip = self.b.insertion_point();
+                    xla_gpu::build_apply_indexing(self.b.module, ip, single, dims, symbols)[0]
+                }
+            };
+            out.push(v);
+        }
+        out
+    }
+
+    /// Whether every constraint of `map` holds at (`dims`, `symbols`), as an `i1`.
+    fn constraints_hold(
+        &mut self,
+        map: &IndexingMap,
+        dims: &[Value],
+        symbols: &[Value],
+    ) -> Option<Value> {
+        let mut cond: Option<Value> = None;
+        // Bounds the variables' ranges already imply need no check.
+        let mut unconstrained = map.clone();
+        unconstrained.constraints.clear();
+        for (e, bounds) in &map.constraints {
+            let mut single = map.clone();
+            single.results = vec![e.clone()];
+            single.constraints.clear();
+            let v = self.apply(&single, dims, symbols)[0];
+            let range = unconstrained.range_of(e);
+            let mut checks = Vec::new();
+            if range.lo < bounds.lo {
+                let lo = self.b.index(bounds.lo);
+                checks.push(self.b.cmpi("sge", v, lo));
+            }
+            if range.hi > bounds.hi {
+                let hi = self.b.index(bounds.hi);
+                checks.push(self.b.cmpi("sle", v, hi));
+            }
+            for c in checks {
+                cond = Some(match cond {
+                    Some(acc) => self.b.binary("arith.andi", acc, c),
+                    None => c,
+                });
+            }
+        }
+        cond
+    }
+
+    fn call_subgraph(&mut self, subgraph: usize, index: &[Value]) -> R<Vec<Value>> {
+        let sg = &self.cx.partition.subgraphs[subgraph];
+        let root = self.instr(sg.root);
+        let types =
+            leaf_element_types(&root.shape).map_err(|e| unsupported(root.spans.whole, e))?;
+        let mut args = self.params.clone();
+        args.extend_from_slice(index);
+        let name = self.cx.subgraph_functions[subgraph].clone();
+        let ip = self.b.insertion_point();
+        let op = xla_gpu::build_pure_call(self.b.module, ip, &name, &args, &types);
+        Ok(self.b.module.results(op).collect())
+    }
+
+    fn parameter(&mut self, instr: &Instruction, index: &[Value]) -> R<Vec<Value>> {
+        let n = instr.parameter_number().unwrap_or(0) as usize;
+        match self.scope {
+            Scope::Scalar(_) => Ok(vec![self.params[n]]),
+            Scope::Subgraph(_) => {
+                if instr.shape.is_tuple() {
+                    return Err(unsupported(
+                        instr.spans.whole,
+                        format!("tuple-shaped parameter '{}'", instr.name),
+                    ));
+                }
+                Ok(vec![self.b.extract(self.params[n], index)])
+            }
+        }
+    }
+
+    fn constant(&mut self, instr: &Instruction, index: &[Value]) -> R<Value> {
+        let span = instr.spans.whole;
+        let Some(hlo::Literal::Array(lit)) = instr.literal() else {
+            return Err(unsupported(
+                span,
+                format!("constant '{}' is not an array literal", instr.name),
+            ));
+        };
+        let Shape::Array(shape) = &instr.shape else {
+            return Err(unsupported(span, "a tuple constant"));
+        };
+        let ty = element_type(shape.element_type).map_err(|e| unsupported(span, e))?;
+        let scalar = |v: &hlo::Value| -> R<ir::Scalar> {
+            Ok(match *v {
+                hlo::Value::Pred(b) => ir::Scalar::Int(b as i128),
+                hlo::Value::Int(i) => ir::Scalar::Int(ir::attrs::normalize_int(i, ty)),
+                hlo::Value::Float(f) => match ty.float_kind() {
+                    Some(kind) => ir::Scalar::Float(ir::FloatValue(ir::float::round_to(kind, f))),
+                    None => return Err(unsupported(span, "a float literal of an integer type")),
+                },
+                hlo::Value::Complex(..) => return Err(unsupported(span, "complex constants")),
+            })
+        };
+        if lit.values.len() == 1 {
+            let s = scalar(&lit.values[0])?;
+            let attr = match s {
+                ir::Scalar::Int(i) => Attribute::int(i, ty),
+                ir::Scalar::Float(f) => Attribute::Float(f, ty),
+            };
+            return Ok(self.b.constant(attr));
+        }
+        let tensor = tensor_type(shape).map_err(|e| unsupported(span, e))?;
+        let values = lit.values.iter().map(scalar).collect::<R<Vec<_>>>()?;
+        let t = self.b.constant(Attribute::dense(tensor, values));
+        Ok(self.b.extract(t, index))
+    }
+
+    fn iota(&mut self, instr: &Instruction, index: &[Value], ty: Type) -> R<Value> {
+        let d = instr.int("iota_dimension").unwrap_or(0) as usize;
+        let i = index[d];
+        Ok(if ty.is_float() {
+            let i64v = self.b.cast("arith.index_cast", i, Type::I64);
+            self.b.cast("arith.sitofp", i64v, ty)
+        } else {
+            self.b.cast("arith.index_castui", i, ty)
+        })
+    }
+
+    /// `pad`: the operand where the index lands on it, the padding value elsewhere.
+    fn pad(&mut self, id: InstrId, index: &[Value], ty: Type) -> R<Value> {
+        let map = self.per_op_map(id, 0)?;
+        let pad_value = self.operand(id, 1, index, &[])?[0];
+        let Some(cond) = self.constraints_hold(&map, index, &[]) else {
+            return Ok(self.operand(id, 0, index, &[])?[0]);
+        };
+        self.if_else(
+            cond,
+            ty,
+            |e| Ok(e.operand(id, 0, index, &[])?[0]),
+            |_| Ok(pad_value),
+        )
+    }
+
+    /// `concatenate`: a chain of `scf.if` on the concatenated dimension.
+    fn concatenate(&mut self, id: InstrId, index: &[Value], ty: Type) -> R<Value> {
+        self.concatenate_from(id, 0, index, ty)
+    }
+
+    fn concatenate_from(&mut self, id: InstrId, k: usize, index: &[Value], ty: Type) -> R<Value> {
+        let last = self.instr(id).operands.len() - 1;
+        let map = self.per_op_map(id, k)?;
+        let cond = if k == last {
+            None
+        } else {
+            self.constraints_hold(&map, index, &[])
+        };
+        match cond {
+            None => Ok(self.operand(id, k, index, &[])?[0]),
+            Some(c) => self.if_else(
+                c,
+                ty,
+                |e| Ok(e.operand(id, k, index, &[])?[0]),
+                |e| e.concatenate_from(id, k + 1, index, ty),
+            ),
+        }
+    }
+
+    /// `dynamic-slice`: start indices are read, clamped into `[0, dim - size]` as XLA
+    /// does, and passed as the map's runtime variables.
+    fn dynamic_slice(&mut self, id: InstrId, index: &[Value]) -> R<Value> {
+        let instr = self.instr(id);
+        let map = self.per_op_map(id, 0)?;
+        let mut starts = Vec::new();
+        for (k, var) in map.rt_vars.iter().enumerate() {
+            let start = self.operand(id, k + 1, index, &[])?[0];
+            starts.push(self.clamped_index(start, instr.operands[k + 1], var.bounds.hi));
+        }
+        let operand_index = self.apply(&map, index, &starts);
+        self.emit1(instr.operands[0], &operand_index)
+    }
+
+    /// `gather` (canonical form): component `i` of the index row is read, clamped into
+    /// its operand dimension, and passed as runtime variable `i` of the operand map.
+    fn gather(&mut self, id: InstrId, index: &[Value]) -> R<Value> {
+        let instr = self.instr(id);
+        let operand_map = self.per_op_map(id, 0)?;
+        let mut starts = Vec::new();
+        for (i, var) in operand_map.rt_vars.iter().enumerate() {
+            let component = self.b.index(i as i64);
+            let start = self.operand(id, 1, index, &[component])?[0];
+            starts.push(self.clamped_index(start, instr.operands[1], var.bounds.hi));
+        }
+        let operand_index = self.apply(&operand_map, index, &starts);
+        self.emit1(instr.operands[0], &operand_index)
+    }
+
+    /// An integer start index as an `index` clamped into `[0, hi]`.
+    fn clamped_index(&mut self, start: Value, from: InstrId, hi: i64) -> Value {
+        let unsigned = self
+            .instr(from)
+            .shape
+            .as_array()
+            .is_some_and(|a| a.element_type.is_unsigned_int());
+        let cast = if unsigned {
+            "arith.index_castui"
+        } else {
+            "arith.index_cast"
+        };
+        let i = self.b.cast(cast, start, Type::INDEX);
+        let zero = self.b.index(0);
+        let hi = self.b.index(hi);
+        let lo_clamped = self.b.binary("arith.maxsi", i, zero);
+        self.b.binary("arith.minsi", lo_clamped, hi)
+    }
+
+    /// `reduce`: loops over the reduced dimensions (the map's range variables, outermost
+    /// first, so elements are combined in row-major order) carrying the accumulators, calling
+    /// the reducer function on (accumulators, inputs).
+    fn reduce(&mut self, id: InstrId, index: &[Value]) -> R<Vec<Value>> {
+        let instr = self.instr(id);
+        let n = instr.operands.len() / 2;
+        let mut inits = Vec::with_capacity(n);
+        for k in 0..n {
+            inits.push(self.operand(id, n + k, index, &[])?[0]);
+        }
+        let map = self.per_op_map(id, 0)?;
+        let callee = self.scalar_function(instr, "to_apply")?;
+        let types: Vec<Type> = inits.iter().map(|&v| self.b.module.value_type(v)).collect();
+        self.reduce_loops(id, n, index, &map, &callee, &types, inits, Vec::new())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reduce_loops(
+        &mut self,
+        id: InstrId,
+        n: usize,
+        index: &[Value],
+        map: &IndexingMap,
+        callee: &str,
+        types: &[Type],
+        accs: Vec<Value>,
+        ivs: Vec<Value>,
+    ) -> R<Vec<Value>> {
+        let depth = ivs.len();
+        if depth == map.range_vars.len() {
+            let mut args = accs;
+            for k in 0..n {
+                args.push(self.operand(id, k, index, &ivs)?[0]);
+            }
+            let op = self.b.call(callee, &args, types);
+            return Ok(self.b.module.results(op).collect());
+        }
+        let bounds = map.range_vars[depth].bounds;
+        let lb = self.b.index(bounds.lo);
+        let ub = self.b.index(bounds.hi + 1);
+        let step = self.b.index(1);
+        let (op, body) =
+            scf::build_for(self.b.module, self.b.insertion_point(), lb, ub, step, &accs);
+        let args = self.b.module.block_args(body).to_vec();
+        let saved = self.b.insertion_point();
+        self.b.set_insertion_point(InsertPoint::BlockEnd(body));
+        self.cache.push(HashMap::new());
+        let mut ivs = ivs;
+        ivs.push(args[0]);
+        let result = self.reduce_loops(id, n, index, map, callee, types, args[1..].to_vec(), ivs);
+        self.cache.pop();
+        let yielded = result?;
+        scf::build_yield(self.b.module, body, &yielded);
+        self.b.set_insertion_point(saved);
+        Ok(self.b.module.results(op).collect())
+    }
+
+    /// `scf.if cond -> ty { then } else { otherwise }`, each branch in its own cache scope.
+    fn if_else(
+        &mut self,
+        cond: Value,
+        ty: Type,
+        then: impl FnOnce(&mut Self) -> R<Value>,
+        otherwise: impl FnOnce(&mut Self) -> R<Value>,
+    ) -> R<Value> {
+        let (op, then_block, else_block) =
+            scf::build_if(self.b.module, self.b.insertion_point(), cond, &[ty], true);
+        let else_block = else_block.expect("an else block was asked for");
+        let saved = self.b.insertion_point();
+        self.b
+            .set_insertion_point(InsertPoint::BlockEnd(then_block));
+        self.cache.push(HashMap::new());
+        let v = then(self);
+        self.cache.pop();
+        scf::build_yield(self.b.module, then_block, &[v?]);
+        self.b
+            .set_insertion_point(InsertPoint::BlockEnd(else_block));
+        self.cache.push(HashMap::new());
+        let v = otherwise(self);
+        self.cache.pop();
+        scf::build_yield(self.b.module, else_block, &[v?]);
+        self.b.set_insertion_point(saved);
+        Ok(self.b.module.result(op, 0))
+    }
+
+    fn scalar_function(&self, instr: &Instruction, attr: &str) -> R<String> {
+        let called = instr.called(attr).ok_or_else(|| {
+            unsupported(
+                instr.spans.whole,
+                format!("{} without {attr}=", instr.opcode),
+            )
+        })?;
+        Ok(self.cx.scalar_functions[&called.id].clone())
+    }
+
+    /// Elementwise ops on scalars `args` producing a value of `ty`.
+    fn elementwise(&mut self, instr: &Instruction, args: &[Value], ty: Type) -> R<Value> {
+        let span = instr.spans.whole;
+        let operand_types: Vec<PrimitiveType> = instr
+            .operands
+            .iter()
+            .map(|&o| {
+                self.instr(o)
+                    .shape
+                    .as_array()
+                    .map_or(PrimitiveType::F32, |a| a.element_type)
+            })
+            .collect();
+        let t0 = operand_types[0];
+        let float = t0.is_float();
+        let unsigned = t0.is_unsigned_int() || t0 == PrimitiveType::Pred;
+        let b = &mut self.b;
+        let x = args[0];
+        use Opcode::*;
+        let pick = |f: &'static str, i: &'static str| if float { f } else { i };
+        Ok(match instr.opcode {
+            Add if t0 == PrimitiveType::Pred => b.binary("arith.ori", x, args[1]),
+            Multiply if t0 == PrimitiveType::Pred => b.binary("arith.andi", x, args[1]),
+            Add => b.binary(pick("arith.addf", "arith.addi"), x, args[1]),
+            Subtract => b.binary(pick("arith.subf", "arith.subi"), x, args[1]),
+            Multiply => b.binary(pick("arith.mulf", "arith.muli"), x, args[1]),
+            Divide if float => b.binary("arith.divf", x, args[1]),
+            Divide => int_divide(b, x, args[1], unsigned, false),
+            Remainder if float => b.binary("arith.remf", x, args[1]),
+            Remainder => int_divide(b, x, args[1], unsigned, true),
+            Maximum if float => b.binary("arith.maximumf", x, args[1]),
+            Minimum if float => b.binary("arith.minimumf", x, args[1]),
+            Maximum => b.binary(
+                if unsigned {
+                    "arith.maxui"
+                } else {
+                    "arith.maxsi"
+                },
+                x,
+                args[1],
+            ),
+            Minimum => b.binary(
+                if unsigned {
+                    "arith.minui"
+                } else {
+                    "arith.minsi"
+                },
+                x,
+                args[1],
+            ),
+            And => b.binary("arith.andi", x, args[1]),
+            Or => b.binary("arith.ori", x, args[1]),
+            Xor => b.binary("arith.xori", x, args[1]),
+            Not => {
+                let ones = b.int(-1, ty);
+                b.binary("arith.xori", x, ones)
+            }
+            ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => {
+                shift(b, instr.opcode, x, args[1], ty)
+            }
+            Power if float => b.binary("math.powf", x, args[1]),
+            Atan2 if float => b.binary("math.atan2", x, args[1]),
+            Negate if float => b.unary("arith.negf", x),
+            Negate => {
+                let zero = b.int(0, ty);
+                b.binary("arith.subi", zero, x)
+            }
+            Abs if float => b.unary("math.absf", x),
+            Abs => b.unary("math.absi", x),
+            Sign => sign(b, x, ty, float),
+            Exp if float => b.unary("math.exp", x),
+            Expm1 if float => b.unary("math.expm1", x),
+            Log if float => b.unary("math.log", x),
+            Log1p if float => b.unary("math.log1p", x),
+            Sqrt if float => b.unary("math.sqrt", x),
+            Rsqrt if float => b.unary("math.rsqrt", x),
+            Cbrt if float => b.unary("math.cbrt", x),
+            Tanh if float => b.unary("math.tanh", x),
+            Sin if float => b.unary("math.sin", x),
+            Cos if float => b.unary("math.cos", x),
+            Tan if float => b.unary("math.tan", x),
+            Erf if float => b.unary("math.erf", x),
+            Atan if float => b.unary("math.atan", x),
+            Acos if float => b.unary("math.acos", x),
+            Asin if float => b.unary("math.asin", x),
+            Acosh if float => b.unary("math.acosh", x),
+            Asinh if float => b.unary("math.asinh", x),
+            Atanh if float => b.unary("math.atanh", x),
+            Cosh if float => b.unary("math.cosh", x),
+            Sinh if float => b.unary("math.sinh", x),
+            Floor if float => b.unary("math.floor", x),
+            Ceil if float => b.unary("math.ceil", x),
+            RoundNearestAfz if float => b.unary("math.round", x),
+            RoundNearestEven if float => b.unary("math.roundeven", x),
+            Logistic if float => {
+                // 1 / (1 + exp(-x)).
+                let neg = b.unary("arith.negf", x);
+                let e = b.unary("math.exp", neg);
+                let one = b.float(1.0, ty);
+                let d = b.addf(one, e);
+                b.binary("arith.divf", one, d)
+            }
+            IsFinite => {
+                let a = b.unary("math.absf", x);
+                let inf = b.float(f64::INFINITY, b.module.value_type(x));
+                cmpf(b, "one", a, inf)
+            }
+            PopulationCount if !float => b.unary("math.ctpop", x),
+            Clz if !float => b.unary("math.ctlz", x),
+            Compare => compare(b, instr, x, args[1], t0).map_err(|e| unsupported(span, e))?,
+            Select => b.select(x, args[1], args[2]),
+            Clamp => {
+                // clamp(lo, x, hi) = min(max(x, lo), hi).
+                let (lo, v, hi) = (args[0], args[1], args[2]);
+                let t1 = operand_types[1];
+                let (max, min) = if t1.is_float() {
+                    ("arith.maximumf", "arith.minimumf")
+                } else if t1.is_unsigned_int() || t1 == PrimitiveType::Pred {
+                    ("arith.maxui", "arith.minui")
+                } else {
+                    ("arith.maxsi", "arith.minsi")
+                };
+                let m = b.binary(max, v, lo);
+                b.binary(min, m, hi)
+            }
+            Convert => {
+                let to = instr
+                    .shape
+                    .as_array()
+                    .map_or(PrimitiveType::F32, |a| a.element_type);
+                convert(b, x, t0, to, ty)
+            }
+            BitcastConvert => {
+                let from = b.module.value_type(x);
+                if from == ty {
+                    x
+                } else if from.bit_width() == ty.bit_width() && t0 != PrimitiveType::Pred {
+                    b.cast("arith.bitcast", x, ty)
+                } else {
+                    return Err(unsupported(
+                        span,
+                        format!("bitcast-convert from {from} to {ty}"),
+                    ));
+                }
+            }
+            op => {
+                return Err(unsupported(
+                    span,
+                    format!("{op} on {} in '{}'", t0.name(), instr.name),
+                ));
+            }
+        })
+    }
+}
+
+fn cmpf(b: &mut Builder<'_>, predicate: &str, x: Value, y: Value) -> Value {
+    let p = ir::dialects::arith::CMPF_PREDICATES
+        .iter()
+        .position(|&n| n == predicate)
+        .expect("cmpf predicate");
+    let op = b.insert(
+        OpState::new("arith.cmpf")
+            .operands(&[x, y])
+            .results(&[Type::I1])
+            .prop("predicate", Attribute::i64(p as i64)),
+    );
+    b.module.result(op, 0)
+}
+
+/// Integer division or remainder with XLA's results for a zero divisor and for
+/// `INT_MIN / -1`: the divisor is replaced by 1 where the hardware would trap, then the
+/// special results are selected.
+fn int_divide(b: &mut Builder<'_>, x: Value, y: Value, unsigned: bool, remainder: bool) -> Value {
+    let ty = b.module.value_type(x);
+    let width = ty.int_width().unwrap_or(64);
+    let zero = b.int(0, ty);
+    let one = b.int(1, ty);
+    let is_zero = b.cmpi("eq", y, zero);
+    let trap = if unsigned {
+        is_zero
+    } else {
+        let min = b.int(-(1i128 << (width - 1)), ty);
+        let minus_one = b.int(-1, ty);
+        let x_min = b.cmpi("eq", x, min);
+        let y_m1 = b.cmpi("eq", y, minus_one);
+        let overflow = b.binary("arith.andi", x_min, y_m1);
+        b.binary("arith.ori", is_zero, overflow)
+    };
+    let safe = b.select(trap, one, y);
+    let name = match (remainder, unsigned) {
+        (false, false) => "arith.divsi",
+        (false, true) => "arith.divui",
+        (true, false) => "arith.remsi",
+        (true, true) => "arith.remui",
+    };
+    let q = b.binary(name, x, safe);
+    let on_zero = if remainder { x } else { b.int(-1, ty) };
+    b.select(is_zero, on_zero, q)
+}
+
+/// Shifts by `y` interpreted as unsigned; out-of-range amounts give 0, or the sign for an
+/// arithmetic right shift.
+fn shift(b: &mut Builder<'_>, op: Opcode, x: Value, y: Value, ty: Type) -> Value {
+    let width = ty.int_width().unwrap_or(64) as i128;
+    let w = b.int(width, ty);
+    let in_range = b.cmpi("ult", y, w);
+    match op {
+        Opcode::ShiftRightArithmetic => {
+            let max = b.int(width - 1, ty);
+            let amount = b.select(in_range, y, max);
+            b.binary("arith.shrsi", x, amount)
+        }
+        _ => {
+            let name = if op == Opcode::ShiftLeft {
+                "arith.shli"
+            } else {
+                "arith.shrui"
+            };
+            let shifted = b.binary(name, x, y);
+            let zero = b.int(0, ty);
+            b.select(in_range, shifted, zero)
+        }
+    }
+}
+
+/// `sign`: -1, 0 or 1 for (signed) integers; for floats ±1 with x's sign, except that ±0
+/// and NaN are returned unchanged.
+fn sign(b: &mut Builder<'_>, x: Value, ty: Type, float: bool) -> Value {
+    if float {
+        let zero = b.float(0.0, ty);
+        let one = b.float(1.0, ty);
+        let nonzero = cmpf(b, "one", x, zero);
+        let s = b.binary("math.copysign", one, x);
+        return b.select(nonzero, s, x);
+    }
+    let zero = b.int(0, ty);
+    let one = b.int(1, ty);
+    let minus_one = b.int(-1, ty);
+    let neg = b.cmpi("slt", x, zero);
+    let pos = b.cmpi("sgt", x, zero);
+    let p = b.select(pos, one, zero);
+    b.select(neg, minus_one, p)
+}
+
+fn compare(
+    b: &mut Builder<'_>,
+    instr: &Instruction,
+    x: Value,
+    y: Value,
+    t: PrimitiveType,
+) -> Result<Value, String> {
+    let direction = instr
+        .enum_value("direction")
+        .ok_or("compare without direction=")?;
+    let total_order = instr.enum_value("type") == Some("TOTALORDER");
+    if t.is_float() && !total_order {
+        let p = match direction {
+            "EQ" => "oeq",
+            "NE" => "une",
+            "LT" => "olt",
+            "LE" => "ole",
+            "GT" => "ogt",
+            "GE" => "oge",
+            d => return Err(format!("compare direction {d}")),
+        };
+        return Ok(cmpf(b, p, x, y));
+    }
+    let (x, y, signed) = if t.is_float() {
+        // Total order: compare the bits as sign-magnitude integers mapped to two's complement.
+        (total_order_key(b, x), total_order_key(b, y), true)
+    } else {
+        (x, y, t.is_signed_int())
+    };
+    let p = match (direction, signed) {
+        ("EQ", _) => "eq",
+        ("NE", _) => "ne",
+        ("LT", true) => "slt",
+        ("LE", true) => "sle",
+        ("GT", true) => "sgt",
+        ("GE", true) => "sge",
+        ("LT", false) => "ult",
+        ("LE", false) => "ule",
+        ("GT", false) => "ugt",
+        ("GE", false) => "uge",
+        (d, _) => return Err(format!("compare direction {d}")),
+    };
+    Ok(b.cmpi(p, x, y))
+}
+
+/// The float's bits as a signed integer ordered like XLA's total order: negative values
+/// have their magnitude bits flipped.
+fn total_order_key(b: &mut Builder<'_>, x: Value) -> Value {
+    let ty = b.module.value_type(x);
+    let width = ty.bit_width().unwrap_or(32);
+    let int = Type::int(width);
+    let bits = b.cast("arith.bitcast", x, int);
+    let zero = b.int(0, int);
+    let magnitude = b.int((1i128 << (width - 1)) - 1, int);
+    let negative = b.cmpi("slt", bits, zero);
+    let flipped = b.binary("arith.xori", bits, magnitude);
+    b.select(negative, flipped, bits)
+}
+
+/// `convert` from `from` to `to` (IR type `ty`), with XLA's saturating float→int rule.
+fn convert(
+    b: &mut Builder<'_>,
+    x: Value,
+    from: PrimitiveType,
+    to: PrimitiveType,
+    ty: Type,
+) -> Value {
+    use PrimitiveType::Pred;
+    let src = b.module.value_type(x);
+    if src == ty && (from.is_float() == to.is_float()) {
+        return x;
+    }
+    if to == Pred {
+        return if from.is_float() {
+            let zero = b.float(0.0, src);
+            cmpf(b, "une", x, zero)
+        } else {
+            let zero = b.int(0, src);
+            b.cmpi("ne", x, zero)
+        };
+    }
+    let unsigned_src = from.is_unsigned_int() || from == Pred;
+    match (from.is_float(), to.is_float()) {
+        (true, true) => {
+            let (sw, dw) = (src.bit_width().unwrap_or(0), ty.bit_width().unwrap_or(0));
+            if sw < dw {
+                b.cast("arith.extf", x, ty)
+            } else if sw > dw {
+                b.cast("arith.truncf", x, ty)
+            } else {
+                // f16 <-> bf16: through f32, exact on the way up.
+                let wide = b.cast("arith.extf", x, Type::F32);
+                b.cast("arith.truncf", wide, ty)
+            }
+        }
+        (false, true) => b.cast(
+            if unsigned_src {
+                "arith.uitofp"
+            } else {
+                "arith.sitofp"
+            },
+            x,
+            ty,
+        ),
+        (false, false) => {
+            let (sw, dw) = (src.int_width().unwrap_or(0), ty.int_width().unwrap_or(0));
+            if sw < dw {
+                b.cast(
+                    if unsigned_src {
+                        "arith.extui"
+                    } else {
+                        "arith.extsi"
+                    },
+                    x,
+                    ty,
+                )
+            } else if sw > dw {
+                b.cast("arith.trunci", x, ty)
+            } else {
+                x
+            }
+        }
+        (true, false) => float_to_int(b, x, to, ty),
+    }
+}
+
+/// Saturating float→int: NaN gives 0, values beyond the target's range its min or max.
+fn float_to_int(b: &mut Builder<'_>, x: Value, to: PrimitiveType, ty: Type) -> Value {
+    let src = b.module.value_type(x);
+    let width = ty.int_width().unwrap_or(32);
+    let zero_i = b.int(0, ty);
+    if to.is_unsigned_int() {
+        let zero = b.float(0.0, src);
+        let limit = b.float(2f64.powi(width as i32), src);
+        let max = b.int(-1, ty);
+        let converted = b.cast("arith.fptoui", x, ty);
+        let too_big = cmpf(b, "oge", x, limit);
+        let positive = cmpf(b, "ogt", x, zero);
+        let clamped = b.select(too_big, max, converted);
+        return b.select(positive, clamped, zero_i);
+    }
+    let limit = b.float(2f64.powi(width as i32 - 1), src);
+    let neg_limit = b.float(-(2f64.powi(width as i32 - 1)), src);
+    let max = b.int((1i128 << (width - 1)) - 1, ty);
+    let min = b.int(-(1i128 << (width - 1)), ty);
+    let converted = b.cast("arith.fptosi", x, ty);
+    let too_big = cmpf(b, "oge", x, limit);
+    let too_small = cmpf(b, "ole", x, neg_limit);
+    let is_nan = cmpf(b, "uno", x, x);
+    let hi = b.select(too_big, max, converted);
+    let lo = b.select(too_small, min, hi);
+    b.select(is_nan, zero_i, lo)
+}
+
+/// The leaves of `shape` as tensor types.
+pub fn leaf_tensor_types(shape: &Shape) -> Result<Vec<Type>, String> {
+    leaves(shape).into_iter().map(tensor_type).collect()
+}
+
+/// Emits a scalar computation (a reducer) as `func.func private @name(scalars) -> scalars`.
+pub fn emit_scalar_function(
+    cx: &FusionContext<'_>,
+    m: &mut ir::Module,
+    id: ComputationId,
+) -> R<()> {
+    let computation = cx.module.computation(id);
+    let span = computation.span;
+    let mut inputs = Vec::new();
+    for p in computation.parameters() {
+        let shape = &computation.instruction(p).shape;
+        match shape {
+            Shape::Array(a) if a.dims.is_empty() => {
+                inputs.push(element_type(a.element_type).map_err(|e| unsupported(span, e))?)
+            }
+            _ => {
+                return Err(unsupported(
+                    span,
+                    format!(
+                        "computation '{}' has a non-scalar parameter",
+                        computation.name
+                    ),
+                ));
+            }
+        }
+    }
+    let root = computation.root_instruction();
+    let results = leaf_element_types(&root.shape).map_err(|e| unsupported(span, e))?;
+    let name = &cx.scalar_functions[&id];
+    let (func, entry) = irfunc::build_func(m, name, &inputs, &results);
+    m.set_prop(func, "sym_visibility", Attribute::string("private"));
+    let body = m.body();
+    m.insert_op(func, InsertPoint::BlockEnd(body));
+    let params = m.block_args(entry).to_vec();
+    let b = Builder::at_end(m, entry);
+    let mut e = ElementalEmitter::new(cx, b, Scope::Scalar(id), params);
+    let values = e.emit(computation.root, &[])?;
+    e.b.ret(&values);
+    Ok(())
+}
+
+/// `[lo : index, hi : index]`, the inclusive range of an index value.
+pub fn range_array(lo: i64, hi: i64) -> Attribute {
+    Attribute::Array(vec![Attribute::index(lo), Attribute::index(hi)])
+}
+
+/// Index arguments carry their range (`{xla.range = [0 : index, n - 1 : index]}`), which
+/// later passes use to simplify index arithmetic.
+pub fn range_attr(lo: i64, hi: i64) -> Attribute {
+    Attribute::dict(vec![ir::NamedAttr {
+        name: ir::Ident::new("xla.range"),
+        value: range_array(lo, hi),
+    }])
+}
+
+/// Emits subgraph `index` of the fusion as
+/// `func.func private @name(%params: tensors, %indices: index) -> (element types)`.
+pub fn emit_subgraph_function(cx: &FusionContext<'_>, m: &mut ir::Module, index: usize) -> R<()> {
+    let fusion = cx.fusion;
+    let sg = &cx.partition.subgraphs[index];
+    let span = fusion.instruction(sg.root).spans.whole;
+    let mut inputs = Vec::new();
+    for p in fusion.parameters() {
+        let shape = &fusion.instruction(p).shape;
+        let Shape::Array(a) = shape else {
+            return Err(unsupported(
+                fusion.instruction(p).spans.whole,
+                "a tuple-shaped fusion parameter",
+            ));
+        };
+        inputs.push(tensor_type(a).map_err(|e| unsupported(fusion.instruction(p).spans.whole, e))?);
+    }
+    let num_params = inputs.len();
+    inputs.extend(sg.index_space.iter().map(|_| Type::INDEX));
+    let results =
+        leaf_element_types(&fusion.instruction(sg.root).shape).map_err(|e| unsupported(span, e))?;
+    let (func, entry) = irfunc::build_func(m, &cx.subgraph_functions[index], &inputs, &results);
+    m.set_prop(func, "sym_visibility", Attribute::string("private"));
+    let mut arg_attrs = vec![Attribute::dict(Vec::new()); num_params];
+    arg_attrs.extend(sg.index_space.iter().map(|&d| range_attr(0, d - 1)));
+    m.set_prop(func, "arg_attrs", Attribute::Array(arg_attrs));
+    let body = m.body();
+    m.insert_op(func, InsertPoint::BlockEnd(body));
+    let args = m.block_args(entry).to_vec();
+    let (params, indices) = args.split_at(num_params);
+    let b = Builder::at_end(m, entry);
+    let mut e = ElementalEmitter::new(cx, b, Scope::Subgraph(index), params.to_vec());
+    let values = e.emit(sg.root, indices)?;
+    e.b.ret(&values);
+    Ok(())
+}

@@ -1,0 +1,219 @@
+//! The loop emitter (DESIGN §6): one `xla_gpu.loop` over the fusion's output in linear,
+//! coalesced order.
+//!
+//! Launch: 128 threads per block (fewer for tiny outputs); each thread handles a vector of
+//! `factor` consecutive elements, the largest of 4, 2, 1 that divides the element count;
+//! `blocks = ceil(elements / (threads * factor))`. The thread→element map is
+//! `(th_x, bl_x)[vector_index] -> bl_x * threads * factor + th_x * factor + vector_index`,
+//! delinearized in the output's physical (layout) order and simplified; when the grid
+//! overshoots, a constraint keeps the linear index below the element count.
+
+use hlo::{ArrayShape, Diagnostic};
+use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
+use ir::dialects::{func as irfunc, gpu, xla_gpu};
+use ir::{Builder, InsertPoint, Type, Value};
+
+use crate::elemental::{FusionContext, range_array};
+use crate::partition::{bitcast_map, first_array, sanitize};
+use crate::types::{leaves, tensor_type};
+use crate::{EmittedKernel, LaunchDimensions};
+
+/// Threads per block of the loop emitter.
+pub const THREADS_PER_BLOCK: i64 = 128;
+/// The largest vector/unroll factor.
+pub const MAX_VECTOR_FACTOR: i64 = 4;
+
+/// Launch dimensions and vector factor for `elements` output elements.
+pub fn launch_for(elements: i64) -> (LaunchDimensions, i64) {
+    let factor = [MAX_VECTOR_FACTOR, 2, 1]
+        .into_iter()
+        .find(|f| elements % f == 0)
+        .unwrap_or(1);
+    let threads = THREADS_PER_BLOCK
+        .min((elements + factor - 1) / factor)
+        .max(1);
+    let blocks = ((elements + threads * factor - 1) / (threads * factor)).max(1);
+    (
+        LaunchDimensions {
+            blocks: blocks as u64,
+            threads_per_block: threads as u64,
+            shared_memory_bytes: 0,
+        },
+        factor,
+    )
+}
+
+/// The map from (thread, block)[vector_index] to the index of `shape`.
+pub fn thread_to_output_map(
+    shape: &ArrayShape,
+    launch: &LaunchDimensions,
+    factor: i64,
+) -> IndexingMap {
+    let (threads, blocks) = (launch.threads_per_block as i64, launch.blocks as i64);
+    let linear = dim(1) * (threads * factor) + dim(0) * factor + sym(0);
+    let layout = shape.layout_or_default();
+    let order: Vec<usize> = layout
+        .minor_to_major
+        .iter()
+        .rev()
+        .map(|&d| d as usize)
+        .collect();
+    let physical_dims: Vec<i64> = order.iter().map(|&d| shape.dims[d]).collect();
+    let mut results = vec![cst(0); shape.rank()];
+    for (&d, e) in order
+        .iter()
+        .zip(delinearize(linear.clone(), &physical_dims))
+    {
+        results[d] = e;
+    }
+    let mut map = IndexingMap::new(
+        vec![
+            Variable::new("th_x", Interval::new(0, threads - 1)),
+            Variable::new("bl_x", Interval::new(0, blocks - 1)),
+        ],
+        vec![Variable::new("vector_index", Interval::new(0, factor - 1))],
+        Vec::new(),
+        results,
+    );
+    let elements = shape.element_count();
+    if blocks * threads * factor > elements {
+        map.add_constraint(linear, Interval::new(0, elements - 1));
+    }
+    map.simplified()
+}
+
+/// Emits `@main` for the loop emitter into `m` (the subgraph functions are already there).
+pub fn emit_main(cx: &FusionContext<'_>, m: &mut ir::Module) -> Result<EmittedKernel, Diagnostic> {
+    let fusion = cx.fusion;
+    let root = fusion.root_instruction();
+    let unsupported =
+        |what: String| Diagnostic::new(root.spans.whole, format!("unsupported: {what}"));
+    let outputs: Vec<&ArrayShape> = leaves(&root.shape);
+    let first =
+        first_array(&root.shape).ok_or_else(|| unsupported("a fusion without outputs".into()))?;
+    if first.element_count() == 0 {
+        return Err(unsupported("a fusion whose output has no elements".into()));
+    }
+    let (launch, factor) = launch_for(first.element_count());
+    let map = thread_to_output_map(first, &launch, factor);
+
+    let mut inputs = Vec::new();
+    let mut names = Vec::new();
+    for p in fusion.parameters() {
+        let instr = fusion.instruction(p);
+        let a = instr
+            .shape
+            .as_array()
+            .ok_or_else(|| unsupported("a tuple-shaped fusion parameter".into()))?;
+        inputs.push(tensor_type(a).map_err(unsupported)?);
+        names.push(sanitize(&instr.name));
+    }
+    let num_params = inputs.len();
+    let mut output_types = Vec::new();
+    for (i, a) in outputs.iter().enumerate() {
+        output_types.push(tensor_type(a).map_err(unsupported)?);
+        names.push(if outputs.len() == 1 {
+            "output".to_owned()
+        } else {
+            format!("output{i}")
+        });
+    }
+    inputs.extend(&output_types);
+    let (func, entry) = irfunc::build_func(m, "main", &inputs, &output_types);
+    let body = m.body();
+    m.insert_op(func, InsertPoint::BlockStart(body));
+    let args = m.block_args(entry).to_vec();
+    for (&arg, name) in args.iter().zip(&names) {
+        m.set_value_name(arg, Some(name));
+    }
+    let (params, outs) = args.split_at(num_params);
+
+    let mut b = Builder::at_end(m, entry);
+    let thread = special_register(&mut b, "gpu.thread_id", launch.threads_per_block);
+    let block = special_register(&mut b, "gpu.block_id", launch.blocks);
+    let (loop_op, loop_body) = xla_gpu::build_loop(
+        b.module,
+        b.insertion_point(),
+        map.clone(),
+        &[thread, block],
+        outs,
+    );
+    b.module
+        .set_value_name(b.module.result(loop_op, 0), Some("xla_loop"));
+    let loop_args = b.module.block_args(loop_body).to_vec();
+    let (symbols, rest) = loop_args.split_at(map.range_vars.len());
+    let (index, iters) = rest.split_at(map.results.len());
+    for (i, &v) in symbols.iter().enumerate() {
+        b.module.set_value_name(v, Some(&map.range_vars[i].name));
+    }
+    for (i, &v) in index.iter().enumerate() {
+        b.module.set_value_name(v, Some(&format!("dim{i}")));
+    }
+
+    b.set_insertion_point(InsertPoint::BlockEnd(loop_body));
+    let root_fn = &cx.subgraph_functions[0];
+    let result_types: Vec<Type> = output_types
+        .iter()
+        .map(|t| t.element_type().expect("tensor"))
+        .collect();
+    let mut call_args = params.to_vec();
+    call_args.extend_from_slice(index);
+    let call = xla_gpu::build_pure_call(
+        b.module,
+        b.insertion_point(),
+        root_fn,
+        &call_args,
+        &result_types,
+    );
+    let values: Vec<Value> = b.module.results(call).collect();
+    let mut inserted = Vec::with_capacity(outputs.len());
+    for ((a, &value), &iter) in outputs.iter().zip(&values).zip(iters) {
+        let out_index = if a.dims == first.dims {
+            index.to_vec()
+        } else {
+            let to_output = bitcast_map(first, a).ok_or_else(|| {
+                unsupported(format!(
+                    "output {a} is not a bitcast of the first output {first}"
+                ))
+            })?;
+            apply_all(&mut b, &to_output, index)
+        };
+        inserted.push(b.insert_element(value, iter, &out_index));
+    }
+    xla_gpu::build_yield(b.module, loop_body, &inserted);
+    b.set_insertion_point(InsertPoint::BlockEnd(entry));
+    let results: Vec<Value> = b.module.results(loop_op).collect();
+    b.ret(&results);
+    Ok(EmittedKernel {
+        launch,
+        vector_factor: factor,
+        thread_map: map,
+    })
+}
+
+/// `gpu.thread_id x` / `gpu.block_id x` with its range as `xla.range`.
+fn special_register(b: &mut Builder<'_>, name: &str, count: u64) -> Value {
+    let ip = b.insertion_point();
+    let v = gpu::build_dimension_op(b.module, ip, name, "x", None);
+    let op = b.module.defining_op(v).expect("an op result");
+    b.module
+        .set_attr(op, "xla.range", range_array(0, count as i64 - 1));
+    v
+}
+
+/// Every result of `map` at `dims`, as `xla_gpu.apply_indexing` (or the value itself for a
+/// plain dimension).
+fn apply_all(b: &mut Builder<'_>, map: &IndexingMap, dims: &[Value]) -> Vec<Value> {
+    map.results
+        .iter()
+        .map(|e| match e {
+            AffineExpr::Dim(i) => dims[*i],
+            AffineExpr::Constant(c) => b.index(*c),
+            _ => {
+                let mut single = map.clone();
+                single.results = vec![e.clone()];
+                xla_gpu::build_apply_indexing(b.module, b.insertion_point(), single, dims, &[])[0]
+            }
+        })
+        .collect()
+}

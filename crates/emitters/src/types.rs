@@ -1,0 +1,65 @@
+//! HLO element types and shapes as IR types.
+//!
+//! Integers are signless in the IR (MLIR's convention); whether an op treats them as signed
+//! or unsigned comes from the HLO element type at emission time. Types the emitters do not
+//! handle (complex, sub-byte integers, fp8/fp4, tokens) are refused with a reason.
+
+use hlo::{ArrayShape, PrimitiveType, Shape};
+use ir::Type;
+
+/// The IR type of one element of `p`.
+pub fn element_type(p: PrimitiveType) -> Result<Type, String> {
+    use PrimitiveType::*;
+    Ok(match p {
+        Pred => Type::I1,
+        S8 | U8 => Type::I8,
+        S16 | U16 => Type::I16,
+        S32 | U32 => Type::I32,
+        S64 | U64 => Type::I64,
+        F16 => Type::F16,
+        BF16 => Type::BF16,
+        F32 => Type::F32,
+        F64 => Type::F64,
+        other => return Err(format!("element type {}", other.name())),
+    })
+}
+
+/// `tensor<d0 x .. x elem>` for an array shape (a scalar is `tensor<elem>`).
+pub fn tensor_type(a: &ArrayShape) -> Result<Type, String> {
+    Ok(Type::tensor(&a.dims, element_type(a.element_type)?))
+}
+
+/// The arrays of a shape in order, flattening nested tuples (the values an instruction of
+/// this shape produces at one index).
+pub fn leaves(shape: &Shape) -> Vec<&ArrayShape> {
+    fn walk<'s>(shape: &'s Shape, out: &mut Vec<&'s ArrayShape>) {
+        match shape {
+            Shape::Array(a) => out.push(a),
+            Shape::Tuple(elements) => elements.iter().for_each(|e| walk(e, out)),
+        }
+    }
+    let mut out = Vec::new();
+    walk(shape, &mut out);
+    out
+}
+
+/// The element types of a shape's leaves.
+pub fn leaf_element_types(shape: &Shape) -> Result<Vec<Type>, String> {
+    leaves(shape)
+        .into_iter()
+        .map(|a| element_type(a.element_type))
+        .collect()
+}
+
+/// The range of leaf positions that tuple element `index` of `shape` covers.
+pub fn leaf_range(shape: &Shape, index: usize) -> Option<std::ops::Range<usize>> {
+    let Shape::Tuple(elements) = shape else {
+        return None;
+    };
+    let start: usize = elements[..index.min(elements.len())]
+        .iter()
+        .map(|e| leaves(e).len())
+        .sum();
+    let element = elements.get(index)?;
+    Some(start..start + leaves(element).len())
+}

@@ -1,0 +1,289 @@
+//! The `nvvm` dialect ops of lowered kernels: special register reads
+//! (`nvvm.read.ptx.sreg.tid.x : i32`, with an optional `range <i32, 0, 128>`),
+//! `nvvm.barrier0` and `nvvm.shfl.sync`.
+//!
+//! MLIR 22 has both `nvvm.barrier0` and the general `nvvm.barrier` (barrier id, thread
+//! count, reductions); `gpu.barrier` lowers to `nvvm.barrier0`, the one defined here.
+//! `nvvm.shfl.sync` names its modes `bfly`, `up`, `down`, `idx` (`gpu.shuffle` says `xor`
+//! for `bfly`) and, like the gpu ops, prints its mode after two spaces.
+
+use super::llvm::is_llvm_type;
+use super::{enum_attr, enum_case, expect_operands, expect_results, split_top_level};
+use crate::Ident;
+use crate::attrs::{self, Attribute};
+use crate::diag::DResult;
+use crate::module::{InsertPoint, Module, OpId, OpState, Value};
+use crate::parser::Parser;
+use crate::printer::Printer;
+use crate::registry::{OpDef, Registry, Traits};
+use crate::types::Type;
+use crate::verifier::VerifyCx;
+
+/// The special register reads defined here (thread, block and grid ids and sizes, lane id,
+/// warp size).
+pub const SREGS: &[&str] = &[
+    "nvvm.read.ptx.sreg.tid.x",
+    "nvvm.read.ptx.sreg.tid.y",
+    "nvvm.read.ptx.sreg.tid.z",
+    "nvvm.read.ptx.sreg.ntid.x",
+    "nvvm.read.ptx.sreg.ntid.y",
+    "nvvm.read.ptx.sreg.ntid.z",
+    "nvvm.read.ptx.sreg.ctaid.x",
+    "nvvm.read.ptx.sreg.ctaid.y",
+    "nvvm.read.ptx.sreg.ctaid.z",
+    "nvvm.read.ptx.sreg.nctaid.x",
+    "nvvm.read.ptx.sreg.nctaid.y",
+    "nvvm.read.ptx.sreg.nctaid.z",
+    "nvvm.read.ptx.sreg.laneid",
+    "nvvm.read.ptx.sreg.warpsize",
+];
+
+/// The `nvvm.shfl.sync` kinds.
+pub const SHFL_KINDS: &[&str] = &["bfly", "up", "down", "idx"];
+
+/// Text before the case of a shuffle kind attribute (`#nvvm<shfl_kind bfly>`).
+const SHFL_KIND: &str = "#nvvm<shfl_kind ";
+/// Text before an LLVM constant range (`#llvm.constant_range<i32, 0, 128>`).
+const RANGE: &str = "#llvm.constant_range<";
+
+pub fn register(r: &mut Registry) {
+    for &name in SREGS {
+        r.register(
+            OpDef::new(name)
+                .traits(Traits::PURE)
+                .inherent(&["range"])
+                .regions(0)
+                .syntax(print_sreg, parse_sreg)
+                .verify(verify_sreg),
+        );
+    }
+    r.register(
+        OpDef::new("nvvm.barrier0")
+            .regions(0)
+            .syntax(|p, op| p.attr_dict(op, &[]), parse_barrier0)
+            .verify(verify_barrier0),
+    );
+    r.register(
+        OpDef::new("nvvm.shfl.sync")
+            .inherent(&["kind", "return_value_and_is_valid"])
+            .regions(0)
+            .syntax(print_shfl, parse_shfl)
+            .verify(verify_shfl),
+    );
+}
+
+// ----- builders -----
+
+/// `name : i32` for one of [`SREGS`], with `range <i32, lo, hi>` (values in `[lo, hi)`) when
+/// given.
+pub fn build_sreg(m: &mut Module, at: InsertPoint, name: &str, range: Option<(i64, i64)>) -> Value {
+    assert!(SREGS.contains(&name), "nvvm special register '{name}'");
+    let mut state = OpState::new(name).results(&[Type::I32]);
+    if let Some((lo, hi)) = range {
+        state = state.prop("range", range_attr(32, lo.into(), hi.into()));
+    }
+    let op = m.create_op_at(state, at);
+    m.result(op, 0)
+}
+
+/// `nvvm.barrier0`.
+pub fn build_barrier0(m: &mut Module, at: InsertPoint) -> OpId {
+    m.create_op_at(OpState::new("nvvm.barrier0"), at)
+}
+
+/// `nvvm.shfl.sync  <kind> %mask, %value, %offset, %clamp : t -> t`.
+pub fn build_shfl_sync(
+    m: &mut Module,
+    at: InsertPoint,
+    kind: &str,
+    [mask, value, offset, clamp]: [Value; 4],
+) -> Value {
+    assert!(SHFL_KINDS.contains(&kind), "nvvm.shfl.sync kind '{kind}'");
+    let ty = m.value_type(value);
+    let op = m.create_op_at(
+        OpState::new("nvvm.shfl.sync")
+            .operands(&[mask, value, offset, clamp])
+            .prop("kind", enum_attr(SHFL_KIND, kind))
+            .results(&[ty]),
+        at,
+    );
+    m.result(op, 0)
+}
+
+// ----- constant ranges -----
+
+/// `#llvm.constant_range<iW, lo, hi>` with the bounds as signed `W`-bit values, as MLIR
+/// prints them.
+fn range_attr(width: u32, lo: i128, hi: i128) -> Attribute {
+    let ty = Type::int(width);
+    let (lo, hi) = (attrs::normalize_int(lo, ty), attrs::normalize_int(hi, ty));
+    Attribute::Opaque(format!("{RANGE}{ty}, {lo}, {hi}>"))
+}
+
+/// The width and bounds of a constant range attribute.
+fn range_parts(attr: &Attribute) -> Option<(u32, i128, i128)> {
+    let Attribute::Opaque(text) = attr else {
+        return None;
+    };
+    let body = text.strip_prefix(RANGE)?.strip_suffix('>')?;
+    let [ty, lo, hi] = split_top_level(body)[..] else {
+        return None;
+    };
+    let width = ty.strip_prefix('i')?.parse().ok()?;
+    Some((width, lo.parse().ok()?, hi.parse().ok()?))
+}
+
+// ----- special registers -----
+
+fn verify_sreg(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    expect_operands(m, op, 0)?;
+    expect_results(m, op, 1)?;
+    let r = m.value_type(m.result(op, 0));
+    if !is_llvm_type(r) {
+        return Err(format!(
+            "result #0 must be LLVM dialect-compatible type, but got '{r}'"
+        ));
+    }
+    let Some(range) = m.prop(op, "range") else {
+        return Ok(());
+    };
+    let Some((width, lo, hi)) = range_parts(range) else {
+        return Err("attribute 'range' failed to satisfy constraint: LLVM constant range".into());
+    };
+    // LLVM's ConstantRange: equal bounds mean the full or the empty set, written min or max.
+    if lo == hi && lo != 0 && lo != -1 {
+        let max = (1u128 << width.min(127)) - 1;
+        return Err(format!(
+            "invalid range attribute: Lower == Upper, but they aren't min (0) or max ({max}) value! This is an invalid constant range."
+        ));
+    }
+    Ok(())
+}
+
+/// ` range <i32, 0, 128> {attrs} : i32`
+fn print_sreg(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    if let Some((width, lo, hi)) = m.prop(op, "range").and_then(range_parts) {
+        p.write(&format!(" range <i{width}, {lo}, {hi}>"));
+    }
+    p.attr_dict(op, &["range"]);
+    p.write(" : ");
+    p.ty(m.value_type(m.result(op, 0)));
+}
+
+fn parse_sreg(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    if p.parse_optional_keyword("range") {
+        p.parse_punct(b'<')?;
+        let loc = p.loc();
+        let ty = p.parse_type()?;
+        let Some(width) = ty.int_width().filter(|_| ty.is_signless_integer()) else {
+            return Err(p.error_at(loc, format!("expected an integer type, but got '{ty}'")));
+        };
+        p.parse_punct(b',')?;
+        let lo = p.parse_integer()?;
+        p.parse_punct(b',')?;
+        let hi = p.parse_integer()?;
+        p.parse_punct(b'>')?;
+        let range = range_attr(width, lo, hi);
+        attrs::set_named(&mut state.props, Ident::new("range"), range);
+    }
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    let ty = p.parse_colon_type()?;
+    state.result_types.push(ty);
+    Ok(())
+}
+
+// ----- nvvm.barrier0 -----
+
+fn verify_barrier0(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    expect_operands(cx.module, op, 0)?;
+    expect_results(cx.module, op, 0)
+}
+
+fn parse_barrier0(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    p.parse_optional_attr_dict(&mut state.attrs)
+}
+
+// ----- nvvm.shfl.sync -----
+
+fn verify_shfl(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    expect_operands(m, op, 4)?;
+    expect_results(m, op, 1)?;
+    let types = m.operand_types(op);
+    for i in [0, 2, 3] {
+        if types[i] != Type::I32 {
+            return Err(format!(
+                "operand #{i} must be 32-bit signless integer, but got '{}'",
+                types[i]
+            ));
+        }
+    }
+    let value = types[1];
+    if value != Type::I32 && value != Type::F32 {
+        return Err(format!(
+            "operand #1 must be 32-bit signless integer or 32-bit float, but got '{value}'"
+        ));
+    }
+    match enum_case(m.prop(op, "kind"), SHFL_KIND) {
+        Some(k) if SHFL_KINDS.contains(&k) => {}
+        _ => return Err("requires a valid 'kind' attribute".into()),
+    }
+    let r = m.value_type(m.result(op, 0));
+    if m.prop(op, "return_value_and_is_valid").is_some() {
+        if r != Type::opaque(&format!("!llvm.struct<({value}, i1)>")) {
+            return Err("expected return type to be a two-element struct".into());
+        }
+    } else if r != value {
+        return Err(format!(
+            "expected return type to be of type '{value}' but got '{r}' instead"
+        ));
+    }
+    Ok(())
+}
+
+/// `  bfly %mask, %v, %offset, %clamp {attrs} : f32 -> f32`
+fn print_shfl(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    p.write("  ");
+    p.write(enum_case(m.prop(op, "kind"), SHFL_KIND).unwrap_or(""));
+    p.write(" ");
+    p.values(m.operands(op));
+    p.attr_dict(op, &["kind"]);
+    p.write(" : ");
+    p.ty(m.value_type(m.operand(op, 1)));
+    p.write(" -> ");
+    p.ty(m.value_type(m.result(op, 0)));
+}
+
+fn parse_shfl(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let loc = p.loc();
+    let kind = p
+        .parse_optional_any_keyword()
+        .filter(|k| SHFL_KINDS.contains(k));
+    let Some(kind) = kind else {
+        return Err(p.error_at(
+            loc,
+            format!(
+                "expected ::mlir::NVVM::ShflKind to be one of: {}",
+                SHFL_KINDS.join(", ")
+            ),
+        ));
+    };
+    attrs::set_named(
+        &mut state.props,
+        Ident::new("kind"),
+        enum_attr(SHFL_KIND, kind),
+    );
+    let oloc = p.loc();
+    let operands = p.parse_operand_list()?;
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    let value = p.parse_colon_type()?;
+    p.parse_arrow()?;
+    let result = p.parse_type()?;
+    let types = [Type::I32, value, Type::I32, Type::I32];
+    state.operands = p.resolve_operands(&operands, &types, oloc)?;
+    state.result_types.push(result);
+    Ok(())
+}

@@ -1,0 +1,868 @@
+//! The `vector` dialect: `vector.transfer_read`/`transfer_write` between tensors and vectors
+//! (what `vectorize-loads-stores` makes of contiguous accesses), `vector.extract`/`insert` of
+//! elements or sub-vectors, and `vector.broadcast`.
+//!
+//! On tensors (the only operands here) transfers have no side effects, so they are pure.
+//! MLIR 22 no longer has `vector.splat`: a splat is `vector.broadcast` of a scalar, and a
+//! constant vector is `arith.constant dense<...> : vector<..>`. Transfers are unmasked here
+//! (the pipeline never masks); a mask operand is reported, not silently dropped.
+
+use super::{
+    dense_i32_array, dense_ints, expect_operands, expect_results, operand_segments, split_top_level,
+};
+use crate::Ident;
+use crate::attrs::{self, Attribute};
+use crate::diag::DResult;
+use crate::lexer::Token;
+use crate::module::{InsertPoint, Module, OpId, OpState, Value};
+use crate::parser::{Parser, UnresolvedOperand};
+use crate::printer::Printer;
+use crate::registry::{OpDef, Registry, Traits};
+use crate::types::{DYNAMIC, Type};
+use crate::verifier::VerifyCx;
+use std::ops::Range;
+
+pub fn register(r: &mut Registry) {
+    r.register(
+        OpDef::new("vector.transfer_read")
+            .traits(Traits::PURE)
+            .inherent(&["in_bounds", "permutation_map", "operandSegmentSizes"])
+            .regions(0)
+            .syntax(print_transfer_read, parse_transfer_read)
+            .verify(verify_transfer_read),
+    );
+    r.register(
+        OpDef::new("vector.transfer_write")
+            .traits(Traits::PURE)
+            .inherent(&["in_bounds", "permutation_map", "operandSegmentSizes"])
+            .regions(0)
+            .syntax(print_transfer_write, parse_transfer_write)
+            .verify(verify_transfer_write),
+    );
+    r.register(
+        OpDef::new("vector.extract")
+            .traits(Traits::PURE)
+            .inherent(&["static_position"])
+            .regions(0)
+            .syntax(print_extract, parse_extract)
+            .verify(verify_extract),
+    );
+    r.register(
+        OpDef::new("vector.insert")
+            .traits(Traits::PURE)
+            .inherent(&["static_position"])
+            .regions(0)
+            .syntax(print_insert, parse_insert)
+            .verify(verify_insert),
+    );
+    r.register(
+        OpDef::new("vector.broadcast")
+            .traits(Traits::PURE)
+            .regions(0)
+            .syntax(print_broadcast, parse_broadcast)
+            .verify(verify_broadcast),
+    );
+}
+
+/// One position of `vector.extract`/`insert`: a constant, or an `index` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Position {
+    Static(i64),
+    Dynamic(Value),
+}
+
+// ----- builders -----
+
+/// `vector.transfer_read %source[indices], %padding : source type, vector_ty` with the
+/// minor identity permutation map; `in_bounds` has one entry per vector dimension.
+pub fn build_transfer_read(
+    m: &mut Module,
+    at: InsertPoint,
+    source: Value,
+    indices: &[Value],
+    padding: Value,
+    vector_ty: Type,
+    in_bounds: &[bool],
+) -> Value {
+    let source_rank = m.value_type(source).rank().unwrap_or(0);
+    let mut operands = vec![source];
+    operands.extend_from_slice(indices);
+    operands.push(padding);
+    let op = m.create_op_at(
+        transfer_state("vector.transfer_read", source_rank, vector_ty, in_bounds)
+            .operands(&operands)
+            .prop(
+                "operandSegmentSizes",
+                dense_i32_array(&[1, indices.len() as i64, 1, 0]),
+            )
+            .results(&[vector_ty]),
+        at,
+    );
+    m.result(op, 0)
+}
+
+/// `vector.transfer_write %vector, %dest[indices] : vector type, dest type`, returning the
+/// updated tensor.
+pub fn build_transfer_write(
+    m: &mut Module,
+    at: InsertPoint,
+    vector: Value,
+    dest: Value,
+    indices: &[Value],
+    in_bounds: &[bool],
+) -> Value {
+    let dest_ty = m.value_type(dest);
+    let mut operands = vec![vector, dest];
+    operands.extend_from_slice(indices);
+    let op = m.create_op_at(
+        transfer_state(
+            "vector.transfer_write",
+            dest_ty.rank().unwrap_or(0),
+            m.value_type(vector),
+            in_bounds,
+        )
+        .operands(&operands)
+        .prop(
+            "operandSegmentSizes",
+            dense_i32_array(&[1, 1, indices.len() as i64, 0]),
+        )
+        .results(&[dest_ty]),
+        at,
+    );
+    m.result(op, 0)
+}
+
+/// `vector.extract %vector[positions]`: an element, or a sub-vector with fewer positions
+/// than the vector's rank.
+pub fn build_extract(
+    m: &mut Module,
+    at: InsertPoint,
+    vector: Value,
+    positions: &[Position],
+) -> Value {
+    let ty = extracted_type(m.value_type(vector), positions.len());
+    let (statics, dynamic) = split_positions(positions);
+    let mut operands = vec![vector];
+    operands.extend(dynamic);
+    let op = m.create_op_at(
+        OpState::new("vector.extract")
+            .operands(&operands)
+            .prop("static_position", Attribute::dense_i64_array(&statics))
+            .results(&[ty]),
+        at,
+    );
+    m.result(op, 0)
+}
+
+/// `vector.insert %value, %dest[positions]`, returning the updated vector.
+pub fn build_insert(
+    m: &mut Module,
+    at: InsertPoint,
+    value: Value,
+    dest: Value,
+    positions: &[Position],
+) -> Value {
+    let ty = m.value_type(dest);
+    let (statics, dynamic) = split_positions(positions);
+    let mut operands = vec![value, dest];
+    operands.extend(dynamic);
+    let op = m.create_op_at(
+        OpState::new("vector.insert")
+            .operands(&operands)
+            .prop("static_position", Attribute::dense_i64_array(&statics))
+            .results(&[ty]),
+        at,
+    );
+    m.result(op, 0)
+}
+
+/// `vector.broadcast %source : type to vector_ty` (a splat when `source` is a scalar).
+pub fn build_broadcast(m: &mut Module, at: InsertPoint, source: Value, vector_ty: Type) -> Value {
+    let op = m.create_op_at(
+        OpState::new("vector.broadcast")
+            .operands(&[source])
+            .results(&[vector_ty]),
+        at,
+    );
+    m.result(op, 0)
+}
+
+/// The op state every transfer starts from: its in-bounds flags and minor identity map.
+fn transfer_state(name: &str, source_rank: usize, vector_ty: Type, in_bounds: &[bool]) -> OpState {
+    let vector_rank = vector_ty.rank().unwrap_or(0);
+    OpState::new(name)
+        .prop("in_bounds", Attribute::bool_array(in_bounds))
+        .prop(
+            "permutation_map",
+            Attribute::Opaque(minor_identity_map(source_rank, vector_rank)),
+        )
+}
+
+fn split_positions(positions: &[Position]) -> (Vec<i64>, Vec<Value>) {
+    let mut dynamic = Vec::new();
+    let statics = positions
+        .iter()
+        .map(|p| match *p {
+            Position::Static(i) => i,
+            Position::Dynamic(v) => {
+                dynamic.push(v);
+                DYNAMIC
+            }
+        })
+        .collect();
+    (statics, dynamic)
+}
+
+// ----- permutation maps -----
+
+/// `affine_map<(d0, d1) -> (d1)>`: the last `results` of `dims` dimensions, as MLIR prints
+/// the default permutation map of a transfer.
+fn minor_identity_map(dims: usize, results: usize) -> String {
+    let names: Vec<String> = (0..dims).map(|i| format!("d{i}")).collect();
+    let kept = &names[dims.saturating_sub(results)..];
+    format!(
+        "affine_map<({}) -> ({})>",
+        names.join(", "),
+        kept.join(", ")
+    )
+}
+
+/// The number of dimensions and results of an affine map written
+/// `affine_map<(d0, ...)[s0, ...] -> (e0, ...)>`.
+fn map_arity(text: &str) -> Option<(usize, usize)> {
+    let body = text.strip_prefix("affine_map<")?.strip_suffix('>')?;
+    let (lhs, rhs) = body.split_once("->")?;
+    let dims = lhs.trim().strip_prefix('(')?.split_once(')')?.0;
+    let results = rhs.trim().strip_prefix('(')?.strip_suffix(')')?;
+    Some((split_top_level(dims).len(), split_top_level(results).len()))
+}
+
+fn is_minor_identity(text: &str, dims: usize, results: usize) -> bool {
+    let strip = |s: &str| s.split_whitespace().collect::<String>();
+    strip(text) == strip(&minor_identity_map(dims, results))
+}
+
+// ----- transfers -----
+
+/// A transfer's operands and types: the tensor, the index operand range and the vector type.
+struct Transfer {
+    tensor: Type,
+    indices: Range<usize>,
+    vector: Type,
+}
+
+/// The operand groups of a transfer (the tensor, the indices, the other single operand and the
+/// mask) checked against MLIR's type constraints. MLIR numbers operand groups in its
+/// messages: `tensor` and `indices` are group numbers, `single` the other one-operand group.
+fn transfer_operands(
+    m: &Module,
+    op: OpId,
+    tensor: usize,
+    indices: usize,
+    single: usize,
+) -> Result<Vec<Range<usize>>, String> {
+    let groups = operand_segments(m, op, 4)?;
+    for g in [tensor, single] {
+        if groups[g].len() != 1 {
+            return Err(format!(
+                "operand group #{g} requires one operand, but found {}",
+                groups[g].len()
+            ));
+        }
+    }
+    let t = m.value_type(m.operand(op, groups[tensor].start));
+    if !t.is_tensor() {
+        return Err(format!(
+            "operand #{tensor} must be shaped of any type values, but got '{t}'"
+        ));
+    }
+    for i in groups[indices].clone() {
+        let it = m.value_type(m.operand(op, i));
+        if !it.is_index() {
+            return Err(format!(
+                "operand #{indices} must be variadic of index, but got '{it}'"
+            ));
+        }
+    }
+    if !groups[3].is_empty() {
+        return Err("masked transfers are not supported".into());
+    }
+    Ok(groups)
+}
+
+/// MLIR's `verifyTransferOp`: index count, permutation map and in-bounds flags against the
+/// tensor and vector types.
+fn verify_transfer(m: &Module, op: OpId, t: &Transfer) -> Result<(), String> {
+    let rank = t.tensor.rank().unwrap_or(0);
+    if t.indices.len() != rank {
+        return Err(format!("requires {rank} indices"));
+    }
+    let Some(Attribute::Opaque(map)) = m.prop(op, "permutation_map") else {
+        return Err("requires attribute 'permutation_map'".into());
+    };
+    let Some((dims, results)) = map_arity(map) else {
+        return Err(format!(
+            "'permutation_map' must be an affine map, but got {map}"
+        ));
+    };
+    if dims != rank {
+        return Err(
+            "requires a permutation_map with input dims of the same rank as the source type".into(),
+        );
+    }
+    if results != t.vector.rank().unwrap_or(0) {
+        return Err(
+            "requires a permutation_map with result dims of the same rank as the vector type"
+                .into(),
+        );
+    }
+    let Some(in_bounds) = m.prop(op, "in_bounds").and_then(Attribute::as_array) else {
+        return Err("requires attribute 'in_bounds'".into());
+    };
+    if in_bounds.iter().any(|b| b.as_bool().is_none()) {
+        return Err(
+            "attribute 'in_bounds' failed to satisfy constraint: 1-bit boolean array attribute"
+                .into(),
+        );
+    }
+    if in_bounds.len() != results {
+        return Err(format!(
+            "expects the in_bounds attr of same rank as permutation_map results: {map} vs inBounds of size: {}",
+            in_bounds.len()
+        ));
+    }
+    Ok(())
+}
+
+/// ` {attrs}` of a transfer: `operandSegmentSizes` never, the permutation map unless it is
+/// the minor identity, `in_bounds` unless all false (MLIR's defaults).
+fn print_transfer_attrs(p: &mut Printer<'_>, op: OpId, t: &Transfer) {
+    let m = p.module();
+    let mut elide = vec!["operandSegmentSizes"];
+    let rank = t.tensor.rank().unwrap_or(0);
+    let vrank = t.vector.rank().unwrap_or(0);
+    if let Some(Attribute::Opaque(map)) = m.prop(op, "permutation_map")
+        && is_minor_identity(map, rank, vrank)
+    {
+        elide.push("permutation_map");
+    }
+    let in_bounds = m.prop(op, "in_bounds").and_then(Attribute::as_array);
+    if in_bounds.is_some_and(|a| a.iter().all(|b| b.as_bool() == Some(false))) {
+        elide.push("in_bounds");
+    }
+    p.attr_dict(op, &elide);
+}
+
+/// `[%i, %j]`
+fn parse_index_list<'a>(p: &mut Parser<'a>) -> DResult<Vec<UnresolvedOperand<'a>>> {
+    p.parse_punct(b'[')?;
+    let indices = p.parse_operand_list()?;
+    p.parse_punct(b']')?;
+    Ok(indices)
+}
+
+/// Parses `{attrs} : tensor type, vector type` and fills in MLIR's defaults: the minor identity
+/// map and all-false in-bounds flags. Returns the two types.
+fn parse_transfer_tail(
+    p: &mut Parser<'_>,
+    state: &mut OpState,
+    write: bool,
+) -> DResult<(Type, Type)> {
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    let colon = p.loc();
+    p.parse_punct(b':')?;
+    let first_loc = p.loc();
+    let first = p.parse_type()?;
+    p.parse_punct(b',')?;
+    let second_loc = p.loc();
+    let second = p.parse_type()?;
+    let ((tensor, tloc), (vector, vloc)) = if write {
+        ((second, second_loc), (first, first_loc))
+    } else {
+        ((first, first_loc), (second, second_loc))
+    };
+    if !tensor.is_tensor() {
+        return Err(p.error_at(tloc, format!("expected a tensor type, but got '{tensor}'")));
+    }
+    let Some(vrank) = vector.rank().filter(|_| vector.is_vector()) else {
+        return Err(p.error_at(vloc, format!("expected a vector type, but got '{vector}'")));
+    };
+    let rank = tensor.rank().unwrap_or(0);
+    let has = |name: &str| state.attrs.iter().any(|e| e.name.as_str() == name);
+    if !has("permutation_map") {
+        if vrank > rank {
+            return Err(p.error_at(
+                colon,
+                "expected a custom permutation_map when rank(source) != rank(destination)",
+            ));
+        }
+        let map = Attribute::Opaque(minor_identity_map(rank, vrank));
+        attrs::set_named(&mut state.props, Ident::new("permutation_map"), map);
+    }
+    if !has("in_bounds") {
+        let flags = Attribute::bool_array(&vec![false; vrank]);
+        attrs::set_named(&mut state.props, Ident::new("in_bounds"), flags);
+    }
+    Ok((tensor, vector))
+}
+
+fn set_segments(state: &mut OpState, sizes: &[i64]) {
+    attrs::set_named(
+        &mut state.props,
+        Ident::new("operandSegmentSizes"),
+        dense_i32_array(sizes),
+    );
+}
+
+// ----- vector.transfer_read -----
+
+/// Operands: tensor, indices, padding (groups 0, 1, 2; group 3 is the mask).
+fn read_parts(m: &Module, op: OpId) -> Result<Transfer, String> {
+    let groups = transfer_operands(m, op, 0, 1, 2)?;
+    expect_results(m, op, 1)?;
+    let vector = m.value_type(m.result(op, 0));
+    if !vector.is_vector() {
+        return Err(format!(
+            "result #0 must be vector of any type values, but got '{vector}'"
+        ));
+    }
+    Ok(Transfer {
+        tensor: m.value_type(m.operand(op, 0)),
+        indices: groups[1].clone(),
+        vector,
+    })
+}
+
+fn verify_transfer_read(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    let t = read_parts(m, op)?;
+    let padding = m.value_type(m.operand(op, t.indices.end));
+    if Some(padding) != t.tensor.element_type() {
+        return Err("requires formal padding and source of the same elemental type".into());
+    }
+    verify_transfer(m, op, &t)
+}
+
+/// `%t[%i], %pad {attrs} : tensor<..>, vector<..>`
+fn print_transfer_read(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    let Ok(t) = read_parts(m, op) else {
+        return;
+    };
+    p.write(" ");
+    p.value(m.operand(op, 0));
+    p.write("[");
+    p.values(t.indices.clone().map(|i| m.operand(op, i)));
+    p.write("], ");
+    p.value(m.operand(op, t.indices.end));
+    print_transfer_attrs(p, op, &t);
+    p.write(" : ");
+    p.ty(t.tensor);
+    p.write(", ");
+    p.ty(t.vector);
+}
+
+fn parse_transfer_read(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let loc = p.loc();
+    let tensor = p.parse_operand()?;
+    let indices = parse_index_list(p)?;
+    p.parse_punct(b',')?;
+    let padding = p.parse_operand()?;
+    if p.peek() == Token::Punct(b',') {
+        return Err(p.error("masked transfers are not supported"));
+    }
+    let (tensor_ty, vector_ty) = parse_transfer_tail(p, state, false)?;
+    let elem = tensor_ty.element_type().unwrap_or(tensor_ty);
+    let mut types = vec![tensor_ty];
+    types.extend(std::iter::repeat_n(Type::INDEX, indices.len()));
+    types.push(elem);
+    let mut operands = vec![tensor];
+    operands.extend(indices.iter().copied());
+    operands.push(padding);
+    state.operands = p.resolve_operands(&operands, &types, loc)?;
+    set_segments(state, &[1, indices.len() as i64, 1, 0]);
+    state.result_types.push(vector_ty);
+    Ok(())
+}
+
+// ----- vector.transfer_write -----
+
+/// Operands: vector, tensor, indices (groups 0, 1, 2; group 3 is the mask).
+fn write_parts(m: &Module, op: OpId) -> Result<Transfer, String> {
+    let groups = transfer_operands(m, op, 1, 2, 0)?;
+    let vector = m.value_type(m.operand(op, 0));
+    if !vector.is_vector() {
+        return Err(format!(
+            "operand #0 must be vector of any type values, but got '{vector}'"
+        ));
+    }
+    Ok(Transfer {
+        tensor: m.value_type(m.operand(op, 1)),
+        indices: groups[2].clone(),
+        vector,
+    })
+}
+
+fn verify_transfer_write(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    let t = write_parts(m, op)?;
+    expect_results(m, op, 1)?;
+    let r = m.value_type(m.result(op, 0));
+    if r != t.tensor {
+        return Err(format!(
+            "expected type of operand #1 ('{}') to match type of corresponding result ('{r}')",
+            t.tensor
+        ));
+    }
+    verify_transfer(m, op, &t)
+}
+
+/// `%v, %t[%i] {attrs} : vector<..>, tensor<..>`
+fn print_transfer_write(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    let Ok(t) = write_parts(m, op) else {
+        return;
+    };
+    p.write(" ");
+    p.value(m.operand(op, 0));
+    p.write(", ");
+    p.value(m.operand(op, 1));
+    p.write("[");
+    p.values(t.indices.clone().map(|i| m.operand(op, i)));
+    p.write("]");
+    print_transfer_attrs(p, op, &t);
+    p.write(" : ");
+    p.ty(t.vector);
+    p.write(", ");
+    p.ty(t.tensor);
+}
+
+fn parse_transfer_write(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let loc = p.loc();
+    let vector = p.parse_operand()?;
+    p.parse_punct(b',')?;
+    let tensor = p.parse_operand()?;
+    let indices = parse_index_list(p)?;
+    if p.peek() == Token::Punct(b',') {
+        return Err(p.error("masked transfers are not supported"));
+    }
+    let (tensor_ty, vector_ty) = parse_transfer_tail(p, state, true)?;
+    let mut types = vec![vector_ty, tensor_ty];
+    types.extend(std::iter::repeat_n(Type::INDEX, indices.len()));
+    let mut operands = vec![vector, tensor];
+    operands.extend(indices.iter().copied());
+    state.operands = p.resolve_operands(&operands, &types, loc)?;
+    set_segments(state, &[1, 1, indices.len() as i64, 0]);
+    state.result_types.push(tensor_ty);
+    Ok(())
+}
+
+// ----- positions of extract and insert -----
+
+/// The type `vector.extract` with `n` positions yields: the element at full rank, else the
+/// sub-vector of the remaining dimensions.
+fn extracted_type(vector: Type, n: usize) -> Type {
+    let shape = vector.shape().unwrap_or(&[]);
+    let elem = vector.element_type().unwrap_or(vector);
+    if n >= shape.len() {
+        elem
+    } else {
+        Type::vector(&shape[n..], elem)
+    }
+}
+
+/// Checks `static_position` against the vector type and the dynamic (index) operands, which
+/// start at operand `first_dynamic`. `what` is "vector" or "dest vector" as in MLIR's
+/// messages; `poison` is the suffix that mentions the poison position (extract only).
+fn verify_positions(
+    m: &Module,
+    op: OpId,
+    vector: Type,
+    first_dynamic: usize,
+    what: &str,
+    poison: &str,
+) -> Result<Vec<i64>, String> {
+    let Some(statics) = dense_ints(m.prop(op, "static_position")) else {
+        return Err("requires attribute 'static_position'".into());
+    };
+    for i in first_dynamic..m.num_operands(op) {
+        let t = m.value_type(m.operand(op, i));
+        if !t.is_index() {
+            return Err(format!(
+                "operand #{first_dynamic} must be variadic of index, but got '{t}'"
+            ));
+        }
+    }
+    let shape = vector.shape().unwrap_or(&[]);
+    if statics.len() > shape.len() {
+        return Err(format!(
+            "expected position attribute of rank no greater than {what} rank"
+        ));
+    }
+    let dynamic = statics.iter().filter(|&&s| s == DYNAMIC).count();
+    if dynamic != m.num_operands(op) - first_dynamic {
+        return Err("mismatch between dynamic and static positions (kDynamic marker but no corresponding dynamic position) -- this can only happen due to an incorrect fold/rewrite".into());
+    }
+    for (i, (&s, &dim)) in statics.iter().zip(shape).enumerate() {
+        if s != DYNAMIC && s != -1 && !(0..dim).contains(&s) {
+            return Err(format!(
+                "expected position attribute #{} to be a non-negative integer smaller than the corresponding {what} dimension{poison}",
+                i + 1
+            ));
+        }
+    }
+    Ok(statics)
+}
+
+/// `[%i, 2]`: the static positions with the dynamic operands in place of the markers.
+fn print_positions(p: &mut Printer<'_>, op: OpId, first_dynamic: usize) {
+    let m = p.module();
+    let statics = dense_ints(m.prop(op, "static_position")).unwrap_or_default();
+    let mut dynamic = m.operands(op).skip(first_dynamic);
+    p.write("[");
+    for (i, &s) in statics.iter().enumerate() {
+        if i > 0 {
+            p.write(", ");
+        }
+        match (s == DYNAMIC).then(|| dynamic.next()).flatten() {
+            Some(v) => p.value(v),
+            None => p.write(&s.to_string()),
+        }
+    }
+    p.write("]");
+}
+
+/// Parses `[%i, 2]` into the `static_position` property; returns the dynamic operands.
+fn parse_positions<'a>(
+    p: &mut Parser<'a>,
+    state: &mut OpState,
+) -> DResult<Vec<UnresolvedOperand<'a>>> {
+    p.parse_punct(b'[')?;
+    let mut statics = Vec::new();
+    let mut dynamic = Vec::new();
+    if !p.parse_optional_punct(b']') {
+        loop {
+            if let Some(v) = p.parse_optional_operand()? {
+                statics.push(DYNAMIC);
+                dynamic.push(v);
+            } else {
+                let loc = p.loc();
+                let i = p.parse_integer()?;
+                let i = i64::try_from(i).map_err(|_| p.error_at(loc, "position out of range"))?;
+                statics.push(i);
+            }
+            if !p.parse_optional_punct(b',') {
+                break;
+            }
+        }
+        p.parse_punct(b']')?;
+    }
+    attrs::set_named(
+        &mut state.props,
+        Ident::new("static_position"),
+        Attribute::dense_i64_array(&statics),
+    );
+    Ok(dynamic)
+}
+
+fn expect_vector(t: Type, operand: usize) -> Result<(), String> {
+    if t.is_vector() {
+        Ok(())
+    } else {
+        Err(format!(
+            "operand #{operand} must be vector of any type values, but got '{t}'"
+        ))
+    }
+}
+
+// ----- vector.extract -----
+
+fn verify_extract(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    expect_results(m, op, 1)?;
+    if m.num_operands(op) == 0 {
+        return Err("expected a vector operand".into());
+    }
+    let v = m.value_type(m.operand(op, 0));
+    expect_vector(v, 0)?;
+    let statics = verify_positions(m, op, v, 1, "vector", " or poison (-1)")?;
+    let r = m.value_type(m.result(op, 0));
+    if r.element_type_or_self() != v.element_type_or_self() {
+        return Err("failed to verify that operand and result have same element type".into());
+    }
+    let inferred = extracted_type(v, statics.len());
+    if r != inferred {
+        return Err(format!(
+            "inferred type(s) '{inferred}' are incompatible with return type(s) of operation '{r}'"
+        ));
+    }
+    Ok(())
+}
+
+/// `%v[%i, 2] {attrs} : result from vector<..>`
+fn print_extract(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    p.write(" ");
+    p.value(m.operand(op, 0));
+    print_positions(p, op, 1);
+    p.attr_dict(op, &["static_position"]);
+    p.write(" : ");
+    p.ty(m.value_type(m.result(op, 0)));
+    p.write(" from ");
+    p.ty(m.value_type(m.operand(op, 0)));
+}
+
+fn parse_extract(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let loc = p.loc();
+    let vector = p.parse_operand()?;
+    let dynamic = parse_positions(p, state)?;
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    let result = p.parse_colon_type()?;
+    p.parse_keyword("from")?;
+    let vector_ty = p.parse_type()?;
+    let mut operands = vec![vector];
+    operands.extend(dynamic.iter().copied());
+    let mut types = vec![vector_ty];
+    types.extend(std::iter::repeat_n(Type::INDEX, dynamic.len()));
+    state.operands = p.resolve_operands(&operands, &types, loc)?;
+    state.result_types.push(result);
+    Ok(())
+}
+
+// ----- vector.insert -----
+
+fn verify_insert(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    expect_results(m, op, 1)?;
+    if m.num_operands(op) < 2 {
+        return Err(format!(
+            "expected at least 2 operands, but found {}",
+            m.num_operands(op)
+        ));
+    }
+    let dest = m.value_type(m.operand(op, 1));
+    expect_vector(dest, 1)?;
+    if m.value_type(m.result(op, 0)) != dest {
+        return Err("failed to verify that all of {dest, result} have same type".into());
+    }
+    let source = m.value_type(m.operand(op, 0));
+    if source.element_type_or_self() != dest.element_type_or_self() {
+        return Err(
+            "failed to verify that source operand and result have same element type".into(),
+        );
+    }
+    let statics = verify_positions(m, op, dest, 2, "dest vector", "")?;
+    let dest_rank = dest.rank().unwrap_or(0);
+    if source.is_vector() {
+        if statics.len() + source.rank().unwrap_or(0) != dest_rank {
+            return Err(
+                "expected position attribute rank + source rank to match dest vector rank".into(),
+            );
+        }
+    } else if statics.len() != dest_rank {
+        return Err("expected position attribute rank to match the dest vector rank".into());
+    }
+    Ok(())
+}
+
+/// `%s, %v [%i] {attrs} : source into vector<..>`
+fn print_insert(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    p.write(" ");
+    p.value(m.operand(op, 0));
+    p.write(", ");
+    p.value(m.operand(op, 1));
+    p.write(" ");
+    print_positions(p, op, 2);
+    p.attr_dict(op, &["static_position"]);
+    p.write(" : ");
+    p.ty(m.value_type(m.operand(op, 0)));
+    p.write(" into ");
+    p.ty(m.value_type(m.operand(op, 1)));
+}
+
+fn parse_insert(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let loc = p.loc();
+    let value = p.parse_operand()?;
+    p.parse_punct(b',')?;
+    let dest = p.parse_operand()?;
+    let dynamic = parse_positions(p, state)?;
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    let value_ty = p.parse_colon_type()?;
+    p.parse_keyword("into")?;
+    let dest_ty = p.parse_type()?;
+    let mut operands = vec![value, dest];
+    operands.extend(dynamic.iter().copied());
+    let mut types = vec![value_ty, dest_ty];
+    types.extend(std::iter::repeat_n(Type::INDEX, dynamic.len()));
+    state.operands = p.resolve_operands(&operands, &types, loc)?;
+    state.result_types.push(dest_ty);
+    Ok(())
+}
+
+// ----- vector.broadcast -----
+
+fn verify_broadcast(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    expect_operands(m, op, 1)?;
+    expect_results(m, op, 1)?;
+    let source = m.value_type(m.operand(op, 0));
+    let result = m.value_type(m.result(op, 0));
+    if !result.is_vector() {
+        return Err(format!(
+            "result #0 must be vector of any type values, but got '{result}'"
+        ));
+    }
+    if source.element_type_or_self() != result.element_type_or_self() {
+        return Err(
+            "failed to verify that source operand and result have same element type".into(),
+        );
+    }
+    if source.is_tensor() {
+        return Err("source type is not a vector".into());
+    }
+    let (src, dst) = (source.shape().unwrap_or(&[]), result.shape().unwrap_or(&[]));
+    if src.len() > dst.len() {
+        return Err("source rank higher than destination rank".into());
+    }
+    // Trailing dimensions must agree, or be 1 in the source (stretched).
+    for (&s, &d) in src.iter().rev().zip(dst.iter().rev()) {
+        if s != 1 && s != d {
+            return Err(format!("dimension mismatch ({s} vs. {d})"));
+        }
+    }
+    Ok(())
+}
+
+/// `%s {attrs} : source to vector<..>`
+fn print_broadcast(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    p.write(" ");
+    p.value(m.operand(op, 0));
+    p.attr_dict(op, &[]);
+    p.write(" : ");
+    p.ty(m.value_type(m.operand(op, 0)));
+    p.write(" to ");
+    p.ty(m.value_type(m.result(op, 0)));
+}
+
+fn parse_broadcast(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let loc = p.loc();
+    let source = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    let source_ty = p.parse_colon_type()?;
+    p.parse_keyword("to")?;
+    let tloc = p.loc();
+    let vector_ty = p.parse_type()?;
+    if !vector_ty.is_vector() {
+        return Err(p.error_at(
+            tloc,
+            format!(
+                "invalid kind of type specified: expected builtin.vector, but found '{vector_ty}'"
+            ),
+        ));
+    }
+    state.operands = p.resolve_operands(&[source], &[source_ty], loc)?;
+    state.result_types.push(vector_ty);
+    Ok(())
+}

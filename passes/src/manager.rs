@@ -1,0 +1,331 @@
+//! The pass manager: runs passes in the order they were added, verifies the module after
+//! each one (so a broken invariant is blamed on the pass that broke it), and prints the IR
+//! after passes the way `mlir-opt --mlir-print-ir-after-all` does.
+
+use crate::pass::Pass;
+use crate::timing::Timings;
+use ir::{Diagnostic, Loc, Module, PrintOptions};
+use std::fmt;
+use std::io;
+
+/// When to print the module after a pass (MLIR's IR printing instrumentation).
+#[derive(Clone, Debug, Default)]
+pub struct DumpOptions {
+    /// After every pass (`--mlir-print-ir-after-all`, `--dump-after-each-pass`).
+    pub after_all: bool,
+    /// After the passes with these names (`--print-ir-after=<pass>`).
+    pub after: Vec<String>,
+    /// Only when the pass changed the printed IR (`--print-ir-after-change`). On its own it
+    /// means "after every pass that changed something".
+    pub only_on_change: bool,
+    /// How to print (custom or generic form).
+    pub print: PrintOptions,
+}
+
+impl DumpOptions {
+    /// Whether the options ask for a dump after `pass` (before the change test).
+    fn wants(&self, pass: &str) -> bool {
+        self.after_all
+            || self.after.iter().any(|p| p == pass)
+            || (self.only_on_change && self.after.is_empty())
+    }
+}
+
+/// The dump header MLIR prints before the module (`Canonicalizer (canonicalize)`).
+pub fn dump_header(pass: &dyn Pass) -> String {
+    format!(
+        "// -----// IR Dump After {} ({}) //----- //",
+        pass.display_name(),
+        pass.name()
+    )
+}
+
+/// Why a pipeline stopped.
+#[derive(Debug)]
+pub enum PassError {
+    /// The pass reported an error; the diagnostic ends with a note naming the pass.
+    Failed {
+        pass: &'static str,
+        diagnostic: Diagnostic,
+    },
+    /// The verifier rejected the module the pass produced; the diagnostic is the verifier's,
+    /// with a note naming the pass.
+    InvalidIr {
+        pass: &'static str,
+        diagnostic: Diagnostic,
+    },
+    /// Writing an IR dump failed.
+    Dump(io::Error),
+}
+
+impl PassError {
+    /// The located error, if there is one (to render with its source line).
+    pub fn diagnostic(&self) -> Option<&Diagnostic> {
+        match self {
+            PassError::Failed { diagnostic, .. } | PassError::InvalidIr { diagnostic, .. } => {
+                Some(diagnostic)
+            }
+            PassError::Dump(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for PassError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.diagnostic() {
+            Some(d) => write!(f, "{d}"),
+            None => write!(f, "error: cannot write the IR dump: {self:?}"),
+        }
+    }
+}
+
+impl std::error::Error for PassError {}
+
+/// An ordered list of passes plus the instrumentation around them.
+#[derive(Default)]
+pub struct PassManager {
+    passes: Vec<Box<dyn Pass>>,
+    dump: DumpOptions,
+}
+
+impl PassManager {
+    pub fn new() -> PassManager {
+        PassManager::default()
+    }
+
+    /// Appends a pass to the pipeline.
+    pub fn add(&mut self, pass: Box<dyn Pass>) -> &mut PassManager {
+        self.passes.push(pass);
+        self
+    }
+
+    pub fn set_dump_options(&mut self, dump: DumpOptions) -> &mut PassManager {
+        self.dump = dump;
+        self
+    }
+
+    /// Runs the pipeline on `module`, which must verify. IR dumps go to `dumps`; the time of
+    /// each pass (by display name) and of verification (`Verifier`) is added to `timings`.
+    pub fn run(
+        &self,
+        module: &mut Module,
+        dumps: &mut dyn io::Write,
+        timings: &mut Timings,
+    ) -> Result<(), PassError> {
+        for pass in &self.passes {
+            let name = pass.name();
+            let dump = self.dump.wants(name);
+            let before =
+                (dump && self.dump.only_on_change).then(|| module.print_with(self.dump.print));
+            timings
+                .time(&pass.display_name(), || pass.run(module))
+                .map_err(|d| PassError::Failed {
+                    pass: name,
+                    diagnostic: d.with_note(Loc::UNKNOWN, format!("in pass '{name}'")),
+                })?;
+            timings
+                .time("Verifier", || module.verify())
+                .map_err(|d| PassError::InvalidIr {
+                    pass: name,
+                    diagnostic: d.with_note(
+                        Loc::UNKNOWN,
+                        format!("the IR is invalid after pass '{name}'"),
+                    ),
+                })?;
+            if dump {
+                let after = module.print_with(self.dump.print);
+                if before.is_none_or(|b| b != after) {
+                    write!(dumps, "{}\n{after}\n\n", dump_header(&**pass))
+                        .map_err(PassError::Dump)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pass::op_error;
+    use ir::{Attribute, Builder, InsertPoint, parse_module_with};
+
+    const SOURCE: &str = "func.func @f(%a: i32) -> i32 {
+  %c0 = arith.constant 0 : i32
+  %0 = arith.addi %a, %c0 : i32
+  return %0 : i32
+}
+";
+
+    fn module() -> Module {
+        parse_module_with(SOURCE, "t.mlir", ir::Registry::standard()).unwrap()
+    }
+
+    /// Makes `return` return an `f32`: invalid IR.
+    struct BreakReturn;
+
+    impl Pass for BreakReturn {
+        fn name(&self) -> &'static str {
+            "break-return"
+        }
+        fn description(&self) -> &'static str {
+            "returns a value of the wrong type"
+        }
+        fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
+            let ret = m
+                .collect_ops(m.top())
+                .into_iter()
+                .find(|&op| m.is(op, "func.return"))
+                .unwrap();
+            let v = Builder::new(m, InsertPoint::Before(ret))
+                .constant(Attribute::float(1.0, ir::Type::F32));
+            m.set_operand(ret, 0, v);
+            Ok(())
+        }
+    }
+
+    /// Changes nothing.
+    struct Nothing;
+
+    impl Pass for Nothing {
+        fn name(&self) -> &'static str {
+            "nothing"
+        }
+        fn description(&self) -> &'static str {
+            "changes nothing"
+        }
+        fn run(&self, _: &mut Module) -> Result<(), Diagnostic> {
+            Ok(())
+        }
+    }
+
+    /// Refuses every `arith.addi`.
+    struct RefuseAdd;
+
+    impl Pass for RefuseAdd {
+        fn name(&self) -> &'static str {
+            "refuse-add"
+        }
+        fn description(&self) -> &'static str {
+            "fails on arith.addi"
+        }
+        fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
+            match m
+                .collect_ops(m.top())
+                .into_iter()
+                .find(|&op| m.is(op, "arith.addi"))
+            {
+                Some(op) => Err(op_error(m, op, "is not supported")),
+                None => Ok(()),
+            }
+        }
+    }
+
+    fn run(passes: Vec<Box<dyn Pass>>, dump: DumpOptions) -> (Result<(), PassError>, String) {
+        let mut pm = PassManager::new();
+        for p in passes {
+            pm.add(p);
+        }
+        pm.set_dump_options(dump);
+        let mut out = Vec::new();
+        let mut m = module();
+        let r = pm.run(&mut m, &mut out, &mut Timings::default());
+        (r, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn verifier_failure_names_the_pass() {
+        let (r, _) = run(
+            vec![Box::new(Nothing), Box::new(BreakReturn), Box::new(Nothing)],
+            DumpOptions::default(),
+        );
+        let err = r.unwrap_err();
+        assert!(matches!(
+            err,
+            PassError::InvalidIr {
+                pass: "break-return",
+                ..
+            }
+        ));
+        assert_eq!(
+            err.to_string(),
+            "t.mlir:4:3: error: 'func.return' op type of return operand 0 ('f32') doesn't match \
+             function result type ('i32') in function @f\n\
+             t.mlir: note: the IR is invalid after pass 'break-return'"
+        );
+    }
+
+    #[test]
+    fn pass_failure_is_located_and_names_the_pass() {
+        let (r, _) = run(vec![Box::new(RefuseAdd)], DumpOptions::default());
+        let err = r.unwrap_err();
+        assert!(matches!(
+            err,
+            PassError::Failed {
+                pass: "refuse-add",
+                ..
+            }
+        ));
+        assert_eq!(
+            err.to_string(),
+            "t.mlir:3:3: error: 'arith.addi' op is not supported\n\
+             t.mlir: note: in pass 'refuse-add'"
+        );
+    }
+
+    #[test]
+    fn dump_after_all_uses_mlir_header() {
+        let dump = DumpOptions {
+            after_all: true,
+            ..DumpOptions::default()
+        };
+        let (r, out) = run(vec![Box::new(Nothing)], dump);
+        r.unwrap();
+        assert_eq!(
+            out,
+            format!(
+                "// -----// IR Dump After Nothing (nothing) //----- //\n{}\n\n",
+                module().print()
+            )
+        );
+    }
+
+    #[test]
+    fn print_after_change_skips_passes_that_change_nothing() {
+        let dump = DumpOptions {
+            only_on_change: true,
+            ..DumpOptions::default()
+        };
+        let (r, out) = run(
+            vec![
+                Box::new(Nothing),
+                Box::new(crate::Canonicalize::default()),
+                Box::new(crate::Canonicalize::default()),
+            ],
+            dump,
+        );
+        r.unwrap();
+        assert_eq!(out.matches("// -----// IR Dump After").count(), 1, "{out}");
+        assert!(out.starts_with(
+            "// -----// IR Dump After Canonicalizer (canonicalize) //----- //\nmodule {\n"
+        ));
+        assert!(out.contains("return %a : i32"), "{out}");
+    }
+
+    #[test]
+    fn print_after_selects_passes_by_name() {
+        let dump = DumpOptions {
+            after: vec!["nothing".into()],
+            print: PrintOptions { generic: true },
+            ..DumpOptions::default()
+        };
+        let (r, out) = run(
+            vec![Box::new(crate::Canonicalize::default()), Box::new(Nothing)],
+            dump,
+        );
+        r.unwrap();
+        assert_eq!(out.matches("// -----// IR Dump After").count(), 1, "{out}");
+        assert!(out.starts_with("// -----// IR Dump After Nothing (nothing)"));
+        assert!(out.contains("\"func.return\"(%a) : (i32) -> ()"), "{out}");
+    }
+}

@@ -1,0 +1,114 @@
+//! The pass registry: every pass by name, with its description and a constructor, so tools
+//! can list passes (`hlo-opt --help`), make a flag per pass and build pipelines from text.
+
+use crate::pass::Pass;
+use crate::{Canonicalize, Cse};
+
+/// Creates a pass with its default options.
+pub type PassConstructor = fn() -> Box<dyn Pass>;
+
+/// The passes of this crate. Adding a pass is one file and one line here.
+const PASSES: &[PassConstructor] = &[|| Box::new(Canonicalize::default()), || Box::new(Cse)];
+
+/// What the registry knows about one pass.
+#[derive(Clone, Copy, Debug)]
+pub struct PassInfo {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub create: PassConstructor,
+}
+
+/// Passes by name, listed in name order.
+#[derive(Clone, Debug, Default)]
+pub struct PassRegistry {
+    passes: Vec<PassInfo>,
+}
+
+impl PassRegistry {
+    /// A registry with nothing registered.
+    pub fn empty() -> PassRegistry {
+        PassRegistry::default()
+    }
+
+    /// Every pass of this crate.
+    pub fn standard() -> PassRegistry {
+        let mut r = PassRegistry::empty();
+        for &create in PASSES {
+            r.register(create);
+        }
+        r
+    }
+
+    /// Adds the pass `create` makes; its name must be new.
+    pub fn register(&mut self, create: PassConstructor) {
+        let pass = create();
+        let info = PassInfo {
+            name: pass.name(),
+            description: pass.description(),
+            create,
+        };
+        match self.passes.binary_search_by(|p| p.name.cmp(info.name)) {
+            Ok(_) => panic!("pass '{}' is registered twice", info.name),
+            Err(at) => self.passes.insert(at, info),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&PassInfo> {
+        self.passes
+            .binary_search_by(|p| p.name.cmp(name))
+            .ok()
+            .map(|i| &self.passes[i])
+    }
+
+    /// A new instance of the pass called `name`.
+    pub fn create(&self, name: &str) -> Option<Box<dyn Pass>> {
+        self.get(name).map(|info| (info.create)())
+    }
+
+    /// The registered passes, by name.
+    pub fn iter(&self) -> impl Iterator<Item = &PassInfo> {
+        self.passes.iter()
+    }
+
+    /// The passes of a comma-separated list (`canonicalize,cse`), in order.
+    pub fn parse_pipeline(&self, text: &str) -> Result<Vec<Box<dyn Pass>>, String> {
+        text.split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(|name| {
+                self.create(name)
+                    .ok_or_else(|| format!("unknown pass '{name}' in the pipeline '{text}'"))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_passes_are_listed_by_name() {
+        let r = PassRegistry::standard();
+        let names: Vec<_> = r.iter().map(|p| p.name).collect();
+        assert_eq!(names, ["canonicalize", "cse"]);
+        assert_eq!(r.create("cse").unwrap().display_name(), "CSE");
+        assert!(r.get("nope").is_none());
+    }
+
+    #[test]
+    fn pipelines_parse_in_order() {
+        let r = PassRegistry::standard();
+        let names: Vec<_> = r
+            .parse_pipeline("cse, canonicalize,cse")
+            .unwrap()
+            .iter()
+            .map(|p| p.name())
+            .collect();
+        assert_eq!(names, ["cse", "canonicalize", "cse"]);
+        assert_eq!(
+            r.parse_pipeline("cse,frob").err().unwrap(),
+            "unknown pass 'frob' in the pipeline 'cse,frob'"
+        );
+    }
+}
