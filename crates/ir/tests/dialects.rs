@@ -1,4 +1,4 @@
-//! The vector, gpu, llvm and nvvm dialects: `data/gpu_ops.mlir` (every op) prints to a fixed
+//! The vector, gpu, llvm and nvvm dialects: `the vector/gpu/llvm/nvvm chunk of testdata/ir/ops.mlir` (every op) prints to a fixed
 //! point in both forms; real MLIR 22 parses and verifies what we print and prints the same
 //! custom syntax; the builders make what the pipeline needs; invalid ops are rejected with
 //! MLIR's own messages.
@@ -6,7 +6,11 @@
 use ir::dialects::{gpu, llvm, nvvm, vector};
 use ir::{Attribute, InsertPoint, Module, Registry, Type, parse_module_with};
 
-const GPU_OPS: &str = include_str!("data/gpu_ops.mlir");
+mod common;
+
+/// The vector/gpu/llvm/nvvm chunk of `testdata/ir/ops.mlir`.
+static GPU_OPS_TEXT: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| common::ops_chunk(1));
 
 fn parse(name: &str, text: &str) -> Module {
     parse_module_with(text, name, Registry::standard())
@@ -15,12 +19,13 @@ fn parse(name: &str, text: &str) -> Module {
 
 #[test]
 fn custom_form_is_a_fixed_point() {
-    let m = parse("gpu_ops.mlir", GPU_OPS);
+    let m = parse("gpu_ops.mlir", GPU_OPS_TEXT.as_str());
     m.verify()
-        .unwrap_or_else(|e| panic!("{}", e.render(GPU_OPS)));
+        .unwrap_or_else(|e| panic!("{}", e.render(GPU_OPS_TEXT.as_str())));
     let printed = m.print();
     assert_eq!(
-        printed, GPU_OPS,
+        printed,
+        GPU_OPS_TEXT.as_str(),
         "the data file is written in our canonical form"
     );
     assert_eq!(parse("printed", &printed).print(), printed);
@@ -37,18 +42,21 @@ fn data_covers_every_op() {
             .any(|d| n.starts_with(d))
     });
     let used = |name: &str| {
-        GPU_OPS.match_indices(name).any(|(at, _)| {
-            let next = GPU_OPS[at + name.len()..].chars().next();
+        GPU_OPS_TEXT.as_str().match_indices(name).any(|(at, _)| {
+            let next = GPU_OPS_TEXT.as_str()[at + name.len()..].chars().next();
             !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_')
         })
     };
     let missing: Vec<_> = ours.filter(|n| !used(n)).collect();
-    assert!(missing.is_empty(), "not in data/gpu_ops.mlir: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "not in the vector/gpu/llvm/nvvm chunk of testdata/ir/ops.mlir: {missing:?}"
+    );
 }
 
 #[test]
 fn generic_form_is_a_fixed_point_and_agrees_with_custom() {
-    let generic = parse("gpu_ops.mlir", GPU_OPS).print_generic();
+    let generic = parse("gpu_ops.mlir", GPU_OPS_TEXT.as_str()).print_generic();
     // MLIR's defaulted properties are all there.
     for expected in [
         r#""vector.transfer_read"(%input, %i, %cst) <{in_bounds = [true], operandSegmentSizes = array<i32: 1, 1, 1, 0>, permutation_map = #map}>"#,
@@ -68,12 +76,12 @@ fn generic_form_is_a_fixed_point_and_agrees_with_custom() {
         .verify()
         .unwrap_or_else(|e| panic!("{}", e.render(&generic)));
     assert_eq!(reparsed.print_generic(), generic);
-    assert_eq!(reparsed.print(), GPU_OPS, "generic → custom");
+    assert_eq!(reparsed.print(), GPU_OPS_TEXT.as_str(), "generic → custom");
 }
 
 #[test]
 fn mlir_parses_and_verifies_what_we_print() {
-    let m = parse("gpu_ops.mlir", GPU_OPS);
+    let m = parse("gpu_ops.mlir", GPU_OPS_TEXT.as_str());
     for printed in [m.print(), m.print_generic()] {
         codegen::mlir::verify(&printed, false).unwrap_or_else(|e| panic!("{e}\n{printed}"));
     }
@@ -113,7 +121,7 @@ fn without_names(text: &str) -> String {
 /// MLIR prints our custom syntax exactly (up to SSA names, which it picks itself).
 #[test]
 fn mlir_prints_exactly_what_we_print() {
-    let ours = parse("gpu_ops.mlir", GPU_OPS).print();
+    let ours = parse("gpu_ops.mlir", GPU_OPS_TEXT.as_str()).print();
     let theirs =
         codegen::mlir::run_pipeline(&ours, "builtin.module()").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
@@ -813,7 +821,7 @@ fn invalid_ops_are_rejected_with_mlir_messages() {
     assert!(cases.len() >= 60);
 }
 
-/// Truncated and mutated versions of `data/gpu_ops.mlir` (custom and generic) give a
+/// Truncated and mutated versions of `the vector/gpu/llvm/nvvm chunk of testdata/ir/ops.mlir` (custom and generic) give a
 /// diagnostic or a module, never a panic (`IR_FUZZ_ITERS` mutations per text; 1000 by
 /// default).
 #[test]
@@ -822,7 +830,7 @@ fn parsers_and_verifiers_never_panic_on_mutated_input() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1000);
-    let generic = parse("gpu_ops.mlir", GPU_OPS).print_generic();
+    let generic = parse("gpu_ops.mlir", GPU_OPS_TEXT.as_str()).print_generic();
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut next = || {
         seed ^= seed << 13;
@@ -831,7 +839,7 @@ fn parsers_and_verifiers_never_panic_on_mutated_input() {
         seed
     };
     let junk = b"%^#!@(){}[]<>,:=-x0.|\"\\ \nabf32?*";
-    for text in [GPU_OPS, generic.as_str()] {
+    for text in [GPU_OPS_TEXT.as_str(), generic.as_str()] {
         for cut in (0..text.len()).step_by(29) {
             if text.is_char_boundary(cut) {
                 let _ = check(&text[..cut]);

@@ -1,12 +1,22 @@
 //! Print → parse → print is the identity, in custom and generic form, and what we print is
 //! valid MLIR 22 (parsed and verified by upstream MLIR through melior).
 
+use std::sync::LazyLock;
+
 use ir::{Module, Registry, parse_module_with};
 
-const FILES: &[(&str, &str, bool)] = &[
-    ("gelu.mlir", include_str!("data/gelu.mlir"), false),
-    ("ops.mlir", include_str!("data/ops.mlir"), false),
-];
+mod common;
+
+/// The standard-dialect chunk of `testdata/ir/ops.mlir`.
+static STANDARD_OPS: LazyLock<String> = LazyLock::new(|| common::ops_chunk(0));
+
+/// Modules in standard dialects only: (name, text).
+static FILES: LazyLock<[(&str, &str); 2]> = LazyLock::new(|| {
+    [
+        ("gelu.mlir", include_str!("data/gelu.mlir")),
+        ("ops.mlir", STANDARD_OPS.as_str()),
+    ]
+});
 
 fn parse(name: &str, text: &str) -> Module {
     parse_module_with(text, name, Registry::standard())
@@ -15,7 +25,7 @@ fn parse(name: &str, text: &str) -> Module {
 
 #[test]
 fn custom_form_is_a_fixed_point() {
-    for &(name, text, _) in FILES {
+    for &(name, text) in FILES.iter() {
         let m = parse(name, text);
         m.verify().unwrap_or_else(|e| panic!("{}", e.render(text)));
         let printed = m.print();
@@ -30,7 +40,7 @@ fn custom_form_is_a_fixed_point() {
 
 #[test]
 fn generic_form_is_a_fixed_point_and_agrees_with_custom() {
-    for &(name, text, _) in FILES {
+    for &(name, text) in FILES.iter() {
         let m = parse(name, text);
         let generic = m.print_generic();
         assert!(generic.contains("\"func.func\"()"), "{generic}");
@@ -98,10 +108,10 @@ func.func private @gelu(%arg0: tensor<6x512x4096xbf16>, %i: index, %j: index, %k
 
 #[test]
 fn mlir_parses_and_verifies_what_we_print() {
-    for &(name, text, unregistered) in FILES {
+    for &(name, text) in FILES.iter() {
         let m = parse(name, text);
         for printed in [m.print(), m.print_generic()] {
-            codegen::mlir::verify(&printed, unregistered)
+            codegen::mlir::verify(&printed, false)
                 .unwrap_or_else(|e| panic!("{name}: {e}\n{printed}"));
         }
     }
@@ -110,7 +120,7 @@ fn mlir_parses_and_verifies_what_we_print() {
 #[test]
 fn text_mlir_prints_parses_into_the_same_module() {
     // What mlir-opt prints for ops.mlir (its own SSA names), parsed by us, prints as ours.
-    let m = parse("ops.mlir", include_str!("data/ops.mlir"));
+    let m = parse("ops.mlir", &STANDARD_OPS);
     let ours = m.print();
     let theirs =
         codegen::mlir::run_pipeline(&ours, "builtin.module()").unwrap_or_else(|e| panic!("{e}"));
@@ -167,4 +177,36 @@ func.func @f(%arg0: f32, %arg1: bf16, %arg2: i32, %arg3: index) -> (f32, tensor<
     assert_eq!(theirs.trim_end(), ours.trim_end());
     // And MLIR's text parses back into the same module.
     assert_eq!(parse("theirs", &theirs).print(), ours);
+}
+
+/// Every module under `testdata/ir` (each `// -----` chunk; `invalid.mlir` excepted) is
+/// accepted by MLIR 22: in both forms when it uses only upstream dialects, in generic form
+/// with unregistered dialects allowed when it has xla_gpu ops.
+#[test]
+fn mlir_accepts_every_module_in_testdata_ir() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/ir");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".mlir") || name == "invalid.mlir" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for chunk in text.split("\n// -----\n") {
+            let m = parse(&name, chunk);
+            m.verify().unwrap_or_else(|e| panic!("{}", e.render(chunk)));
+            let has_xla_gpu = m.print().contains("xla_gpu.");
+            let mut forms = vec![m.print_generic()];
+            if !has_xla_gpu {
+                forms.push(m.print());
+            }
+            for printed in forms {
+                codegen::mlir::verify(&printed, has_xla_gpu)
+                    .unwrap_or_else(|e| panic!("{name}: {e}\n{printed}"));
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 5, "only {checked} modules checked");
 }

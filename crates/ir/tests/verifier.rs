@@ -3,6 +3,8 @@
 
 use ir::{Registry, parse_module_with};
 
+mod common;
+
 /// Parses and verifies `src` (named `t.mlir`); the first diagnostic, rendered. Whatever
 /// parses also prints (invalid ops in generic form) and reparses.
 fn check(src: &str) -> String {
@@ -214,11 +216,13 @@ fn parser_never_panics_on_truncated_or_mutated_input() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(2000);
-    let ops = include_str!("data/ops.mlir");
+    let ops = common::ops_chunk(0);
+    let ops = ops.as_str();
     let generic = parse_module_with(ops, "ops.mlir", Registry::standard())
         .unwrap()
         .print_generic();
-    let xla = include_str!("data/xla_gpu_ops.mlir");
+    let xla = common::ops_chunk(2);
+    let xla = xla.as_str();
     let xla_generic = parse_module_with(xla, "xla_gpu_ops.mlir", Registry::standard())
         .unwrap()
         .print_generic();

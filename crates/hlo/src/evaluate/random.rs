@@ -1,0 +1,176 @@
+//! Seeded random inputs: finite values in ranges where the ops under test are defined.
+//!
+//! | range | floats | integers | pred |
+//! |---|---|---|---|
+//! | `Default` | uniform in [-2, 2] | 8/16-bit: the full range; 32/64-bit: [-65536, 65536] (unsigned: [0, 65536]) | fair coin |
+//! | `Between(lo, hi)` | uniform in [lo, hi] | [⌈lo⌉, ⌊hi⌋] within the type (at least one value) | fair coin |
+//!
+//! Floats are drawn in f64 and rounded to the type once; the named ranges have bounds
+//! every float type represents, so rounding never leaves them. For ops defined on part
+//! of the line, ask for [`RandomRange::POSITIVE`] (log, log-plus-one, sqrt, rsqrt, the
+//! base of power), [`RandomRange::UNIT`] (acos, asin, atanh; strictly inside (-1, 1), so
+//! atanh stays finite even after rounding to bf16) or [`RandomRange::AT_LEAST_ONE`]
+//! (acosh); [`RandomRange::for_parameter`] picks one from a parameter's users.
+//!
+//! The same seed gives the same values on every run and machine (fastrand's generator).
+
+use fastrand::Rng;
+
+use super::value::{Elements, HostArray, HostValue, Num};
+use crate::diag::Diagnostic;
+use crate::module::{Computation, InstrId, Instruction};
+use crate::opcode::Opcode;
+use crate::primitive::PrimitiveType;
+use crate::shape::{ArrayShape, Shape};
+
+/// Where random values are drawn from (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RandomRange {
+    Default,
+    Between(f64, f64),
+}
+
+impl RandomRange {
+    /// Domain of log, sqrt, rsqrt, log-plus-one and power's base.
+    pub const POSITIVE: RandomRange = RandomRange::Between(0.125, 2.0);
+    /// Domain of acos, asin and atanh, kept off ±1.
+    pub const UNIT: RandomRange = RandomRange::Between(-0.875, 0.875);
+    /// Domain of acosh.
+    pub const AT_LEAST_ONE: RandomRange = RandomRange::Between(1.0, 3.0);
+
+    /// A range that suits every direct user of `parameter`: the intersection of what each
+    /// needs (the first need wins when two cannot both hold). Start indices of
+    /// dynamic-slice and gather get [-1, largest operand dimension], which exercises the
+    /// clamping on both sides.
+    pub fn for_parameter(computation: &Computation, parameter: InstrId) -> RandomRange {
+        computation
+            .instructions
+            .iter()
+            .flat_map(|user| {
+                user.operands
+                    .iter()
+                    .enumerate()
+                    .filter(move |&(_, &o)| o == parameter)
+                    .map(move |(k, _)| domain(computation, user, k))
+            })
+            .fold(RandomRange::Default, RandomRange::intersect)
+    }
+
+    fn intersect(self, other: RandomRange) -> RandomRange {
+        match (self, other) {
+            (RandomRange::Default, r) | (r, RandomRange::Default) => r,
+            (RandomRange::Between(a, b), RandomRange::Between(c, d)) if a.max(c) <= b.min(d) => {
+                RandomRange::Between(a.max(c), b.min(d))
+            }
+            (first, _) => first,
+        }
+    }
+
+    fn float_bounds(self) -> (f64, f64) {
+        match self {
+            RandomRange::Default => (-2.0, 2.0),
+            RandomRange::Between(lo, hi) => (lo, hi),
+        }
+    }
+
+    fn int_bounds(self, ty: PrimitiveType) -> (i128, i128) {
+        let bits = ty.bit_width();
+        let (min, max) = if ty.is_signed_int() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        match self {
+            RandomRange::Default if bits <= 16 => (min, max),
+            RandomRange::Default => (min.max(-65536), max.min(65536)),
+            RandomRange::Between(lo, hi) => {
+                let lo = (lo.ceil() as i128).clamp(min, max);
+                (lo, (hi.floor() as i128).clamp(lo, max))
+            }
+        }
+    }
+}
+
+/// What operand `k` of `user` needs of its values.
+fn domain(computation: &Computation, user: &Instruction, k: usize) -> RandomRange {
+    use Opcode::*;
+    match user.opcode {
+        Log | Log1p | Sqrt | Rsqrt => RandomRange::POSITIVE,
+        Power if k == 0 => RandomRange::POSITIVE,
+        Acos | Asin | Atanh => RandomRange::UNIT,
+        Acosh => RandomRange::AT_LEAST_ONE,
+        DynamicSlice | Gather if k >= 1 => {
+            let operand = &computation.instruction(user.operands[0]).shape;
+            let largest = operand
+                .as_array()
+                .and_then(|a| a.dims.iter().max().copied())
+                .unwrap_or(0);
+            RandomRange::Between(-1.0, largest as f64)
+        }
+        _ => RandomRange::Default,
+    }
+}
+
+fn fill_array(shape: &ArrayShape, rng: &mut Rng, range: RandomRange) -> Result<HostArray, String> {
+    let ty = shape.element_type;
+    let count = shape.element_count().max(0) as usize;
+    let elements = if ty == PrimitiveType::Pred {
+        Elements::Pred((0..count).map(|_| rng.bool()).collect())
+    } else if ty.is_int() {
+        let (lo, hi) = range.int_bounds(ty);
+        Elements::build(ty, count, |_| Num::Int(rng.i128(lo..=hi)))?
+    } else {
+        let (lo, hi) = range.float_bounds();
+        Elements::build(ty, count, |_| Num::Float(lo + (hi - lo) * rng.f64()))?
+    };
+    HostArray::new(shape.dims.clone(), elements)
+}
+
+fn fill_value(shape: &Shape, rng: &mut Rng, range: RandomRange) -> Result<HostValue, String> {
+    match shape {
+        Shape::Array(a) => fill_array(a, rng, range).map(HostValue::Array),
+        Shape::Tuple(elements) => elements
+            .iter()
+            .map(|e| fill_value(e, rng, range))
+            .collect::<Result<_, _>>()
+            .map(HostValue::Tuple),
+    }
+}
+
+/// A random array of `shape` (its layout is ignored) from `seed`.
+pub fn random_array(
+    shape: &ArrayShape,
+    seed: u64,
+    range: RandomRange,
+) -> Result<HostArray, String> {
+    fill_array(shape, &mut Rng::with_seed(seed), range)
+}
+
+/// A random value of `shape`; tuple elements draw one after another from one generator.
+pub fn random_value(shape: &Shape, seed: u64, range: RandomRange) -> Result<HostValue, String> {
+    fill_value(shape, &mut Rng::with_seed(seed), range)
+}
+
+/// One random value per parameter of `computation`, in parameter order, each in the range
+/// [`RandomRange::for_parameter`] picks and from its own seed derived from `seed`.
+pub fn random_arguments(
+    computation: &Computation,
+    seed: u64,
+) -> Result<Vec<HostValue>, Diagnostic> {
+    computation
+        .parameters()
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let instr = computation.instruction(p);
+            let range = RandomRange::for_parameter(computation, p);
+            random_value(&instr.shape, parameter_seed(seed, i), range)
+                .map_err(|m| Diagnostic::new(instr.spans.whole, format!("{m} in '{}'", instr.name)))
+        })
+        .collect()
+}
+
+/// Distinct, well-mixed seeds for the parameters of one run.
+fn parameter_seed(seed: u64, parameter: usize) -> u64 {
+    seed ^ (parameter as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}

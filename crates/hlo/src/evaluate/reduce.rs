@@ -1,0 +1,143 @@
+//! Ops that call a scalar computation per element: `reduce` and `map`.
+//!
+//! The computation is not called once per element: it is evaluated on *lanes*, every
+//! scalar of it standing for a vector with one value per element position (see
+//! `Evaluator::lanes`). Its ops are elementwise, so this computes exactly what one call
+//! per element would, with a handful of array operations per step.
+//!
+//! `reduce` steps through the reduced positions in row-major order of the reduced
+//! dimensions (the last one fastest), each step combining the accumulators of every
+//! output element with their next input element: the order the `evaluate` module
+//! documents.
+
+use super::movement::{offsets, row_major_strides, strided};
+use super::value::{Elements, HostArray, HostValue};
+use super::{Evaluator, Plan, R, array, located};
+use crate::module::{ComputationId, Instruction};
+
+/// The computation an instruction calls through `attribute`.
+fn callee(instr: &Instruction, attribute: &str) -> R<ComputationId> {
+    instr
+        .called(attribute)
+        .map(|c| c.id)
+        .ok_or_else(|| located(instr, format!("{} without {attribute}=", instr.opcode)))
+}
+
+/// `elements` as lanes: the flat array a computation applied per element reads.
+fn lanes(elements: Elements) -> HostValue {
+    let n = elements.len() as i64;
+    HostValue::Array(HostArray::from_parts(vec![n], elements))
+}
+
+/// `reduce` of `n` inputs with `n` init values, in the documented order.
+pub(super) fn reduce(
+    ev: &Evaluator<'_>,
+    instr: &Instruction,
+    operands: &[&HostValue],
+) -> R<HostValue> {
+    if ev.lanes.is_some() {
+        return Err(located(
+            instr,
+            "unsupported: reduce inside a computation applied per element",
+        ));
+    }
+    let arrays = operands
+        .iter()
+        .map(|v| array(v))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|m| located(instr, m))?;
+    let (inputs, inits) = arrays.split_at(arrays.len() / 2);
+    let dims = inputs
+        .first()
+        .ok_or_else(|| located(instr, "reduce without inputs"))?
+        .dims();
+    let mut reduced: Vec<usize> = instr
+        .int_list("dimensions")
+        .unwrap_or_default()
+        .iter()
+        .map(|&d| d as usize)
+        .collect();
+    reduced.sort_unstable();
+    let strides = row_major_strides(dims);
+    let axis = |d: usize| strided(dims[d], 0, 1, strides[d]);
+    let kept: Vec<usize> = (0..dims.len()).filter(|d| !reduced.contains(d)).collect();
+    let outputs = offsets(&kept.iter().map(|&d| axis(d)).collect::<Vec<_>>());
+    let steps = offsets(&reduced.iter().map(|&d| axis(d)).collect::<Vec<_>>());
+
+    let reducer = ev.module.computation(callee(instr, "to_apply")?);
+    let plan = Plan::new(reducer);
+    let per_output = Evaluator {
+        module: ev.module,
+        lanes: Some(outputs.len()),
+    };
+    let mut accs: Vec<HostValue> = inits
+        .iter()
+        .map(|init| lanes(init.elements().repeat_first(outputs.len())))
+        .collect();
+    if !outputs.is_empty() {
+        for &step in &steps {
+            let mut args = accs;
+            args.extend(
+                inputs
+                    .iter()
+                    .map(|x| lanes(x.elements().take(&outputs, step))),
+            );
+            accs = per_output
+                .run_plan(reducer, &plan, args)?
+                .into_leaves()
+                .into_iter()
+                .map(HostValue::Array)
+                .collect();
+        }
+    }
+    let out_dims: Vec<i64> = kept.iter().map(|&d| dims[d]).collect();
+    let results = accs
+        .into_iter()
+        .map(|acc| match acc {
+            HostValue::Array(a) => HostArray::new(out_dims.clone(), a.into_elements()),
+            HostValue::Tuple(_) => Err("the reducer returned a nested tuple".to_string()),
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|m| located(instr, m))?;
+    Ok(shaped_like(instr, results))
+}
+
+/// The results as the instruction's shape has them: one array, or a tuple of arrays.
+fn shaped_like(instr: &Instruction, mut results: Vec<HostArray>) -> HostValue {
+    if !instr.shape.is_tuple() && results.len() == 1 {
+        HostValue::Array(results.remove(0))
+    } else {
+        HostValue::Tuple(results.into_iter().map(HostValue::Array).collect())
+    }
+}
+
+/// `map`: the computation applied to the operands' elements at every position.
+pub(super) fn map(
+    ev: &Evaluator<'_>,
+    instr: &Instruction,
+    operands: &[&HostValue],
+) -> R<HostValue> {
+    let dims = ev.result_dims(instr).map_err(|m| located(instr, m))?;
+    let count = dims.iter().product::<i64>() as usize;
+    let args = operands
+        .iter()
+        .map(|v| array(v).map(|a| lanes(a.elements().clone())))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|m| located(instr, m))?;
+    let per_element = Evaluator {
+        module: ev.module,
+        lanes: Some(count),
+    };
+    let result = per_element.run(callee(instr, "to_apply")?, args)?;
+    let elements = match result {
+        HostValue::Array(a) => a.into_elements(),
+        HostValue::Tuple(_) => {
+            return Err(located(
+                instr,
+                "unsupported: map with a tuple-shaped computation",
+            ));
+        }
+    };
+    let array = HostArray::new(dims, elements).map_err(|m| located(instr, m))?;
+    Ok(HostValue::Array(array))
+}

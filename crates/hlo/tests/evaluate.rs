@@ -1,0 +1,1337 @@
+//! Reference evaluator tests: hand-checked values for every op family, the corner cases of
+//! XLA's integer, conversion and NaN rules, bf16 rounding after each op, the documented
+//! reduction order, layout-aware bitcasts, the seed's GELU against a per-op f32 formula,
+//! seeded random inputs, and the errors for what the evaluator refuses.
+
+use half::{bf16, f16};
+use hlo::evaluate::{
+    Elements, HostArray, HostValue, RandomRange, evaluate, evaluate_fusion, random_arguments,
+    random_array, random_value,
+};
+use hlo::{ArrayShape, HloModule, PrimitiveType, Shape, SourceFile, parse_module, verify_module};
+
+// ---- helpers ----------------------------------------------------------------------------
+
+const SOURCE_NAME: &str = "t.hlo";
+
+fn module(text: &str) -> HloModule {
+    let source = SourceFile::new(SOURCE_NAME, text);
+    let module = parse_module(&source)
+        .unwrap_or_else(|d| panic!("snippet must parse:\n{}", d.render(&source)));
+    if let Err(d) = verify_module(&module) {
+        panic!("snippet must verify:\n{}", d.render(&source));
+    }
+    module
+}
+
+/// Evaluates the entry computation (the last one of a bare snippet).
+fn run(text: &str, args: Vec<HostValue>) -> HostValue {
+    let m = module(text);
+    let source = SourceFile::new(SOURCE_NAME, text);
+    evaluate(&m, m.entry, &args).unwrap_or_else(|d| panic!("{}", d.render(&source)))
+}
+
+/// The first line of the rendered error of evaluating `text` on `args`.
+fn error(text: &str, args: Vec<HostValue>) -> String {
+    let m = module(text);
+    let source = SourceFile::new(SOURCE_NAME, text);
+    let d = evaluate(&m, m.entry, &args).expect_err("evaluation must fail");
+    d.render(&source)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn array(dims: &[i64], elements: Elements) -> HostValue {
+    HostValue::Array(HostArray::new(dims.to_vec(), elements).expect("consistent test array"))
+}
+
+fn vector(elements: Elements) -> HostValue {
+    let n = elements.len() as i64;
+    array(&[n], elements)
+}
+
+fn elements(v: &HostValue) -> &Elements {
+    v.as_array().expect("an array result").elements()
+}
+
+fn tuple(v: &HostValue) -> &[HostValue] {
+    match v {
+        HostValue::Tuple(vs) => vs,
+        HostValue::Array(_) => panic!("expected a tuple, got {v}"),
+    }
+}
+
+fn f32s(v: &HostValue) -> &[f32] {
+    match elements(v) {
+        Elements::F32(x) => x,
+        other => panic!("expected f32 elements, got {other:?}"),
+    }
+}
+
+fn bf16s(values: &[f32]) -> Elements {
+    Elements::BF16(values.iter().map(|&x| bf16::from_f32(x)).collect())
+}
+
+/// One op applied to one or two s32/f32 vectors: `c { ... ROOT r = TY[n] OP(...) ATTRS }`.
+fn elementwise(ty: &str, op: &str, attrs: &str, args: Vec<HostValue>) -> HostValue {
+    let n = args[0].as_array().expect("array argument").len();
+    let params: String = (0..args.len())
+        .map(|i| format!("p{i} = {ty}[{n}] parameter({i})\n"))
+        .collect();
+    let operands: Vec<String> = (0..args.len()).map(|i| format!("p{i}")).collect();
+    let result_ty = if op == "compare" || op == "is-finite" {
+        "pred"
+    } else {
+        ty
+    };
+    let text = format!(
+        "c {{\n{params}ROOT r = {result_ty}[{n}] {op}({}){attrs}\n}}",
+        operands.join(", ")
+    );
+    run(&text, args)
+}
+
+// ---- integers ---------------------------------------------------------------------------
+
+#[test]
+fn integer_division_and_remainder_corner_cases() {
+    let min = i32::MIN;
+    let x = || vector(Elements::S32(vec![7, -7, 7, 5, min, min]));
+    let y = || vector(Elements::S32(vec![2, 2, -2, 0, -1, 0]));
+    let d = elementwise("s32", "divide", "", vec![x(), y()]);
+    assert_eq!(elements(&d), &Elements::S32(vec![3, -3, -3, -1, min, -1]));
+    let r = elementwise("s32", "remainder", "", vec![x(), y()]);
+    assert_eq!(elements(&r), &Elements::S32(vec![1, -1, 1, 5, 0, min]));
+
+    let ux = || vector(Elements::U8(vec![200, 7]));
+    let uy = || vector(Elements::U8(vec![0, 2]));
+    let d = elementwise("u8", "divide", "", vec![ux(), uy()]);
+    assert_eq!(elements(&d), &Elements::U8(vec![255, 3]));
+    let r = elementwise("u8", "remainder", "", vec![ux(), uy()]);
+    assert_eq!(elements(&r), &Elements::U8(vec![200, 1]));
+
+    let big = elementwise(
+        "s64",
+        "divide",
+        "",
+        vec![
+            vector(Elements::S64(vec![i64::MIN, -9])),
+            vector(Elements::S64(vec![-1, 4])),
+        ],
+    );
+    assert_eq!(elements(&big), &Elements::S64(vec![i64::MIN, -2]));
+}
+
+#[test]
+fn integer_arithmetic_wraps_around() {
+    let add = elementwise(
+        "s8",
+        "add",
+        "",
+        vec![
+            vector(Elements::S8(vec![127, -128])),
+            vector(Elements::S8(vec![1, -1])),
+        ],
+    );
+    assert_eq!(elements(&add), &Elements::S8(vec![-128, 127]));
+    let mul = elementwise(
+        "u8",
+        "multiply",
+        "",
+        vec![
+            vector(Elements::U8(vec![16, 255])),
+            vector(Elements::U8(vec![16, 255])),
+        ],
+    );
+    assert_eq!(elements(&mul), &Elements::U8(vec![0, 1]));
+    let sub = elementwise(
+        "u16",
+        "subtract",
+        "",
+        vec![
+            vector(Elements::U16(vec![0])),
+            vector(Elements::U16(vec![1])),
+        ],
+    );
+    assert_eq!(elements(&sub), &Elements::U16(vec![65535]));
+    let mul64 = elementwise(
+        "s64",
+        "multiply",
+        "",
+        vec![
+            vector(Elements::S64(vec![i64::MAX])),
+            vector(Elements::S64(vec![2])),
+        ],
+    );
+    assert_eq!(elements(&mul64), &Elements::S64(vec![-2]));
+    let x = || vector(Elements::S32(vec![i32::MIN, -3, 0, 5]));
+    let neg = elementwise("s32", "negate", "", vec![x()]);
+    assert_eq!(elements(&neg), &Elements::S32(vec![i32::MIN, 3, 0, -5]));
+    let abs = elementwise("s32", "abs", "", vec![x()]);
+    assert_eq!(elements(&abs), &Elements::S32(vec![i32::MIN, 3, 0, 5]));
+    let sign = elementwise("s32", "sign", "", vec![x()]);
+    assert_eq!(elements(&sign), &Elements::S32(vec![-1, -1, 0, 1]));
+    let max = elementwise(
+        "u8",
+        "maximum",
+        "",
+        vec![
+            vector(Elements::U8(vec![200])),
+            vector(Elements::U8(vec![100])),
+        ],
+    );
+    assert_eq!(elements(&max), &Elements::U8(vec![200]));
+    let min = elementwise(
+        "s8",
+        "minimum",
+        "",
+        vec![
+            vector(Elements::S8(vec![-56])),
+            vector(Elements::S8(vec![100])),
+        ],
+    );
+    assert_eq!(elements(&min), &Elements::S8(vec![-56]));
+}
+
+#[test]
+fn shifts_by_the_bit_width_or_more() {
+    let x = || vector(Elements::S8(vec![1, 1, -128, 64, -128, 1]));
+    // -1 as a shift amount reads as 255.
+    let y = || vector(Elements::S8(vec![7, 8, 1, -1, 9, 3]));
+    let shl = elementwise("s8", "shift-left", "", vec![x(), y()]);
+    assert_eq!(elements(&shl), &Elements::S8(vec![-128, 0, 0, 0, 0, 8]));
+    let shrl = elementwise("s8", "shift-right-logical", "", vec![x(), y()]);
+    assert_eq!(elements(&shrl), &Elements::S8(vec![0, 0, 64, 0, 0, 0]));
+    let shra = elementwise("s8", "shift-right-arithmetic", "", vec![x(), y()]);
+    assert_eq!(elements(&shra), &Elements::S8(vec![0, 0, -64, 0, -1, 0]));
+    // Arithmetic shifts replicate the top bit of unsigned values too.
+    let ushra = elementwise(
+        "u8",
+        "shift-right-arithmetic",
+        "",
+        vec![
+            vector(Elements::U8(vec![0x80, 0x80])),
+            vector(Elements::U8(vec![1, 200])),
+        ],
+    );
+    assert_eq!(elements(&ushra), &Elements::U8(vec![0xC0, 0xFF]));
+}
+
+#[test]
+fn bit_operations() {
+    let clz = elementwise(
+        "s32",
+        "count-leading-zeros",
+        "",
+        vec![vector(Elements::S32(vec![1, 0, -1, 65536]))],
+    );
+    assert_eq!(elements(&clz), &Elements::S32(vec![31, 32, 0, 15]));
+    let popcnt = elementwise(
+        "s8",
+        "popcnt",
+        "",
+        vec![vector(Elements::S8(vec![-1, 0, 7, -128]))],
+    );
+    assert_eq!(elements(&popcnt), &Elements::S8(vec![8, 0, 3, 1]));
+    let not = elementwise("u8", "not", "", vec![vector(Elements::U8(vec![0, 0x0F]))]);
+    assert_eq!(elements(&not), &Elements::U8(vec![255, 0xF0]));
+    let xor = elementwise(
+        "s32",
+        "xor",
+        "",
+        vec![
+            vector(Elements::S32(vec![0b1100])),
+            vector(Elements::S32(vec![0b1010])),
+        ],
+    );
+    assert_eq!(elements(&xor), &Elements::S32(vec![0b0110]));
+    let p = || vector(Elements::Pred(vec![false, false, true, true]));
+    let q = || vector(Elements::Pred(vec![false, true, false, true]));
+    let and = elementwise("pred", "and", "", vec![p(), q()]);
+    assert_eq!(
+        elements(&and),
+        &Elements::Pred(vec![false, false, false, true])
+    );
+    // pred add is or, multiply is and.
+    let add = elementwise("pred", "add", "", vec![p(), q()]);
+    assert_eq!(
+        elements(&add),
+        &Elements::Pred(vec![false, true, true, true])
+    );
+    let mul = elementwise("pred", "multiply", "", vec![p(), q()]);
+    assert_eq!(
+        elements(&mul),
+        &Elements::Pred(vec![false, false, false, true])
+    );
+    let not = elementwise("pred", "not", "", vec![p()]);
+    assert_eq!(
+        elements(&not),
+        &Elements::Pred(vec![true, true, false, false])
+    );
+}
+
+// ---- conversions ------------------------------------------------------------------------
+
+fn convert(from: &str, to: &str, x: HostValue) -> HostValue {
+    let n = x.as_array().expect("array").len();
+    run(
+        &format!("c {{ p = {from}[{n}] parameter(0) ROOT c = {to}[{n}] convert(p) }}"),
+        vec![x],
+    )
+}
+
+#[test]
+fn float_to_int_converts_saturate_and_map_nan_to_zero() {
+    let x = || {
+        vector(Elements::F32(vec![
+            f32::NAN,
+            1e10,
+            -1e10,
+            3.9,
+            -3.9,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            2147483520.0,
+            2147483648.0,
+        ]))
+    };
+    let (max, min) = (i32::MAX, i32::MIN);
+    assert_eq!(
+        elements(&convert("f32", "s32", x())),
+        &Elements::S32(vec![0, max, min, 3, -3, max, min, 2147483520, max])
+    );
+    assert_eq!(
+        elements(&convert("f32", "u8", x())),
+        &Elements::U8(vec![0, 255, 0, 3, 0, 255, 0, 255, 255])
+    );
+    // bf16 sources saturate the same way.
+    let b = vector(bf16s(&[f32::NAN, -300.0, 300.0, 127.5]));
+    assert_eq!(
+        elements(&convert("bf16", "s8", b)),
+        &Elements::S8(vec![0, -128, 127, 127])
+    );
+}
+
+#[test]
+fn converts_to_and_from_pred() {
+    let x = vector(Elements::F32(vec![0.0, -0.0, f32::NAN, 0.5]));
+    assert_eq!(
+        elements(&convert("f32", "pred", x)),
+        &Elements::Pred(vec![false, false, true, true])
+    );
+    let i = vector(Elements::S32(vec![0, -7]));
+    assert_eq!(
+        elements(&convert("s32", "pred", i)),
+        &Elements::Pred(vec![false, true])
+    );
+    let p = || vector(Elements::Pred(vec![true, false]));
+    assert_eq!(
+        elements(&convert("pred", "f32", p())),
+        &Elements::F32(vec![1.0, 0.0])
+    );
+    assert_eq!(
+        elements(&convert("pred", "s32", p())),
+        &Elements::S32(vec![1, 0])
+    );
+}
+
+#[test]
+fn integer_converts_truncate_or_extend_by_source_signedness() {
+    assert_eq!(
+        elements(&convert(
+            "s32",
+            "s8",
+            vector(Elements::S32(vec![300, -1, 128]))
+        )),
+        &Elements::S8(vec![44, -1, -128])
+    );
+    assert_eq!(
+        elements(&convert("s8", "u32", vector(Elements::S8(vec![-1, 5])))),
+        &Elements::U32(vec![u32::MAX, 5])
+    );
+    assert_eq!(
+        elements(&convert("u8", "s32", vector(Elements::U8(vec![255])))),
+        &Elements::S32(vec![255])
+    );
+    assert_eq!(
+        elements(&convert("s32", "u64", vector(Elements::S32(vec![-1])))),
+        &Elements::U64(vec![u64::MAX])
+    );
+}
+
+#[test]
+fn float_converts_round_to_nearest_even() {
+    // 1 + 2^-8 is a tie between 1 and 1 + 2^-7: even is 1. 1 + 3·2^-8 ties to 1 + 2^-6.
+    // One more f32 ulp above the tie rounds up.
+    let above_tie = f32::from_bits(0x3F80_8001);
+    let ulp = 2f32.powi(-8);
+    let x = vector(Elements::F32(vec![1.0 + ulp, 1.0 + 3.0 * ulp, above_tie]));
+    assert_eq!(
+        elements(&convert("f32", "bf16", x)),
+        &bf16s(&[1.0, 1.015625, 1.0078125])
+    );
+    // f16 ↔ bf16 go through f32: 65504 needs 11 significant bits and rounds up to 2^16,
+    // which f16 cannot hold.
+    let h = vector(Elements::F16(vec![f16::from_f32(65504.0)]));
+    let b = convert("f16", "bf16", h);
+    assert_eq!(elements(&b), &bf16s(&[65536.0]));
+    assert_eq!(
+        elements(&convert("bf16", "f16", b)),
+        &Elements::F16(vec![f16::INFINITY])
+    );
+    // Integers reach bf16 through f32 (257 ties to 256); f32 rounds 2^24 + 1 to 2^24.
+    assert_eq!(
+        elements(&convert(
+            "s32",
+            "bf16",
+            vector(Elements::S32(vec![257, -3]))
+        )),
+        &bf16s(&[256.0, -3.0])
+    );
+    assert_eq!(
+        elements(&convert(
+            "s32",
+            "f32",
+            vector(Elements::S32(vec![16777217]))
+        )),
+        &Elements::F32(vec![16777216.0])
+    );
+    assert_eq!(
+        elements(&convert(
+            "u32",
+            "f64",
+            vector(Elements::U32(vec![u32::MAX]))
+        )),
+        &Elements::F64(vec![4294967295.0])
+    );
+}
+
+#[test]
+fn bitcast_convert_reinterprets_bits() {
+    let text = "c { p = f32[2] parameter(0) ROOT b = s32[2] bitcast-convert(p) }";
+    let out = run(text, vec![vector(Elements::F32(vec![1.0, -0.0]))]);
+    assert_eq!(elements(&out), &Elements::S32(vec![0x3F80_0000, i32::MIN]));
+    let text = "c { p = u16[1] parameter(0) ROOT b = bf16[1] bitcast-convert(p) }";
+    let out = run(text, vec![vector(Elements::U16(vec![0x3FC0]))]);
+    assert_eq!(elements(&out), &bf16s(&[1.5]));
+}
+
+// ---- floats -----------------------------------------------------------------------------
+
+#[test]
+fn bf16_rounds_after_every_op() {
+    // In f32, (1 + 2^-8) + 2^-8 = 1 + 2^-7, a bf16 value; rounded after each add it stays 1.
+    // Likewise 256 + 1 + 1 is 258 in f32 but 256 in bf16.
+    let text = "c {
+      a = bf16[2] parameter(0)
+      b = bf16[2] parameter(1)
+      s = bf16[2] add(a, b)
+      ROOT t = bf16[2] add(s, b)
+    }";
+    let out = run(
+        text,
+        vec![
+            vector(bf16s(&[1.0, 256.0])),
+            vector(bf16s(&[0.00390625, 1.0])),
+        ],
+    );
+    assert_eq!(elements(&out), &bf16s(&[1.0, 256.0]));
+    // f16 likewise: 2048 + 1 rounds to 2048 each time.
+    let text = "c { a = f16[1] parameter(0) s = f16[1] add(a, a) ROOT t = f16[1] subtract(s, a) }";
+    let out = run(
+        text,
+        vec![vector(Elements::F16(vec![f16::from_f32(2049.0)]))],
+    );
+    assert_eq!(elements(&out), &Elements::F16(vec![f16::from_f32(2048.0)]));
+}
+
+#[test]
+fn bf16_transcendentals_are_f32_functions_rounded_once() {
+    let xs = [0.5f32, -1.25, 1.75];
+    let out = elementwise("bf16", "tanh", "", vec![vector(bf16s(&xs))]);
+    let expected: Vec<f32> = xs
+        .iter()
+        .map(|&x| bf16::from_f32(x).to_f32().tanh())
+        .collect();
+    assert_eq!(elements(&out), &bf16s(&expected));
+}
+
+#[test]
+fn bf16_reductions_round_after_every_step() {
+    let text = "add { a = bf16[] parameter(0) b = bf16[] parameter(1) ROOT s = bf16[] add(a, b) }
+    c {
+      x = bf16[5] parameter(0)
+      zero = bf16[] constant(0)
+      ROOT r = bf16[] reduce(x, zero), dimensions={0}, to_apply=add
+    }";
+    // Each 256 + 1 ties back to 256; a sum kept in f32 would give 260.
+    let out = run(text, vec![vector(bf16s(&[256.0, 1.0, 1.0, 1.0, 1.0]))]);
+    assert_eq!(elements(&out), &bf16s(&[256.0]));
+}
+
+#[test]
+fn float_compare_is_ordered_except_ne() {
+    let x = || vector(Elements::F32(vec![f32::NAN, 1.0, f32::NAN, -0.0, 1.0]));
+    let y = || vector(Elements::F32(vec![1.0, f32::NAN, f32::NAN, 0.0, 2.0]));
+    let cmp = |direction: &str| {
+        let attrs = format!(", direction={direction}");
+        let out = elementwise("f32", "compare", &attrs, vec![x(), y()]);
+        elements(&out).clone()
+    };
+    assert_eq!(
+        cmp("EQ"),
+        Elements::Pred(vec![false, false, false, true, false])
+    );
+    assert_eq!(
+        cmp("NE"),
+        Elements::Pred(vec![true, true, true, false, true])
+    );
+    assert_eq!(
+        cmp("LT"),
+        Elements::Pred(vec![false, false, false, false, true])
+    );
+    assert_eq!(
+        cmp("LE"),
+        Elements::Pred(vec![false, false, false, true, true])
+    );
+    assert_eq!(
+        cmp("GT"),
+        Elements::Pred(vec![false, false, false, false, false])
+    );
+    assert_eq!(
+        cmp("GE"),
+        Elements::Pred(vec![false, false, false, true, false])
+    );
+}
+
+#[test]
+fn total_order_compare() {
+    let neg_nan = -f32::NAN;
+    let x = || {
+        vector(Elements::F32(vec![
+            neg_nan,
+            f32::NEG_INFINITY,
+            -0.0,
+            1.0,
+            f32::INFINITY,
+            f32::NAN,
+            -0.0,
+        ]))
+    };
+    let y = || {
+        vector(Elements::F32(vec![
+            f32::NEG_INFINITY,
+            -1.0,
+            0.0,
+            f32::NAN,
+            f32::NAN,
+            f32::NAN,
+            -0.0,
+        ]))
+    };
+    let lt = elementwise(
+        "f32",
+        "compare",
+        ", direction=LT, type=TOTALORDER",
+        vec![x(), y()],
+    );
+    assert_eq!(
+        elements(&lt),
+        &Elements::Pred(vec![true, true, true, true, true, false, false])
+    );
+    let eq = elementwise(
+        "f32",
+        "compare",
+        ", direction=EQ, type=TOTALORDER",
+        vec![x(), y()],
+    );
+    assert_eq!(
+        elements(&eq),
+        &Elements::Pred(vec![false, false, false, false, false, true, true])
+    );
+}
+
+#[test]
+fn integer_compare_follows_signedness() {
+    let u = elementwise(
+        "u8",
+        "compare",
+        ", direction=GT",
+        vec![
+            vector(Elements::U8(vec![200])),
+            vector(Elements::U8(vec![100])),
+        ],
+    );
+    assert_eq!(elements(&u), &Elements::Pred(vec![true]));
+    let s = elementwise(
+        "s8",
+        "compare",
+        ", direction=GT",
+        vec![
+            vector(Elements::S8(vec![-56])),
+            vector(Elements::S8(vec![100])),
+        ],
+    );
+    assert_eq!(elements(&s), &Elements::Pred(vec![false]));
+}
+
+#[test]
+fn float_minimum_and_maximum_propagate_nan_and_order_signed_zeros() {
+    let x = || vector(Elements::F32(vec![f32::NAN, 1.0, -0.0, 0.0, 2.0]));
+    let y = || vector(Elements::F32(vec![1.0, f32::NAN, 0.0, -0.0, 3.0]));
+    let max = elementwise("f32", "maximum", "", vec![x(), y()]);
+    let max = f32s(&max);
+    assert!(max[0].is_nan() && max[1].is_nan());
+    assert_eq!(max[2].to_bits(), 0.0f32.to_bits());
+    assert_eq!(max[3].to_bits(), 0.0f32.to_bits());
+    assert_eq!(max[4], 3.0);
+    let min = elementwise("f32", "minimum", "", vec![x(), y()]);
+    let min = f32s(&min);
+    assert!(min[0].is_nan() && min[1].is_nan());
+    assert_eq!(min[2].to_bits(), (-0.0f32).to_bits());
+    assert_eq!(min[3].to_bits(), (-0.0f32).to_bits());
+    assert_eq!(min[4], 2.0);
+}
+
+#[test]
+fn rounding_sign_logistic_and_is_finite() {
+    let x = || vector(Elements::F32(vec![2.5, -2.5, 0.5, -0.0, f32::NAN]));
+    let afz = elementwise("f32", "round-nearest-afz", "", vec![x()]);
+    assert_eq!(&f32s(&afz)[..4], &[3.0, -3.0, 1.0, -0.0]);
+    let even = elementwise("f32", "round-nearest-even", "", vec![x()]);
+    assert_eq!(&f32s(&even)[..4], &[2.0, -2.0, 0.0, -0.0]);
+    let sign = elementwise("f32", "sign", "", vec![x()]);
+    let sign = f32s(&sign);
+    assert_eq!(&sign[..3], &[1.0, -1.0, 1.0]);
+    assert_eq!(sign[3].to_bits(), (-0.0f32).to_bits());
+    assert!(sign[4].is_nan());
+    let floor = elementwise("f32", "floor", "", vec![x()]);
+    assert_eq!(&f32s(&floor)[..3], &[2.0, -3.0, 0.0]);
+    let logistic = elementwise(
+        "f32",
+        "logistic",
+        "",
+        vec![vector(Elements::F32(vec![0.0, 2.0]))],
+    );
+    assert_eq!(f32s(&logistic), &[0.5, 1.0 / (1.0 + (-2.0f32).exp())]);
+    let finite = elementwise(
+        "f32",
+        "is-finite",
+        "",
+        vec![vector(Elements::F32(vec![
+            1.0,
+            f32::INFINITY,
+            f32::NAN,
+            -f32::MAX,
+        ]))],
+    );
+    assert_eq!(
+        elements(&finite),
+        &Elements::Pred(vec![true, false, false, true])
+    );
+    let rsqrt = elementwise(
+        "f32",
+        "rsqrt",
+        "",
+        vec![vector(Elements::F32(vec![4.0, 3.0]))],
+    );
+    assert_eq!(f32s(&rsqrt), &[0.5, 1.0 / 3.0f32.sqrt()]);
+    let power = elementwise(
+        "f32",
+        "power",
+        "",
+        vec![
+            vector(Elements::F32(vec![2.0, f32::NAN, -8.0])),
+            vector(Elements::F32(vec![10.0, 0.0, 0.5])),
+        ],
+    );
+    let power = f32s(&power);
+    assert_eq!(&power[..2], &[1024.0, 1.0]);
+    assert!(power[2].is_nan());
+    let rem = elementwise(
+        "f32",
+        "remainder",
+        "",
+        vec![
+            vector(Elements::F32(vec![5.5, -5.5])),
+            vector(Elements::F32(vec![2.0, 2.0])),
+        ],
+    );
+    assert_eq!(f32s(&rem), &[1.5, -1.5]);
+}
+
+#[test]
+fn erf_is_accurate_in_f64_and_rounds_once_to_f32() {
+    // erf to 16 digits.
+    let table = [
+        (0.0, 0.0),
+        (1e-10, 1.1283791670955126e-10),
+        (0.5, 0.5204998778130465),
+        (1.0, 0.8427007929497149),
+        (-1.0, -0.8427007929497149),
+        (2.0, 0.9953222650189527),
+        (3.0, 0.9999779095030014),
+        (4.5, 0.9999999998033839),
+        (6.5, 1.0),
+    ];
+    let xs: Vec<f64> = table.iter().map(|&(x, _)| x).collect();
+    let out = elementwise("f64", "erf", "", vec![vector(Elements::F64(xs.clone()))]);
+    let Elements::F64(got) = elements(&out) else {
+        panic!("f64 result expected");
+    };
+    for (&(x, want), &got) in table.iter().zip(got) {
+        assert!(
+            (got - want).abs() <= 1e-14 * want.abs(),
+            "erf({x}) = {got}, expected {want}"
+        );
+    }
+    let xs32: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
+    let out = elementwise("f32", "erf", "", vec![vector(Elements::F32(xs32))]);
+    let want32: Vec<f32> = table.iter().map(|&(_, e)| e as f32).collect();
+    assert_eq!(f32s(&out), want32.as_slice());
+}
+
+// ---- select, clamp, map -----------------------------------------------------------------
+
+#[test]
+fn select_with_array_and_scalar_predicates() {
+    let text = "c {
+      p = pred[3] parameter(0)
+      a = s32[3] parameter(1)
+      b = s32[3] parameter(2)
+      ROOT s = s32[3] select(p, a, b)
+    }";
+    let out = run(
+        text,
+        vec![
+            vector(Elements::Pred(vec![true, false, true])),
+            vector(Elements::S32(vec![1, 2, 3])),
+            vector(Elements::S32(vec![4, 5, 6])),
+        ],
+    );
+    assert_eq!(elements(&out), &Elements::S32(vec![1, 5, 3]));
+    let text = "c {
+      p = pred[] parameter(0)
+      a = s32[3] parameter(1)
+      b = s32[3] parameter(2)
+      ROOT s = s32[3] select(p, a, b)
+    }";
+    let out = run(
+        text,
+        vec![
+            array(&[], Elements::Pred(vec![false])),
+            vector(Elements::S32(vec![1, 2, 3])),
+            vector(Elements::S32(vec![4, 5, 6])),
+        ],
+    );
+    assert_eq!(elements(&out), &Elements::S32(vec![4, 5, 6]));
+}
+
+#[test]
+fn clamp_with_scalar_and_array_bounds() {
+    let text = "c {
+      lo = s32[] constant(0)
+      hi = s32[] constant(10)
+      x = s32[3] parameter(0)
+      ROOT c = s32[3] clamp(lo, x, hi)
+    }";
+    let out = run(text, vec![vector(Elements::S32(vec![-5, 5, 15]))]);
+    assert_eq!(elements(&out), &Elements::S32(vec![0, 5, 10]));
+    let text = "c {
+      lo = f32[3] parameter(0)
+      x = f32[3] parameter(1)
+      hi = f32[3] parameter(2)
+      ROOT c = f32[3] clamp(lo, x, hi)
+    }";
+    let out = run(
+        text,
+        vec![
+            vector(Elements::F32(vec![0.0, 0.0, 1.0])),
+            vector(Elements::F32(vec![f32::NAN, -1.0, 7.0])),
+            vector(Elements::F32(vec![1.0, 1.0, 2.0])),
+        ],
+    );
+    let out = f32s(&out);
+    assert!(out[0].is_nan());
+    assert_eq!(&out[1..], &[0.0, 2.0]);
+}
+
+#[test]
+fn map_applies_the_computation_per_element() {
+    let text = "fma {
+      a = f32[] parameter(0)
+      b = f32[] parameter(1)
+      m = f32[] multiply(a, b)
+      one = f32[] constant(1)
+      ROOT s = f32[] add(m, one)
+    }
+    c {
+      x = f32[2,2] parameter(0)
+      y = f32[2,2] parameter(1)
+      ROOT r = f32[2,2] map(x, y), dimensions={0,1}, to_apply=fma
+    }";
+    let out = run(
+        text,
+        vec![
+            array(&[2, 2], Elements::F32(vec![1.0, 2.0, 3.0, 4.0])),
+            array(&[2, 2], Elements::F32(vec![5.0, 6.0, 7.0, 8.0])),
+        ],
+    );
+    assert_eq!(out.as_array().map(HostArray::dims), Some(&[2i64, 2][..]));
+    assert_eq!(f32s(&out), &[6.0, 13.0, 22.0, 33.0]);
+}
+
+// ---- data movement ----------------------------------------------------------------------
+
+#[test]
+fn broadcast_transpose_reshape_reverse_and_iota() {
+    let text = "c {
+      p = s32[2] parameter(0)
+      b = s32[2,3] broadcast(p), dimensions={0}
+      t = s32[3,2] transpose(b), dimensions={1,0}
+      i = s32[3,2] iota(), iota_dimension=0
+      a = s32[3,2] add(t, i)
+      r = s32[6] reshape(a)
+      v = s32[6] reverse(r), dimensions={0}
+      ROOT out = (s32[2,3], s32[6]) tuple(b, v)
+    }";
+    let out = run(text, vec![vector(Elements::S32(vec![10, 20]))]);
+    let parts = tuple(&out);
+    assert_eq!(
+        elements(&parts[0]),
+        &Elements::S32(vec![10, 10, 10, 20, 20, 20])
+    );
+    // t = [[10,20],[10,20],[10,20]], i = [[0,0],[1,1],[2,2]].
+    assert_eq!(
+        elements(&parts[1]),
+        &Elements::S32(vec![22, 12, 21, 11, 20, 10])
+    );
+    let text = "c { ROOT i = bf16[2,3] iota(), iota_dimension=1 }";
+    assert_eq!(
+        elements(&run(text, vec![])),
+        &bf16s(&[0.0, 1.0, 2.0, 0.0, 1.0, 2.0])
+    );
+}
+
+#[test]
+fn strided_slices() {
+    let text = "c {
+      p = s32[3,10] parameter(0)
+      ROOT s = s32[2,3] slice(p), slice={[1:3:1], [1:8:3]}
+    }";
+    let out = run(
+        text,
+        vec![array(&[3, 10], Elements::S32((0..30).collect()))],
+    );
+    assert_eq!(elements(&out), &Elements::S32(vec![11, 14, 17, 21, 24, 27]));
+}
+
+#[test]
+fn pad_with_negative_low_and_interior() {
+    let text = "c {
+      p = s32[4] parameter(0)
+      z = s32[] constant(0)
+      ROOT q = s32[7] pad(p, z), padding=-1_1_1
+    }";
+    // Interior: 1 0 2 0 3 0 4; low -1 drops the 1; high 1 appends a 0.
+    let out = run(text, vec![vector(Elements::S32(vec![1, 2, 3, 4]))]);
+    assert_eq!(elements(&out), &Elements::S32(vec![0, 2, 0, 3, 0, 4, 0]));
+    let text = "c {
+      p = f32[2,2] parameter(0)
+      nine = f32[] constant(9)
+      ROOT q = f32[3,2] pad(p, nine), padding=1_0_0x0_-1_1
+    }";
+    let out = run(
+        text,
+        vec![array(&[2, 2], Elements::F32(vec![1.0, 2.0, 3.0, 4.0]))],
+    );
+    assert_eq!(f32s(&out), &[9.0, 9.0, 1.0, 9.0, 3.0, 9.0]);
+}
+
+#[test]
+fn concatenate_along_either_dimension() {
+    let text = "c {
+      a = s32[2,2] parameter(0)
+      b = s32[2,1] parameter(1)
+      ROOT c = s32[2,3] concatenate(a, b), dimensions={1}
+    }";
+    let out = run(
+        text,
+        vec![
+            array(&[2, 2], Elements::S32(vec![1, 2, 3, 4])),
+            array(&[2, 1], Elements::S32(vec![5, 6])),
+        ],
+    );
+    assert_eq!(elements(&out), &Elements::S32(vec![1, 2, 5, 3, 4, 6]));
+    let text = "c {
+      a = s32[1,2] parameter(0)
+      b = s32[2,2] parameter(1)
+      ROOT c = s32[3,2] concatenate(a, b), dimensions={0}
+    }";
+    let out = run(
+        text,
+        vec![
+            array(&[1, 2], Elements::S32(vec![1, 2])),
+            array(&[2, 2], Elements::S32(vec![3, 4, 5, 6])),
+        ],
+    );
+    assert_eq!(elements(&out), &Elements::S32(vec![1, 2, 3, 4, 5, 6]));
+}
+
+#[test]
+fn dynamic_slice_clamps_start_indices() {
+    let text = "c {
+      p = s32[5] parameter(0)
+      i = s32[] parameter(1)
+      ROOT d = s32[2] dynamic-slice(p, i), dynamic_slice_sizes={2}
+    }";
+    let slice_at = |start: i32| {
+        let out = run(
+            text,
+            vec![
+                vector(Elements::S32(vec![10, 11, 12, 13, 14])),
+                array(&[], Elements::S32(vec![start])),
+            ],
+        );
+        elements(&out).clone()
+    };
+    assert_eq!(slice_at(1), Elements::S32(vec![11, 12]));
+    assert_eq!(slice_at(4), Elements::S32(vec![13, 14]));
+    assert_eq!(slice_at(-3), Elements::S32(vec![10, 11]));
+    // Unsigned starts are read unsigned: 4e9 is far past the end.
+    let text = "c {
+      p = s32[3,3] parameter(0)
+      i = u32[] parameter(1)
+      j = u32[] parameter(2)
+      ROOT d = s32[2,2] dynamic-slice(p, i, j), dynamic_slice_sizes={2,2}
+    }";
+    let out = run(
+        text,
+        vec![
+            array(&[3, 3], Elements::S32((0..9).collect())),
+            array(&[], Elements::U32(vec![4_000_000_000])),
+            array(&[], Elements::U32(vec![0])),
+        ],
+    );
+    assert_eq!(elements(&out), &Elements::S32(vec![3, 4, 6, 7]));
+}
+
+#[test]
+fn canonical_gather_with_permuted_start_index_map() {
+    let text = "c {
+      operand = s32[3,4] parameter(0)
+      indices = s32[2,2] parameter(1)
+      ROOT g = s32[2,2,2] gather(operand, indices), offset_dims={1,2},
+        collapsed_slice_dims={}, start_index_map={1,0}, index_vector_dim=1,
+        slice_sizes={2,2}
+    }";
+    let operand: Vec<i32> = (0..3)
+        .flat_map(|r| (0..4).map(move |c| 10 * r + c))
+        .collect();
+    let out = run(
+        text,
+        vec![
+            array(&[3, 4], Elements::S32(operand)),
+            array(&[2, 2], Elements::S32(vec![1, 2, 5, -1])),
+        ],
+    );
+    // Row 0: column start 1, row start 2 clamped to 1. Row 1: column start 5 clamped to 2,
+    // row start -1 clamped to 0.
+    assert_eq!(
+        elements(&out),
+        &Elements::S32(vec![11, 12, 21, 22, 2, 3, 12, 13])
+    );
+}
+
+#[test]
+fn bitcast_reads_the_physical_buffer_through_both_layouts() {
+    let logical = || array(&[2, 3], Elements::F32(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
+    // Column-major: the buffer is 1 4 2 5 3 6.
+    let flat = run(
+        "c { p = f32[2,3]{0,1} parameter(0) ROOT b = f32[6]{0} bitcast(p) }",
+        vec![logical()],
+    );
+    assert_eq!(f32s(&flat), &[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    let transposed = run(
+        "c { p = f32[2,3]{0,1} parameter(0) ROOT b = f32[3,2]{1,0} bitcast(p) }",
+        vec![logical()],
+    );
+    assert_eq!(f32s(&transposed), &[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    // Default layouts: a reshape.
+    let same = run(
+        "c { p = f32[2,3] parameter(0) ROOT b = f32[3,2] bitcast(p) }",
+        vec![logical()],
+    );
+    assert_eq!(f32s(&same), &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    // 2x2 tiles: tile 0 holds 0 1 4 5, tile 1 holds 2 3 6 7.
+    let tiled = run(
+        "c { p = s32[2,4]{1,0:T(2,2)} parameter(0) ROOT b = s32[8]{0} bitcast(p) }",
+        vec![array(&[2, 4], Elements::S32((0..8).collect()))],
+    );
+    assert_eq!(
+        elements(&tiled),
+        &Elements::S32(vec![0, 1, 4, 5, 2, 3, 6, 7])
+    );
+    // The element type may change with the layout.
+    let bits = run(
+        "c { p = f32[2,1]{0,1} parameter(0) ROOT b = u32[2]{0} bitcast(p) }",
+        vec![array(&[2, 1], Elements::F32(vec![1.0, 2.0]))],
+    );
+    assert_eq!(
+        elements(&bits),
+        &Elements::U32(vec![0x3F80_0000, 0x4000_0000])
+    );
+}
+
+// ---- reduce -----------------------------------------------------------------------------
+
+#[test]
+fn reduce_combines_in_row_major_order_from_the_init_value() {
+    // acc * 10 + x spells the order the elements were combined in.
+    let text = "horner {
+      a = s32[] parameter(0)
+      x = s32[] parameter(1)
+      ten = s32[] constant(10)
+      m = s32[] multiply(a, ten)
+      ROOT s = s32[] add(m, x)
+    }
+    c {
+      x = s32[2,3,2] parameter(0)
+      init = s32[] constant(7)
+      ROOT r = s32[3] reduce(x, init), dimensions={2,0}, to_apply=horner
+    }";
+    // x[i][j][k] = (2i + k + 1 + j) mod 10: reading (i, k) row-major gives j+1, j+2, j+3, j+4.
+    let x: Vec<i32> = (0..2)
+        .flat_map(|i| (0..3).flat_map(move |j| (0..2).map(move |k| (2 * i + k + 1 + j) % 10)))
+        .collect();
+    let out = run(text, vec![array(&[2, 3, 2], Elements::S32(x))]);
+    assert_eq!(elements(&out), &Elements::S32(vec![71234, 72345, 73456]));
+}
+
+#[test]
+fn variadic_reduce_with_a_tuple_reducer() {
+    let text = "argmax {
+      av = f32[] parameter(0)
+      ai = s32[] parameter(1)
+      bv = f32[] parameter(2)
+      bi = s32[] parameter(3)
+      gt = pred[] compare(bv, av), direction=GT
+      v = f32[] select(gt, bv, av)
+      i = s32[] select(gt, bi, ai)
+      ROOT t = (f32[], s32[]) tuple(v, i)
+    }
+    c {
+      x = f32[2,4] parameter(0)
+      idx = s32[2,4] iota(), iota_dimension=1
+      init_v = f32[] constant(-inf)
+      init_i = s32[] constant(-1)
+      ROOT r = (f32[2], s32[2]) reduce(x, idx, init_v, init_i), dimensions={1}, to_apply=argmax
+    }";
+    let x = Elements::F32(vec![1.0, 5.0, 3.0, 5.0, -1.0, -2.0, -0.5, -3.0]);
+    let out = run(text, vec![array(&[2, 4], x)]);
+    let parts = tuple(&out);
+    assert_eq!(f32s(&parts[0]), &[5.0, -0.5]);
+    assert_eq!(elements(&parts[1]), &Elements::S32(vec![1, 2]));
+}
+
+#[test]
+fn reduce_to_a_scalar_and_over_no_dimensions() {
+    let text = "max {
+      a = f32[] parameter(0)
+      b = f32[] parameter(1)
+      ROOT m = f32[] maximum(a, b)
+    }
+    c {
+      x = f32[2,3] parameter(0)
+      init = f32[] constant(0)
+      all = f32[] reduce(x, init), dimensions={0,1}, to_apply=max
+      none = f32[2,3] reduce(x, init), dimensions={}, to_apply=max
+      ROOT t = (f32[], f32[2,3]) tuple(all, none)
+    }";
+    let x = Elements::F32(vec![-1.0, 4.0, 2.0, -3.0, 3.5, -0.5]);
+    let out = run(text, vec![array(&[2, 3], x)]);
+    let parts = tuple(&out);
+    assert_eq!(f32s(&parts[0]), &[4.0]);
+    assert_eq!(f32s(&parts[1]), &[0.0, 4.0, 2.0, 0.0, 3.5, 0.0]);
+}
+
+// ---- calls, fusions and the seed's GELU -------------------------------------------------
+
+#[test]
+fn calls_and_fusions_evaluate_their_computations() {
+    let text = "double {
+      p = s32[2] parameter(0)
+      ROOT a = s32[2] add(p, p)
+    }
+    fused {
+      p = s32[2] parameter(0)
+      n = s32[2] negate(p)
+      ROOT t = (s32[2], s32[2]) tuple(p, n)
+    }
+    ENTRY main {
+      x = s32[2] parameter(0)
+      c = s32[2] call(x), to_apply=double
+      f = (s32[2], s32[2]) fusion(c), kind=kLoop, calls=fused
+      ROOT g = s32[2] get-tuple-element(f), index=1
+    }";
+    let out = run(text, vec![vector(Elements::S32(vec![3, -4]))]);
+    assert_eq!(elements(&out), &Elements::S32(vec![-6, 8]));
+    let m = module(text);
+    let fused = m.computation_by_name("fused").expect("fused computation");
+    let outputs =
+        evaluate_fusion(&m, fused, &[vector(Elements::S32(vec![1, 2]))]).expect("evaluates");
+    assert_eq!(outputs.len(), 2);
+    assert_eq!(outputs[1].elements(), &Elements::S32(vec![-1, -2]));
+}
+
+/// The seed's GELU model with a small shape.
+fn gelu_module(dims: &str) -> String {
+    let model = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/models/gelu.hlo"
+    ))
+    .expect("testdata/models/gelu.hlo");
+    model.replace("6,512,4096", dims)
+}
+
+/// GELU as written in the model, in f32 with every result rounded to bf16.
+fn gelu_per_op(x: f32) -> f32 {
+    let r = |v: f32| bf16::from_f32(v).to_f32();
+    let square = r(x * x);
+    let cube = r(square * x);
+    let scaled_cube = r(cube * r(0.044708));
+    let inner = r(x + scaled_cube);
+    let scaled = r(inner * r(0.79785));
+    let tanh = r(scaled.tanh());
+    let one_plus = r(tanh + 1.0);
+    let half = r(one_plus * 0.5);
+    r(x * half)
+}
+
+#[test]
+fn seed_gelu_matches_the_per_op_rounded_formula() {
+    let text = gelu_module("2,3,8");
+    let m = module(&text);
+    let fusion = m.computation_by_name("gelu").expect("gelu computation");
+    let args = random_arguments(m.computation(fusion), 7).expect("bf16 inputs");
+    let outputs = evaluate_fusion(&m, fusion, &args).expect("evaluates");
+    let (Some(HostValue::Array(input)), [output]) = (args.first(), outputs.as_slice()) else {
+        panic!("one input and one output expected");
+    };
+    let (Elements::BF16(xs), Elements::BF16(ys)) = (input.elements(), output.elements()) else {
+        panic!("bf16 arrays expected");
+    };
+    assert_eq!(ys.len(), 48);
+    for (x, y) in xs.iter().zip(ys) {
+        assert_eq!(y.to_f32(), gelu_per_op(x.to_f32()), "gelu({x})");
+    }
+    // The ENTRY computation's fusion instruction gives the same result.
+    let entry = evaluate(&m, m.entry, &args).expect("entry evaluates");
+    assert_eq!(entry.as_array(), Some(output));
+}
+
+/// The model's full shape (12.6M elements) is evaluated op by op on whole arrays; it takes
+/// about a second, so the generous bound only catches a per-element evaluation sneaking in.
+#[test]
+fn seed_gelu_at_full_size_is_fast() {
+    let m = module(&gelu_module("6,512,4096"));
+    let fusion = m.computation_by_name("gelu").expect("gelu computation");
+    let args = random_arguments(m.computation(fusion), 11).expect("bf16 inputs");
+    let start = std::time::Instant::now();
+    let outputs = evaluate_fusion(&m, fusion, &args).expect("evaluates");
+    let elapsed = start.elapsed();
+    assert!(elapsed.as_secs() < 60, "took {elapsed:?}");
+    let (Some(HostValue::Array(input)), [output]) = (args.first(), outputs.as_slice()) else {
+        panic!("one input and one output expected");
+    };
+    let (Elements::BF16(xs), Elements::BF16(ys)) = (input.elements(), output.elements()) else {
+        panic!("bf16 arrays expected");
+    };
+    assert_eq!(ys.len(), 6 * 512 * 4096);
+    for i in (0..ys.len()).step_by(4099) {
+        assert_eq!(ys[i].to_f32(), gelu_per_op(xs[i].to_f32()), "element {i}");
+    }
+}
+
+// ---- random inputs ----------------------------------------------------------------------
+
+#[test]
+fn random_inputs_are_deterministic_and_in_range() {
+    let shape = ArrayShape::new(PrimitiveType::BF16, vec![64, 64]);
+    let a = random_array(&shape, 42, RandomRange::Default).expect("bf16 array");
+    assert_eq!(
+        a,
+        random_array(&shape, 42, RandomRange::Default).expect("same")
+    );
+    assert_ne!(
+        a,
+        random_array(&shape, 43, RandomRange::Default).expect("other")
+    );
+    let Elements::BF16(values) = a.elements() else {
+        panic!("bf16 expected");
+    };
+    assert!(values.iter().all(|v| (-2.0..=2.0).contains(&v.to_f32())));
+    assert!(values.iter().any(|v| v.to_f32() < -1.0) && values.iter().any(|v| v.to_f32() > 1.0));
+
+    let unit = random_array(
+        &ArrayShape::new(PrimitiveType::F32, vec![1000]),
+        1,
+        RandomRange::UNIT,
+    )
+    .expect("f32 array");
+    let Elements::F32(values) = unit.elements() else {
+        panic!("f32 expected");
+    };
+    assert!(values.iter().all(|v| v.abs() <= 0.875));
+
+    let small = random_array(
+        &ArrayShape::new(PrimitiveType::S8, vec![4096]),
+        3,
+        RandomRange::Default,
+    )
+    .expect("s8 array");
+    let Elements::S8(values) = small.elements() else {
+        panic!("s8 expected");
+    };
+    assert!(values.contains(&i8::MIN) || values.iter().any(|&v| v < -120));
+    assert!(values.iter().any(|&v| v > 120));
+    let wide = random_array(
+        &ArrayShape::new(PrimitiveType::U64, vec![256]),
+        3,
+        RandomRange::Default,
+    )
+    .expect("u64 array");
+    let Elements::U64(values) = wide.elements() else {
+        panic!("u64 expected");
+    };
+    assert!(values.iter().all(|&v| v <= 65536));
+
+    let tuple = Shape::Tuple(vec![
+        Shape::array(PrimitiveType::Pred, vec![3]),
+        Shape::scalar(PrimitiveType::F64),
+    ]);
+    let value = random_value(&tuple, 9, RandomRange::Default).expect("tuple value");
+    assert_eq!(value.shape(), tuple);
+}
+
+#[test]
+fn parameter_ranges_follow_their_users() {
+    let text = "c {
+      a = f32[8] parameter(0)
+      b = f32[8] parameter(1)
+      c = f32[8] parameter(2)
+      i = s32[] parameter(3)
+      l = f32[8] log(a)
+      s = f32[8] acos(b)
+      t = f32[8] atanh(b)
+      d = f32[2] dynamic-slice(c, i), dynamic_slice_sizes={2}
+      ROOT r = (f32[8], f32[8], f32[8], f32[2]) tuple(l, s, t, d)
+    }";
+    let m = module(text);
+    let c = m.entry_computation();
+    let params = c.parameters();
+    assert_eq!(
+        RandomRange::for_parameter(c, params[0]),
+        RandomRange::POSITIVE
+    );
+    assert_eq!(RandomRange::for_parameter(c, params[1]), RandomRange::UNIT);
+    assert_eq!(
+        RandomRange::for_parameter(c, params[2]),
+        RandomRange::Default
+    );
+    assert_eq!(
+        RandomRange::for_parameter(c, params[3]),
+        RandomRange::Between(-1.0, 8.0)
+    );
+    let args = random_arguments(c, 5).expect("arguments");
+    let out = evaluate(&m, m.entry, &args).expect("evaluates");
+    for part in &tuple(&out)[..3] {
+        assert!(f32s(part).iter().all(|v| v.is_finite()), "{part}");
+    }
+}
+
+// ---- errors -----------------------------------------------------------------------------
+
+#[test]
+fn unsupported_ops_are_refused_at_the_instruction() {
+    let text = "c {
+  p = f32[4] parameter(0)
+  u = f32[1] parameter(1)
+  i = s32[] constant(1)
+  ROOT d = f32[4] dynamic-update-slice(p, u, i)
+}";
+    let args = vec![
+        vector(Elements::F32(vec![0.0; 4])),
+        vector(Elements::F32(vec![1.0])),
+    ];
+    assert_eq!(
+        error(text, args),
+        "t.hlo:5:3: error: unsupported: dynamic-update-slice in 'd'"
+    );
+    let text = "c {
+  a = s32[2] parameter(0)
+  ROOT p = s32[2] power(a, a)
+}";
+    assert_eq!(
+        error(text, vec![vector(Elements::S32(vec![2, 3]))]),
+        "t.hlo:3:3: error: unsupported: power on s32 in 'p'"
+    );
+    let text = "c {
+  operand = s32[3,4] parameter(0)
+  indices = s32[2] parameter(1)
+  ROOT g = s32[2,4] gather(operand, indices), offset_dims={1}, collapsed_slice_dims={0},
+    start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
+}";
+    let message = error(
+        text,
+        vec![
+            array(&[3, 4], Elements::S32(vec![0; 12])),
+            vector(Elements::S32(vec![0, 1])),
+        ],
+    );
+    assert!(
+        message.starts_with("t.hlo:4:3: error: unsupported: gather not in XLA's canonical form"),
+        "{message}"
+    );
+}
+
+#[test]
+fn unsupported_element_types_are_refused_at_the_instruction() {
+    let text = "c {
+  p = s8[2] parameter(0)
+  ROOT c = s4[2] convert(p)
+}";
+    assert_eq!(
+        error(text, vec![vector(Elements::S8(vec![1, 2]))]),
+        "t.hlo:3:3: error: unsupported: element type s4 in 'c'"
+    );
+    let text = "c {
+  ROOT k = c64[] constant((1, 2))
+}";
+    assert_eq!(
+        error(text, vec![]),
+        "t.hlo:2:3: error: unsupported: element type c64 in 'k'"
+    );
+    let shape = ArrayShape::new(PrimitiveType::F8E4M3FN, vec![2]);
+    let refused = random_array(&shape, 0, RandomRange::Default).expect_err("no fp8 storage");
+    assert_eq!(refused, "unsupported: element type f8e4m3fn");
+}
+
+#[test]
+fn arguments_must_match_the_parameters() {
+    let text = "c {
+  p = f32[2] parameter(0)
+  ROOT n = f32[2] negate(p)
+}";
+    assert_eq!(
+        error(text, vec![]),
+        "t.hlo:1:1: error: computation 'c' has 1 parameters but 0 arguments were given"
+    );
+    assert_eq!(
+        error(text, vec![vector(Elements::F32(vec![1.0, 2.0, 3.0]))]),
+        "t.hlo:2:3: error: argument 0 has shape f32[3] but parameter 'p' is f32[2]"
+    );
+    assert!(HostArray::new(vec![2, 2], Elements::S32(vec![1, 2, 3])).is_err());
+}
