@@ -6,6 +6,25 @@
 //!   `scf` control flow, constants hoisted and uniqued — MLIR's canonicalizer for the ops we
 //!   have.
 //! * [`Cse`] (`cse`): common subexpression elimination scoped by dominance.
+//! * [`Inline`] (`inline`): inlines `xla_gpu.pure_call`/`func.call` of private functions
+//!   by XLA's rules (small callees always, large ones not when called with different
+//!   arguments).
+//! * [`EraseDeadFunctions`] (`erase-dead-functions`): erases private functions nothing
+//!   public reaches.
+//! * [`LowerXlaGpuToScf`] (`lower-xla-gpu-to-scf`): `xla_gpu.loop` → `scf.for` nest with an
+//!   `scf.if` domain check; predicated ops → `scf.if`; `shuffle_reduce` → `gpu.shuffle` ladder.
+//! * [`FlattenTensors`] (`flatten-tensors`): every tensor 1-d in its physical layout, indices
+//!   one `apply_indexing` of the layout's offset.
+//! * [`VectorizeLoadsStores`] (`vectorize-loads-stores`): contiguous, aligned accesses in small
+//!   loops → `vector.transfer_read/write` hoisted out of the loop.
+//! * [`UnrollLoops`] (`unroll-loops`): fully unrolls small `scf.for` loops with constant bounds.
+//! * [`LowerTensors`] (`lower-tensors`): tensors → pointers (`llvm.getelementptr` +
+//!   `llvm.load`/`llvm.store`, invariant loads of read-only kernel arguments), shared tensors →
+//!   address space 3 globals, `sync_threads` → barrier, thread ids → NVVM special registers.
+//! * [`SimplifyAffine`] (`simplify-affine`): `xla_gpu.apply_indexing` → `index` arithmetic,
+//!   simplified with the operands' ranges (unsigned division where values are non-negative).
+//! * [`ExpandFloatOps`] (`expand-float-ops`): tanh and erf → XLA's rational approximations;
+//!   bf16/f16 math computed in f32.
 //!
 //! Adding a pass: write `src/<name>.rs` with a type implementing [`Pass`], and add one line to
 //! the list in `registry.rs`; `hlo-opt --<name>` and `--help` pick it up from there.
@@ -38,16 +57,38 @@
 pub mod canonicalize;
 pub mod constants;
 pub mod cse;
+pub mod erase_dead_functions;
+pub mod expand_float_ops;
+pub mod flatten_tensors;
 pub mod fold;
+pub mod inline;
+pub mod lower_tensors;
+pub mod lower_to_llvm;
+pub mod lower_xla_gpu_to_scf;
 pub mod manager;
 pub mod pass;
 pub mod registry;
 pub mod rewrite;
+pub mod simplify_affine;
+pub mod simplify_arith;
 pub mod timing;
+pub mod unroll_loops;
+pub mod vectorize_loads_stores;
 
 pub use canonicalize::Canonicalize;
 pub use cse::Cse;
+pub use erase_dead_functions::EraseDeadFunctions;
+pub use expand_float_ops::ExpandFloatOps;
+pub use flatten_tensors::FlattenTensors;
+pub use inline::Inline;
+pub use lower_tensors::LowerTensors;
+pub use lower_to_llvm::LowerToLlvm;
+pub use lower_xla_gpu_to_scf::LowerXlaGpuToScf;
 pub use manager::{DumpOptions, PassError, PassManager, dump_header};
 pub use pass::{Pass, op_error};
 pub use registry::{PassConstructor, PassInfo, PassRegistry};
+pub use simplify_affine::SimplifyAffine;
+pub use simplify_arith::SimplifyArith;
 pub use timing::Timings;
+pub use unroll_loops::UnrollLoops;
+pub use vectorize_loads_stores::VectorizeLoadsStores;

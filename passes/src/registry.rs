@@ -2,13 +2,27 @@
 //! can list passes (`hlo-opt --help`), make a flag per pass and build pipelines from text.
 
 use crate::pass::Pass;
-use crate::{Canonicalize, Cse};
+use crate::{Canonicalize, Cse, LowerToLlvm};
 
 /// Creates a pass with its default options.
 pub type PassConstructor = fn() -> Box<dyn Pass>;
 
 /// The passes of this crate. Adding a pass is one file and one line here.
-const PASSES: &[PassConstructor] = &[|| Box::new(Canonicalize::default()), || Box::new(Cse)];
+const PASSES: &[PassConstructor] = &[
+    || Box::new(Canonicalize::default()),
+    || Box::new(Cse),
+    || Box::new(crate::Inline),
+    || Box::new(crate::EraseDeadFunctions),
+    || Box::new(crate::LowerXlaGpuToScf),
+    || Box::new(crate::FlattenTensors),
+    || Box::new(crate::VectorizeLoadsStores),
+    || Box::new(crate::UnrollLoops),
+    || Box::new(crate::LowerTensors),
+    || Box::new(crate::SimplifyAffine),
+    || Box::new(crate::ExpandFloatOps),
+    || Box::new(LowerToLlvm),
+    || Box::new(crate::SimplifyArith),
+];
 
 /// What the registry knows about one pass.
 #[derive(Clone, Copy, Debug)]
@@ -91,7 +105,24 @@ mod tests {
     fn standard_passes_are_listed_by_name() {
         let r = PassRegistry::standard();
         let names: Vec<_> = r.iter().map(|p| p.name).collect();
-        assert_eq!(names, ["canonicalize", "cse"]);
+        assert_eq!(
+            names,
+            [
+                "canonicalize",
+                "cse",
+                "erase-dead-functions",
+                "expand-float-ops",
+                "flatten-tensors",
+                "inline",
+                "lower-tensors",
+                "lower-to-llvm",
+                "lower-xla-gpu-to-scf",
+                "simplify-affine",
+                "simplify-arith",
+                "unroll-loops",
+                "vectorize-loads-stores",
+            ]
+        );
         assert_eq!(r.create("cse").unwrap().display_name(), "CSE");
         assert!(r.get("nope").is_none());
     }

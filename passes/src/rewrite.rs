@@ -1,7 +1,8 @@
 //! Rewriting helpers shared by passes: which ops are dead, erasing them, inlining a block in
-//! place of its parent op, recreating an op with fewer results, and where constants of a
-//! block belong.
+//! place of its parent op, copying a block before an op, recreating an op with fewer results,
+//! and where constants of a block belong.
 
+use ir::intern::FxHashMap;
 use ir::{BlockId, InsertPoint, Module, OpId, OpState, RegionId, Traits, Value};
 
 /// Ops with regions that have no effect of their own: they are free of side effects when
@@ -93,6 +94,43 @@ pub fn inline_block_before(
     terminator.map(|t| m.operand_vec(t)).unwrap_or_default()
 }
 
+/// Copies the ops of `block` except its terminator before `before`, with the block's
+/// arguments replaced by `args`; returns the copies (in order) and the values the copy yields
+/// (the terminator's operands, mapped). The block is left untouched: this duplicates a body
+/// (inlining a function that has other callers, unrolling a loop).
+pub fn clone_block_before(
+    m: &mut Module,
+    block: BlockId,
+    before: OpId,
+    args: &[Value],
+) -> (Vec<OpId>, Vec<Value>) {
+    let mut mapping: FxHashMap<Value, Value> = m
+        .block_args(block)
+        .iter()
+        .copied()
+        .zip(args.iter().copied())
+        .collect();
+    let terminator = m.last_op(block);
+    let ops: Vec<OpId> = m
+        .block_ops(block)
+        .filter(|&o| Some(o) != terminator)
+        .collect();
+    let mut clones = Vec::with_capacity(ops.len());
+    for op in ops {
+        let clone = m.clone_op(op, &mut mapping);
+        m.insert_op(clone, InsertPoint::Before(before));
+        clones.push(clone);
+    }
+    let yielded = terminator
+        .map(|t| {
+            m.operands(t)
+                .map(|v| *mapping.get(&v).unwrap_or(&v))
+                .collect()
+        })
+        .unwrap_or_default();
+    (clones, yielded)
+}
+
 /// Replaces `op` by a copy with `operands` and only the results where `keep` is true,
 /// moving its regions over; uses of kept results move to the copy, dropped results must be
 /// unused. Returns the copy. (Ops cannot lose results in place.)
@@ -152,6 +190,15 @@ pub fn constant_region(m: &Module, block: BlockId) -> Option<RegionId> {
             Some(outer) if !stops => block = outer,
             _ => return Some(region),
         }
+    }
+}
+
+/// The inclusive bounds of an `xla.range = [lo : index, hi : index]` attribute (on launch
+/// index ops and function arguments).
+pub fn xla_range(attr: &ir::Attribute) -> Option<(i64, i64)> {
+    match attr.as_array()? {
+        [lo, hi] => Some((lo.as_i64()?, hi.as_i64()?)),
+        _ => None,
     }
 }
 

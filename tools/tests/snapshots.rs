@@ -1,23 +1,25 @@
-//! Whole-output snapshots: `hlo-emit` on every model in `testdata/models`, stored in
+//! Whole-output snapshots: `hlo-emit --dump-after-each-pass` on every model in
+//! `testdata/models` (every stage from the emitted `xla_gpu` module to PTX), stored in
 //! `testdata/snapshots`. Bless changed output with `INSTA_UPDATE=always cargo test` (or
 //! `cargo insta review`), then read the diff before committing it.
 
 use std::path::Path;
 use std::process::Command;
 
-fn hlo_emit(path: &Path, emit: &str) -> String {
+/// `hlo-emit <path> <args>`: the dumps (standard error), then the output.
+fn hlo_emit(path: &Path, args: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_hlo-emit"))
         .arg(path)
-        .arg(format!("--emit={emit}"))
+        .args(args)
         .output()
         .expect("hlo-emit runs");
+    let stderr = String::from_utf8(output.stderr).expect("hlo-emit prints UTF-8");
     assert!(
         output.status.success(),
-        "hlo-emit {} --emit={emit} failed:\n{}",
+        "hlo-emit {} {args:?} failed:\n{stderr}",
         path.display(),
-        String::from_utf8_lossy(&output.stderr)
     );
-    String::from_utf8(output.stdout).expect("hlo-emit prints UTF-8")
+    stderr + &String::from_utf8(output.stdout).expect("hlo-emit prints UTF-8")
 }
 
 /// The models, sorted, with the project-relative name the snapshots use.
@@ -35,12 +37,13 @@ fn models() -> Vec<(String, std::path::PathBuf)> {
 }
 
 #[test]
-fn models_print_as_hlo() {
+fn models_compile_with_every_stage_dumped() {
     for (name, path) in models() {
         let mut settings = insta::Settings::clone_current();
         settings.set_snapshot_path("../../testdata/snapshots");
         settings.set_prepend_module_to_snapshot(false);
         settings.set_input_file(&path);
-        settings.bind(|| insta::assert_snapshot!(format!("{name}.hlo"), hlo_emit(&path, "hlo")));
+        let output = hlo_emit(&path, &["--dump-after-each-pass"]);
+        settings.bind(|| insta::assert_snapshot!(format!("{name}.pipeline"), output));
     }
 }

@@ -14,7 +14,7 @@ use melior::{
     ir::{
         Attribute, Module,
         block::BlockLike,
-        operation::{OperationLike, OperationMutLike},
+        operation::{OperationLike, OperationMutLike, OperationPrintingFlags},
     },
     pass::PassManager,
     utility::{
@@ -133,6 +133,19 @@ pub fn run_pipeline(text: &str, pipeline: &str) -> Result<String, MlirError> {
     session.run_pipeline(&mut module, pipeline)?;
     session.mark_kernels(&mut module);
     Ok(module.as_operation().to_string())
+}
+
+/// Like [`run_pipeline`], but prints the result in MLIR's generic op form, which our own
+/// parser reads back for every op (registered or not) — how `lower-to-llvm` hands the
+/// upstream conversions' output back to our IR.
+pub fn run_pipeline_generic(text: &str, pipeline: &str) -> Result<String, MlirError> {
+    let session = Session::new(false);
+    let mut module = session.parse(text)?;
+    session.run_pipeline(&mut module, pipeline)?;
+    module
+        .as_operation()
+        .to_string_with_flags(OperationPrintingFlags::new().print_generic_operation_form())
+        .map_err(|e| session.error(MlirStage::Pass, &e.to_string()))
 }
 
 /// A context with everything registered, and the diagnostics it has emitted so far.

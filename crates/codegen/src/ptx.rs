@@ -8,6 +8,7 @@ use inkwell::{
     OptimizationLevel,
     context::Context,
     memory_buffer::MemoryBuffer,
+    module::{Linkage, Module},
     passes::PassBuilderOptions,
     targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetTriple},
 };
@@ -28,6 +29,8 @@ pub enum PtxError {
     Verify(String),
     /// No NVPTX target machine for this architecture.
     TargetMachine(String),
+    /// Linking libdevice failed.
+    Link(String),
     /// The optimization pipeline failed.
     Optimize(String),
     /// The backend could not emit PTX.
@@ -40,6 +43,7 @@ impl Display for PtxError {
             Self::ParseIr(message) => ("parsing LLVM IR", message),
             Self::Verify(message) => ("verifying LLVM IR", message),
             Self::TargetMachine(message) => ("creating the NVPTX target machine", message),
+            Self::Link(message) => ("linking libdevice", message),
             Self::Optimize(message) => ("optimizing LLVM IR", message),
             Self::Emit(message) => ("emitting PTX", message),
         };
@@ -55,15 +59,53 @@ fn initialize_nvptx() {
     ONCE.call_once(|| Target::initialize_nvptx(&InitializationConfig::default()));
 }
 
+/// What the LLVM stages produced: the optimized LLVM IR and the PTX assembly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compiled {
+    pub optimized_ir: String,
+    pub ptx: String,
+}
+
 /// Optimizes `llvm_ir` at O3 and compiles it to PTX for `arch` (e.g. `"sm_90"`). LLVM picks
 /// the PTX ISA version: the lowest that supports `arch`.
 pub fn llvm_ir_to_ptx(llvm_ir: &str, arch: &str) -> Result<String, PtxError> {
+    compile(llvm_ir, arch, None).map(|c| c.ptx)
+}
+
+/// [`llvm_ir_to_ptx`] that also links `libdevice` (the bitcode of CUDA's `__nv_*` math
+/// functions) when the module calls one of its functions, and returns the optimized IR too.
+///
+/// The linked functions become internal, so O3 inlines what is used and drops the rest, as
+/// XLA and clang do; NVVM reflection (part of the NVPTX O3 pipeline) resolves libdevice's
+/// `__nvvm_reflect` queries (no flush-to-zero, precise division and square root).
+pub fn compile(
+    llvm_ir: &str,
+    arch: &str,
+    libdevice: Option<&std::path::Path>,
+) -> Result<Compiled, PtxError> {
     initialize_nvptx();
     let context = Context::create();
     let buffer = MemoryBuffer::create_from_memory_range_copy(llvm_ir.as_bytes(), "llvm-ir");
     let module = context
         .create_module_from_ir(buffer)
         .map_err(|error| PtxError::ParseIr(error.to_string()))?;
+    let calls_libdevice = module
+        .get_functions()
+        .any(|f| f.count_basic_blocks() == 0 && f.get_name().to_bytes().starts_with(b"__nv_"));
+    if let (true, Some(path)) = (calls_libdevice, libdevice) {
+        let library = Module::parse_bitcode_from_path(path, &context)
+            .map_err(|error| PtxError::Link(format!("{}: {error}", path.display())))?;
+        module
+            .link_in_module(library)
+            .map_err(|error| PtxError::Link(error.to_string()))?;
+        for function in module.get_functions() {
+            if function.count_basic_blocks() > 0
+                && function.get_name().to_bytes().starts_with(b"__nv")
+            {
+                function.set_linkage(Linkage::Internal);
+            }
+        }
+    }
 
     let triple = TargetTriple::create(NVPTX_TRIPLE);
     let target =
@@ -87,6 +129,7 @@ pub fn llvm_ir_to_ptx(llvm_ir: &str, arch: &str) -> Result<String, PtxError> {
     module
         .run_passes("default<O3>", &machine, PassBuilderOptions::create())
         .map_err(|error| PtxError::Optimize(error.to_string()))?;
+    let optimized_ir = module.print_to_string().to_string();
 
     let assembly = machine
         .write_to_memory_buffer(&module, FileType::Assembly)
@@ -94,5 +137,8 @@ pub fn llvm_ir_to_ptx(llvm_ir: &str, arch: &str) -> Result<String, PtxError> {
     let bytes = assembly.as_slice();
     // The buffer may carry LLVM's terminating NUL.
     let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
-    Ok(String::from_utf8_lossy(bytes).into_owned())
+    Ok(Compiled {
+        optimized_ir,
+        ptx: String::from_utf8_lossy(bytes).into_owned(),
+    })
 }

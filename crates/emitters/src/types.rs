@@ -24,9 +24,16 @@ pub fn element_type(p: PrimitiveType) -> Result<Type, String> {
     })
 }
 
-/// `tensor<d0 x .. x elem>` for an array shape (a scalar is `tensor<elem>`).
+/// `tensor<d0 x .. x elem>` for an array shape (a scalar is `tensor<elem>`), with the
+/// array's layout in the encoding slot when it has a non-default one
+/// (`tensor<4x8xf32, #xla.layout<"{0,1}">>`), so `flatten-tensors` can compute physical
+/// offsets.
 pub fn tensor_type(a: &ArrayShape) -> Result<Type, String> {
-    Ok(Type::tensor(&a.dims, element_type(a.element_type)?))
+    let elem = element_type(a.element_type)?;
+    match &a.layout {
+        Some(layout) => Type::tensor_with_layout(&a.dims, elem, layout),
+        None => Ok(Type::tensor(&a.dims, elem)),
+    }
 }
 
 /// The arrays of a shape in order, flattening nested tuples (the values an instruction of

@@ -17,7 +17,7 @@ use crate::intern::{FxHashMap, Ident};
 use crate::lexer::{self, Token};
 use crate::module::{BlockId, InsertPoint, Loc, Module, OpId, OpState, RegionId, Value};
 use crate::registry::{Registry, Traits};
-use crate::types::{DYNAMIC, Signedness, Type, TypeKind};
+use crate::types::{self, DYNAMIC, Signedness, Type, TypeKind};
 use indexing::IndexingMap;
 use std::sync::Arc;
 
@@ -678,12 +678,13 @@ impl<'a> Parser<'a> {
                     "tensor" | "vector" => {
                         self.parse_punct(b'<')?;
                         let (shape, elem) = self.parse_shape_and_element()?;
-                        self.parse_punct(b'>')?;
-                        Ok(if s == "tensor" {
-                            Type::tensor(&shape, elem)
+                        let t = if s == "tensor" {
+                            self.parse_tensor_encoding(&shape, elem)?
                         } else {
                             Type::vector(&shape, elem)
-                        })
+                        };
+                        self.parse_punct(b'>')?;
+                        Ok(t)
                     }
                     "tuple" => {
                         self.parse_punct(b'<')?;
@@ -773,6 +774,26 @@ impl<'a> Parser<'a> {
         }
         let elem = self.parse_type()?;
         Ok((shape, elem))
+    }
+
+    /// After a tensor's element type: the optional layout encoding `, #xla.layout<"{...}">`
+    /// (see [`crate::types`]); the tensor type with it.
+    fn parse_tensor_encoding(&mut self, shape: &[i64], elem: Type) -> DResult<Type> {
+        if !self.parse_optional_punct(b',') {
+            return Ok(Type::tensor(shape, elem));
+        }
+        if self.peek() != Token::Hash(types::LAYOUT_ATTR) {
+            let want = format!("tensor encoding '#{}<\"...\">'", types::LAYOUT_ATTR);
+            return Err(self.expected(&want));
+        }
+        self.bump();
+        self.parse_punct(b'<')?;
+        let loc = self.loc();
+        let text = self.parse_string()?;
+        self.parse_punct(b'>')?;
+        types::parse_layout(&text)
+            .and_then(|layout| Type::tensor_with_layout(shape, elem, &layout))
+            .map_err(|e| self.error_at(loc, format!("invalid tensor layout: {e}")))
     }
 
     /// Parses `t1, t2, ...` (at least one).

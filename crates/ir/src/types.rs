@@ -4,8 +4,35 @@
 //! A [`Type`] is an interned `Copy` id (a global, append-only table, so types print without a
 //! context). The common scalar types are constants ([`Type::F32`], [`Type::INDEX`], ...) and
 //! their [`TypeKind`] is read without touching the table's lock.
+//!
+//! # Tensor layouts
+//!
+//! A tensor may carry the memory layout of the HLO array it stands for (DESIGN §3), so that
+//! `flatten-tensors` can turn its N-d indices into physical offsets. It sits in MLIR's
+//! encoding slot as an attribute of the unregistered `xla` dialect whose string is HLO's own
+//! layout text:
+//!
+//! ```text
+//! tensor<6x4xf32, #xla.layout<"{0,1}">>              column-major
+//! tensor<6x300xf32, #xla.layout<"{1,0:T(2,128)}">>   row-major, tiled by 2x128
+//! ```
+//!
+//! MLIR 22 parses this as an opaque attribute when unregistered dialects are allowed, so the
+//! generic form of a module with layouts still verifies there. Decisions:
+//!
+//! * Only `minor_to_major` and the tiles (`T(..)(..)`, `*` entries included) are carried;
+//!   `E`, `S` and `L` describe storage the pipeline does not model and are dropped.
+//! * Only non-default layouts are written: a row-major layout (`{n-1,...,1,0}`) without tiles
+//!   is no layout: `tensor<4x8xf32>` is also the type of an `f32[4,8]{1,0}` array. Every
+//!   other layout must be valid for the shape ([`Layout::validate`]).
+//! * The encoding is part of the type: tensors differing only in layout are different types,
+//!   as in MLIR.
 
 use crate::intern::{AppendOnly, FxHashMap};
+use hlo::layout::COMBINE_DIMENSION;
+/// The layout a tensor type carries: HLO's, so its index math (`physical_index`,
+/// `padded_element_count`) and `indexing::physical_offset` apply to it directly.
+pub use hlo::layout::{Layout, Tile};
 use std::fmt;
 use std::sync::{LazyLock, RwLock};
 
@@ -74,10 +101,13 @@ pub enum TypeKind {
     },
     Float(FloatKind),
     None,
-    /// A ranked tensor; dimensions are sizes or [`DYNAMIC`].
+    /// A ranked tensor; dimensions are sizes or [`DYNAMIC`]. `layout` is `None` for the
+    /// default row-major layout, otherwise a non-default layout holding only
+    /// `minor_to_major` and tiles (see the module documentation).
     Tensor {
         shape: Box<[i64]>,
         elem: Type,
+        layout: Option<Box<Layout>>,
     },
     /// A fixed-size vector.
     Vector {
@@ -208,12 +238,25 @@ impl Type {
         }
     }
 
-    /// `tensor<shape x elem>`.
+    /// `tensor<shape x elem>` (row-major).
     pub fn tensor(shape: &[i64], elem: Type) -> Type {
         Type::get(TypeKind::Tensor {
             shape: shape.into(),
             elem,
+            layout: None,
         })
+    }
+
+    /// `tensor<shape x elem, #xla.layout<"...">>`: a tensor laid out by `layout` (only its
+    /// `minor_to_major` and tiles are kept; a default layout gives the plain tensor type).
+    /// Fails when the layout does not fit the shape.
+    pub fn tensor_with_layout(shape: &[i64], elem: Type, layout: &Layout) -> Result<Type, String> {
+        layout.validate(shape)?;
+        Ok(Type::get(TypeKind::Tensor {
+            shape: shape.into(),
+            elem,
+            layout: encoding(layout).map(Box::new),
+        }))
     }
 
     /// `vector<shape x elem>`.
@@ -320,6 +363,15 @@ impl Type {
         }
     }
 
+    /// The layout of a tensor with a non-default one (`None` for row-major tensors and other
+    /// types).
+    pub fn tensor_layout(self) -> Option<&'static Layout> {
+        match self.kind() {
+            TypeKind::Tensor { layout, .. } => layout.as_deref(),
+            _ => None,
+        }
+    }
+
     /// The element type of a tensor or vector.
     pub fn element_type(self) -> Option<Type> {
         match self.kind() {
@@ -362,6 +414,89 @@ impl Type {
             _ => None,
         }
     }
+}
+
+/// The name of the encoding attribute that holds a tensor's layout.
+pub const LAYOUT_ATTR: &str = "xla.layout";
+
+/// What a tensor type keeps of `layout`: `minor_to_major` and tiles, or nothing for the
+/// default (row-major, untiled) layout.
+fn encoding(layout: &Layout) -> Option<Layout> {
+    let rank = layout.minor_to_major.len() as i64;
+    let row_major = layout.minor_to_major.iter().rev().copied().eq(0..rank);
+    if row_major && layout.tiles.is_empty() {
+        return None;
+    }
+    Some(Layout {
+        minor_to_major: layout.minor_to_major.clone(),
+        tiles: layout.tiles.clone(),
+        ..Layout::row_major(0)
+    })
+}
+
+/// Parses the text of a layout encoding, HLO's layout syntax restricted to what a tensor
+/// type carries: `{1,0}`, `{0,1:T(8,128)(2,1)}`, `{2,1,0:T(*,2,4)}`.
+pub fn parse_layout(text: &str) -> Result<Layout, String> {
+    let inner = text
+        .trim()
+        .strip_prefix('{')
+        .and_then(|t| t.strip_suffix('}'))
+        .ok_or_else(|| format!("expected a layout '{{...}}', found '{text}'"))?;
+    let (dims, tiles) = inner.split_once(':').unwrap_or((inner, ""));
+    let minor_to_major = parse_int_list(dims, "layout dimension", |d| d >= 0)?;
+    Ok(Layout {
+        minor_to_major,
+        tiles: parse_tiles(tiles.trim())?,
+        ..Layout::row_major(0)
+    })
+}
+
+/// `T(2,128)(2,1)` (or nothing): tiles whose entries are positive sizes or `*`.
+fn parse_tiles(text: &str) -> Result<Vec<Tile>, String> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(mut rest) = text.strip_prefix('T') else {
+        return Err(format!(
+            "unsupported layout item '{text}' (a tensor layout holds only tiles 'T(..)')"
+        ));
+    };
+    let mut tiles = Vec::new();
+    while let Some(group) = rest.trim_start().strip_prefix('(') {
+        let (items, after) = group
+            .split_once(')')
+            .ok_or_else(|| format!("unterminated tile in '{text}'"))?;
+        let dims = items
+            .split(',')
+            .map(|item| match item.trim() {
+                "*" => Ok(COMBINE_DIMENSION),
+                n => parse_int(n, "tile size", |t| t > 0),
+            })
+            .collect::<Result<_, _>>()?;
+        tiles.push(Tile { dims });
+        rest = after;
+    }
+    if tiles.is_empty() || !rest.trim().is_empty() {
+        return Err(format!("expected tiles 'T(..)(..)', found '{text}'"));
+    }
+    Ok(tiles)
+}
+
+/// A comma-separated list of integers accepted by `ok` (empty text: no integers).
+fn parse_int_list(text: &str, what: &str, ok: fn(i64) -> bool) -> Result<Vec<i64>, String> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    text.split(',')
+        .map(|n| parse_int(n.trim(), what, ok))
+        .collect()
+}
+
+fn parse_int(text: &str, what: &str, ok: fn(i64) -> bool) -> Result<i64, String> {
+    text.parse()
+        .ok()
+        .filter(|&v| ok(v))
+        .ok_or_else(|| format!("invalid {what} '{text}'"))
 }
 
 fn write_shape(f: &mut fmt::Formatter<'_>, shape: &[i64], elem: Type) -> fmt::Result {
@@ -413,9 +548,16 @@ impl fmt::Display for TypeKind {
                 FloatKind::F64 => "f64",
             }),
             TypeKind::None => f.write_str("none"),
-            TypeKind::Tensor { shape, elem } => {
+            TypeKind::Tensor {
+                shape,
+                elem,
+                layout,
+            } => {
                 f.write_str("tensor<")?;
                 write_shape(f, shape, *elem)?;
+                if let Some(layout) = layout {
+                    write!(f, ", #{LAYOUT_ATTR}<\"{layout}\">")?;
+                }
                 f.write_str(">")
             }
             TypeKind::Vector { shape, elem } => {
@@ -501,6 +643,78 @@ mod tests {
         for (t, text) in cases {
             assert_eq!(t.to_string(), text);
         }
+    }
+
+    fn layout(text: &str) -> Layout {
+        parse_layout(text).unwrap()
+    }
+
+    #[test]
+    fn layouts_print_in_the_encoding_slot_and_parse_back() {
+        let cases = [
+            (
+                "{0,1}",
+                &[6, 4][..],
+                "tensor<6x4xf32, #xla.layout<\"{0,1}\">>",
+            ),
+            (
+                "{1,0:T(2,128)}",
+                &[6, 300],
+                "tensor<6x300xf32, #xla.layout<\"{1,0:T(2,128)}\">>",
+            ),
+            (
+                "{ 2, 1,0 : T(*,2,4)(2,1) }",
+                &[3, 4, 8],
+                "tensor<3x4x8xf32, #xla.layout<\"{2,1,0:T(*,2,4)(2,1)}\">>",
+            ),
+            ("{0:T(4)}", &[9], "tensor<9xf32, #xla.layout<\"{0:T(4)}\">>"),
+        ];
+        for (text, shape, printed) in cases {
+            let t = Type::tensor_with_layout(shape, Type::F32, &layout(text)).unwrap();
+            assert_eq!(t.to_string(), printed);
+            assert_eq!(crate::parse_type(printed).unwrap(), t);
+            assert_eq!(t.tensor_layout(), Some(&layout(text)));
+            assert_ne!(t, Type::tensor(shape, Type::F32));
+        }
+    }
+
+    #[test]
+    fn default_layouts_are_no_layout() {
+        for (text, shape) in [("{1,0}", &[4, 8][..]), ("{0}", &[4]), ("{}", &[])] {
+            let t = Type::tensor_with_layout(shape, Type::F32, &layout(text)).unwrap();
+            assert_eq!(t, Type::tensor(shape, Type::F32));
+            assert_eq!(t.tensor_layout(), None);
+        }
+    }
+
+    #[test]
+    fn only_dimension_order_and_tiles_are_kept() {
+        let mut l = layout("{0,1:T(2,2)}");
+        l.memory_space = 1;
+        l.element_size_in_bits = 8;
+        let t = Type::tensor_with_layout(&[4, 4], Type::I8, &l).unwrap();
+        assert_eq!(t.tensor_layout(), Some(&layout("{0,1:T(2,2)}")));
+    }
+
+    #[test]
+    fn bad_layouts_are_rejected() {
+        assert!(Type::tensor_with_layout(&[4, 4], Type::F32, &layout("{0,0}")).is_err());
+        assert!(Type::tensor_with_layout(&[4, 4], Type::F32, &layout("{0}")).is_err());
+        for text in [
+            "0,1",
+            "{0,1:E(4)}",
+            "{0,1:T(2,0)}",
+            "{0,1:T(2,2}",
+            "{a}",
+            "{0,1:T}",
+        ] {
+            assert!(parse_layout(text).is_err(), "{text}");
+        }
+        let err = crate::parse_type("tensor<4x4xf32, #xla.layout<\"{0,0}\">>").unwrap_err();
+        assert!(err.to_string().contains("invalid tensor layout"), "{err}");
+        let err = crate::parse_type("tensor<4x4xf32, dense<[0, 1]> : tensor<2xi64>>").unwrap_err();
+        assert!(err.to_string().contains("tensor encoding"), "{err}");
+        assert!(crate::parse_type("vector<4xf32, #xla.layout<\"{0}\">>").is_err());
     }
 
     #[test]

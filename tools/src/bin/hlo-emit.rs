@@ -1,16 +1,22 @@
 //! `hlo-emit`: compiles XLA HLO fusions to NVIDIA GPU kernels, printing any stage.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
+use hlo_emit_tools::pipeline::{self, Options, Stage};
+use passes::Timings;
 
 /// Compile XLA HLO fusions to NVIDIA GPU kernels the way XLA:GPU's MLIR emitters do.
 ///
-/// The input is HLO text as XLA prints it: an `HloModule` with an ENTRY computation, or a
-/// bare list of computations as in XLA's emitter tests (the last one is the fusion).
-/// Malformed input is reported as `file:line:col: error: ...` with exit status 1.
+/// The input is HLO text as XLA prints it: an `HloModule` whose ENTRY holds `fusion`
+/// instructions (each called computation is compiled to one kernel), or a bare list of
+/// computations as in XLA's emitter tests (the last one is the fusion). Every stage can be
+/// printed: `--emit` picks the last one, `--dump-after-each-pass` prints all of them to
+/// standard error under MLIR's `// -----// IR Dump After ... //----- //` headers.
+/// Malformed or unsupported input is reported as `file:line:col: error: ...` with exit
+/// status 1.
 #[derive(Parser)]
 #[command(name = "hlo-emit", version)]
 struct Cli {
@@ -18,12 +24,54 @@ struct Cli {
     input: PathBuf,
 
     /// The stage to stop at and print.
-    #[arg(long, value_enum, default_value_t = Emit::Hlo)]
+    #[arg(long, value_enum, default_value_t = Emit::Ptx)]
     emit: Emit,
 
     /// Write the output here instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
+
+    /// The GPU architecture to compile for.
+    #[arg(long, default_value = "sm_90", value_name = "SM")]
+    arch: String,
+
+    /// Compile only the fusion computation with this name.
+    #[arg(long, value_name = "NAME")]
+    fusion: Option<String>,
+
+    /// Print the IR after every stage to standard error: the emitted module, every pass,
+    /// LLVM IR, optimized LLVM IR and PTX.
+    #[arg(long, visible_alias = "mlir-print-ir-after-all")]
+    dump_after_each_pass: bool,
+
+    /// Write every stage to its own numbered file in DIR (`00-emit.mlir`, ...,
+    /// `NN-ptx.ptx`) instead of standard error.
+    #[arg(long, value_name = "DIR")]
+    dump_dir: Option<PathBuf>,
+
+    /// Print the IR after the pass named PASS (repeatable; `emit` is the emitter).
+    #[arg(long, value_name = "PASS")]
+    print_ir_after: Vec<String>,
+
+    /// On a pass failure, print the IR as the failing pass left it.
+    #[arg(long)]
+    print_ir_after_failure: bool,
+
+    /// Stop after the pass named PASS and print its output.
+    #[arg(long, value_name = "PASS")]
+    stop_after: Option<String>,
+
+    /// Print a table of wall time per stage and pass to standard error.
+    #[arg(long)]
+    time_passes: bool,
+
+    /// Print IR in MLIR's generic op form.
+    #[arg(long)]
+    print_op_generic: bool,
+
+    /// Write the launch dimensions of the kernel(s) as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    launch_json: Option<PathBuf>,
 
     /// Print how the partitioner split each fusion into functions (the subgraphs, their
     /// roots, and why each was split off: which users read it through which maps).
@@ -31,13 +79,18 @@ struct Cli {
     print_partition: bool,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Emit {
     /// The parsed and verified module, printed back as canonical HLO text.
     Hlo,
-    /// The emitters' output before any pass: `xla_gpu` IR, one module per fusion, each
-    /// preceded by a comment with the fusion, the emitter and the launch dimensions.
+    /// The emitters' output before any pass: `xla_gpu` IR.
     XlaGpu,
+    /// After `lower-to-llvm`: the llvm and nvvm dialects.
+    Mlir,
+    /// LLVM IR as translated from MLIR.
+    Llvm,
+    /// PTX assembly, preceded by a comment with the launch dimensions.
+    Ptx,
 }
 
 fn main() -> ExitCode {
@@ -57,11 +110,88 @@ fn run(cli: &Cli) -> Result<(), String> {
     if cli.print_partition {
         return write_output(cli.output.as_ref(), &partitions(&source, &module)?);
     }
-    let text = match cli.emit {
-        Emit::Hlo => module.to_string(),
-        Emit::XlaGpu => emit_xla_gpu(&source, &module)?,
+    if cli.emit == Emit::Hlo {
+        return write_output(cli.output.as_ref(), &module.to_string());
+    }
+    let mut fusions = emitters::fusions(&module);
+    if let Some(wanted) = &cli.fusion {
+        fusions.retain(|&id| module.computation(id).name == *wanted);
+        if fusions.is_empty() {
+            return Err(format!(
+                "error: {name} has no fusion computation '{wanted}'"
+            ));
+        }
+    }
+    let options = Options {
+        stop_at: match cli.emit {
+            Emit::Hlo | Emit::XlaGpu => Stage::XlaGpu,
+            Emit::Mlir => Stage::Mlir,
+            Emit::Llvm => Stage::Llvm,
+            Emit::Ptx => Stage::Ptx,
+        },
+        stop_after: cli.stop_after.clone(),
+        arch: cli.arch.clone(),
+        dump_after_each_pass: cli.dump_after_each_pass || cli.dump_dir.is_some(),
+        print_ir_after: cli.print_ir_after.clone(),
+        print_ir_after_failure: cli.print_ir_after_failure,
+        generic: cli.print_op_generic,
     };
-    write_output(cli.output.as_ref(), &text)
+    let mut output = String::new();
+    let mut launches = String::new();
+    let mut timings = Timings::default();
+    let mut dumps: Vec<u8> = Vec::new();
+    for id in fusions {
+        let result = pipeline::compile(&source, &module, id, &options, &mut dumps, &mut timings);
+        flush_dumps(cli, &dumps)?;
+        dumps.clear();
+        let compiled = result?;
+        output.push_str(&compiled.output);
+        if !output.ends_with('\n') {
+            output.push('\n');
+        }
+        launches.push_str(&pipeline::launch_json(&compiled.fusion, &compiled.launch));
+    }
+    if cli.time_passes {
+        eprint!("{}", timings.report());
+    }
+    if let Some(path) = &cli.launch_json {
+        std::fs::write(path, launches)
+            .map_err(|e| format!("error: cannot write '{}': {e}", path.display()))?;
+    }
+    write_output(cli.output.as_ref(), &output)
+}
+
+/// Dumps go to standard error, or split into numbered files under `--dump-dir`.
+fn flush_dumps(cli: &Cli, dumps: &[u8]) -> Result<(), String> {
+    let text = String::from_utf8_lossy(dumps);
+    let Some(dir) = &cli.dump_dir else {
+        eprint!("{text}");
+        return Ok(());
+    };
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("error: cannot create '{}': {e}", dir.display()))?;
+    for (i, stage) in text.split("// -----// IR Dump After ").skip(1).enumerate() {
+        let title = stage.lines().next().unwrap_or_default();
+        let file = dump_file_name(i, title);
+        let path = Path::new(dir).join(file);
+        std::fs::write(&path, format!("// -----// IR Dump After {stage}"))
+            .map_err(|e| format!("error: cannot write '{}': {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// `03-lower-xla-gpu-to-scf.mlir` from `LowerXlaGpuToScf (lower-xla-gpu-to-scf) //----- //`.
+fn dump_file_name(index: usize, title: &str) -> String {
+    let flag = title
+        .split_once('(')
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map_or("stage", |(flag, _)| flag);
+    let extension = match flag {
+        "ptx" => "ptx",
+        "translate" | "llvm-opt" => "ll",
+        _ => "mlir",
+    };
+    format!("{index:02}-{flag}.{extension}")
 }
 
 /// The partition of every fusion of the module.
@@ -73,26 +203,6 @@ fn partitions(source: &hlo::SourceFile, module: &hlo::HloModule) -> Result<Strin
             .map_err(|d| d.render(source))?;
         out.push_str(&format!("fusion {}:\n", computation.name));
         out.push_str(&partition.describe(computation));
-    }
-    Ok(out)
-}
-
-/// Every fusion's `xla_gpu` module.
-fn emit_xla_gpu(source: &hlo::SourceFile, module: &hlo::HloModule) -> Result<String, String> {
-    let mut out = String::new();
-    for id in emitters::fusions(module) {
-        let fusion = emitters::emit_fusion(module, id).map_err(|d| d.render(source))?;
-        let launch = fusion.kernel.launch;
-        out.push_str(&format!(
-            "// fusion {}: {} emitter (hero: {}), {} blocks x {} threads, vector factor {}\n",
-            fusion.name,
-            "loop",
-            fusion.hero_kind,
-            launch.blocks,
-            launch.threads_per_block,
-            fusion.kernel.vector_factor
-        ));
-        out.push_str(&fusion.module.print());
     }
     Ok(out)
 }

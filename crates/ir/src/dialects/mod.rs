@@ -56,10 +56,17 @@ pub fn is_bool_like(t: Type) -> bool {
     t.element_type_or_self() == Type::I1
 }
 
-/// `t` with its element type replaced by `elem` (`tensor<4xf32>` → `tensor<4xi1>`).
+/// `t` with its element type replaced by `elem` (`tensor<4xf32>` → `tensor<4xi1>`); a
+/// tensor keeps its layout.
 pub fn with_element_type(t: Type, elem: Type) -> Type {
     match t.kind() {
-        crate::types::TypeKind::Tensor { shape, .. } => Type::tensor(shape, elem),
+        crate::types::TypeKind::Tensor { shape, layout, .. } => {
+            Type::get(crate::types::TypeKind::Tensor {
+                shape: shape.clone(),
+                elem,
+                layout: layout.clone(),
+            })
+        }
         crate::types::TypeKind::Vector { shape, .. } => Type::vector(shape, elem),
         _ => elem,
     }

@@ -120,8 +120,8 @@ fn range_attr(width: u32, lo: i128, hi: i128) -> Attribute {
     Attribute::Opaque(format!("{RANGE}{ty}, {lo}, {hi}>"))
 }
 
-/// The width and bounds of a constant range attribute.
-fn range_parts(attr: &Attribute) -> Option<(u32, i128, i128)> {
+/// The width and bounds (`[lo, hi)`) of a constant range attribute.
+pub fn range_parts(attr: &Attribute) -> Option<(u32, i128, i128)> {
     let Attribute::Opaque(text) = attr else {
         return None;
     };

@@ -1,0 +1,232 @@
+//! `lower-to-llvm`: hands the module to real MLIR (DESIGN §7, step 8) and takes back the
+//! `llvm`/`nvvm`-dialect result.
+//!
+//! Before the hand-off, four things MLIR's conversions do not do for us:
+//!
+//! * `xla_gpu.pure_call`s left by `inline` become `func.call`s.
+//! * Kernels are marked: every public function with a body gets `gpu.kernel`, which
+//!   `codegen` turns into `nvvm.kernel` (a PTX `.entry`) at translation.
+//! * Transcendental `math` ops on scalars become calls to libdevice (`__nv_tanhf`, ...), the
+//!   way XLA and the seed lower them; the PTX stage links libdevice. bf16/f16 operands are
+//!   extended to f32 around the call. Ops NVPTX implements natively (`sqrt`, `floor`,
+//!   `absf`, `fma`, ...) are left to MLIR's math-to-llvm conversion.
+//! * The index bitwidth is chosen: 32 bits when every tensor, vector and shared array has
+//!   fewer than 2^31 elements (offsets then fit; 32-bit index math is what XLA emits and is
+//!   cheaper on the GPU) and no vector is indexed at a runtime position, 64 bits otherwise.
+//!
+//! MLIR then runs its upstream conversions ([`pipeline`]); the result is printed in generic
+//! form, which our parser reads for every op, registered or not.
+
+use ir::dialects::func;
+use ir::{Attribute, Diagnostic, InsertPoint, Module, OpId, OpState, Type, TypeKind};
+
+use crate::pass::{Pass, op_error};
+
+pub struct LowerToLlvm;
+
+impl Pass for LowerToLlvm {
+    fn name(&self) -> &'static str {
+        "lower-to-llvm"
+    }
+
+    fn description(&self) -> &'static str {
+        "Lower to the llvm/nvvm dialects with MLIR's upstream conversions (libdevice calls for transcendentals)"
+    }
+
+    fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
+        mark_kernels(m);
+        pure_calls_to_calls(m);
+        math_to_libdevice(m)?;
+        let text = m.print_generic();
+        let lowered = codegen::mlir::run_pipeline_generic(&text, &pipeline(index_bitwidth(m)))
+            .map_err(|e| Diagnostic::new(m.file.clone(), m.loc(m.top()), e.to_string()))?;
+        *m = ir::parse_module_with(&lowered, &m.file, m.registry().clone())?;
+        Ok(())
+    }
+}
+
+/// MLIR's conversions to the llvm dialect, in dependency order: structured control flow and
+/// vectors first, then scalars, control flow, functions; unrealized casts must all cancel.
+pub fn pipeline(index_bitwidth: u32) -> String {
+    let bits = format!("index-bitwidth={index_bitwidth}");
+    format!(
+        "builtin.module(convert-nvvm-to-llvm, convert-scf-to-cf, convert-vector-to-llvm, \
+         convert-arith-to-llvm{{{bits}}}, convert-math-to-llvm, \
+         convert-index-to-llvm{{{bits}}}, convert-cf-to-llvm{{{bits}}}, \
+         convert-func-to-llvm{{{bits} use-bare-ptr-memref-call-conv=1}}, \
+         reconcile-unrealized-casts, canonicalize, cse)"
+    )
+}
+
+/// 32 when every shaped type in the module has fewer than 2^31 elements, else 64. Also 64
+/// when a vector is indexed by a runtime position: `convert-vector-to-llvm` always turns
+/// those into `i64` and takes no index-bitwidth option, so 32-bit indices would leave casts
+/// that do not reconcile.
+fn index_bitwidth(m: &Module) -> u32 {
+    let mut small = true;
+    m.walk(m.top(), |op| {
+        let dynamic_position = (m.is(op, "vector.extract") && m.num_operands(op) > 1)
+            || (m.is(op, "vector.insert") && m.num_operands(op) > 2);
+        if dynamic_position {
+            small = false;
+        }
+        let types = m.operand_types(op).into_iter().chain(m.result_types(op));
+        for t in types {
+            let elements = match t.kind() {
+                TypeKind::Tensor { .. } | TypeKind::Vector { .. } => t.num_elements(),
+                _ => None,
+            };
+            if elements.is_some_and(|n| n >= 1 << 31) {
+                small = false;
+            }
+        }
+    });
+    if small { 32 } else { 64 }
+}
+
+/// `xla_gpu.pure_call`s that `inline` kept (large callees called with different arguments)
+/// become plain `func.call`s, as XLA's convert-pure-call-ops does: purity only mattered to
+/// our passes.
+fn pure_calls_to_calls(m: &mut Module) {
+    let calls: Vec<OpId> = m
+        .collect_ops(m.top())
+        .into_iter()
+        .filter(|&op| m.is(op, "xla_gpu.pure_call"))
+        .collect();
+    for op in calls {
+        let Some(callee) = m.prop(op, "callee").and_then(Attribute::as_symbol) else {
+            continue;
+        };
+        let callee = callee.to_owned();
+        let args = m.operand_vec(op);
+        let types = m.result_types(op);
+        let call = func::build_call(m, InsertPoint::Before(op), &callee, &args, &types);
+        let results: Vec<_> = m.results(call).collect();
+        for (old, new) in m.results(op).collect::<Vec<_>>().into_iter().zip(results) {
+            m.replace_all_uses(old, new);
+        }
+        m.erase_op(op);
+    }
+}
+
+fn mark_kernels(m: &mut Module) {
+    let body = m.body();
+    let funcs: Vec<OpId> = m
+        .block_ops(body)
+        .filter(|&op| m.is(op, "func.func"))
+        .collect();
+    for op in funcs {
+        let private = m.prop(op, "sym_visibility").is_some();
+        let has_body = !m.region_blocks(m.region(op, 0)).is_empty();
+        if !private && has_body {
+            m.set_attr(op, codegen::mlir::KERNEL_ATTRIBUTE, Attribute::Unit);
+        }
+    }
+}
+
+/// The libdevice function for a math op on f32 (`__nv_tanhf`); f64 drops the `f`.
+fn libdevice_name(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "math.tanh" => "tanh",
+        "math.exp" => "exp",
+        "math.exp2" => "exp2",
+        "math.expm1" => "expm1",
+        "math.log" => "log",
+        "math.log1p" => "log1p",
+        "math.log2" => "log2",
+        "math.log10" => "log10",
+        "math.rsqrt" => "rsqrt",
+        "math.cbrt" => "cbrt",
+        "math.sin" => "sin",
+        "math.cos" => "cos",
+        "math.tan" => "tan",
+        "math.atan" => "atan",
+        "math.atan2" => "atan2",
+        "math.acos" => "acos",
+        "math.asin" => "asin",
+        "math.acosh" => "acosh",
+        "math.asinh" => "asinh",
+        "math.atanh" => "atanh",
+        "math.cosh" => "cosh",
+        "math.sinh" => "sinh",
+        "math.erf" => "erf",
+        "math.erfc" => "erfc",
+        "math.powf" => "pow",
+        "math.round" => "round",
+        _ => return None,
+    })
+}
+
+/// Rewrites transcendental math ops into `func.call @__nv_*` and declares the callees.
+fn math_to_libdevice(m: &mut Module) -> Result<(), Diagnostic> {
+    let ops: Vec<OpId> = m
+        .collect_ops(m.top())
+        .into_iter()
+        .filter(|&op| libdevice_name(m.name(op).as_str()).is_some())
+        .collect();
+    let mut declared: Vec<String> = Vec::new();
+    for op in ops {
+        let base = libdevice_name(m.name(op).as_str()).expect("filtered above");
+        let ty = m.value_type(m.result(op, 0));
+        let (compute, suffix) = match ty {
+            t if t == Type::F64 => (Type::F64, ""),
+            t if t == Type::F32 || t == Type::F16 || t == Type::BF16 => (Type::F32, "f"),
+            t => return Err(op_error(m, op, format!("cannot call libdevice on '{t}'"))),
+        };
+        let callee = format!("__nv_{base}{suffix}");
+        let at = InsertPoint::Before(op);
+        let args: Vec<_> = m
+            .operand_vec(op)
+            .into_iter()
+            .map(|v| {
+                if compute == ty {
+                    v
+                } else {
+                    let ext = m.create_op_at(
+                        OpState::new("arith.extf")
+                            .operands(&[v])
+                            .results(&[compute]),
+                        at,
+                    );
+                    m.result(ext, 0)
+                }
+            })
+            .collect();
+        let call = func::build_call(m, at, &callee, &args, &[compute]);
+        let mut result = m.result(call, 0);
+        if compute != ty {
+            let trunc = m.create_op_at(
+                OpState::new("arith.truncf")
+                    .operands(&[result])
+                    .results(&[ty]),
+                at,
+            );
+            result = m.result(trunc, 0);
+        }
+        m.replace_all_uses(m.result(op, 0), result);
+        m.erase_op(op);
+        if !declared.contains(&callee) {
+            declare(m, &callee, &vec![compute; args.len()], compute);
+            declared.push(callee);
+        }
+    }
+    Ok(())
+}
+
+/// `func.func private @name(inputs) -> result` without a body, unless already there.
+fn declare(m: &mut Module, name: &str, inputs: &[Type], result: Type) {
+    if m.lookup_symbol(m.top(), name).is_some() {
+        return;
+    }
+    let region = m.create_region();
+    let decl = OpState::new("func.func")
+        .prop("sym_name", Attribute::string(name))
+        .prop(
+            "function_type",
+            Attribute::Type(Type::function(inputs, &[result])),
+        )
+        .prop("sym_visibility", Attribute::string("private"))
+        .region(region);
+    let body = m.body();
+    m.create_op_at(decl, InsertPoint::BlockEnd(body));
+}

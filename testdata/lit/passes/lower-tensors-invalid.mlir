@@ -1,0 +1,75 @@
+// RUN: not hlo-opt %s --split-input-file --lower-tensors 2>&1 | FileCheck %s
+
+// What lower-tensors refuses, each with an error at the op.
+
+func.func @two_d(%t: tensor<4x8xf32>, %i: index) -> f32 {
+  %x = tensor.extract %t[%i, %i] : tensor<4x8xf32>
+  // CHECK: lower-tensors-invalid.mlir:[[@LINE-1]]:3: error: 'tensor.extract' op expects static 0-d or 1-d tensors (run flatten-tensors first), got 'tensor<4x8xf32>'
+  return %x : f32
+}
+
+// -----
+
+func.func @empty(%i: index, %x: f32) -> f32 {
+  %t = tensor.empty() : tensor<8xf32>
+  // CHECK: lower-tensors-invalid.mlir:[[@LINE-1]]:3: error: 'tensor.empty' op cannot lower this op on tensors
+  %u = tensor.insert %x into %t[%i] : tensor<8xf32>
+  %y = tensor.extract %u[%i] : tensor<8xf32>
+  return %y : f32
+}
+
+// -----
+
+func.func @mixed(%t: tensor<8xf32>, %x: f32) -> (tensor<8xf32>, f32) {
+  // CHECK: lower-tensors-invalid.mlir:[[@LINE-1]]:1: error: 'func.func' op function has a mix of tensor and non-tensor results
+  return %t, %x : tensor<8xf32>, f32
+}
+
+// -----
+
+func.func @call(%t: tensor<8xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %u = func.call @id(%t) : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK: lower-tensors-invalid.mlir:[[@LINE-1]]:3: error: 'func.call' op calls returning tensors are not supported
+  %x = tensor.extract %u[%c0] : tensor<8xf32>
+  return %x : f32
+}
+func.func private @id(%t: tensor<8xf32>) -> tensor<8xf32> {
+  return %t : tensor<8xf32>
+}
+
+// -----
+
+func.func @out_of_bounds(%t: tensor<8xf32>, %i: index) -> vector<4xf32> {
+  %pad = arith.constant 0.000000e+00 : f32
+  %v = vector.transfer_read %t[%i], %pad : tensor<8xf32>, vector<4xf32>
+  // CHECK: lower-tensors-invalid.mlir:[[@LINE-1]]:3: error: 'vector.transfer_read' op only in-bounds transfers are supported
+  return %v : vector<4xf32>
+}
+
+// -----
+
+func.func @swap(%a: tensor<8xf32>, %b: tensor<8xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %r:2 = scf.for %i = %c0 to %c2 step %c1 iter_args(%x = %a, %y = %b) -> (tensor<8xf32>, tensor<8xf32>) {
+  // CHECK: lower-tensors-invalid.mlir:[[@LINE-1]]:3: error: 'scf.for' op result #0 is not in one buffer: its regions yield different tensors
+    scf.yield %y, %x : tensor<8xf32>, tensor<8xf32>
+  }
+  %v = tensor.extract %r#0[%c0] : tensor<8xf32>
+  return %v : f32
+}
+
+// -----
+
+#map = #xla_gpu.indexing_map<"(d0) -> (d0), domain: d0 in [0, 7]">
+func.func @loop(%t: tensor<8xf32>, %x: f32) {
+  %c0 = arith.constant 0 : index
+  %r = xla_gpu.loop (%c0)[] -> (%i) in #map iter_args(%it = %t) -> (tensor<8xf32>) {
+  // CHECK: lower-tensors-invalid.mlir:[[@LINE-1]]:3: error: 'xla_gpu.loop' op cannot lower this op on tensors
+    %u = tensor.insert %x into %it[%i] : tensor<8xf32>
+    xla_gpu.yield %u : tensor<8xf32>
+  }
+  return
+}

@@ -1,0 +1,3 @@
+//! What the `hlo-emit` and `hlo-opt` binaries share: the compilation pipeline.
+
+pub mod pipeline;
