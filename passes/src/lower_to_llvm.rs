@@ -10,8 +10,8 @@
 //!   way XLA and the seed lower them; the PTX stage links libdevice. bf16/f16 operands are
 //!   extended to f32 around the call. Ops NVPTX implements natively (`sqrt`, `floor`,
 //!   `absf`, `fma`, ...) are left to MLIR's math-to-llvm conversion.
-//! * The index bitwidth is chosen: 32 bits when every tensor, vector and shared array has
-//!   fewer than 2^31 elements (offsets then fit; 32-bit index math is what XLA emits and is
+//! * The index bitwidth is chosen: 32 bits when every tensor, vector and kernel buffer
+//!   (`llvm.dereferenceable` bytes) is smaller than 2^31 elements (offsets then fit; 32-bit index math is what XLA emits and is
 //!   cheaper on the GPU) and no vector is indexed at a runtime position, 64 bits otherwise.
 //!
 //! MLIR then runs its upstream conversions ([`pipeline`]); the result is printed in generic
@@ -67,7 +67,7 @@ fn index_bitwidth(m: &Module) -> u32 {
     m.walk(m.top(), |op| {
         let dynamic_position = (m.is(op, "vector.extract") && m.num_operands(op) > 1)
             || (m.is(op, "vector.insert") && m.num_operands(op) > 2);
-        if dynamic_position {
+        if dynamic_position || large_buffer_argument(m, op) {
             small = false;
         }
         let types = m.operand_types(op).into_iter().chain(m.result_types(op));
@@ -107,6 +107,25 @@ fn pure_calls_to_calls(m: &mut Module) {
         }
         m.erase_op(op);
     }
+}
+
+/// Whether `op` is a function with a pointer argument of at least 2^31 bytes: after
+/// `lower-tensors` tensors are pointers, and their sizes survive as `llvm.dereferenceable`
+/// (a byte count bounds the element count, so this errs on the safe side).
+fn large_buffer_argument(m: &Module, op: OpId) -> bool {
+    if !m.is(op, "func.func") {
+        return false;
+    }
+    let Some(args) = m.prop(op, "arg_attrs").and_then(Attribute::as_array) else {
+        return false;
+    };
+    args.iter()
+        .filter_map(Attribute::as_dict)
+        .flatten()
+        .any(|a| {
+            a.name.as_str() == "llvm.dereferenceable"
+                && a.value.as_i64().is_some_and(|n| n >= 1 << 31)
+        })
 }
 
 fn mark_kernels(m: &mut Module) {
