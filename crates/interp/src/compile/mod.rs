@@ -1,0 +1,421 @@
+//! IR → [`Program`]: functions reachable from the entry, compiled on demand.
+//!
+//! Registers are assigned per function (parameters first, then block arguments and results
+//! in textual order; block arguments of one block and results of one op are consecutive).
+//! Anything the interpreter cannot execute is rejected here, before any thread runs, with
+//! the op's location.
+
+mod control;
+mod memory;
+mod moves;
+mod ops;
+
+use crate::affine::Map;
+use crate::error::{Error, Result, Site, fail};
+use crate::inst::{Func, GlobalDef, Inst, Param, Program, Reg, SharedDef, Src};
+use crate::layout::TensorTy;
+use crate::scalar::ScalarTy;
+use indexing::IndexingMap;
+use ir::dialects::{func as func_dialect, llvm};
+use ir::{Attribute, BlockId, Module, OpId, SymbolTable, Type, Use, Value};
+use std::collections::{HashMap, HashSet};
+
+/// Compiles the function `entry` of `m` and everything it calls.
+pub(crate) fn compile(m: &Module, entry: &str) -> Result<Program> {
+    let symbols = SymbolTable::new(m, m.top());
+    let Some(entry_op) = symbols.lookup(entry) else {
+        return Err(fail!(
+            InvalidArgument,
+            "the module has no function @{entry}"
+        ));
+    };
+    let mut b = Builder {
+        m,
+        symbols,
+        funcs: Vec::new(),
+        func_ids: HashMap::new(),
+        queue: Vec::new(),
+        sites: Vec::new(),
+        site_ids: HashMap::new(),
+        tensors: Vec::new(),
+        tensor_ids: HashMap::new(),
+        maps: Vec::new(),
+        shared: Vec::new(),
+        shared_ids: HashMap::new(),
+        globals: Vec::new(),
+        global_ids: HashMap::new(),
+        num_params: 0,
+        pure_call_sites: None,
+    };
+    let (params, outputs) = b.entry_signature(entry_op)?;
+    b.num_params = params.len() as u32;
+    let entry_id = b.func_id(entry_op)?;
+    while let Some((op, id)) = b.queue.pop() {
+        let func = FnCx::compile(&mut b, op)?;
+        b.funcs[id as usize] = Some(func);
+    }
+    Ok(Program {
+        funcs: b.funcs.into_iter().map(|f| f.expect("compiled")).collect(),
+        entry: entry_id,
+        params,
+        outputs,
+        sites: b.sites,
+        tensors: b.tensors,
+        maps: b.maps,
+        shared: b.shared,
+        globals: b.globals,
+    })
+}
+
+/// Program-wide tables filled while functions compile.
+pub(super) struct Builder<'m> {
+    m: &'m Module,
+    symbols: SymbolTable,
+    funcs: Vec<Option<Func>>,
+    func_ids: HashMap<OpId, u32>,
+    queue: Vec<(OpId, u32)>,
+    sites: Vec<Site>,
+    site_ids: HashMap<OpId, u32>,
+    tensors: Vec<TensorTy>,
+    tensor_ids: HashMap<Type, u32>,
+    maps: Vec<Map>,
+    shared: Vec<SharedDef>,
+    shared_ids: HashMap<OpId, u32>,
+    globals: Vec<GlobalDef>,
+    global_ids: HashMap<OpId, u32>,
+    num_params: u32,
+    /// Call sites per `xla_gpu.pure_call` callee, counted on first use.
+    pure_call_sites: Option<HashMap<String, usize>>,
+}
+
+impl Builder<'_> {
+    fn site(&mut self, op: OpId) -> u32 {
+        if let Some(&id) = self.site_ids.get(&op) {
+            return id;
+        }
+        let id = self.sites.len() as u32;
+        self.sites.push(Site {
+            op: self.m.name(op).to_string(),
+            file: self.m.file.clone(),
+            loc: self.m.loc(op),
+        });
+        self.site_ids.insert(op, id);
+        id
+    }
+
+    fn error_at(&mut self, op: OpId, e: Error) -> Error {
+        let site = self.site(op);
+        e.at(&self.sites[site as usize])
+    }
+
+    /// The entry's parameter kinds and, for each result, the parameter it is written into
+    /// (results are the trailing parameters, updated in place).
+    fn entry_signature(&mut self, f: OpId) -> Result<(Vec<Param>, Vec<usize>)> {
+        let m = self.m;
+        let block = self.body(f)?;
+        let mut params = Vec::new();
+        for (i, &a) in m.block_args(block).iter().enumerate() {
+            let t = m.value_type(a);
+            params.push(if t.is_tensor() {
+                Param::Tensor(self.tensor(t).map_err(|e| self.error_at(f, e))?)
+            } else if t.ptr_addr_space() == Some(0) {
+                Param::Ptr
+            } else {
+                let e = fail!(Unsupported, "kernel parameter #{i} of type '{t}'");
+                return Err(self.error_at(f, e));
+            });
+        }
+        let results: Vec<Type> = if m.is(f, "func.func") {
+            func_dialect::function_type(m, f)
+                .map(|(_, r)| r.to_vec())
+                .unwrap_or_default()
+        } else {
+            llvm::Signature::of(m, f)
+                .and_then(|s| s.result)
+                .into_iter()
+                .collect()
+        };
+        let n = params.len();
+        let mut outputs = Vec::new();
+        for (k, &t) in results.iter().enumerate() {
+            let p = (n + k).checked_sub(results.len());
+            let param_ty = p.map(|p| m.value_type(m.block_arg(block, p)));
+            if param_ty != Some(t) {
+                let e = fail!(
+                    Unsupported,
+                    "kernel result #{k} ('{t}') must be one of the trailing parameters, updated in place"
+                );
+                return Err(self.error_at(f, e));
+            }
+            outputs.extend(p);
+        }
+        Ok((params, outputs))
+    }
+
+    /// The entry block of a function with a body.
+    fn body(&mut self, f: OpId) -> Result<BlockId> {
+        let m = self.m;
+        let is_func = m.is(f, "func.func") || m.is(f, "llvm.func");
+        match m.regions(f).first().and_then(|&r| m.entry_block(r)) {
+            Some(b) if is_func => Ok(b),
+            _ => {
+                let name = m.symbol_name(f).unwrap_or("?").to_owned();
+                let e = if is_func {
+                    fail!(Unsupported, "@{name} is a declaration without a body")
+                } else {
+                    fail!(Unsupported, "@{name} is not a function")
+                };
+                Err(self.error_at(f, e))
+            }
+        }
+    }
+
+    /// The index of function `f`, queueing it for compilation.
+    fn func_id(&mut self, f: OpId) -> Result<u32> {
+        if let Some(&id) = self.func_ids.get(&f) {
+            return Ok(id);
+        }
+        self.body(f)?;
+        let id = self.funcs.len() as u32;
+        self.funcs.push(None);
+        self.func_ids.insert(f, id);
+        self.queue.push((f, id));
+        Ok(id)
+    }
+
+    fn tensor(&mut self, t: Type) -> Result<u32> {
+        if let Some(&id) = self.tensor_ids.get(&t) {
+            return Ok(id);
+        }
+        let tt = TensorTy::new(t)?;
+        let id = self.tensors.len() as u32;
+        self.tensors.push(tt);
+        self.tensor_ids.insert(t, id);
+        Ok(id)
+    }
+
+    /// How many `xla_gpu.pure_call` ops call `f`: only functions called from several places
+    /// can be called repeatedly with one set of arguments, so only their calls are memoized.
+    fn pure_call_sites(&mut self, f: OpId) -> usize {
+        if self.pure_call_sites.is_none() {
+            let m = self.m;
+            let mut counts: HashMap<String, usize> = HashMap::new();
+            m.walk(m.top(), |op| {
+                if m.is(op, "xla_gpu.pure_call")
+                    && let Some(callee) = m.prop(op, "callee").and_then(Attribute::as_symbol)
+                {
+                    *counts.entry(callee.to_owned()).or_default() += 1;
+                }
+            });
+            self.pure_call_sites = Some(counts);
+        }
+        let name = self.m.symbol_name(f).unwrap_or("");
+        self.pure_call_sites
+            .as_ref()
+            .and_then(|c| c.get(name))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    fn map(&mut self, map: &IndexingMap) -> Result<u32> {
+        let compiled = Map::new(map)
+            .ok_or_else(|| fail!(Unsupported, "indexing map '{map}' is nested too deeply"))?;
+        self.maps.push(compiled);
+        Ok(self.maps.len() as u32 - 1)
+    }
+}
+
+/// How a region's terminator hands its values over.
+#[derive(Clone, Copy)]
+enum Exit<'a> {
+    /// `func.return`/`llvm.return`: leave the function.
+    Return,
+    /// `scf.yield`/`xla_gpu.yield`: copy into these registers.
+    Yield(&'a [Reg]),
+}
+
+/// One function being compiled.
+pub(super) struct FnCx<'b, 'm> {
+    b: &'b mut Builder<'m>,
+    m: &'m Module,
+    regs: HashMap<Value, Reg>,
+    next: u32,
+    code: Vec<Inst>,
+    sites: Vec<u32>,
+    movable: HashSet<Use>,
+}
+
+impl<'b, 'm> FnCx<'b, 'm> {
+    fn compile(b: &'b mut Builder<'m>, f: OpId) -> Result<Func> {
+        let m = b.m;
+        let block = b.body(f)?;
+        let mut cx = FnCx {
+            b,
+            m,
+            regs: HashMap::new(),
+            next: 0,
+            code: Vec::new(),
+            sites: Vec::new(),
+            movable: moves::movable_uses(m, f),
+        };
+        let params = m.block_args(block);
+        cx.defs(params);
+        let param_ranges = (0..params.len())
+            .map(|i| arg_range(m, f, i))
+            .collect::<Vec<_>>()
+            .into_boxed_slice();
+        cx.region_body(block, Exit::Return)?;
+        Ok(Func {
+            name: m.symbol_name(f).unwrap_or("?").to_owned(),
+            num_regs: cx.next,
+            param_ranges,
+            code: cx.code,
+            sites: cx.sites,
+        })
+    }
+
+    /// An error located at `op`.
+    fn err(&mut self, op: OpId, e: Error) -> Error {
+        self.b.error_at(op, e)
+    }
+
+    /// Allocates consecutive registers for `values`; returns the first.
+    fn defs(&mut self, values: &[Value]) -> Reg {
+        let first = self.next;
+        for &v in values {
+            self.regs.insert(v, self.next);
+            self.next += 1;
+        }
+        first
+    }
+
+    /// Allocates registers for the results of `op`; returns the first.
+    fn results(&mut self, op: OpId) -> Reg {
+        let results: Vec<Value> = self.m.results(op).collect();
+        self.defs(&results)
+    }
+
+    /// A scratch register no value owns.
+    fn temp(&mut self) -> Reg {
+        self.next += 1;
+        self.next - 1
+    }
+
+    fn reg(&self, v: Value) -> Reg {
+        self.regs[&v]
+    }
+
+    /// The register of operand `i` of `op`.
+    fn operand(&self, op: OpId, i: usize) -> Reg {
+        self.reg(self.m.operand(op, i))
+    }
+
+    /// Operand `i` of `op` as a read that takes the value at its last use.
+    fn src(&self, op: OpId, i: usize) -> Src {
+        Src {
+            reg: self.operand(op, i),
+            take: self.movable.contains(&Use {
+                op,
+                index: i as u32,
+            }),
+        }
+    }
+
+    fn operands(&self, op: OpId, range: std::ops::Range<usize>) -> Box<[Reg]> {
+        range.map(|i| self.operand(op, i)).collect()
+    }
+
+    /// Appends an instruction for `op`; returns its index.
+    fn emit(&mut self, op: OpId, inst: Inst) -> usize {
+        let site = self.b.site(op);
+        self.code.push(inst);
+        self.sites.push(site);
+        self.code.len() - 1
+    }
+
+    fn pc(&self) -> u32 {
+        self.code.len() as u32
+    }
+
+    /// Compiles a region's block; its terminator leaves as `exit` says.
+    fn region_body(&mut self, block: BlockId, exit: Exit<'_>) -> Result<()> {
+        let m = self.m;
+        let ops: Vec<OpId> = m.block_ops(block).collect();
+        for &op in &ops {
+            let name = m.name(op);
+            match (name.as_str(), exit) {
+                ("func.return" | "llvm.return", Exit::Return) => {
+                    let vals = self.operands(op, 0..m.num_operands(op));
+                    self.emit(op, Inst::Return(vals));
+                }
+                ("scf.yield" | "xla_gpu.yield", Exit::Yield(targets)) => {
+                    self.yield_copies(op, targets);
+                }
+                ("func.return" | "llvm.return" | "scf.yield" | "xla_gpu.yield", _) => {
+                    let e = fail!(InvalidIr, "'{name}' does not end this region");
+                    return Err(self.err(op, e));
+                }
+                _ => self.op(op)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies a yield's operands into `targets`. When a source is another target (a loop
+    /// permuting its iter args, or yielding one twice), every source is read before any
+    /// target is written; otherwise the copies run in order, skipping values that stay.
+    fn yield_copies(&mut self, op: OpId, targets: &[Reg]) {
+        let pairs: Vec<(Reg, Src)> = targets
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| (t, self.src(op, i)))
+            .collect();
+        let parallel = pairs
+            .iter()
+            .any(|(t, s)| s.reg != *t && targets.contains(&s.reg));
+        if parallel {
+            self.emit(op, Inst::ParCopy(pairs.into()));
+            return;
+        }
+        for (dst, src) in pairs {
+            if src.reg != dst {
+                self.emit(op, Inst::Copy { dst, src });
+            }
+        }
+    }
+
+    /// The scalar type of `v` or of its vector's elements.
+    fn scalar(&mut self, op: OpId, v: Value) -> Result<ScalarTy> {
+        let t = self.m.value_type(v);
+        let elem = match t.element_type() {
+            Some(e) if t.is_vector() => e,
+            Some(_) => {
+                let e = fail!(Unsupported, "'{}' on '{t}'", self.m.name(op));
+                return Err(self.err(op, e));
+            }
+            None => t,
+        };
+        match ScalarTy::of(elem) {
+            Some(s) => Ok(s),
+            None => {
+                let e = fail!(Unsupported, "values of type '{t}'");
+                Err(self.err(op, e))
+            }
+        }
+    }
+}
+
+/// The inclusive range of an `xla.range = [lo : index, hi : index]` attribute.
+fn range_attr(a: Option<&Attribute>) -> Option<(i64, i64)> {
+    match a?.as_array()? {
+        [lo, hi] => Some((lo.as_i64()?, hi.as_i64()?)),
+        _ => None,
+    }
+}
+
+/// The `xla.range` argument attribute of parameter `i` of function `f`.
+fn arg_range(m: &Module, f: OpId, i: usize) -> Option<(i64, i64)> {
+    let dict = m.prop(f, "arg_attrs")?.as_array()?.get(i)?.as_dict()?;
+    let entry = dict.iter().find(|e| e.name.as_str() == "xla.range")?;
+    range_attr(Some(&entry.value))
+}

@@ -1,0 +1,314 @@
+//! The op dispatcher, and `arith`/`math` ops and constants.
+
+use super::FnCx;
+use crate::error::{Error, Result, fail};
+use crate::inst::Inst;
+use crate::math::{BINARY, UNARY};
+use crate::ops::{Cast, FLOAT_OPS, FastMath, Fma, INT_OPS, Op1, Op2, Overflow};
+use crate::scalar::{ScalarTy, int_bits};
+use crate::value::{Base, LocalStore, Tensor, Val};
+use ir::dialects::arith::{CMPF_PREDICATES, CMPI_PREDICATES};
+use ir::dialects::nvvm::SREGS;
+use ir::{Attribute, DenseValues, FloatKind, OpId, Scalar, Type};
+use std::rc::Rc;
+
+impl FnCx<'_, '_> {
+    pub(super) fn unsupported(&mut self, op: OpId) -> Error {
+        let e = fail!(Unsupported, "the interpreter does not execute this op");
+        self.err(op, e)
+    }
+
+    /// Compiles one op (not a terminator).
+    pub(super) fn op(&mut self, op: OpId) -> Result<()> {
+        let name = self.m.name(op);
+        let name = name.as_str();
+        if let Some(&(_, f)) = UNARY.iter().find(|(n, _)| *n == name) {
+            let kind = self.float_kind(op)?;
+            let fm = fastmath(self.m.prop(op, "fastmath"));
+            return self.unary(op, Op1::Math(f, kind, fm));
+        }
+        if let Some(&(_, f)) = BINARY.iter().find(|(n, _)| *n == name) {
+            let kind = self.float_kind(op)?;
+            let fm = fastmath(self.m.prop(op, "fastmath"));
+            return self.binary(op, Op2::Math(f, kind, fm));
+        }
+        if let Some(&(_, int_op)) = INT_OPS.iter().find(|(n, _)| *n == name) {
+            let width = self.int_width(op, self.m.operand(op, 0))?;
+            let flags = overflow(self.m.prop(op, "overflowFlags"));
+            return self.binary(op, Op2::Int(int_op, width, flags));
+        }
+        if let Some(&(_, float_op)) = FLOAT_OPS.iter().find(|(n, _)| *n == name) {
+            let kind = self.float_kind(op)?;
+            let fm = fastmath(self.m.prop(op, "fastmath"));
+            return self.binary(op, Op2::Float(float_op, kind, fm));
+        }
+        if SREGS.contains(&name) {
+            return self.nvvm_sreg(op);
+        }
+        match name {
+            "arith.constant" | "llvm.mlir.constant" => self.constant(op),
+            "arith.cmpi" | "arith.cmpf" => self.compare(op),
+            "arith.select" => {
+                let dst = self.results(op);
+                let [cond, t, f] = [0, 1, 2].map(|i| self.operand(op, i));
+                self.emit(op, Inst::Select { dst, cond, t, f });
+                Ok(())
+            }
+            "math.fma" => {
+                let kind = self.float_kind(op)?;
+                let fm = fastmath(self.m.prop(op, "fastmath"));
+                let abc = [0, 1, 2].map(|i| self.operand(op, i));
+                let dst = self.results(op);
+                self.emit(
+                    op,
+                    Inst::Fma {
+                        op: Fma(kind, fm),
+                        dst,
+                        abc,
+                    },
+                );
+                Ok(())
+            }
+            "math.absi" | "math.ctlz" | "math.cttz" | "math.ctpop" => {
+                let w = self.int_width(op, self.m.operand(op, 0))?;
+                let f = match name {
+                    "math.absi" => Op1::AbsI(w),
+                    "math.ctlz" => Op1::Ctlz(w),
+                    "math.cttz" => Op1::Cttz(w),
+                    _ => Op1::Ctpop(w),
+                };
+                self.unary(op, f)
+            }
+            "arith.extf" | "arith.truncf" | "arith.extsi" | "arith.extui" | "arith.trunci"
+            | "arith.sitofp" | "arith.uitofp" | "arith.fptosi" | "arith.fptoui"
+            | "arith.index_cast" | "arith.index_castui" | "arith.bitcast" => self.cast(op),
+            "scf.for" => self.scf_for(op),
+            "scf.if" => self.scf_if(op),
+            "xla_gpu.loop" => self.xla_loop(op),
+            "xla_gpu.apply_indexing" => self.apply_indexing(op),
+            "func.call" | "xla_gpu.pure_call" | "llvm.call" => self.call(op),
+            "xla_gpu.shuffle_reduce" => self.shuffle_reduce(op),
+            "xla_gpu.sync_threads" => {
+                self.sync_threads(op);
+                Ok(())
+            }
+            "gpu.barrier" | "nvvm.barrier0" => {
+                self.emit(op, Inst::Barrier);
+                Ok(())
+            }
+            "gpu.thread_id" | "gpu.block_id" | "gpu.block_dim" | "gpu.grid_dim" => {
+                self.gpu_geometry(op)
+            }
+            "gpu.shuffle" => self.gpu_shuffle(op),
+            "nvvm.shfl.sync" => self.nvvm_shuffle(op),
+            "tensor.extract" | "xla_gpu.predicated_extract" => self.extract(op),
+            "tensor.insert" | "xla_gpu.predicated_insert" => self.insert(op),
+            "tensor.empty" => self.empty(op),
+            "xla_gpu.allocate_shared" => self.allocate_shared(op),
+            "vector.transfer_read" | "vector.transfer_write" => self.transfer(op),
+            "vector.extract" => self.vector_extract(op),
+            "vector.insert" => self.vector_insert(op),
+            "vector.broadcast" => self.broadcast(op),
+            "llvm.getelementptr" => self.gep(op),
+            "llvm.load" => self.load(op),
+            "llvm.store" => self.store(op),
+            "llvm.mlir.addressof" => self.address_of(op),
+            _ => Err(self.unsupported(op)),
+        }
+    }
+
+    fn unary(&mut self, op: OpId, f: Op1) -> Result<()> {
+        let a = self.operand(op, 0);
+        let dst = self.results(op);
+        self.emit(op, Inst::Op1 { op: f, dst, a });
+        Ok(())
+    }
+
+    fn binary(&mut self, op: OpId, f: Op2) -> Result<()> {
+        let (a, b) = (self.operand(op, 0), self.operand(op, 1));
+        let dst = self.results(op);
+        self.emit(op, Inst::Op2 { op: f, dst, a, b });
+        Ok(())
+    }
+
+    /// The float type of `op`'s first operand (or of its vector's elements).
+    fn float_kind(&mut self, op: OpId) -> Result<FloatKind> {
+        match self.scalar(op, self.m.operand(op, 0))? {
+            ScalarTy::Float(k) => Ok(k),
+            _ => {
+                let e = fail!(InvalidIr, "expected a float operand");
+                Err(self.err(op, e))
+            }
+        }
+    }
+
+    fn compare(&mut self, op: OpId) -> Result<()> {
+        let m = self.m;
+        let pred = m.prop(op, "predicate").and_then(Attribute::as_i64);
+        let f = if m.is(op, "arith.cmpi") {
+            let w = self.int_width(op, m.operand(op, 0))?;
+            pred.filter(|p| (0..CMPI_PREDICATES.len() as i64).contains(p))
+                .map(|p| Op2::CmpI(p as u8, w))
+        } else {
+            let kind = self.float_kind(op)?;
+            pred.filter(|p| (0..CMPF_PREDICATES.len() as i64).contains(p))
+                .map(|p| Op2::CmpF(p as u8, kind))
+        };
+        match f {
+            Some(f) => self.binary(op, f),
+            None => {
+                let e = fail!(InvalidIr, "an invalid predicate");
+                Err(self.err(op, e))
+            }
+        }
+    }
+
+    fn cast(&mut self, op: OpId) -> Result<()> {
+        let m = self.m;
+        let from = self.scalar(op, m.operand(op, 0))?;
+        let to = self.scalar(op, m.result(op, 0))?;
+        let name = m.name(op);
+        let width = |s: ScalarTy| s.width();
+        let cast = match (name.as_str(), from, to) {
+            ("arith.extf", ScalarTy::Float(a), ScalarTy::Float(b)) => Cast::ExtF(a, b),
+            ("arith.truncf", ScalarTy::Float(a), ScalarTy::Float(b)) => {
+                if let Some(Attribute::Opaque(mode)) = m.prop(op, "roundingmode")
+                    && !mode.contains("to_nearest_even")
+                {
+                    let e = fail!(Unsupported, "rounding mode {mode}");
+                    return Err(self.err(op, e));
+                }
+                Cast::TruncF(a, b)
+            }
+            ("arith.extsi", _, _) => Cast::ExtSI(width(from), width(to)),
+            ("arith.trunci", _, _) => Cast::TruncI {
+                from: width(from),
+                to: width(to),
+                flags: overflow(m.prop(op, "overflowFlags")),
+            },
+            ("arith.sitofp", _, ScalarTy::Float(k)) => Cast::SIToFP(width(from), k),
+            ("arith.uitofp", _, ScalarTy::Float(k)) => Cast::UIToFP(width(from), k),
+            ("arith.fptosi", ScalarTy::Float(k), _) => Cast::FPToSI(k, width(to)),
+            ("arith.fptoui", ScalarTy::Float(k), _) => Cast::FPToUI(k, width(to)),
+            ("arith.index_cast", _, _) if width(to) > width(from) => {
+                Cast::ExtSI(width(from), width(to))
+            }
+            ("arith.index_cast" | "arith.index_castui", _, _) if width(to) < width(from) => {
+                Cast::TruncI {
+                    from: width(from),
+                    to: width(to),
+                    flags: Overflow::default(),
+                }
+            }
+            ("arith.extui" | "arith.index_cast" | "arith.index_castui" | "arith.bitcast", _, _) => {
+                Cast::Keep
+            }
+            _ => {
+                let e = fail!(InvalidIr, "an invalid cast");
+                return Err(self.err(op, e));
+            }
+        };
+        self.unary(op, Op1::Cast(cast))
+    }
+
+    /// `arith.constant` and `llvm.mlir.constant`: scalars, vectors and tensors.
+    fn constant(&mut self, op: OpId) -> Result<()> {
+        let m = self.m;
+        let ty = m.value_type(m.result(op, 0));
+        let val = match m.prop(op, "value") {
+            Some(attr) => self.constant_value(attr, ty),
+            None => Err(fail!(InvalidIr, "a constant without a value")),
+        }
+        .map_err(|e| self.err(op, e))?;
+        let dst = self.results(op);
+        self.emit(op, Inst::Const { dst, val });
+        Ok(())
+    }
+
+    fn constant_value(&mut self, attr: &Attribute, ty: Type) -> Result<Val> {
+        if let Some(s) = ScalarTy::of(ty) {
+            let scalar = match attr {
+                Attribute::Int(v, _) => Scalar::Int(*v),
+                Attribute::Bool(b) => Scalar::Int(i128::from(*b)),
+                Attribute::Float(f, _) => Scalar::Float(*f),
+                _ => return Err(fail!(Unsupported, "constant {attr} of type '{ty}'")),
+            };
+            return Ok(Val::S(scalar_bits(scalar, s)?));
+        }
+        let Attribute::Dense { values, .. } = attr else {
+            return Err(fail!(Unsupported, "constant {attr} of type '{ty}'"));
+        };
+        let n = ty.num_elements().unwrap_or(0) as usize;
+        let elem = ty.element_type().and_then(ScalarTy::of);
+        let Some(elem) = elem else {
+            return Err(fail!(Unsupported, "constants of type '{ty}'"));
+        };
+        let bits: Vec<u64> = match values {
+            DenseValues::Splat(v) => vec![scalar_bits(*v, elem)?; n],
+            DenseValues::Elements(vs) => vs
+                .iter()
+                .map(|&v| scalar_bits(v, elem))
+                .collect::<Result<_>>()?,
+        };
+        if bits.len() != n {
+            return Err(fail!(InvalidIr, "{} values for '{ty}'", bits.len()));
+        }
+        if ty.is_vector() {
+            return Ok(Val::Vector(Rc::new(bits.into_iter().map(Val::S).collect())));
+        }
+        let id = self.b.tensor(ty)?;
+        let tt = &self.b.tensors[id as usize];
+        let mut store = LocalStore {
+            bytes: vec![0; tt.bytes()],
+            elem_bytes: tt.elem_bytes,
+            init: Some(vec![0; tt.len.div_ceil(64)]),
+        };
+        let mut index = vec![0i64; tt.shape.len()];
+        for &b in &bits {
+            store.write(tt.offset(&index)? as usize, b);
+            for d in (0..index.len()).rev() {
+                index[d] += 1;
+                if index[d] < tt.shape[d] {
+                    break;
+                }
+                index[d] = 0;
+            }
+        }
+        Ok(Val::Tensor(Rc::new(Tensor {
+            base: Base::Local(Rc::new(store)),
+            overlay: Default::default(),
+        })))
+    }
+}
+
+/// The bit pattern of a dense or scalar attribute element of type `s`.
+pub(super) fn scalar_bits(v: Scalar, s: ScalarTy) -> Result<u64> {
+    match (v, s) {
+        (Scalar::Float(f), ScalarTy::Float(k)) => Ok(ir::float::to_bits(k, f.0)),
+        (Scalar::Int(i), ScalarTy::Int(_) | ScalarTy::Index) => Ok(int_bits(i, s.width())),
+        _ => Err(fail!(InvalidIr, "a constant {v:?} of type {s:?}")),
+    }
+}
+
+/// The flags of a `fastmath` property (`#arith.fastmath<nnan,ninf>`).
+fn fastmath(attr: Option<&Attribute>) -> FastMath {
+    match attr {
+        Some(Attribute::Opaque(text)) => text
+            .strip_prefix("#arith.fastmath<")
+            .and_then(|t| t.strip_suffix('>'))
+            .map(FastMath::parse)
+            .unwrap_or_default(),
+        _ => FastMath::default(),
+    }
+}
+
+/// The flags of an `overflowFlags` property (`#arith.overflow<nsw, nuw>`).
+fn overflow(attr: Option<&Attribute>) -> Overflow {
+    match attr {
+        Some(Attribute::Opaque(text)) => Overflow {
+            nsw: text.contains("nsw"),
+            nuw: text.contains("nuw"),
+        },
+        _ => Overflow::default(),
+    }
+}

@@ -1,0 +1,336 @@
+//! The compiled form: functions of flat instructions over numbered registers.
+//!
+//! Each SSA value of a function gets a register; structured control flow (`scf.for`,
+//! `scf.if`, `xla_gpu.loop`) becomes jumps within the function's instruction list, and
+//! region results become register copies. A thread's whole state is then a program
+//! counter, a register stack and a call stack, which makes it trivially resumable after a
+//! barrier or a warp shuffle (see [`crate::exec`]).
+
+use crate::affine::Map;
+use crate::error::Site;
+use crate::layout::{MemTy, TensorTy};
+use crate::ops::{Fma, Op1, Op2};
+use crate::value::{Mem, Val};
+
+/// A register number, relative to the current function's frame.
+pub(crate) type Reg = u32;
+
+/// A register read that may take the value: the compiler marks a value's last use so that
+/// tensors and vectors move instead of being shared (and then copied on write).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Src {
+    pub(crate) reg: Reg,
+    pub(crate) take: bool,
+}
+
+/// A launch-geometry register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Geometry {
+    ThreadId(u8),
+    BlockId(u8),
+    BlockDim(u8),
+    GridDim(u8),
+    LaneId,
+    WarpSize,
+}
+
+/// A `vector.extract`/`insert` position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pos {
+    Static(i64),
+    Dynamic(Reg),
+}
+
+/// The shuffle modes of `gpu.shuffle` (`xor` is PTX's `bfly`) and `nvvm.shfl.sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ShuffleMode {
+    Bfly,
+    Up,
+    Down,
+    Idx,
+}
+
+/// Where a shuffle's lane mask and clamp come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ShuffleBounds {
+    /// `gpu.shuffle`'s width: the first `width` lanes take part, clamped as MLIR's NVVM
+    /// lowering clamps them.
+    Width(Reg),
+    /// `nvvm.shfl.sync`'s member mask and PTX clamp operand.
+    MaskClamp(Reg, Reg),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Shuffle {
+    pub(crate) mode: ShuffleMode,
+    pub(crate) value: Reg,
+    pub(crate) offset: Reg,
+    pub(crate) bounds: ShuffleBounds,
+    pub(crate) dst: Reg,
+    pub(crate) valid: Option<Reg>,
+}
+
+/// A `vector.transfer_read` or `transfer_write`.
+#[derive(Clone, Debug)]
+pub(crate) struct Transfer {
+    /// The tensor read, or the tensor written (taken).
+    pub(crate) tensor: Src,
+    pub(crate) ty: u32,
+    pub(crate) indices: Box<[Reg]>,
+    pub(crate) vector_shape: Box<[i64]>,
+    /// For each vector dimension, the tensor dimension it walks (`None`: broadcast).
+    pub(crate) dims: Box<[Option<usize>]>,
+    pub(crate) in_bounds: Box<[bool]>,
+    /// The padding (read) or the vector written (write).
+    pub(crate) other: Reg,
+    pub(crate) dst: Reg,
+}
+
+/// One index of `llvm.getelementptr`, already scaled to bytes where constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GepTerm {
+    Bytes(i64),
+    /// A signless integer register of `width` bits (sign-extended) times `stride` bytes.
+    Scaled {
+        reg: Reg,
+        width: u32,
+        stride: i64,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Inst {
+    Const {
+        dst: Reg,
+        val: Val,
+    },
+    Copy {
+        dst: Reg,
+        src: Src,
+    },
+    /// Copies that read every source before writing any destination (loop yields that
+    /// permute iter args).
+    ParCopy(Box<[(Reg, Src)]>),
+    Op1 {
+        op: Op1,
+        dst: Reg,
+        a: Reg,
+    },
+    Op2 {
+        op: Op2,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Fma {
+        op: Fma,
+        dst: Reg,
+        abc: [Reg; 3],
+    },
+    Select {
+        dst: Reg,
+        cond: Reg,
+        t: Reg,
+        f: Reg,
+    },
+    Jump(u32),
+    BranchFalse {
+        cond: Reg,
+        to: u32,
+    },
+    /// Fails unless an `scf.for` step is positive.
+    StepCheck {
+        step: Reg,
+        width: u32,
+        unsigned: bool,
+    },
+    /// `scf.for` entry: leaves the loop (to `exit`) unless `iv < ub`.
+    ForCheck {
+        iv: Reg,
+        ub: Reg,
+        width: u32,
+        unsigned: bool,
+        exit: u32,
+    },
+    /// `scf.for` latch: `iv += step`, back to `body` while `iv < ub` (computed exactly, so
+    /// no wrap-around re-enters the loop).
+    ForNext {
+        iv: Reg,
+        step: Reg,
+        ub: Reg,
+        width: u32,
+        unsigned: bool,
+        body: u32,
+    },
+    /// `xla_gpu.loop` entry: induction variables to the lower bounds of the map's range
+    /// variables, or out to `exit` if a range is empty.
+    LoopInit {
+        map: u32,
+        ivs: Reg,
+        exit: u32,
+    },
+    /// `xla_gpu.loop` point: skips to `skip` if (dims, ivs) is outside the map's domain,
+    /// else writes the map's results.
+    LoopPoint {
+        map: u32,
+        dims: Box<[Reg]>,
+        ivs: Reg,
+        results: Reg,
+        skip: u32,
+    },
+    /// `xla_gpu.loop` latch: the next point (last range variable fastest), back to `point`.
+    LoopNext {
+        map: u32,
+        ivs: Reg,
+        point: u32,
+    },
+    Apply {
+        map: u32,
+        args: Box<[Reg]>,
+        results: Reg,
+    },
+    Call {
+        func: u32,
+        args: Box<[Src]>,
+        results: Box<[Reg]>,
+        /// `xla_gpu.pure_call`: the results depend on the arguments alone, so a thread may
+        /// reuse them for a repeated call (see `exec`'s memo).
+        pure: bool,
+    },
+    Return(Box<[Reg]>),
+    Geometry {
+        what: Geometry,
+        width: u32,
+        dst: Reg,
+        /// The inclusive range the IR promises (`xla.range`, `upper_bound`, `range`).
+        range: Option<(i64, i64)>,
+    },
+    Barrier,
+    SyncThreads {
+        srcs: Box<[Src]>,
+        dsts: Box<[Reg]>,
+    },
+    Shuffle(Box<Shuffle>),
+    Extract {
+        tensor: Reg,
+        ty: u32,
+        indices: Box<[Reg]>,
+        dst: Reg,
+        /// `xla_gpu.predicated_extract`: the condition and the fallback.
+        pred: Option<(Reg, Reg)>,
+    },
+    Insert {
+        value: Reg,
+        tensor: Src,
+        ty: u32,
+        indices: Box<[Reg]>,
+        dst: Reg,
+        /// `xla_gpu.predicated_insert`: the condition.
+        pred: Option<Reg>,
+    },
+    Empty {
+        ty: u32,
+        dst: Reg,
+    },
+    AllocShared {
+        slot: u32,
+        dst: Reg,
+    },
+    TransferRead(Box<Transfer>),
+    TransferWrite(Box<Transfer>),
+    VecExtract {
+        vector: Reg,
+        shape: Box<[i64]>,
+        pos: Box<[Pos]>,
+        dst: Reg,
+    },
+    VecInsert {
+        value: Reg,
+        vector: Src,
+        shape: Box<[i64]>,
+        pos: Box<[Pos]>,
+        dst: Reg,
+    },
+    Broadcast {
+        src: Reg,
+        /// `None` for a scalar source.
+        from: Option<Box<[i64]>>,
+        to: Box<[i64]>,
+        dst: Reg,
+    },
+    AddressOf {
+        mem: Mem,
+        dst: Reg,
+    },
+    Gep {
+        base: Reg,
+        terms: Box<[GepTerm]>,
+        dst: Reg,
+    },
+    Load {
+        ptr: Reg,
+        ty: MemTy,
+        align: u64,
+        dst: Reg,
+    },
+    Store {
+        value: Reg,
+        ptr: Reg,
+        ty: MemTy,
+        align: u64,
+    },
+}
+
+/// A compiled function.
+#[derive(Clone, Debug)]
+pub(crate) struct Func {
+    pub(crate) name: String,
+    pub(crate) num_regs: u32,
+    /// Parameters are registers `0..ranges.len()`; each may carry the inclusive range its
+    /// `xla.range` argument attribute promises.
+    pub(crate) param_ranges: Box<[Option<(i64, i64)>]>,
+    pub(crate) code: Vec<Inst>,
+    /// The site (op) of each instruction.
+    pub(crate) sites: Vec<u32>,
+}
+
+/// What the kernel's entry function takes.
+#[derive(Clone, Debug)]
+pub(crate) enum Param {
+    Tensor(u32),
+    Ptr,
+}
+
+/// A shared-memory buffer every block gets.
+#[derive(Clone, Debug)]
+pub(crate) struct SharedDef {
+    pub(crate) name: String,
+    pub(crate) bytes: usize,
+    pub(crate) elem_bytes: usize,
+}
+
+/// A module global in global memory.
+#[derive(Clone, Debug)]
+pub(crate) struct GlobalDef {
+    pub(crate) name: String,
+    /// The initial contents (`None`: uninitialized).
+    pub(crate) init: Option<Vec<u8>>,
+    pub(crate) bytes: usize,
+    pub(crate) constant: bool,
+}
+
+/// A compiled kernel.
+#[derive(Clone, Debug)]
+pub(crate) struct Program {
+    pub(crate) funcs: Vec<Func>,
+    pub(crate) entry: u32,
+    pub(crate) params: Vec<Param>,
+    /// For each result of the entry function, the parameter it must be written into.
+    pub(crate) outputs: Vec<usize>,
+    pub(crate) sites: Vec<Site>,
+    pub(crate) tensors: Vec<TensorTy>,
+    pub(crate) maps: Vec<Map>,
+    pub(crate) shared: Vec<SharedDef>,
+    /// Module globals; their storages follow the parameters'.
+    pub(crate) globals: Vec<GlobalDef>,
+}

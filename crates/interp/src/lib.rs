@@ -1,0 +1,140 @@
+//! An interpreter for hlo-emit's IR with a simulated GPU grid (DESIGN §8): it runs a kernel
+//! at any stage of the pipeline before `lower-to-llvm` on the host, so that what every pass
+//! produces can be compared with the HLO reference evaluator without a GPU.
+//!
+//! * **Levels.** Tensor level (`xla_gpu`, `scf`, `arith`, `math`, `tensor`, `vector`, `func`,
+//!   `gpu`): the entry takes its input tensors, then its output tensors, and returns the
+//!   outputs. Pointer level (after `lower-tensors`): `!llvm.ptr` parameters, `llvm`
+//!   getelementptr/load/store over the buffers, address space 3 globals as per-block shared
+//!   memory, `nvvm` special registers, barriers and shuffles. Both can mix.
+//! * **Execution.** [`Kernel::compile`] turns the entry and its callees into flat
+//!   instructions over registers (`inst`); [`Kernel::run`] runs every block and thread
+//!   (`grid`), each thread as a resumable state machine (`exec`) so that barriers and
+//!   warp shuffles synchronize as on a GPU.
+//! * **Tensors** have value semantics at the cost of their writes only (`value`): a
+//!   thread's writes to an output (or shared) tensor are kept as an overlay and published
+//!   at `xla_gpu.sync_threads` and at exit, where two threads writing different values to
+//!   one element is a write conflict.
+//! * **Errors** ([`Error`]) name the op, its `file:line:col` and the block and thread:
+//!   out-of-bounds accesses, reads of uninitialized shared memory, barrier and warp
+//!   divergence, write conflicts, used poison (MLIR's deferred UB: out-of-range shifts and
+//!   `fptosi`, overflow flags), immediate UB (division by zero, broken `xla.range`
+//!   promises), misaligned loads, and ops the interpreter does not execute.
+//! * **Numerics** follow MLIR/LLVM: integers wrap, `f16`/`bf16` ops compute in `f32` and
+//!   round after each op, math functions are Rust's `f32`/`f64` ones (the HLO evaluator's),
+//!   so results match the evaluator bit for bit where both define them.
+
+mod affine;
+mod buffer;
+mod compile;
+mod error;
+mod exec;
+mod grid;
+mod inst;
+mod layout;
+mod math;
+mod memory;
+mod ops;
+mod scalar;
+mod value;
+
+pub use buffer::Buffer;
+pub use error::{Error, ErrorKind, Site, ThreadId};
+pub use exec::Launch;
+
+use inst::{GlobalDef, Param, Program};
+use memory::{Memory, Storage};
+
+/// A compiled kernel, ready to run on any launch and arguments.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    prog: Program,
+}
+
+/// The outcome of a kernel run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// Every argument buffer after the kernel, in parameter order: the outputs hold the
+    /// results (at tensor level, the published writes over their initial contents).
+    pub buffers: Vec<Buffer>,
+    /// Instructions executed, over all threads (for throughput figures).
+    pub ops: u64,
+}
+
+impl Kernel {
+    /// Compiles the function `entry` of `module` (a `func.func` or `llvm.func`) and every
+    /// function it calls. Ops the interpreter does not execute are rejected here.
+    pub fn compile(module: &ir::Module, entry: &str) -> Result<Kernel, Error> {
+        Ok(Kernel {
+            prog: compile::compile(module, entry)?,
+        })
+    }
+
+    /// The number of parameters (buffers [`Kernel::run`] takes).
+    pub fn num_params(&self) -> usize {
+        self.prog.params.len()
+    }
+
+    /// Runs the grid on `args` (one buffer per parameter: at tensor level sized exactly as
+    /// the tensor type needs).
+    pub fn run(&self, launch: Launch, args: Vec<Buffer>) -> Result<Run, Error> {
+        let prog = &self.prog;
+        if args.len() != prog.params.len() {
+            return Err(error::fail!(
+                InvalidArgument,
+                "the kernel takes {} arguments, but {} were given",
+                prog.params.len(),
+                args.len()
+            ));
+        }
+        let mut mem = Memory::default();
+        for (i, (buffer, param)) in args.into_iter().zip(&prog.params).enumerate() {
+            let elem_bytes = match param {
+                Param::Tensor(ty) => {
+                    let tt = &prog.tensors[*ty as usize];
+                    buffer::check_tensor_argument(i, &buffer, tt)?;
+                    tt.elem_bytes
+                }
+                Param::Ptr => 1,
+            };
+            let name = format!("argument #{i}");
+            mem.globals
+                .push(Storage::global(name, buffer.into_bytes(), elem_bytes));
+        }
+        for g in &prog.globals {
+            mem.globals.push(global_storage(g));
+        }
+        for s in &prog.shared {
+            mem.shared
+                .push(Storage::uninit(s.name.clone(), s.bytes, s.elem_bytes));
+        }
+        let ops = grid::run(prog, &mut mem, launch)?;
+        let buffers = mem
+            .globals
+            .into_iter()
+            .take(prog.params.len())
+            .map(|s| Buffer::new(s.bytes))
+            .collect();
+        Ok(Run { buffers, ops })
+    }
+}
+
+fn global_storage(g: &GlobalDef) -> Storage {
+    let mut s = match &g.init {
+        Some(bytes) => Storage::global(g.name.clone(), bytes.clone(), 1),
+        None => Storage::uninit(g.name.clone(), g.bytes, 1),
+    };
+    s.constant = g.constant;
+    s
+}
+
+/// Compiles and runs `entry` of `module` on `args`; returns the argument buffers after
+/// the run (see [`Run::buffers`]).
+pub fn run_kernel(
+    module: &ir::Module,
+    entry: &str,
+    launch: Launch,
+    args: Vec<Buffer>,
+) -> Result<Vec<Buffer>, Error> {
+    Ok(Kernel::compile(module, entry)?.run(launch, args)?.buffers)
+}

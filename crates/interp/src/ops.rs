@@ -1,0 +1,650 @@
+//! Scalar semantics of `arith` and `math` ops on bit patterns (see [`crate::scalar`]).
+//!
+//! MLIR's rules: integers wrap; `overflow<nsw/nuw>` makes overflow poison; division by zero
+//! and signed division overflow are immediate undefined behaviour (LLVM traps or worse);
+//! shift amounts of the bit width or more are poison; `fptosi`/`fptoui` of NaN or of a value
+//! outside the target range are poison (the emitters guard them with selects, so the poison
+//! is computed eagerly and only reported if something uses it); `fastmath<nnan/ninf>` makes
+//! NaN/infinite operands or results poison. `f16`/`bf16` arithmetic computes in `f32` and
+//! rounds after each op (exact for `+ - * /`: `f32` has more than twice their precision
+//! plus two bits).
+
+use crate::math::{MathFn, MathFn2};
+use crate::scalar::{from_f32, from_f64, int_to_float, mask, sext, to_f32, to_f64};
+use ir::FloatKind;
+
+/// Why an op has no value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// The result is poison (reported only when used).
+    Poison,
+    /// Immediate undefined behaviour.
+    Ub(&'static str),
+}
+
+type R = Result<u64, Fault>;
+
+/// The `fastmath` flags that change results: with `nnan`/`ninf`, NaN/infinite operands and
+/// results are poison. The others (`afn`, `contract`, `reassoc`, `arcp`, `nsz`) only allow
+/// other results, of which the exact one is always a valid choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FastMath {
+    pub(crate) nnan: bool,
+    pub(crate) ninf: bool,
+}
+
+impl FastMath {
+    /// Parses the case list of `#arith.fastmath<...>` (`fast` implies both flags).
+    pub(crate) fn parse(cases: &str) -> FastMath {
+        let mut fm = FastMath::default();
+        for case in cases.split(',').map(str::trim) {
+            match case {
+                "fast" => {
+                    fm = FastMath {
+                        nnan: true,
+                        ninf: true,
+                    }
+                }
+                "nnan" => fm.nnan = true,
+                "ninf" => fm.ninf = true,
+                _ => {}
+            }
+        }
+        fm
+    }
+
+    fn any(self) -> bool {
+        self.nnan || self.ninf
+    }
+
+    /// Poison if `bits` (of `kind`) is a value the flags exclude.
+    fn check(self, kind: FloatKind, bits: u64) -> Result<(), Fault> {
+        if self.any() {
+            let x = to_f64(kind, bits);
+            if (self.nnan && x.is_nan()) || (self.ninf && x.is_infinite()) {
+                return Err(Fault::Poison);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `overflow<nsw, nuw>`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Overflow {
+    pub(crate) nsw: bool,
+    pub(crate) nuw: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IntOp {
+    Add,
+    Sub,
+    Mul,
+    DivS,
+    DivU,
+    CeilDivS,
+    CeilDivU,
+    FloorDivS,
+    RemS,
+    RemU,
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrS,
+    ShrU,
+    MaxS,
+    MaxU,
+    MinS,
+    MinU,
+}
+
+/// `arith` integer binary ops by name.
+pub(crate) const INT_OPS: &[(&str, IntOp)] = &[
+    ("arith.addi", IntOp::Add),
+    ("arith.subi", IntOp::Sub),
+    ("arith.muli", IntOp::Mul),
+    ("arith.divsi", IntOp::DivS),
+    ("arith.divui", IntOp::DivU),
+    ("arith.ceildivsi", IntOp::CeilDivS),
+    ("arith.ceildivui", IntOp::CeilDivU),
+    ("arith.floordivsi", IntOp::FloorDivS),
+    ("arith.remsi", IntOp::RemS),
+    ("arith.remui", IntOp::RemU),
+    ("arith.andi", IntOp::And),
+    ("arith.ori", IntOp::Or),
+    ("arith.xori", IntOp::Xor),
+    ("arith.shli", IntOp::Shl),
+    ("arith.shrsi", IntOp::ShrS),
+    ("arith.shrui", IntOp::ShrU),
+    ("arith.maxsi", IntOp::MaxS),
+    ("arith.maxui", IntOp::MaxU),
+    ("arith.minsi", IntOp::MinS),
+    ("arith.minui", IntOp::MinU),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FloatOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Maximum,
+    Minimum,
+    MaxNum,
+    MinNum,
+}
+
+/// `arith` float binary ops by name.
+pub(crate) const FLOAT_OPS: &[(&str, FloatOp)] = &[
+    ("arith.addf", FloatOp::Add),
+    ("arith.subf", FloatOp::Sub),
+    ("arith.mulf", FloatOp::Mul),
+    ("arith.divf", FloatOp::Div),
+    ("arith.remf", FloatOp::Rem),
+    ("arith.maximumf", FloatOp::Maximum),
+    ("arith.minimumf", FloatOp::Minimum),
+    ("arith.maxnumf", FloatOp::MaxNum),
+    ("arith.minnumf", FloatOp::MinNum),
+];
+
+/// Casts; integer widths are bits (`index` is 64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cast {
+    ExtF(FloatKind, FloatKind),
+    TruncF(FloatKind, FloatKind),
+    ExtSI(u32, u32),
+    /// Zero extension, and casts that keep the bits (`bitcast`, `index_cast` of i64).
+    Keep,
+    TruncI {
+        from: u32,
+        to: u32,
+        flags: Overflow,
+    },
+    SIToFP(u32, FloatKind),
+    UIToFP(u32, FloatKind),
+    FPToSI(FloatKind, u32),
+    FPToUI(FloatKind, u32),
+}
+
+/// An op of one operand.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Op1 {
+    Math(MathFn, FloatKind, FastMath),
+    AbsI(u32),
+    Ctlz(u32),
+    Cttz(u32),
+    Ctpop(u32),
+    Cast(Cast),
+}
+
+/// An op of two operands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Op2 {
+    Int(IntOp, u32, Overflow),
+    Float(FloatOp, FloatKind, FastMath),
+    Math(MathFn2, FloatKind, FastMath),
+    /// A `cmpi` predicate (its index in [`ir::dialects::arith::CMPI_PREDICATES`]).
+    CmpI(u8, u32),
+    /// A `cmpf` predicate (its index in [`ir::dialects::arith::CMPF_PREDICATES`]).
+    CmpF(u8, FloatKind),
+}
+
+/// An op of three operands: `math.fma`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Fma(pub(crate) FloatKind, pub(crate) FastMath);
+
+/// Applies a float formula written once for `f32` and `f64` (`$x`, `$y` bound to the
+/// decoded operands): `f16`/`bf16` go through `f32` and round.
+macro_rules! float2 {
+    ($kind:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
+        match $kind {
+            FloatKind::F64 => {
+                let ($x, $y) = (f64::from_bits($a), f64::from_bits($b));
+                ($body).to_bits()
+            }
+            k => {
+                let ($x, $y) = (to_f32(k, $a), to_f32(k, $b));
+                from_f32(k, $body)
+            }
+        }
+    };
+}
+
+impl Op1 {
+    #[inline]
+    pub(crate) fn eval(self, a: u64) -> R {
+        match self {
+            Op1::Math(f, kind, fm) => {
+                fm.check(kind, a)?;
+                let r = match kind {
+                    FloatKind::F64 => f.f64(f64::from_bits(a)).to_bits(),
+                    k => from_f32(k, f.f32(to_f32(k, a))),
+                };
+                fm.check(kind, r)?;
+                Ok(r)
+            }
+            Op1::AbsI(w) => Ok(sext(a, w).unsigned_abs() & mask(w)),
+            Op1::Ctlz(w) => Ok(if a == 0 {
+                u64::from(w)
+            } else {
+                u64::from(a.leading_zeros() - (64 - w))
+            }),
+            Op1::Cttz(w) => Ok(if a == 0 {
+                u64::from(w)
+            } else {
+                u64::from(a.trailing_zeros())
+            }),
+            Op1::Ctpop(_) => Ok(u64::from(a.count_ones())),
+            Op1::Cast(c) => cast(c, a),
+        }
+    }
+}
+
+impl Op2 {
+    #[inline]
+    pub(crate) fn eval(self, a: u64, b: u64) -> R {
+        match self {
+            Op2::Int(op, w, flags) => int_binary(op, w, flags, a, b),
+            Op2::Float(op, kind, fm) => {
+                fm.check(kind, a)?;
+                fm.check(kind, b)?;
+                let r = float_binary(op, kind, a, b);
+                fm.check(kind, r)?;
+                Ok(r)
+            }
+            Op2::Math(f, kind, fm) => {
+                fm.check(kind, a)?;
+                fm.check(kind, b)?;
+                let r = float2!(kind, a, b, |x, y| f.f32_or_f64(x, y));
+                fm.check(kind, r)?;
+                Ok(r)
+            }
+            Op2::CmpI(pred, w) => Ok(u64::from(cmpi(pred, w, a, b))),
+            Op2::CmpF(pred, kind) => Ok(u64::from(cmpf(pred, to_f64(kind, a), to_f64(kind, b)))),
+        }
+    }
+}
+
+/// Calls the `f32` or `f64` version of a two-argument function by the argument type.
+trait Apply2<T> {
+    fn f32_or_f64(self, x: T, y: T) -> T;
+}
+
+impl Apply2<f32> for MathFn2 {
+    fn f32_or_f64(self, x: f32, y: f32) -> f32 {
+        self.f32(x, y)
+    }
+}
+
+impl Apply2<f64> for MathFn2 {
+    fn f32_or_f64(self, x: f64, y: f64) -> f64 {
+        self.f64(x, y)
+    }
+}
+
+impl Fma {
+    pub(crate) fn eval(self, a: u64, b: u64, c: u64) -> R {
+        let Fma(kind, fm) = self;
+        for v in [a, b, c] {
+            fm.check(kind, v)?;
+        }
+        let r = match kind {
+            FloatKind::F64 => f64::from_bits(a)
+                .mul_add(f64::from_bits(b), f64::from_bits(c))
+                .to_bits(),
+            FloatKind::F32 => u64::from(
+                f32::from_bits(a as u32)
+                    .mul_add(f32::from_bits(b as u32), f32::from_bits(c as u32))
+                    .to_bits(),
+            ),
+            // f64 holds more than twice the precision plus two bits: rounding the f64 fma
+            // again is the correctly rounded result.
+            k => from_f64(k, to_f64(k, a).mul_add(to_f64(k, b), to_f64(k, c))),
+        };
+        fm.check(kind, r)?;
+        Ok(r)
+    }
+}
+
+fn float_binary(op: FloatOp, kind: FloatKind, a: u64, b: u64) -> u64 {
+    match op {
+        FloatOp::Add => float2!(kind, a, b, |x, y| x + y),
+        FloatOp::Sub => float2!(kind, a, b, |x, y| x - y),
+        FloatOp::Mul => float2!(kind, a, b, |x, y| x * y),
+        FloatOp::Div => float2!(kind, a, b, |x, y| x / y),
+        FloatOp::Rem => float2!(kind, a, b, |x, y| x % y),
+        // NaN-propagating, -0 below +0 (the HLO evaluator's `maximum`/`minimum`).
+        FloatOp::Maximum => float2!(kind, a, b, |x, y| if x.is_nan() || y.is_nan() {
+            x + y
+        } else if x == y {
+            if x.is_sign_negative() { y } else { x }
+        } else if x > y {
+            x
+        } else {
+            y
+        }),
+        FloatOp::Minimum => float2!(kind, a, b, |x, y| if x.is_nan() || y.is_nan() {
+            x + y
+        } else if x == y {
+            if x.is_sign_negative() { x } else { y }
+        } else if x < y {
+            x
+        } else {
+            y
+        }),
+        // IEEE maxNum/minNum: a NaN operand is ignored; zeros ordered as above.
+        FloatOp::MaxNum => float2!(kind, a, b, |x, y| if x.is_nan() {
+            y
+        } else if y.is_nan() || (x == y && y.is_sign_negative()) || x > y {
+            x
+        } else {
+            y
+        }),
+        FloatOp::MinNum => float2!(kind, a, b, |x, y| if x.is_nan() {
+            y
+        } else if y.is_nan() || (x == y && x.is_sign_negative()) || x < y {
+            x
+        } else {
+            y
+        }),
+    }
+}
+
+fn int_binary(op: IntOp, w: u32, flags: Overflow, a: u64, b: u64) -> R {
+    let m = mask(w);
+    let (sa, sb) = (i128::from(sext(a, w)), i128::from(sext(b, w)));
+    let (ua, ub) = (u128::from(a), u128::from(b));
+    let smin = -(1i128 << (w - 1));
+    let smax = (1i128 << (w - 1)) - 1;
+    // Result of an op whose exact signed and unsigned values are known.
+    let checked = |exact_u: Option<u128>, exact_s: i128, bits: u64| -> R {
+        if flags.nuw && exact_u.is_none_or(|u| u > u128::from(m)) {
+            return Err(Fault::Poison);
+        }
+        if flags.nsw && !(smin..=smax).contains(&exact_s) {
+            return Err(Fault::Poison);
+        }
+        Ok(bits & m)
+    };
+    let division = |signed: bool| -> Result<(), Fault> {
+        if b == 0 {
+            return Err(Fault::Ub("division by zero"));
+        }
+        if signed && sa == smin && sb == -1 {
+            return Err(Fault::Ub("signed division overflow"));
+        }
+        Ok(())
+    };
+    let bits = |v: i128| (v as u64) & m;
+    match op {
+        IntOp::Add => checked(Some(ua + ub), sa + sb, a.wrapping_add(b)),
+        IntOp::Sub => checked(ua.checked_sub(ub), sa - sb, a.wrapping_sub(b)),
+        IntOp::Mul => checked(Some(ua * ub), sa * sb, a.wrapping_mul(b)),
+        IntOp::DivS => division(true).map(|()| bits(sa / sb)),
+        IntOp::DivU => division(false).map(|()| a / b),
+        IntOp::CeilDivS => division(true).map(|()| {
+            let q = sa / sb;
+            bits(if sa % sb != 0 && (sa < 0) == (sb < 0) {
+                q + 1
+            } else {
+                q
+            })
+        }),
+        IntOp::CeilDivU => division(false).map(|()| a / b + u64::from(!a.is_multiple_of(b))),
+        IntOp::FloorDivS => division(true).map(|()| {
+            let q = sa / sb;
+            bits(if sa % sb != 0 && (sa < 0) != (sb < 0) {
+                q - 1
+            } else {
+                q
+            })
+        }),
+        IntOp::RemS => division(true).map(|()| bits(sa % sb)),
+        IntOp::RemU => division(false).map(|()| a % b),
+        IntOp::And => Ok(a & b),
+        IntOp::Or => Ok(a | b),
+        IntOp::Xor => Ok(a ^ b),
+        IntOp::Shl => {
+            if b >= u64::from(w) {
+                return Err(Fault::Poison);
+            }
+            let r = (a << b) & m;
+            if (flags.nuw && r >> b != a) || (flags.nsw && sext(r, w) >> b != sext(a, w)) {
+                return Err(Fault::Poison);
+            }
+            Ok(r)
+        }
+        IntOp::ShrS => {
+            if b >= u64::from(w) {
+                return Err(Fault::Poison);
+            }
+            Ok((sext(a, w) >> b) as u64 & m)
+        }
+        IntOp::ShrU => {
+            if b >= u64::from(w) {
+                return Err(Fault::Poison);
+            }
+            Ok(a >> b)
+        }
+        IntOp::MaxS => Ok(if sa >= sb { a } else { b }),
+        IntOp::MaxU => Ok(a.max(b)),
+        IntOp::MinS => Ok(if sa <= sb { a } else { b }),
+        IntOp::MinU => Ok(a.min(b)),
+    }
+}
+
+/// `eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge`.
+fn cmpi(pred: u8, w: u32, a: u64, b: u64) -> bool {
+    let (sa, sb) = (sext(a, w), sext(b, w));
+    match pred {
+        0 => a == b,
+        1 => a != b,
+        2 => sa < sb,
+        3 => sa <= sb,
+        4 => sa > sb,
+        5 => sa >= sb,
+        6 => a < b,
+        7 => a <= b,
+        8 => a > b,
+        _ => a >= b,
+    }
+}
+
+/// `false, oeq, ogt, oge, olt, ole, one, ord, ueq, ugt, uge, ult, ule, une, uno, true`:
+/// ordered predicates are false with a NaN operand, unordered ones true.
+fn cmpf(pred: u8, x: f64, y: f64) -> bool {
+    let unordered = x.is_nan() || y.is_nan();
+    match pred {
+        0 => false,
+        1 => x == y,
+        2 => x > y,
+        3 => x >= y,
+        4 => x < y,
+        5 => x <= y,
+        6 => !unordered && x != y,
+        7 => !unordered,
+        8 => unordered || x == y,
+        9 => unordered || x > y,
+        10 => unordered || x >= y,
+        11 => unordered || x < y,
+        12 => unordered || x <= y,
+        13 => unordered || x != y,
+        14 => unordered,
+        _ => true,
+    }
+}
+
+fn cast(c: Cast, a: u64) -> R {
+    match c {
+        Cast::ExtF(from, to) | Cast::TruncF(from, to) => Ok(from_f64(to, to_f64(from, a))),
+        Cast::ExtSI(from, to) => Ok(sext(a, from) as u64 & mask(to)),
+        Cast::Keep => Ok(a),
+        Cast::TruncI { from, to, flags } => {
+            let r = a & mask(to);
+            if (flags.nuw && r != a) || (flags.nsw && sext(r, to) != sext(a, from)) {
+                return Err(Fault::Poison);
+            }
+            Ok(r)
+        }
+        Cast::SIToFP(w, kind) => {
+            let s = sext(a, w);
+            Ok(int_to_float(kind, s < 0, s.unsigned_abs()))
+        }
+        Cast::UIToFP(_, kind) => Ok(int_to_float(kind, false, a)),
+        Cast::FPToSI(kind, w) => {
+            let t = to_f64(kind, a).trunc();
+            let limit = 2f64.powi(w as i32 - 1);
+            if t.is_nan() || t < -limit || t >= limit {
+                return Err(Fault::Poison);
+            }
+            Ok(t as i64 as u64 & mask(w))
+        }
+        Cast::FPToUI(kind, w) => {
+            let t = to_f64(kind, a).trunc();
+            if t.is_nan() || t < 0.0 || t >= 2f64.powi(w as i32) {
+                return Err(Fault::Poison);
+            }
+            Ok(t as u64)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(op: IntOp, w: u32, a: i64, b: i64) -> R {
+        Op2::Int(op, w, Overflow::default()).eval(a as u64 & mask(w), b as u64 & mask(w))
+    }
+
+    #[test]
+    fn integer_division_rounds_as_named() {
+        assert_eq!(int(IntOp::DivS, 32, -7, 2), Ok((-3i64 as u64) & mask(32)));
+        assert_eq!(
+            int(IntOp::FloorDivS, 32, -7, 2),
+            Ok((-4i64 as u64) & mask(32))
+        );
+        assert_eq!(int(IntOp::CeilDivS, 32, 7, 2), Ok(4));
+        assert_eq!(
+            int(IntOp::CeilDivS, 32, -7, 2),
+            Ok((-3i64 as u64) & mask(32))
+        );
+        assert_eq!(int(IntOp::CeilDivU, 8, 7, 2), Ok(4));
+        assert_eq!(int(IntOp::RemS, 8, -7, 2), Ok(0xFF));
+        assert_eq!(int(IntOp::DivU, 8, -1, 2), Ok(127));
+        assert_eq!(
+            int(IntOp::DivS, 8, 1, 0),
+            Err(Fault::Ub("division by zero"))
+        );
+        assert_eq!(
+            int(IntOp::DivS, 8, -128, -1),
+            Err(Fault::Ub("signed division overflow"))
+        );
+        assert_eq!(
+            int(IntOp::RemS, 8, -128, -1),
+            Err(Fault::Ub("signed division overflow"))
+        );
+    }
+
+    #[test]
+    fn shifts_and_overflow_flags() {
+        assert_eq!(int(IntOp::Shl, 8, 1, 7), Ok(0x80));
+        assert_eq!(int(IntOp::Shl, 8, 1, 8), Err(Fault::Poison));
+        assert_eq!(int(IntOp::ShrS, 8, -128, 7), Ok(0xFF));
+        assert_eq!(int(IntOp::ShrU, 64, -1, 63), Ok(1));
+        assert_eq!(int(IntOp::ShrU, 64, -1, 64), Err(Fault::Poison));
+        let nsw = Overflow {
+            nsw: true,
+            nuw: false,
+        };
+        let nuw = Overflow {
+            nsw: false,
+            nuw: true,
+        };
+        assert_eq!(
+            Op2::Int(IntOp::Add, 8, nsw).eval(127, 1),
+            Err(Fault::Poison)
+        );
+        assert_eq!(Op2::Int(IntOp::Add, 8, nuw).eval(127, 1), Ok(128));
+        assert_eq!(
+            Op2::Int(IntOp::Add, 8, nuw).eval(255, 1),
+            Err(Fault::Poison)
+        );
+        assert_eq!(Op2::Int(IntOp::Sub, 8, nuw).eval(0, 1), Err(Fault::Poison));
+        assert_eq!(
+            Op2::Int(IntOp::Shl, 8, nsw).eval(0x40, 1),
+            Err(Fault::Poison)
+        );
+        assert_eq!(Op2::Int(IntOp::Shl, 8, nuw).eval(0x40, 1), Ok(0x80));
+        assert_eq!(int(IntOp::Add, 1, 1, 1), Ok(0));
+        assert_eq!(int(IntOp::MaxS, 8, -1, 1), Ok(1));
+        assert_eq!(int(IntOp::MaxU, 8, -1, 1), Ok(0xFF));
+    }
+
+    #[test]
+    fn comparisons_with_nan() {
+        let nan = f32::NAN.to_bits() as u64;
+        let one = 1f32.to_bits() as u64;
+        let cmp = |p| Op2::CmpF(p, FloatKind::F32).eval(nan, one).unwrap();
+        let expected = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1];
+        for (p, &e) in expected.iter().enumerate() {
+            assert_eq!(cmp(p as u8), e, "predicate {p}");
+        }
+        assert_eq!(Op2::CmpI(2, 8).eval(0xFF, 0), Ok(1)); // slt -1 0
+        assert_eq!(Op2::CmpI(6, 8).eval(0xFF, 0), Ok(0)); // ult 255 0
+    }
+
+    #[test]
+    fn bf16_arithmetic_rounds_after_each_op() {
+        let k = FloatKind::BF16;
+        let one = from_f64(k, 1.0);
+        let eps = from_f64(k, 2f64.powi(-8)); // half an ulp of 1
+        let sum = Op2::Float(FloatOp::Add, k, FastMath::default())
+            .eval(one, eps)
+            .unwrap();
+        assert_eq!(to_f64(k, sum), 1.0);
+        let max = Op2::Float(FloatOp::Maximum, k, FastMath::default());
+        assert!(to_f64(k, max.eval(from_f64(k, f64::NAN), one).unwrap()).is_nan());
+        let maxnum = Op2::Float(FloatOp::MaxNum, k, FastMath::default());
+        assert_eq!(maxnum.eval(from_f64(k, f64::NAN), one), Ok(one));
+        let nnan = FastMath {
+            nnan: true,
+            ninf: false,
+        };
+        let sub = Op2::Float(FloatOp::Sub, FloatKind::F32, nnan);
+        let inf = f32::INFINITY.to_bits() as u64;
+        assert_eq!(sub.eval(inf, inf), Err(Fault::Poison));
+    }
+
+    #[test]
+    fn float_to_int_is_poison_out_of_range() {
+        let f = |x: f32| u64::from(x.to_bits());
+        let to_i8 = Op1::Cast(Cast::FPToSI(FloatKind::F32, 8));
+        assert_eq!(to_i8.eval(f(-128.9)), Ok(0x80));
+        assert_eq!(to_i8.eval(f(127.9)), Ok(127));
+        assert_eq!(to_i8.eval(f(128.0)), Err(Fault::Poison));
+        assert_eq!(to_i8.eval(f(f32::NAN)), Err(Fault::Poison));
+        let to_u8 = Op1::Cast(Cast::FPToUI(FloatKind::F32, 8));
+        assert_eq!(to_u8.eval(f(-0.5)), Ok(0));
+        assert_eq!(to_u8.eval(f(256.0)), Err(Fault::Poison));
+        let sitofp = Op1::Cast(Cast::SIToFP(1, FloatKind::F32));
+        assert_eq!(sitofp.eval(1), Ok(f(-1.0)));
+        let trunc = Op1::Cast(Cast::TruncI {
+            from: 32,
+            to: 8,
+            flags: Overflow {
+                nsw: true,
+                nuw: false,
+            },
+        });
+        assert_eq!(trunc.eval(0xFFFF_FFFF), Ok(0xFF));
+        assert_eq!(trunc.eval(0x80), Err(Fault::Poison));
+        assert_eq!(Op1::Ctlz(8).eval(1), Ok(7));
+        assert_eq!(Op1::Ctlz(8).eval(0), Ok(8));
+        assert_eq!(Op1::Cttz(32).eval(0), Ok(32));
+        assert_eq!(Op1::AbsI(8).eval(0x80), Ok(0x80));
+    }
+}
