@@ -27,6 +27,9 @@ use std::rc::Rc;
 
 const WARP: usize = 32;
 
+/// The most threads a CUDA block may have.
+const MAX_BLOCK: u64 = 1024;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Status {
     Ready,
@@ -43,6 +46,13 @@ pub(crate) fn run(prog: &Program, mem: &mut Memory, launch: Launch) -> Result<u6
         .is_none_or(|n| n > u64::from(u32::MAX))
     {
         return Err(fail!(Unsupported, "grids of more than 2^32 threads"));
+    }
+    if launch.threads > MAX_BLOCK {
+        return Err(fail!(
+            InvalidArgument,
+            "blocks of {} threads (a GPU block has at most {MAX_BLOCK})",
+            launch.threads
+        ));
     }
     let n = launch.threads as usize;
     let mut threads: Vec<Thread> = (0..n).map(|_| Thread::new()).collect();
@@ -76,7 +86,7 @@ fn entry_args(prog: &Program) -> impl Iterator<Item = Val> + '_ {
         let mem = Mem::Global(i as u32);
         match p {
             Param::Tensor(_) => Val::Tensor(Rc::new(Tensor::view(mem))),
-            Param::Ptr => Val::Ptr(Ptr { mem, offset: 0 }),
+            Param::Ptr(_) => Val::Ptr(Ptr { mem, offset: 0 }),
         }
     })
 }
@@ -226,7 +236,7 @@ fn publish_results(env: &mut Env<'_>, thread: &Thread, vals: Vec<Val>) -> Result
         let p = prog.outputs[k];
         let tt = match &prog.params[p] {
             Param::Tensor(ty) => Some(&prog.tensors[*ty as usize]),
-            Param::Ptr => None,
+            Param::Ptr(_) => None,
         };
         match v {
             Val::Tensor(t) if matches!(t.base, Base::Mem(Mem::Global(g)) if g as usize == p) => {
@@ -365,6 +375,11 @@ fn shuffle(prog: &Program, lanes: &mut [Thread], status: &[Status]) -> Result<()
             return Err(error(t, crate::error::ErrorKind::WarpDivergence, message));
         }
         let (j, valid) = source_lane(sh.mode, l as i64, scalar(sh.offset)?, clamp);
+        if mask >> j & 1 == 0 {
+            let message =
+                format!("lane {l} reads lane {j}, outside the shuffle's member mask {mask:#010x}");
+            return Err(error(t, crate::error::ErrorKind::WarpDivergence, message));
+        }
         let v = values[j as usize]
             .clone()
             .expect("members execute the shuffle");

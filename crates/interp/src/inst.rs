@@ -298,7 +298,8 @@ pub(crate) struct Func {
 #[derive(Clone, Debug)]
 pub(crate) enum Param {
     Tensor(u32),
-    Ptr,
+    /// A pointer, with the bytes its `llvm.dereferenceable` attribute promises.
+    Ptr(Option<u64>),
 }
 
 /// A shared-memory buffer every block gets.

@@ -63,8 +63,12 @@ pub struct Run {
 
 impl Kernel {
     /// Compiles the function `entry` of `module` (a `func.func` or `llvm.func`) and every
-    /// function it calls. Ops the interpreter does not execute are rejected here.
+    /// function it calls. The module must verify (the compiler relies on dominance and
+    /// types); ops the interpreter does not execute are rejected here.
     pub fn compile(module: &ir::Module, entry: &str) -> Result<Kernel, Error> {
+        if let Err(d) = module.verify() {
+            return Err(error::fail!(InvalidIr, "the module does not verify: {d}"));
+        }
         Ok(Kernel {
             prog: compile::compile(module, entry)?,
         })
@@ -95,7 +99,18 @@ impl Kernel {
                     buffer::check_tensor_argument(i, &buffer, tt)?;
                     tt.elem_bytes
                 }
-                Param::Ptr => 1,
+                Param::Ptr(dereferenceable) => {
+                    if let Some(n) = *dereferenceable
+                        && (buffer.len() as u64) < n
+                    {
+                        return Err(error::fail!(
+                            InvalidArgument,
+                            "argument #{i} has {} bytes but the kernel may read {n} (llvm.dereferenceable)",
+                            buffer.len()
+                        ));
+                    }
+                    1
+                }
             };
             let name = format!("argument #{i}");
             mem.globals

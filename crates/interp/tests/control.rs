@@ -222,4 +222,19 @@ func.func @main(%out: tensor<1xf32>) -> tensor<1xf32> {
     );
     let e = interp::Kernel::compile(&m, "nope").unwrap_err();
     assert_eq!(e.kind, ErrorKind::InvalidArgument);
+    // IR that does not verify (a use before its definition) is refused as a whole.
+    let text = r#"
+func.func @main(%out: tensor<1xf32>) -> tensor<1xf32> {
+  %c0 = arith.constant 0 : index
+  %o = tensor.insert %v into %out[%c0] : tensor<1xf32>
+  %v = arith.constant 1.0 : f32
+  return %o : tensor<1xf32>
+}"#;
+    let m = ir::parse_module_with(text, "test.mlir", ir::Registry::standard()).unwrap();
+    let e = interp::Kernel::compile(&m, "main").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidIr);
+    assert!(
+        e.to_string().contains("does not verify: test.mlir:4:"),
+        "{e}"
+    );
 }

@@ -54,6 +54,7 @@ fn check(hlo_text: &str, seed: u64) {
         threads: emitted.kernel.launch.threads_per_block,
     };
     let kernel = Kernel::compile(&emitted.module, "main").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(kernel.num_params(), buffers.len());
     let run = kernel
         .run(launch, buffers)
         .unwrap_or_else(|e| panic!("{e}\n{}", emitted.module.print()));

@@ -105,7 +105,7 @@ fn pointer_accesses_outside_their_buffer_are_reported() {
 
 /// Vector loads and stores of four floats per thread.
 const VECTORS: &str = r#"
-llvm.func @main(%in: !llvm.ptr, %out: !llvm.ptr) {
+llvm.func @main(%in: !llvm.ptr {llvm.dereferenceable = 64 : i64}, %out: !llvm.ptr) {
   %tid = nvvm.read.ptx.sreg.tid.x : i32
   %c4 = llvm.mlir.constant(4 : i32) : i32
   %i = arith.muli %tid, %c4 : i32
@@ -124,6 +124,12 @@ fn vector_loads_and_stores_check_their_alignment() {
     let out = run(VECTORS, 1, 4, vec![f32s(&input), f32s(&[0.0; 16])]).unwrap();
     let want: Vec<f32> = input.iter().map(|x| x * 2.0).collect();
     assert_eq!(to_f32s(&out[1]), want);
+    // The input parameter promises 64 readable bytes.
+    expect_error(
+        run(VECTORS, 1, 2, vec![f32s(&input[..8]), f32s(&[0.0; 16])]),
+        ErrorKind::InvalidArgument,
+        &["argument #0 has 32 bytes but the kernel may read 64 (llvm.dereferenceable)"],
+    );
     // Off by one element, the 16-byte vector load is misaligned.
     let text = VECTORS.replace("%i = arith.muli %tid, %c4 : i32", "%m = arith.muli %tid, %c4 : i32\n  %one = arith.constant 1 : i32\n  %i = arith.addi %m, %one : i32");
     expect_error(
@@ -174,5 +180,41 @@ fn special_register_ranges_are_promises() {
             "'nvvm.read.ptx.sreg.tid.x'",
             "(block 0, thread 32)",
         ],
+    );
+}
+
+#[test]
+fn shuffles_outside_their_member_mask_are_warp_divergence() {
+    let text = r#"
+llvm.func @main(%in: !llvm.ptr, %out: !llvm.ptr) {
+  %tid = nvvm.read.ptx.sreg.laneid : i32
+  %p = llvm.getelementptr inbounds %in[%tid] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+  %v = llvm.load %p : !llvm.ptr -> f32
+  %mask = llvm.mlir.constant(65535 : i32) : i32
+  %clamp = llvm.mlir.constant(31 : i32) : i32
+  %c16 = llvm.mlir.constant(16 : i32) : i32
+  %x = nvvm.shfl.sync  bfly %mask, %v, %c16, %clamp : f32 -> f32
+  %o = llvm.getelementptr inbounds %out[%tid] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+  llvm.store %x, %o : f32, !llvm.ptr
+  llvm.return
+}"#;
+    expect_error(
+        run(text, 1, 16, vec![f32s(&[0.0; 16]), f32s(&[0.0; 16])]),
+        ErrorKind::WarpDivergence,
+        &[
+            "lane 0 reads lane 16, outside the shuffle's member mask 0x0000ffff",
+            "'nvvm.shfl.sync'",
+        ],
+    );
+    let neighbours = text.replace("(16 : i32)", "(1 : i32)");
+    expect_error(
+        run(&neighbours, 1, 32, vec![f32s(&[0.0; 32]), f32s(&[0.0; 32])]),
+        ErrorKind::WarpDivergence,
+        &["lane 16 executes a shuffle whose member mask 0x0000ffff excludes it"],
+    );
+    expect_error(
+        run(text, 1, 2048, vec![f32s(&[0.0; 32]), f32s(&[0.0; 32])]),
+        ErrorKind::InvalidArgument,
+        &["blocks of 2048 threads (a GPU block has at most 1024)"],
     );
 }

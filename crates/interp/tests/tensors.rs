@@ -4,7 +4,7 @@
 mod common;
 
 use common::{expect_error, f32s, run, to_f32s};
-use interp::ErrorKind;
+use interp::{Buffer, ErrorKind};
 
 #[test]
 fn tensors_are_values_and_constants_are_not_modified() {
@@ -252,7 +252,9 @@ func.func @main(%out: tensor<2xf32>) -> tensor<2xf32> {
   %res = tensor.insert %v into %r#1[%c1] : tensor<2xf32>
   return %res : tensor<2xf32>
 }"#;
-    let out = run(text, 1, 1, vec![f32s(&[0.0; 2])]).unwrap();
+    let out = Buffer::for_tensor(ir::parse_type("tensor<2xf32>").unwrap()).unwrap();
+    assert_eq!(out.len(), 8);
+    let out = run(text, 1, 1, vec![out]).unwrap();
     assert_eq!(to_f32s(&out[0]), [3.0, 3.0]);
     let twice = text.replace("scf.yield %a2, %a2", "scf.yield %a, %a");
     let twice = twice.replace("%a2 = tensor.insert %y into %a[%c0] : tensor<2xf32>\n", "");

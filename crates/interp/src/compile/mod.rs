@@ -119,7 +119,11 @@ impl Builder<'_> {
             params.push(if t.is_tensor() {
                 Param::Tensor(self.tensor(t).map_err(|e| self.error_at(f, e))?)
             } else if t.ptr_addr_space() == Some(0) {
-                Param::Ptr
+                Param::Ptr(
+                    arg_attr(m, f, i, "llvm.dereferenceable")
+                        .and_then(Attribute::as_i64)
+                        .map(|n| n as u64),
+                )
             } else {
                 let e = fail!(Unsupported, "kernel parameter #{i} of type '{t}'");
                 return Err(self.error_at(f, e));
@@ -265,6 +269,10 @@ impl<'b, 'm> FnCx<'b, 'm> {
             .collect::<Vec<_>>()
             .into_boxed_slice();
         cx.region_body(block, Exit::Return)?;
+        if !matches!(cx.code.last(), Some(Inst::Return(_))) {
+            let e = fail!(InvalidIr, "a function body that does not end in a return");
+            return Err(cx.err(f, e));
+        }
         Ok(Func {
             name: m.symbol_name(f).unwrap_or("?").to_owned(),
             num_regs: cx.next,
@@ -413,9 +421,15 @@ fn range_attr(a: Option<&Attribute>) -> Option<(i64, i64)> {
     }
 }
 
+/// The argument attribute `name` of parameter `i` of function `f`.
+fn arg_attr<'m>(m: &'m Module, f: OpId, i: usize, name: &str) -> Option<&'m Attribute> {
+    let dict = m.prop(f, "arg_attrs")?.as_array()?.get(i)?.as_dict()?;
+    dict.iter()
+        .find(|e| e.name.as_str() == name)
+        .map(|e| &e.value)
+}
+
 /// The `xla.range` argument attribute of parameter `i` of function `f`.
 fn arg_range(m: &Module, f: OpId, i: usize) -> Option<(i64, i64)> {
-    let dict = m.prop(f, "arg_attrs")?.as_array()?.get(i)?.as_dict()?;
-    let entry = dict.iter().find(|e| e.name.as_str() == "xla.range")?;
-    range_attr(Some(&entry.value))
+    range_attr(arg_attr(m, f, i, "xla.range"))
 }

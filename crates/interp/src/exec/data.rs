@@ -1,0 +1,289 @@
+//! Tensor and vector instructions: element reads and writes through a value's overlay,
+//! `tensor.empty`, shared tensors, transfers with padding and masking, and vector
+//! positions and broadcasts.
+
+use super::lanes::{not_scalar, poison};
+use super::{Env, Thread};
+use crate::error::{Result, fail};
+use crate::inst::{Inst, Pos, Program, Transfer};
+use crate::layout::{MAX_RANK, TensorTy};
+use crate::memory::Memory;
+use crate::value::{Base, LocalStore, Mem, Tensor, Val};
+use std::rc::Rc;
+
+/// Reads element `off` of a tensor value: its own write, else its base's element.
+fn read_element(mem: &Memory, t: &Tensor, off: u64, tt: &TensorTy) -> Result<u64> {
+    let bits = match t.overlay.get(off) {
+        Some(b) => b,
+        None => match &t.base {
+            Base::Mem(m) => mem.get(*m).read_elem(off, tt.elem_bytes)?,
+            Base::Local(l) => l.read(off as usize).ok_or_else(|| {
+                fail!(
+                    UninitializedRead,
+                    "element {off} of a '{}' from tensor.empty is read but was never written",
+                    tt.ty
+                )
+            })?,
+        },
+    };
+    Ok(bits & tt.elem.mask())
+}
+
+/// Writes element `off` of a tensor value this thread owns.
+fn write_element(t: &mut Tensor, off: u64, bits: u64) {
+    match &mut t.base {
+        Base::Local(l) => Rc::make_mut(l).write(off as usize, bits),
+        Base::Mem(_) => t.overlay.set(off, bits),
+    }
+}
+
+/// Row-major multi-indices of a shape, in order.
+fn next_index(index: &mut [i64], shape: &[i64]) {
+    for d in (0..index.len()).rev() {
+        index[d] += 1;
+        if index[d] < shape[d] {
+            return;
+        }
+        index[d] = 0;
+    }
+}
+
+impl Thread {
+    /// Executes a tensor or vector instruction.
+    pub(super) fn data(&mut self, inst: &Inst, site: u32, env: &mut Env<'_>) -> Result<()> {
+        let prog = env.prog;
+        match inst {
+            Inst::Extract {
+                tensor,
+                ty,
+                indices,
+                dst,
+                pred,
+            } => {
+                if let Some((cond, fallback)) = *pred
+                    && self.branch_condition(cond, prog)? == 0
+                {
+                    let v = self.get(fallback).clone();
+                    self.set(*dst, v);
+                    return Ok(());
+                }
+                let tt = &prog.tensors[*ty as usize];
+                let mut buf = [0; MAX_RANK];
+                let off = tt.offset(self.indices(indices, &mut buf, prog)?)?;
+                let bits = read_element(env.mem, self.tensor(*tensor)?, off, tt)?;
+                self.set(*dst, Val::S(bits));
+            }
+            Inst::Insert {
+                value,
+                tensor,
+                ty,
+                indices,
+                dst,
+                pred,
+            } => {
+                if let Some(cond) = *pred
+                    && self.branch_condition(cond, prog)? == 0
+                {
+                    let v = self.take(*tensor);
+                    self.set(*dst, v);
+                    return Ok(());
+                }
+                let bits = match self.get(*value) {
+                    Val::S(b) => *b,
+                    Val::Poison(s) => return Err(poison(prog, *s, "written to a tensor")),
+                    other => return Err(not_scalar(other, prog)),
+                };
+                let tt = &prog.tensors[*ty as usize];
+                let mut buf = [0; MAX_RANK];
+                let off = tt.offset(self.indices(indices, &mut buf, prog)?)?;
+                let mut t = self.take_tensor(*tensor)?;
+                write_element(Rc::make_mut(&mut t), off, bits);
+                self.set(*dst, Val::Tensor(t));
+            }
+            Inst::Empty { ty, dst } => {
+                let tt = &prog.tensors[*ty as usize];
+                let store = LocalStore {
+                    bytes: vec![0; tt.bytes()],
+                    elem_bytes: tt.elem_bytes,
+                    init: Some(vec![0; tt.len.div_ceil(64)]),
+                };
+                let t = Tensor {
+                    base: Base::Local(Rc::new(store)),
+                    overlay: Default::default(),
+                };
+                self.set(*dst, Val::Tensor(Rc::new(t)));
+            }
+            Inst::AllocShared { slot, dst } => {
+                let t = Tensor::view(Mem::Shared(*slot));
+                self.set(*dst, Val::Tensor(Rc::new(t)));
+            }
+            Inst::TransferRead(t) => self.transfer_read(t, env)?,
+            Inst::TransferWrite(t) => self.transfer_write(t, prog)?,
+            Inst::VecExtract {
+                vector,
+                shape,
+                pos,
+                dst,
+            } => {
+                let v = match self.lane_range(shape, pos, prog)? {
+                    None => Val::Poison(site),
+                    Some(range) => {
+                        let Val::Vector(lanes) = self.get(*vector) else {
+                            return Err(not_scalar(self.get(*vector), prog));
+                        };
+                        if pos.len() == shape.len() {
+                            lanes[range.start].clone()
+                        } else {
+                            Val::Vector(Rc::new(lanes[range].to_vec()))
+                        }
+                    }
+                };
+                self.set(*dst, v);
+            }
+            Inst::VecInsert {
+                value,
+                vector,
+                shape,
+                pos,
+                dst,
+            } => {
+                let v = match self.lane_range(shape, pos, prog)? {
+                    None => Val::Poison(site),
+                    Some(range) => {
+                        let new: Vec<Val> = match self.get(*value) {
+                            Val::Vector(l) => l.to_vec(),
+                            scalar => vec![scalar.clone()],
+                        };
+                        let Val::Vector(mut lanes) = self.take(*vector) else {
+                            return Err(fail!(InvalidIr, "expected a vector"));
+                        };
+                        Rc::make_mut(&mut lanes)[range].clone_from_slice(&new);
+                        Val::Vector(lanes)
+                    }
+                };
+                self.set(*dst, v);
+            }
+            Inst::Broadcast { src, from, to, dst } => {
+                let n: usize = to.iter().product::<i64>() as usize;
+                let lanes = match (from, self.get(*src)) {
+                    (None, v) => vec![v.clone(); n],
+                    (Some(from), Val::Vector(src_lanes)) => {
+                        let lead = to.len() - from.len();
+                        let mut index = vec![0i64; to.len()];
+                        let mut out = Vec::with_capacity(n);
+                        for _ in 0..n {
+                            let mut k = 0usize;
+                            for (d, &size) in from.iter().enumerate() {
+                                let i = if size == 1 { 0 } else { index[lead + d] };
+                                k = k * size as usize + i as usize;
+                            }
+                            out.push(src_lanes[k].clone());
+                            next_index(&mut index, to);
+                        }
+                        out
+                    }
+                    (Some(_), other) => return Err(not_scalar(other, prog)),
+                };
+                self.set(*dst, Val::Vector(Rc::new(lanes)));
+            }
+            _ => unreachable!("not a tensor or vector instruction"),
+        }
+        Ok(())
+    }
+
+    /// The lanes a `vector.extract`/`insert` position selects, or `None` for a poison
+    /// position (`-1`, or a dynamic one out of range).
+    fn lane_range(
+        &self,
+        shape: &[i64],
+        pos: &[Pos],
+        prog: &Program,
+    ) -> Result<Option<std::ops::Range<usize>>> {
+        let mut offset = 0usize;
+        for (k, p) in pos.iter().enumerate() {
+            let i = match *p {
+                Pos::Static(i) => i,
+                Pos::Dynamic(r) => self.scalar(r, prog)? as i64,
+            };
+            if !(0..shape[k]).contains(&i) {
+                return Ok(None);
+            }
+            offset = offset * shape[k] as usize + i as usize;
+        }
+        let inner: usize = shape[pos.len()..].iter().product::<i64>() as usize;
+        Ok(Some(offset * inner..(offset + 1) * inner))
+    }
+
+    /// The tensor index of each vector lane, or `None` for lanes outside the tensor along a
+    /// dimension not marked in-bounds; an out-of-bounds index elsewhere is an error.
+    fn transfer_indices(&self, t: &Transfer, prog: &Program) -> Result<Vec<Option<u64>>> {
+        let tt = &prog.tensors[t.ty as usize];
+        let mut buf = [0; MAX_RANK];
+        let base = self.indices(&t.indices, &mut buf, prog)?.to_vec();
+        let lanes: usize = t.vector_shape.iter().product::<i64>() as usize;
+        let mut pos = vec![0i64; t.vector_shape.len()];
+        let mut out = Vec::with_capacity(lanes);
+        let mut index = base.clone();
+        for _ in 0..lanes {
+            index.copy_from_slice(&base);
+            for (k, d) in t.dims.iter().enumerate() {
+                if let Some(d) = *d {
+                    index[d] += pos[k];
+                }
+            }
+            if tt.contains(&index) {
+                out.push(Some(tt.offset(&index)?));
+            } else {
+                let masked = (0..index.len()).all(|d| {
+                    (0..tt.shape[d]).contains(&index[d])
+                        || t.dims
+                            .iter()
+                            .zip(t.in_bounds.iter())
+                            .any(|(&walked, &ib)| walked == Some(d) && !ib)
+                });
+                if !masked {
+                    return Err(tt.out_of_bounds(&index));
+                }
+                out.push(None);
+            }
+            next_index(&mut pos, &t.vector_shape);
+        }
+        Ok(out)
+    }
+
+    fn transfer_read(&mut self, t: &Transfer, env: &mut Env<'_>) -> Result<()> {
+        let prog = env.prog;
+        let tt = &prog.tensors[t.ty as usize];
+        let offsets = self.transfer_indices(t, prog)?;
+        let tensor = self.tensor(t.tensor.reg)?;
+        let padding = self.get(t.other);
+        let lanes = offsets
+            .iter()
+            .map(|off| match off {
+                Some(off) => read_element(env.mem, tensor, *off, tt).map(Val::S),
+                None => Ok(padding.clone()),
+            })
+            .collect::<Result<_>>()?;
+        self.set(t.dst, Val::Vector(Rc::new(lanes)));
+        Ok(())
+    }
+
+    fn transfer_write(&mut self, t: &Transfer, prog: &Program) -> Result<()> {
+        let offsets = self.transfer_indices(t, prog)?;
+        let Val::Vector(lanes) = self.get(t.other).clone() else {
+            return Err(fail!(InvalidIr, "expected a vector"));
+        };
+        let mut tensor = self.take_tensor(t.tensor)?;
+        let owned = Rc::make_mut(&mut tensor);
+        for (off, v) in offsets.iter().zip(lanes.iter()) {
+            let Some(off) = off else { continue };
+            match v {
+                Val::S(bits) => write_element(owned, *off, *bits),
+                Val::Poison(s) => return Err(poison(prog, *s, "written to a tensor")),
+                other => return Err(not_scalar(other, prog)),
+            }
+        }
+        self.set(t.dst, Val::Tensor(tensor));
+        Ok(())
+    }
+}

@@ -1,0 +1,128 @@
+//! Values lane by lane: applying scalar ops to scalars and vectors with poison
+//! propagation, and the errors for values of the wrong kind.
+
+use crate::error::{Error, Result, fail};
+use crate::inst::Program;
+use crate::ops::Fault;
+use crate::value::Val;
+use std::rc::Rc;
+
+/// The error for using `v` where a scalar is needed.
+pub(super) fn not_scalar(v: &Val, prog: &Program) -> Error {
+    match v {
+        Val::Poison(site) => poison(prog, *site, "used"),
+        Val::Undef => fail!(InvalidIr, "a register is read before it is written"),
+        _ => fail!(InvalidIr, "expected a scalar, found {}", kind(v)),
+    }
+}
+
+pub(super) fn kind(v: &Val) -> &'static str {
+    match v {
+        Val::Undef => "nothing",
+        Val::S(_) => "a scalar",
+        Val::Poison(_) => "poison",
+        Val::Vector(_) => "a vector",
+        Val::Tensor(_) => "a tensor",
+        Val::Ptr(_) => "a pointer",
+    }
+}
+
+/// A poison value from `site` reached a place where it matters (`how`).
+pub(crate) fn poison(prog: &Program, site: u32, how: &str) -> Error {
+    let s = &prog.sites[site as usize];
+    fail!(
+        Poison,
+        "a poison value (produced by '{}' at {}:{}:{}) is {how}",
+        s.op,
+        s.file,
+        s.loc.line,
+        s.loc.col
+    )
+}
+
+/// An op result: the value, poison from this site, or immediate undefined behaviour.
+#[inline]
+pub(super) fn lane(r: std::result::Result<u64, Fault>, site: u32) -> Result<Val> {
+    match r {
+        Ok(v) => Ok(Val::S(v)),
+        Err(Fault::Poison) => Ok(Val::Poison(site)),
+        Err(Fault::Ub(what)) => Err(fail!(UndefinedBehavior, "{what}")),
+    }
+}
+
+/// Applies `f` to a scalar or to each lane of a vector; poison stays poison.
+pub(super) fn map1(
+    v: &Val,
+    site: u32,
+    prog: &Program,
+    f: &dyn Fn(u64) -> std::result::Result<u64, Fault>,
+) -> Result<Val> {
+    match v {
+        Val::S(x) => lane(f(*x), site),
+        Val::Poison(s) => Ok(Val::Poison(*s)),
+        Val::Vector(lanes) => Ok(Val::Vector(Rc::new(
+            lanes
+                .iter()
+                .map(|l| map1(l, site, prog, f))
+                .collect::<Result<_>>()?,
+        ))),
+        other => Err(not_scalar(other, prog)),
+    }
+}
+
+/// Applies `f` lane by lane to operands of one shape; poison stays poison.
+pub(super) fn map_n(
+    vals: &[&Val],
+    site: u32,
+    prog: &Program,
+    f: &dyn Fn(&[u64]) -> std::result::Result<u64, Fault>,
+) -> Result<Val> {
+    if let Some(Val::Vector(first)) = vals.first() {
+        let mut out = Vec::with_capacity(first.len());
+        for i in 0..first.len() {
+            let lanes: Vec<&Val> = vals
+                .iter()
+                .map(|v| match v {
+                    Val::Vector(l) => l
+                        .get(i)
+                        .ok_or_else(|| fail!(InvalidIr, "vector lengths differ")),
+                    other => Err(not_scalar(other, prog)),
+                })
+                .collect::<Result<_>>()?;
+            out.push(map_n(&lanes, site, prog, f)?);
+        }
+        return Ok(Val::Vector(Rc::new(out)));
+    }
+    let mut scalars = [0u64; 3];
+    for (slot, v) in scalars.iter_mut().zip(vals) {
+        match v {
+            Val::S(x) => *slot = *x,
+            Val::Poison(s) => return Ok(Val::Poison(*s)),
+            other => return Err(not_scalar(other, prog)),
+        }
+    }
+    lane(f(&scalars[..vals.len()]), site)
+}
+
+/// `select` of one lane (or scalar): poison conditions make poison.
+pub(super) fn select(cond: &Val, t: &Val, f: &Val, prog: &Program) -> Result<Val> {
+    match cond {
+        Val::S(c) => Ok(if c & 1 != 0 { t.clone() } else { f.clone() }),
+        Val::Poison(s) => Ok(Val::Poison(*s)),
+        Val::Vector(cs) => {
+            let (Val::Vector(ts), Val::Vector(fs)) = (t, f) else {
+                return Err(fail!(
+                    InvalidIr,
+                    "a vector condition selects between vectors"
+                ));
+            };
+            let lanes = cs
+                .iter()
+                .zip(ts.iter().zip(fs.iter()))
+                .map(|(c, (t, f))| select(c, t, f, prog))
+                .collect::<Result<_>>()?;
+            Ok(Val::Vector(Rc::new(lanes)))
+        }
+        other => Err(not_scalar(other, prog)),
+    }
+}
