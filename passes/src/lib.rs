@@ -67,6 +67,7 @@ pub mod lower_to_llvm;
 pub mod lower_xla_gpu_to_scf;
 pub mod manager;
 pub mod pass;
+pub mod ranges;
 pub mod registry;
 pub mod rewrite;
 pub mod simplify_affine;

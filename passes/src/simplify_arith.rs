@@ -6,16 +6,15 @@
 //! checks to `true` lets `canonicalize` drop the `scf.if`, which `vectorize-loads-stores`
 //! needs: it only hoists accesses that sit directly in the loop body.
 //!
-//! Ranges come from constants, `xla.range` on ops and function arguments, `scf.for`
-//! induction variables with constant bounds, and `index_cast`s of those. A comparison is
-//! folded only when every pair of values in the two ranges gives the same answer.
+//! Ranges come from [`crate::ranges::known_range`]. A comparison is folded only when every
+//! pair of values in the two ranges gives the same answer.
 
 use ir::dialects::arith::CMPI_PREDICATES;
-use ir::{Attribute, Diagnostic, InsertPoint, Module, OpId, Type, Value, ValueDef};
+use ir::{Attribute, Diagnostic, InsertPoint, Module, OpId, Type};
 
 use crate::fold::predicate;
 use crate::pass::Pass;
-use crate::rewrite::xla_range;
+use crate::ranges::{Facts, known_range};
 
 pub struct SimplifyArith;
 
@@ -42,9 +41,12 @@ impl Pass for SimplifyArith {
             if m.value_type(a) != Type::INDEX {
                 continue;
             }
-            let (Some(ra), Some(rb)) = (range(m, a), range(m, b)) else {
+            let facts = Facts::default();
+            let (Some(ra), Some(rb)) = (known_range(m, a, &facts), known_range(m, b, &facts))
+            else {
                 continue;
             };
+            let (ra, rb) = ((ra.lo, ra.hi), (rb.lo, rb.hi));
             if let Some(result) = decide(p, ra, rb) {
                 let c = ir::dialects::arith::build_constant(
                     m,
@@ -95,42 +97,6 @@ fn decide(pred: &str, ra: (i64, i64), rb: (i64, i64)) -> Option<bool> {
         Some(false)
     } else {
         None
-    }
-}
-
-/// The inclusive range of an `index` value, when known.
-fn range(m: &Module, v: Value) -> Option<(i64, i64)> {
-    match m.value_def(v) {
-        ValueDef::Result { op, .. } => {
-            if let Some(c) = m.prop(op, "value").filter(|_| m.is(op, "arith.constant")) {
-                let c = c.as_i64()?;
-                return Some((c, c));
-            }
-            if m.is(op, "arith.index_cast") || m.is(op, "arith.index_castui") {
-                return range(m, m.operand(op, 0)).filter(|r| r.0 >= 0);
-            }
-            m.attr(op, "xla.range").and_then(xla_range)
-        }
-        ValueDef::Arg { block, index } => {
-            let owner = m.block_parent_op(block)?;
-            let index = index as usize;
-            if m.is(owner, "func.func") {
-                let attrs = m
-                    .prop(owner, "arg_attrs")?
-                    .as_array()?
-                    .get(index)?
-                    .as_dict()?;
-                let r = attrs.iter().find(|a| a.name.as_str() == "xla.range")?;
-                return xla_range(&r.value);
-            }
-            if m.is(owner, "scf.for") && index == 0 {
-                let (lo, _) = range(m, m.operand(owner, 0))?;
-                let (_, hi) = range(m, m.operand(owner, 1))?;
-                return (lo < hi).then(|| (lo, hi - 1));
-            }
-            None
-        }
-        ValueDef::Detached => None,
     }
 }
 
