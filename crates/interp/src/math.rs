@@ -7,6 +7,7 @@
 //! which no HLO op produces, is `1 - erf` where that is accurate and a continued fraction in
 //! the tail.
 
+use hlo::evaluate::erf;
 use std::f64::consts::PI;
 
 /// A float function of one argument.
@@ -240,36 +241,6 @@ impl MathFn2 {
             MathFn2::Copysign => x.copysign(y),
         }
     }
-}
-
-/// Where `erf` is ±1 in f64.
-const ERF_SATURATION: f64 = 6.0;
-
-/// The error function in f64 (relative error around 1e-14): the HLO evaluator's series
-/// `erf(a) = 2/√π · e^(-a²) · Σₙ (2a²)ⁿ · a / (1·3·5···(2n+1))`, whose terms are all
-/// positive.
-pub(crate) fn erf(x: f64) -> f64 {
-    if x.is_nan() {
-        return x;
-    }
-    let a = x.abs();
-    let magnitude = if a >= ERF_SATURATION {
-        1.0
-    } else {
-        let two_a2 = 2.0 * a * a;
-        let (mut term, mut sum, mut n) = (a, a, 0.0);
-        loop {
-            n += 1.0;
-            term *= two_a2 / (2.0 * n + 1.0);
-            let next = sum + term;
-            if next == sum {
-                break;
-            }
-            sum = next;
-        }
-        2.0 / PI.sqrt() * (-a * a).exp() * sum
-    };
-    magnitude.copysign(x)
 }
 
 /// Below this, `1 - erf(x)` loses little: `erfc(2) ≈ 4.7e-3`, so the series' absolute

@@ -58,6 +58,7 @@ mod random;
 mod reduce;
 mod value;
 
+pub use math::erf;
 pub use random::{RandomRange, random_arguments, random_array, random_value};
 pub use value::{Elements, HostArray, HostValue};
 
