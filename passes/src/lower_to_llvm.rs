@@ -14,6 +14,11 @@
 //!   (`llvm.dereferenceable` bytes) is smaller than 2^31 elements (offsets then fit; 32-bit index math is what XLA emits and is
 //!   cheaper on the GPU) and no vector is indexed at a runtime position, 64 bits otherwise.
 //!
+//! * `gpu.shuffle` becomes `nvvm.shfl.sync` with the operands MLIR's gpu-to-nvvm lowering
+//!   gives it (mask `-1 >> (32 - width)`, clamp `width - 1`, or `32 - width` for `up`):
+//!   that lowering only runs inside a `gpu.module`, which our kernels are not. The valid
+//!   flag is not produced; a shuffle whose flag is used is refused.
+//!
 //! MLIR then runs its upstream conversions ([`pipeline`]); the result is printed in generic
 //! form, which our parser reads for every op, registered or not.
 
@@ -37,6 +42,7 @@ impl Pass for LowerToLlvm {
         mark_kernels(m);
         pure_calls_to_calls(m);
         math_to_libdevice(m)?;
+        shuffles_to_nvvm(m)?;
         let text = m.print_generic();
         let lowered = codegen::mlir::run_pipeline_generic(&text, &pipeline(index_bitwidth(m)))
             .map_err(|e| Diagnostic::new(m.file.clone(), m.loc(m.top()), e.to_string()))?;
@@ -248,4 +254,53 @@ fn declare(m: &mut Module, name: &str, inputs: &[Type], result: Type) {
         .region(region);
     let body = m.body();
     m.create_op_at(decl, InsertPoint::BlockEnd(body));
+}
+
+/// `gpu.shuffle <mode> %v, %offset, %width` → `nvvm.shfl.sync <kind> %mask, %v, %offset,
+/// %clamp` (see the module documentation).
+fn shuffles_to_nvvm(m: &mut Module) -> Result<(), Diagnostic> {
+    let shuffles: Vec<OpId> = m
+        .collect_ops(m.top())
+        .into_iter()
+        .filter(|&op| m.is(op, "gpu.shuffle"))
+        .collect();
+    for op in shuffles {
+        if m.has_uses(m.result(op, 1)) {
+            return Err(op_error(
+                m,
+                op,
+                "unsupported: a gpu.shuffle whose valid flag is used",
+            ));
+        }
+        let mode = m
+            .prop(op, "mode")
+            .map(|a| a.to_string())
+            .unwrap_or_default();
+        let kind = ["xor", "down", "up", "idx"]
+            .into_iter()
+            .find(|k| mode.contains(k))
+            .ok_or_else(|| op_error(m, op, format!("unknown gpu.shuffle mode '{mode}'")))?;
+        let (value, offset, width) = (m.operand(op, 0), m.operand(op, 1), m.operand(op, 2));
+        let mut b = ir::Builder::before(m, op);
+        let thirty_two = b.int(32, Type::I32);
+        let one = b.int(1, Type::I32);
+        let all = b.int(-1, Type::I32);
+        let inactive = b.binary("arith.subi", thirty_two, width);
+        let mask = b.binary("arith.shrui", all, inactive);
+        let clamp = if kind == "up" {
+            inactive
+        } else {
+            b.binary("arith.subi", width, one)
+        };
+        let nvvm_kind = if kind == "xor" { "bfly" } else { kind };
+        let shuffled = ir::dialects::nvvm::build_shfl_sync(
+            m,
+            InsertPoint::Before(op),
+            nvvm_kind,
+            [mask, value, offset, clamp],
+        );
+        m.replace_all_uses(m.result(op, 0), shuffled);
+        m.erase_op(op);
+    }
+    Ok(())
 }

@@ -51,13 +51,77 @@ pub enum Stage {
 #[derive(Clone, Debug)]
 pub struct Options {
     pub stop_at: Stage,
-    /// Stop after this pass (of [`PASSES`], or `emit`); overrides `stop_at`.
+    /// Stop after this stage (one of [`stage_names`]: `emit`, a pass, or an LLVM stage) and
+    /// give its output; overrides `stop_at`. A pass that runs several times stops after its
+    /// first run.
     pub stop_after: Option<String>,
     pub arch: String,
     pub dump_after_each_pass: bool,
     pub print_ir_after: Vec<String>,
     pub print_ir_after_failure: bool,
     pub generic: bool,
+}
+
+/// The stages after our passes, by the names their dump headers give them.
+pub const LLVM_STAGES: &[&str] = &["translate", "llvm-opt", "ptx"];
+
+/// Every stage name `--print-ir-after` takes, in pipeline order, each once (`canonicalize`
+/// and `cse` run several times; naming them dumps after every run).
+pub fn stage_names() -> Vec<&'static str> {
+    let mut names = vec!["emit"];
+    for name in PASSES.iter().chain(LLVM_STAGES) {
+        if !names.contains(name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+impl Options {
+    /// The stage whose output [`compile`] returns: `--stop-after`'s, else `stop_at`'s.
+    fn last_stage(&self) -> &str {
+        self.stop_after.as_deref().unwrap_or(match self.stop_at {
+            Stage::XlaGpu => "emit",
+            Stage::Mlir => "lower-to-llvm",
+            Stage::Llvm => "translate",
+            Stage::Ptx => "ptx",
+        })
+    }
+
+    /// Whether the IR after the stage `name` is to be dumped.
+    fn dumps_after(&self, name: &str) -> bool {
+        self.dump_after_each_pass || self.print_ir_after.iter().any(|p| p == name)
+    }
+}
+
+/// Refuses options that name what does not exist, before any work: a misspelt
+/// `--print-ir-after` would otherwise print nothing, and an unknown `--arch` would give PTX
+/// for LLVM's default target.
+fn validate(options: &Options) -> Result<(), String> {
+    let names = stage_names();
+    if let Some(unknown) = options
+        .print_ir_after
+        .iter()
+        .find(|p| !names.contains(&p.as_str()))
+    {
+        return Err(format!(
+            "error: --print-ir-after: unknown stage '{unknown}' (the stages: {})",
+            names.join(", ")
+        ));
+    }
+    if let Some(stop) = &options.stop_after
+        && !names.contains(&stop.as_str())
+    {
+        return Err(format!(
+            "error: --stop-after={stop}: not a stage of the pipeline ({})",
+            names.join(", ")
+        ));
+    }
+    if options.last_stage() == "ptx" {
+        codegen::ptx::check_arch(&options.arch)
+            .map_err(|e| format!("error: --arch={}: {e}", options.arch))?;
+    }
+    Ok(())
 }
 
 /// What one fusion compiled to.
@@ -101,11 +165,12 @@ pub fn compile(
     let print = PrintOptions {
         generic: options.generic,
     };
+    validate(options)?;
     let name = module.computation(id).name.clone();
     let EmittedFusion {
         module: mut ir,
         kernel,
-        hero_kind,
+        emitter,
         ..
     } = timings
         .time("emit", || emitters::emit_fusion(module, id))
@@ -121,18 +186,22 @@ pub fn compile(
         launch,
         output,
     };
-    if options.dump_after_each_pass || options.print_ir_after.iter().any(|p| p == "emit") {
+    if options.dumps_after("emit") {
         dump(dumps, &header("EmitXlaGpu (emit)"), &ir.print_with(print));
     }
-    if options.stop_at == Stage::XlaGpu || options.stop_after.as_deref() == Some("emit") {
+    let last = options.last_stage();
+    if last == "emit" {
         let summary = format!(
-            "// fusion {name}: loop emitter (hero: {hero_kind}), {} blocks x {} threads, vector factor {}\n",
-            launch.blocks, launch.threads_per_block, kernel.vector_factor
+            "// fusion {name}: {emitter} emitter, {} blocks x {} threads, {} bytes of shared memory, vector factor {}\n",
+            launch.blocks,
+            launch.threads_per_block,
+            launch.shared_memory_bytes,
+            kernel.vector_factor
         );
         return Ok(done(summary + &ir.print_with(print)));
     }
 
-    let passes = pass_list(options)?;
+    let passes = pass_list(last);
     let registry = PassRegistry::standard();
     let mut pm = PassManager::new();
     for pass in &passes {
@@ -158,8 +227,7 @@ pub fn compile(
             "{message}\nnote: compiling fusion '{name}' of {file}"
         ));
     }
-    if passes.last().map(String::as_str) != Some("lower-to-llvm") || options.stop_at == Stage::Mlir
-    {
+    if !LLVM_STAGES.contains(&last) {
         return Ok(done(ir.print_with(print)));
     }
 
@@ -168,10 +236,10 @@ pub fn compile(
             codegen::mlir::to_llvm_ir_with_pipeline(&ir.print_generic(), "builtin.module()")
         })
         .map_err(|e| format!("error: {e}\nnote: in translation to LLVM IR, fusion '{name}'"))?;
-    if options.dump_after_each_pass {
+    if options.dumps_after("translate") {
         dump(dumps, &header("TranslateToLLVMIR (translate)"), &llvm_ir);
     }
-    if options.stop_at == Stage::Llvm {
+    if last == "translate" {
         return Ok(done(llvm_ir));
     }
     let libdevice = codegen::toolchain::libdevice().ok();
@@ -181,31 +249,30 @@ pub fn compile(
         })
         .map_err(|e| format!("error: {e}\nnote: in the LLVM stages, fusion '{name}'"))?;
     let ptx = format!("{}\n{}", launch_comment(&name, &launch), compiled.ptx);
-    if options.dump_after_each_pass {
+    if options.dumps_after("llvm-opt") {
         dump(
             dumps,
             &header("LLVMOptimizeO3 (llvm-opt)"),
             &compiled.optimized_ir,
         );
+    }
+    if last == "llvm-opt" {
+        return Ok(done(compiled.optimized_ir));
+    }
+    if options.dumps_after("ptx") {
         dump(dumps, &header("NVPTXCodeGen (ptx)"), &ptx);
     }
     Ok(done(ptx))
 }
 
-/// The passes to run: [`PASSES`] up to `--stop-after` (or up to before `lower-to-llvm` when
-/// stopping at the `xla-gpu` stage is not asked for and `mlir` is).
-fn pass_list(options: &Options) -> Result<Vec<String>, String> {
+/// The passes to run: [`PASSES`] up to the first run of `last` (all of them when `last` is
+/// an LLVM stage).
+fn pass_list(last: &str) -> Vec<String> {
     let mut passes: Vec<String> = PASSES.iter().map(|p| p.to_string()).collect();
-    if let Some(stop) = &options.stop_after {
-        let at = passes.iter().position(|p| p == stop).ok_or_else(|| {
-            format!(
-                "error: --stop-after={stop}: not a pass of the pipeline (emit, {})",
-                PASSES.join(", ")
-            )
-        })?;
+    if let Some(at) = passes.iter().position(|p| p == last) {
         passes.truncate(at + 1);
     }
-    Ok(passes)
+    passes
 }
 
 fn render_pass_error(e: &PassError, module_text: &str) -> String {

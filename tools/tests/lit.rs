@@ -8,7 +8,7 @@
 //! | `%s`        | the test file's path                                |
 //! | `%S`        | the test file's directory                           |
 //! | `%t`        | a scratch path unique to the test (under target/)   |
-//! | `hlo-emit`, `hlo-opt` | the binaries Cargo built for this test run |
+//! | `hlo-emit`, `hlo-opt`, `hlo-interp` | the binaries Cargo built for this test run |
 //! | `FileCheck`, `not`    | LLVM 22's tools (see `codegen::toolchain`)  |
 //!
 //! A RUN line ending in `\` continues on the next RUN line. A failure shows the file, the
@@ -128,6 +128,10 @@ impl ToolMap {
         if let Some(opt) = option_env!("CARGO_BIN_EXE_hlo-opt") {
             tools.push(("hlo-opt", PathBuf::from(opt)));
         }
+        tools.push((
+            "hlo-interp",
+            PathBuf::from(env!("CARGO_BIN_EXE_hlo-interp")),
+        ));
         let file_check = codegen::toolchain::file_check().map_err(|e| e.to_string())?;
         let not = codegen::toolchain::not().map_err(|e| e.to_string())?;
         tools.push(("FileCheck", file_check));

@@ -2,8 +2,10 @@
 //! conversion passes to the `llvm` dialect, and translate that to LLVM IR text.
 //!
 //! Our own IR (crates/ir) imitates MLIR's syntax; this module is where upstream MLIR judges it.
-//! Every call builds a fresh context with all upstream dialects and LLVM translations
-//! registered, so calls are independent and may run on different threads. Whatever MLIR says
+//! Each thread keeps one context with all upstream dialects and LLVM translations registered
+//! and reuses it for a bounded number of calls (see [`CALLS_PER_CONTEXT`]); a call starts
+//! with no diagnostics and its own setting for unregistered dialects, so calls are
+//! independent and may run on different threads. Whatever MLIR says
 //! (parse errors, verifier messages, pass failures) is captured from the context's diagnostic
 //! handler and returned in [`MlirError`] rather than printed to stderr.
 
@@ -23,10 +25,11 @@ use melior::{
     },
 };
 use std::{
-    cell::RefCell,
+    cell::{Cell, RefCell},
     ffi::CStr,
     fmt::{self, Display, Formatter},
     rc::Rc,
+    sync::Once,
 };
 
 /// The upstream lowering from func/scf/cf/arith/math/index/memref/nvvm-level IR to the `llvm`
@@ -106,8 +109,7 @@ impl std::error::Error for MlirError {}
 /// Parses and verifies `text`. With `allow_unregistered`, ops of unknown dialects (our
 /// `xla_gpu` ops, printed in generic form) are accepted as opaque ops.
 pub fn verify(text: &str, allow_unregistered: bool) -> Result<(), MlirError> {
-    let session = Session::new(allow_unregistered);
-    session.parse(text).map(drop)
+    with_session(allow_unregistered, |session| session.parse(text).map(drop))
 }
 
 /// Lowers `text` with [`DEFAULT_PIPELINE`] and translates it to LLVM IR text.
@@ -118,51 +120,86 @@ pub fn to_llvm_ir(text: &str) -> Result<String, MlirError> {
 /// Lowers `text` with `pipeline` (MLIR's textual syntax, anchored on `builtin.module`) and
 /// translates the result to LLVM IR text.
 pub fn to_llvm_ir_with_pipeline(text: &str, pipeline: &str) -> Result<String, MlirError> {
-    let session = Session::new(false);
-    let mut module = session.parse(text)?;
-    session.run_pipeline(&mut module, pipeline)?;
-    session.mark_kernels(&mut module);
-    session.translate(&module)
+    with_session(false, |session| {
+        let mut module = session.parse(text)?;
+        session.run_pipeline(&mut module, pipeline)?;
+        session.mark_kernels(&mut module);
+        session.translate(&module)
+    })
 }
 
 /// Lowers `text` with `pipeline` and prints the resulting MLIR, as it goes to translation (to
 /// look at what the upstream conversions made of it).
 pub fn run_pipeline(text: &str, pipeline: &str) -> Result<String, MlirError> {
-    let session = Session::new(false);
-    let mut module = session.parse(text)?;
-    session.run_pipeline(&mut module, pipeline)?;
-    session.mark_kernels(&mut module);
-    Ok(module.as_operation().to_string())
+    with_session(false, |session| {
+        let mut module = session.parse(text)?;
+        session.run_pipeline(&mut module, pipeline)?;
+        session.mark_kernels(&mut module);
+        Ok(module.as_operation().to_string())
+    })
 }
 
 /// Like [`run_pipeline`], but prints the result in MLIR's generic op form, which our own
 /// parser reads back for every op (registered or not) — how `lower-to-llvm` hands the
 /// upstream conversions' output back to our IR.
 pub fn run_pipeline_generic(text: &str, pipeline: &str) -> Result<String, MlirError> {
-    let session = Session::new(false);
-    let mut module = session.parse(text)?;
-    session.run_pipeline(&mut module, pipeline)?;
-    module
-        .as_operation()
-        .to_string_with_flags(OperationPrintingFlags::new().print_generic_operation_form())
-        .map_err(|e| session.error(MlirStage::Pass, &e.to_string()))
+    with_session(false, |session| {
+        let mut module = session.parse(text)?;
+        session.run_pipeline(&mut module, pipeline)?;
+        module
+            .as_operation()
+            .to_string_with_flags(OperationPrintingFlags::new().print_generic_operation_form())
+            .map_err(|e| session.error(MlirStage::Pass, &e.to_string()))
+    })
 }
 
-/// A context with everything registered, and the diagnostics it has emitted so far.
+/// How many calls one thread's context serves before it is rebuilt. Building a context and
+/// loading the dialects a module uses costs about as much as lowering a small kernel, and
+/// `hlo-emit` calls MLIR twice per fusion (`lower-to-llvm`, then translation); the bound
+/// keeps a long-running process (a test run) from holding every attribute and type it
+/// ever uniqued.
+pub const CALLS_PER_CONTEXT: usize = 64;
+
+thread_local! {
+    static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's session, made ready for a new input: no diagnostics from
+/// earlier calls, unregistered dialects allowed or not as asked.
+fn with_session<T>(allow_unregistered: bool, f: impl FnOnce(&Session) -> T) -> T {
+    SESSION.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot
+            .as_ref()
+            .is_some_and(|session| session.calls.get() >= CALLS_PER_CONTEXT)
+        {
+            // Drop the old context before building the next.
+            *slot = None;
+        }
+        let session = slot.get_or_insert_with(Session::new);
+        session.begin(allow_unregistered);
+        f(session)
+    })
+}
+
+/// A context with everything registered, and the diagnostics it has emitted in this call.
 struct Session {
     context: Context,
     diagnostics: Rc<RefCell<Vec<String>>>,
+    /// Calls served so far.
+    calls: Cell<usize>,
 }
 
 impl Session {
-    fn new(allow_unregistered: bool) -> Self {
+    fn new() -> Self {
         let registry = DialectRegistry::new();
         register_all_dialects(&registry);
         // Threads would only make diagnostics arrive out of order; our modules are small.
         let context = Context::new_with_registry(&registry, false);
         register_all_llvm_translations(&context);
-        register_all_passes();
-        context.set_allow_unregistered_dialects(allow_unregistered);
+        // The pass registry is global: registering once per process is enough.
+        static PASSES: Once = Once::new();
+        PASSES.call_once(register_all_passes);
 
         let diagnostics = Rc::new(RefCell::new(Vec::new()));
         let sink = Rc::clone(&diagnostics);
@@ -175,7 +212,15 @@ impl Session {
         Self {
             context,
             diagnostics,
+            calls: Cell::new(0),
         }
+    }
+
+    fn begin(&self, allow_unregistered: bool) {
+        self.calls.set(self.calls.get() + 1);
+        self.diagnostics.borrow_mut().clear();
+        self.context
+            .set_allow_unregistered_dialects(allow_unregistered);
     }
 
     fn parse(&self, text: &str) -> Result<Module<'_>, MlirError> {
@@ -212,6 +257,10 @@ impl Session {
     }
 
     fn translate(&self, module: &Module) -> Result<String, MlirError> {
+        // `nvvm.kernel` is translated by the NVVM dialect's translation interface, which only
+        // runs when the dialect is loaded; a module that uses no NVVM op (a one-thread kernel
+        // whose thread id folded away) would otherwise silently become a plain `.func`.
+        self.context.get_or_load_dialect("nvvm");
         translate_to_llvm_ir(module).ok_or_else(|| {
             self.error(
                 MlirStage::Translate,
@@ -282,5 +331,59 @@ fn translate_to_llvm_ir(module: &Module) -> Option<String> {
         };
         LLVMContextDispose(llvm_context);
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kernel that uses no NVVM op: the NVVM dialect is not loaded by parsing it, yet its
+    /// translation must still make it a kernel.
+    const ONE_THREAD_KERNEL: &str = r#"
+llvm.func @main(%out: !llvm.ptr) attributes {gpu.kernel} {
+  %c = llvm.mlir.constant(1.0 : f32) : f32
+  llvm.store %c, %out : f32, !llvm.ptr
+  llvm.return
+}
+"#;
+
+    #[test]
+    fn a_kernel_without_nvvm_ops_is_still_a_kernel() {
+        // A fresh thread: a context no earlier call has loaded dialects into.
+        let llvm_ir =
+            std::thread::spawn(|| to_llvm_ir_with_pipeline(ONE_THREAD_KERNEL, "builtin.module()"))
+                .join()
+                .expect("the thread panicked")
+                .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            llvm_ir.contains("define ptx_kernel void @main"),
+            "{llvm_ir}"
+        );
+    }
+
+    #[test]
+    fn reused_contexts_start_each_call_clean() {
+        // The first call fails and leaves a diagnostic; later calls must not report it.
+        let error = verify("func.func @f(", false).expect_err("truncated");
+        assert_eq!(error.diagnostics.len(), 1, "{error}");
+        let with_loop = "func.func @f() { \"xla_gpu.loop\"() : () -> () return }";
+        verify(with_loop, true)
+            .unwrap_or_else(|e| panic!("allowing unregistered ops must hold for this call: {e}"));
+        let error = verify(with_loop, false).expect_err("and must not leak into the next call");
+        assert_eq!(error.diagnostics.len(), 1, "{error}");
+        assert!(
+            error.diagnostics[0].contains("unregistered dialect"),
+            "{error}"
+        );
+        // Enough calls to rebuild the context at least once.
+        for _ in 0..CALLS_PER_CONTEXT + 1 {
+            let llvm_ir = to_llvm_ir_with_pipeline(ONE_THREAD_KERNEL, "builtin.module()")
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(
+                llvm_ir.contains("define ptx_kernel void @main"),
+                "{llvm_ir}"
+            );
+        }
     }
 }

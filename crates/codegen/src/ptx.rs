@@ -7,22 +7,52 @@
 use inkwell::{
     OptimizationLevel,
     context::Context,
+    llvm_sys::core::LLVMGetFirstUse,
     memory_buffer::MemoryBuffer,
     module::{Linkage, Module},
     passes::PassBuilderOptions,
     targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetTriple},
+    values::{AsValueRef, BasicValueEnum, FunctionValue, Operand},
 };
 use std::{
+    cell::RefCell,
+    collections::{HashMap, HashSet},
+    ffi::CString,
     fmt::{self, Display, Formatter},
+    path::{Path, PathBuf},
     sync::Once,
 };
 
 /// The target triple of 64-bit CUDA code.
 pub const NVPTX_TRIPLE: &str = "nvptx64-nvidia-cuda";
 
+/// The processors LLVM 22's NVPTX backend knows (`llc -march=nvptx64 -mcpu=help`; a test
+/// keeps the list in step with the LLVM we link). LLVM takes any other name with only a
+/// warning on stderr and emits PTX for its oldest target (`.target sm_bogus`, PTX ISA 3.2),
+/// so an unknown architecture is refused here instead.
+pub const KNOWN_ARCHS: &[&str] = &[
+    "sm_20", "sm_21", "sm_30", "sm_32", "sm_35", "sm_37", "sm_50", "sm_52", "sm_53", "sm_60",
+    "sm_61", "sm_62", "sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89",
+    "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", "sm_101", "sm_101a", "sm_101f", "sm_103",
+    "sm_103a", "sm_103f", "sm_110", "sm_110a", "sm_110f", "sm_120", "sm_120a", "sm_120f", "sm_121",
+    "sm_121a", "sm_121f",
+];
+
+/// Refuses an architecture LLVM does not know (see [`KNOWN_ARCHS`]); drivers call it
+/// before compiling anything, [`compile`] calls it too.
+pub fn check_arch(arch: &str) -> Result<(), PtxError> {
+    if KNOWN_ARCHS.contains(&arch) {
+        Ok(())
+    } else {
+        Err(PtxError::UnknownArch(arch.to_string()))
+    }
+}
+
 /// The step at which LLVM failed; each carries LLVM's message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PtxError {
+    /// The architecture is not one of [`KNOWN_ARCHS`].
+    UnknownArch(String),
     /// The text is not valid LLVM IR.
     ParseIr(String),
     /// The IR parses but the module verifier rejects it.
@@ -40,6 +70,13 @@ pub enum PtxError {
 impl Display for PtxError {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let (what, message) = match self {
+            Self::UnknownArch(arch) => {
+                return write!(
+                    f,
+                    "unknown GPU architecture '{arch}' (LLVM's NVPTX backend knows {})",
+                    KNOWN_ARCHS.join(", ")
+                );
+            }
             Self::ParseIr(message) => ("parsing LLVM IR", message),
             Self::Verify(message) => ("verifying LLVM IR", message),
             Self::TargetMachine(message) => ("creating the NVPTX target machine", message),
@@ -75,26 +112,21 @@ pub fn llvm_ir_to_ptx(llvm_ir: &str, arch: &str) -> Result<String, PtxError> {
 /// [`llvm_ir_to_ptx`] that also links `libdevice` (the bitcode of CUDA's `__nv_*` math
 /// functions) when the module calls one of its functions, and returns the optimized IR too.
 ///
-/// The linked functions become internal, so O3 inlines what is used and drops the rest, as
-/// XLA and clang do; NVVM reflection (part of the NVPTX O3 pipeline) resolves libdevice's
-/// `__nvvm_reflect` queries (no flush-to-zero, precise division and square root).
-pub fn compile(
-    llvm_ir: &str,
-    arch: &str,
-    libdevice: Option<&std::path::Path>,
-) -> Result<Compiled, PtxError> {
+/// Only the functions the module reaches are linked ([`keep_only_what_is_called`]); they
+/// become internal, so O3 inlines them, as XLA and clang do; NVVM reflection (part of the
+/// NVPTX O3 pipeline) resolves libdevice's `__nvvm_reflect` queries (no flush-to-zero,
+/// precise division and square root).
+pub fn compile(llvm_ir: &str, arch: &str, libdevice: Option<&Path>) -> Result<Compiled, PtxError> {
+    check_arch(arch)?;
     initialize_nvptx();
     let context = Context::create();
     let buffer = MemoryBuffer::create_from_memory_range_copy(llvm_ir.as_bytes(), "llvm-ir");
     let module = context
         .create_module_from_ir(buffer)
         .map_err(|error| PtxError::ParseIr(error.to_string()))?;
-    let calls_libdevice = module
-        .get_functions()
-        .any(|f| f.count_basic_blocks() == 0 && f.get_name().to_bytes().starts_with(b"__nv_"));
-    if let (true, Some(path)) = (calls_libdevice, libdevice) {
-        let library = Module::parse_bitcode_from_path(path, &context)
-            .map_err(|error| PtxError::Link(format!("{}: {error}", path.display())))?;
+    let called = libdevice_calls(&module);
+    if let (false, Some(path)) = (called.is_empty(), libdevice) {
+        let library = libdevice_for(called, path, &context)?;
         module
             .link_in_module(library)
             .map_err(|error| PtxError::Link(error.to_string()))?;
@@ -141,4 +173,221 @@ pub fn compile(
         optimized_ir,
         ptx: String::from_utf8_lossy(bytes).into_owned(),
     })
+}
+
+/// The libdevice functions `module` declares (and so calls), sorted.
+fn libdevice_calls(module: &Module<'_>) -> Vec<String> {
+    let mut called: Vec<String> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() == 0)
+        .filter_map(|f| f.get_name().to_str().ok().map(str::to_string))
+        .filter(|name| name.starts_with("__nv_"))
+        .collect();
+    called.sort_unstable();
+    called
+}
+
+/// How many pruned libdevices a thread keeps (see [`libdevice_for`]).
+const PRUNED_LIBDEVICES_KEPT: usize = 32;
+
+/// A libdevice file and a sorted set of the functions called from it.
+type LibdeviceKey = (PathBuf, Vec<String>);
+
+thread_local! {
+    /// Bitcode of libdevice pruned to what a set of functions needs.
+    static PRUNED_LIBDEVICES: RefCell<HashMap<LibdeviceKey, Vec<u8>>> = RefCell::default();
+}
+
+/// libdevice in `context`, pruned to the functions `called` reaches.
+///
+/// Parsing all of libdevice costs more than the rest of the LLVM stages of a small kernel,
+/// and the kernels of one module mostly call the same functions (softmax's two `exp`
+/// kernels), so each set of functions is parsed from the file once per thread; after that
+/// its pruned bitcode (a few kilobytes) is read back instead.
+fn libdevice_for<'ctx>(
+    called: Vec<String>,
+    path: &Path,
+    context: &'ctx Context,
+) -> Result<Module<'ctx>, PtxError> {
+    let key = (path.to_path_buf(), called);
+    let cached = PRUNED_LIBDEVICES.with(|cache| cache.borrow().get(&key).cloned());
+    let bitcode = match cached {
+        Some(bitcode) => bitcode,
+        None => {
+            let library = Module::parse_bitcode_from_path(path, context)
+                .map_err(|error| PtxError::Link(format!("{}: {error}", path.display())))?;
+            keep_only_what_is_called(&key.1, &library);
+            let bitcode = library.write_bitcode_to_memory().as_slice().to_vec();
+            PRUNED_LIBDEVICES.with(|cache| {
+                let mut cache = cache.borrow_mut();
+                if cache.len() >= PRUNED_LIBDEVICES_KEPT {
+                    cache.clear();
+                }
+                cache.insert(key, bitcode.clone());
+            });
+            bitcode
+        }
+    };
+    // Always the module read back from the pruned bitcode, even right after pruning: a
+    // round trip through bitcode can reorder declarations, and a kernel's output must not
+    // depend on which kernels this thread compiled before it.
+    let buffer = MemoryBuffer::create_from_memory_range_copy(&bitcode, "libdevice");
+    Module::parse_bitcode_from_buffer(&buffer, context)
+        .map_err(|error| PtxError::Link(format!("{}: {error}", path.display())))
+}
+
+/// Deletes from `library` (libdevice) every function that the functions named `roots` do
+/// not reach through calls, before linking. libdevice defines about 500 functions and a
+/// fusion calls a few; linking them all and leaving their removal to O3 costs more than the
+/// rest of the LLVM stages together (link, then inlining and simplification of functions
+/// that are dropped afterwards). This is what `llvm-link --only-needed` does.
+///
+/// A function is deleted only when nothing uses it any more (deleting one releases its
+/// callees for the next round), so anything referenced in a way the call scan does not see
+/// (a function address stored in a constant) is kept and linked, never left dangling.
+fn keep_only_what_is_called<'ctx>(roots: &[String], library: &Module<'ctx>) {
+    let mut needed: HashSet<CString> = HashSet::new();
+    let mut work: Vec<FunctionValue<'ctx>> = Vec::new();
+    let mut reach = |name: &std::ffi::CStr, work: &mut Vec<FunctionValue<'ctx>>| {
+        let Some(function) = name.to_str().ok().and_then(|n| library.get_function(n)) else {
+            return;
+        };
+        if needed.insert(name.to_owned()) {
+            work.push(function);
+        }
+    };
+    for root in roots {
+        if let Ok(name) = CString::new(root.as_str()) {
+            reach(&name, &mut work);
+        }
+    }
+    while let Some(function) = work.pop() {
+        for block in function.get_basic_blocks() {
+            for instruction in block.get_instructions() {
+                for operand in instruction.get_operands().flatten() {
+                    if let Operand::Value(BasicValueEnum::PointerValue(pointer)) = operand {
+                        reach(pointer.get_name(), &mut work);
+                    }
+                }
+            }
+        }
+    }
+    loop {
+        let unused: Vec<FunctionValue<'ctx>> = library
+            .get_functions()
+            .filter(|f| !needed.contains(f.get_name()))
+            // SAFETY: `f` is a live function of `library`; reading its use list does not
+            // change it.
+            .filter(|f| unsafe { LLVMGetFirstUse(f.as_value_ref()) }.is_null())
+            .collect();
+        if unused.is_empty() {
+            break;
+        }
+        for function in unused {
+            // SAFETY: nothing uses `function` (checked above, and deleting the others of this
+            // round only removes uses), and no handle to it outlives this loop.
+            unsafe { function.delete() };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toolchain;
+
+    const CALLS_ACOS: &str = r#"
+define ptx_kernel void @main(ptr %p) {
+  %x = load float, ptr %p
+  %y = call float @__nv_acosf(float %x)
+  store float %y, ptr %p
+  ret void
+}
+declare float @__nv_acosf(float)
+"#;
+
+    #[test]
+    fn the_second_compile_reads_the_pruned_libdevice_back_and_gives_the_same_result() {
+        let path = toolchain::libdevice().unwrap_or_else(|e| panic!("{e}"));
+        // A fresh thread: an empty cache.
+        std::thread::spawn(move || {
+            let first = compile(CALLS_ACOS, "sm_90", Some(&path)).unwrap_or_else(|e| panic!("{e}"));
+            let cached = PRUNED_LIBDEVICES.with(|cache| {
+                let cache = cache.borrow();
+                let key = (path.clone(), vec!["__nv_acosf".to_string()]);
+                cache.get(&key).map(Vec::len)
+            });
+            let bytes = cached.expect("the pruned libdevice is kept");
+            assert!(bytes < 64 * 1024, "{bytes} bytes of bitcode kept");
+            let second =
+                compile(CALLS_ACOS, "sm_90", Some(&path)).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(first, second);
+        })
+        .join()
+        .expect("the thread panicked");
+    }
+
+    #[test]
+    fn known_archs_are_llvms() {
+        let llc = toolchain::llvm_tool("llc").unwrap_or_else(|e| panic!("{e}"));
+        let output = std::process::Command::new(llc)
+            .args(["-march=nvptx64", "-mcpu=help"])
+            .output()
+            .expect("llc runs");
+        // llc prints the table to stderr or stdout depending on the version.
+        let text =
+            String::from_utf8_lossy(&output.stderr) + String::from_utf8_lossy(&output.stdout);
+        let listed: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .take_while(|line| !line.starts_with("Available features"))
+            .filter_map(|line| line.split_whitespace().next())
+            .filter(|word| word.starts_with("sm_"))
+            .collect();
+        let mut known = KNOWN_ARCHS.to_vec();
+        let mut listed_sorted = listed.clone();
+        known.sort_unstable();
+        listed_sorted.sort_unstable();
+        assert_eq!(known, listed_sorted);
+    }
+
+    #[test]
+    fn an_unknown_arch_is_refused() {
+        let error = llvm_ir_to_ptx(CALLS_ACOS, "sm_bogus").expect_err("sm_bogus");
+        assert_eq!(error, PtxError::UnknownArch("sm_bogus".to_string()));
+        assert!(error.to_string().contains("sm_90a"), "{error}");
+    }
+
+    fn names(module: &Module<'_>) -> Vec<String> {
+        module
+            .get_functions()
+            .map(|f| f.get_name().to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn only_the_called_libdevice_functions_are_kept() {
+        let path = toolchain::libdevice().unwrap_or_else(|e| panic!("{e}"));
+        let context = Context::create();
+        let buffer = MemoryBuffer::create_from_memory_range_copy(CALLS_ACOS.as_bytes(), "acos");
+        let module = context.create_module_from_ir(buffer).expect("valid IR");
+        let library = Module::parse_bitcode_from_path(&path, &context).expect("libdevice");
+        let before = names(&library);
+        keep_only_what_is_called(&libdevice_calls(&module), &library);
+        let kept = names(&library);
+        assert!(kept.iter().any(|n| n == "__nv_acosf"), "{kept:?}");
+        assert!(!kept.iter().any(|n| n == "__nv_expf"), "{kept:?}");
+        assert!(
+            kept.len() * 20 < before.len(),
+            "{} of {} kept",
+            kept.len(),
+            before.len()
+        );
+        // What is kept is complete: linked, it verifies and compiles, and acos is inlined.
+        module.link_in_module(library).expect("links");
+        module.verify().unwrap_or_else(|e| panic!("{e}"));
+        let compiled = compile(CALLS_ACOS, "sm_90", Some(&path)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(compiled.ptx.contains(".entry main"), "{}", compiled.ptx);
+        assert!(!compiled.ptx.contains("__nv_acosf"), "{}", compiled.ptx);
+    }
 }

@@ -162,6 +162,8 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
             }
             Gather => self.gather(id, index)?,
             Reduce => return self.reduce(id, index),
+            ReduceWindow => return self.reduce_window(id, index),
+            DynamicUpdateSlice => self.dynamic_update_slice(id, index, types[0])?,
             Pad => self.pad(id, index, types[0])?,
             Concatenate => self.concatenate(id, index, types[0])?,
             DynamicSlice => self.dynamic_slice(id, index)?,
@@ -404,6 +406,36 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
         self.emit1(instr.operands[0], &operand_index)
     }
 
+    /// `dynamic-update-slice` as XLA's loop emitter computes it inside a loop fusion: the
+    /// clamped start indices are read, and the element is the update's where the index
+    /// lies in the update's window (the update map's constraints), the operand's
+    /// elsewhere. Start indices of dimensions the update covers are always 0 (their runtime
+    /// variable's range is `[0, 0]`) and are not read.
+    fn dynamic_update_slice(&mut self, id: InstrId, index: &[Value], ty: Type) -> R<Value> {
+        let instr = self.instr(id);
+        let update_map = self.per_op_map(id, 1)?;
+        let mut starts = Vec::with_capacity(update_map.rt_vars.len());
+        for (k, var) in update_map.rt_vars.iter().enumerate() {
+            starts.push(if var.bounds.hi == 0 {
+                self.b.index(0)
+            } else {
+                let start = self.operand(id, k + 2, index, &[])?[0];
+                self.clamped_index(start, instr.operands[k + 2], var.bounds.hi)
+            });
+        }
+        let update = instr.operands[1];
+        let update_index = self.apply(&update_map, index, &starts);
+        let Some(in_window) = self.constraints_hold(&update_map, index, &starts) else {
+            return self.emit1(update, &update_index);
+        };
+        self.if_else(
+            in_window,
+            ty,
+            |e| e.emit1(update, &update_index),
+            |e| Ok(e.operand(id, 0, index, &[])?[0]),
+        )
+    }
+
     /// `gather` (canonical form): component `i` of the index row is read, clamped into
     /// its operand dimension, and passed as runtime variable `i` of the operand map.
     fn gather(&mut self, id: InstrId, index: &[Value]) -> R<Value> {
@@ -491,6 +523,58 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
         self.cache.pop();
         let yielded = result?;
         scf::build_yield(self.b.module, body, &yielded);
+        self.b.set_insertion_point(saved);
+        Ok(self.b.module.results(op).collect())
+    }
+
+    /// `reduce-window` as XLA's elemental emitter writes it: an `xla_gpu.loop` over the
+    /// window (the input map's range variables, at the output index) whose map constraints
+    /// skip padding and base-dilation holes, carrying the accumulators from the init values
+    /// and calling the reducer on (accumulators, inputs at the map's results) with
+    /// `xla_gpu.pure_call` (a `func.call` would not verify in real MLIR: the unregistered
+    /// loop op might be a symbol table, which hides `@reducer` from it).
+    fn reduce_window(&mut self, id: InstrId, index: &[Value]) -> R<Vec<Value>> {
+        let instr = self.instr(id);
+        let n = instr.operands.len() / 2;
+        let mut inits = Vec::with_capacity(n);
+        for k in 0..n {
+            inits.push(self.operand(id, n + k, index, &[])?[0]);
+        }
+        let map = self.per_op_map(id, 0)?;
+        let callee = self.scalar_function(instr, "to_apply")?;
+        let types: Vec<Type> = inits.iter().map(|&v| self.b.module.value_type(v)).collect();
+        let inputs = instr.operands[..n].to_vec();
+        if map.range_vars.is_empty() && map.constraints.is_empty() {
+            // A window of one element that never reaches padding.
+            let input_index = self.apply(&map, index, &[]);
+            let mut args = inits;
+            for &x in &inputs {
+                args.push(self.emit1(x, &input_index)?);
+            }
+            let ip = self.b.insertion_point();
+            let op = xla_gpu::build_pure_call(self.b.module, ip, &callee, &args, &types);
+            return Ok(self.b.module.results(op).collect());
+        }
+        let ip = self.b.insertion_point();
+        let (op, body) = xla_gpu::build_loop(self.b.module, ip, map.clone(), index, &inits);
+        // Body arguments: the window's induction variables, the input index, the
+        // accumulators.
+        let args = self.b.module.block_args(body).to_vec();
+        let (input_index, accs) = args[map.range_vars.len()..].split_at(map.results.len());
+        let saved = self.b.insertion_point();
+        self.b.set_insertion_point(InsertPoint::BlockEnd(body));
+        self.cache.push(HashMap::new());
+        let mut call_args = accs.to_vec();
+        let read: R<()> = inputs.iter().try_for_each(|&x| {
+            call_args.push(self.emit1(x, input_index)?);
+            Ok(())
+        });
+        self.cache.pop();
+        read?;
+        let ip = self.b.insertion_point();
+        let call = xla_gpu::build_pure_call(self.b.module, ip, &callee, &call_args, &types);
+        let yielded: Vec<Value> = self.b.module.results(call).collect();
+        xla_gpu::build_yield(self.b.module, body, &yielded);
         self.b.set_insertion_point(saved);
         Ok(self.b.module.results(op).collect())
     }

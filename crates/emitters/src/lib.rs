@@ -1,16 +1,20 @@
 //! HLO fusions to `xla_gpu` IR (DESIGN §5, §6): the computation partitioner, the elemental
-//! emitter, hero analysis and the loop emitter.
+//! emitter, hero analysis, the loop emitter and the transpose emitter.
 //!
 //! [`emit_fusion`] turns one fusion computation into an IR module: a private function per
 //! subgraph of the partition (`@<fusion>_<root>`, computing the root's element at an
-//! index), one per scalar computation the fusion calls (reducers), and the kernel `@main`,
-//! which loops over the output and calls the root subgraph's function. What the emitters do
-//! not handle is refused with an `unsupported: ...` diagnostic at the instruction.
+//! index), one per scalar computation the fusion calls (reducers), and the kernel `@main`.
+//! The heroes pick the kernel: the loop emitter's loops over the output and calls the root
+//! subgraph's function; the transpose emitter's moves tiles through shared memory. What the
+//! emitters do not handle is refused with an `unsupported: ...` diagnostic at the
+//! instruction.
 
 pub mod elemental;
 pub mod hero;
 pub mod loop_emitter;
 pub mod partition;
+pub mod reduction;
+pub mod transpose_emitter;
 pub mod types;
 
 use std::collections::HashMap;
@@ -45,10 +49,12 @@ pub struct EmittedFusion {
     pub name: String,
     pub module: ir::Module,
     pub kernel: EmittedKernel,
-    /// The emitter the heroes ask for; the module is always the loop emitter's until the
-    /// transpose and reduction emitters exist (a reduce inside a loop fusion is computed by
-    /// a loop per output element, correct but not fast).
-    pub hero_kind: EmitterKind,
+    /// The emitter that wrote the module: the one the heroes ask for when it takes the
+    /// fusion, else the loop emitter, which is correct for every fusion (a reduce becomes a
+    /// loop per output element, a transpose reads uncoalesced). A transpose fusion whose
+    /// outputs the transpose emitter cannot index together (see
+    /// [`transpose_emitter::TransposePlan::new`]) falls back to it.
+    pub emitter: EmitterKind,
     pub partition: PartitionedComputation,
 }
 
@@ -92,41 +98,81 @@ fn called_scalar_computations(module: &HloModule, fusion: ComputationId) -> Vec<
 /// Emits the fusion computation `fusion` of `module`.
 pub fn emit_fusion(module: &HloModule, fusion: ComputationId) -> Result<EmittedFusion, Diagnostic> {
     let computation = module.computation(fusion);
-    let (hero_kind, _heroes) = hero::choose_emitter(computation);
+    let (emitter, heroes) = hero::choose_emitter(computation);
+    if emitter == EmitterKind::Transpose
+        && let Some(plan) = transpose_emitter::TransposePlan::new(computation, &heroes)
+    {
+        return transpose_emitter::emit(module, fusion, &plan);
+    }
+    // The reduction emitter's own hero rule also takes `reduce / N`-like epilogues, which
+    // `choose_emitter` (XLA's rule) calls loop fusions.
+    if matches!(emitter, EmitterKind::Reduction | EmitterKind::Loop)
+        && let Some(plan) = reduction::ReductionFusion::analyze(computation)
+    {
+        return reduction::emit(module, fusion, &plan);
+    }
     let partition = PartitionedComputation::new(computation, |_| false)?;
-    let subgraph_functions = partition.subgraphs.iter().map(|s| s.name.clone()).collect();
-    let mut scalar_functions = HashMap::new();
-    let scalars = called_scalar_computations(module, fusion);
-    for &id in &scalars {
-        let name = partition::sanitize(&module.computation(id).name);
-        scalar_functions.insert(id, name);
-    }
-    let cx = FusionContext {
-        module,
-        fusion: computation,
-        partition,
-        subgraph_functions,
-        scalar_functions,
-    };
+    let cx = fusion_context(module, fusion, partition);
     let mut m = ir::Module::new();
-    for i in 0..cx.partition.subgraphs.len() {
-        elemental::emit_subgraph_function(&cx, &mut m, i)?;
-    }
-    for &id in &scalars {
-        elemental::emit_scalar_function(&cx, &mut m, id)?;
-    }
+    emit_functions(&cx, fusion, &mut m)?;
     let kernel = loop_emitter::emit_main(&cx, &mut m)?;
-    if let Err(e) = m.verify() {
-        return Err(Diagnostic::new(
-            computation.span,
-            format!("internal error: the emitted IR does not verify: {e}"),
-        ));
-    }
+    verify_emitted(&m, computation)?;
     Ok(EmittedFusion {
         name: computation.name.clone(),
         module: m,
         kernel,
-        hero_kind,
+        emitter: EmitterKind::Loop,
         partition: cx.partition,
+    })
+}
+
+/// The context for emitting `fusion` with `partition`: function names for its subgraphs
+/// and for the scalar computations it calls.
+pub(crate) fn fusion_context(
+    module: &HloModule,
+    fusion: ComputationId,
+    partition: PartitionedComputation,
+) -> FusionContext<'_> {
+    let subgraph_functions = partition.subgraphs.iter().map(|s| s.name.clone()).collect();
+    let scalar_functions: HashMap<ComputationId, String> =
+        called_scalar_computations(module, fusion)
+            .into_iter()
+            .map(|id| (id, partition::sanitize(&module.computation(id).name)))
+            .collect();
+    FusionContext {
+        module,
+        fusion: module.computation(fusion),
+        partition,
+        subgraph_functions,
+        scalar_functions,
+    }
+}
+
+/// Emits a function per subgraph of the partition and per scalar computation that fusion
+/// `fusion` calls into `m`.
+pub(crate) fn emit_functions(
+    cx: &FusionContext<'_>,
+    fusion: ComputationId,
+    m: &mut ir::Module,
+) -> Result<(), Diagnostic> {
+    for i in 0..cx.partition.subgraphs.len() {
+        elemental::emit_subgraph_function(cx, m, i)?;
+    }
+    for id in called_scalar_computations(cx.module, fusion) {
+        elemental::emit_scalar_function(cx, m, id)?;
+    }
+    Ok(())
+}
+
+/// An emitter that writes IR our verifier rejects has a bug; say so at the fusion.
+pub(crate) fn verify_emitted(
+    m: &ir::Module,
+    computation: &hlo::Computation,
+) -> Result<(), Diagnostic> {
+    m.verify().map_err(|e| {
+        Diagnostic::new(
+            computation.span,
+            format!("internal error: the emitted IR does not verify: {e}"),
+        )
     })
 }

@@ -68,6 +68,25 @@ impl PartitionedComputation {
         Partitioner::new(computation)?.run(is_root)
     }
 
+    /// Partitions `computation` with every fusion output (each element of a tuple ROOT)
+    /// rooting a subgraph of its own and no function for the tuple: for emitters that
+    /// write each output at an index of its own (the transpose emitter writes side outputs
+    /// at the input's index and transposed outputs at the output's), where the loop
+    /// emitter's one function for all outputs would need them to be bitcasts of each other.
+    pub fn with_output_roots(
+        computation: &Computation,
+        is_root: impl Fn(InstrId) -> bool,
+    ) -> Result<PartitionedComputation, Diagnostic> {
+        let mut partitioner = Partitioner::new(computation)?;
+        partitioner.split_outputs = true;
+        partitioner.run(is_root)
+    }
+
+    /// The subgraph rooted at `id`, if one is.
+    pub fn subgraph_rooted_at(&self, id: InstrId) -> Option<usize> {
+        self.subgraphs.iter().position(|s| s.root == id)
+    }
+
     /// The subgraph holding `id`, if any.
     pub fn subgraph_of(&self, id: InstrId) -> Option<usize> {
         self.subgraph_of[id.0]
@@ -193,6 +212,8 @@ struct Partitioner<'c> {
     per_op: Vec<Option<Vec<IndexingMap>>>,
     placement: Vec<Option<Placement>>,
     subgraphs: Vec<Subgraph>,
+    /// See [`PartitionedComputation::with_output_roots`].
+    split_outputs: bool,
 }
 
 impl<'c> Partitioner<'c> {
@@ -204,6 +225,7 @@ impl<'c> Partitioner<'c> {
             per_op: vec![None; n],
             placement: vec![None; n],
             subgraphs: Vec::new(),
+            split_outputs: false,
         })
     }
 
@@ -222,8 +244,15 @@ impl<'c> Partitioner<'c> {
             if matches!(opcode, Opcode::Parameter | Opcode::Constant) {
                 continue;
             }
+            let root = self.computation.root_instruction();
+            let tuple_root = root.opcode == Opcode::Tuple;
+            if self.split_outputs && tuple_root && id == self.computation.root {
+                continue; // its elements root their own subgraphs
+            }
             self.per_op[id.0] = Some(self.operand_maps(id)?);
-            if id == self.computation.root {
+            if id == self.computation.root
+                || (self.split_outputs && tuple_root && root.operands.contains(&id))
+            {
                 self.start_subgraph(id, SplitReason::FusionRoot)?;
             } else if is_root(id) {
                 self.start_subgraph(id, SplitReason::Requested)?;

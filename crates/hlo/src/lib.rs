@@ -20,6 +20,7 @@ mod printer;
 pub mod shape;
 pub mod shape_inference;
 pub mod verifier;
+pub mod window;
 
 pub use diag::{Diagnostic, SourceFile, Span};
 pub use layout::{Layout, Tile};

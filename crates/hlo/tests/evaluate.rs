@@ -919,6 +919,44 @@ fn dynamic_slice_clamps_start_indices() {
 }
 
 #[test]
+fn dynamic_update_slice_clamps_start_indices() {
+    let text = "c {
+      p = s32[3,4] parameter(0)
+      u = s32[2,2] parameter(1)
+      i = s32[] parameter(2)
+      j = s32[] parameter(3)
+      ROOT d = s32[3,4] dynamic-update-slice(p, u, i, j)
+    }";
+    let update_at = |i: i32, j: i32| {
+        let out = run(
+            text,
+            vec![
+                array(&[3, 4], Elements::S32((0..12).collect())),
+                array(&[2, 2], Elements::S32(vec![-1, -2, -3, -4])),
+                array(&[], Elements::S32(vec![i])),
+                array(&[], Elements::S32(vec![j])),
+            ],
+        );
+        elements(&out).clone()
+    };
+    #[rustfmt::skip]
+    let inside = vec![
+        0, 1, 2, 3,
+        4, -1, -2, 7,
+        8, -3, -4, 11,
+    ];
+    assert_eq!(update_at(1, 1), Elements::S32(inside));
+    // Row start -5 clamps to 0, column start 7 to 4 - 2 = 2.
+    #[rustfmt::skip]
+    let clamped = vec![
+        0, 1, -1, -2,
+        4, 5, -3, -4,
+        8, 9, 10, 11,
+    ];
+    assert_eq!(update_at(-5, 7), Elements::S32(clamped));
+}
+
+#[test]
 fn canonical_gather_with_permuted_start_index_map() {
     let text = "c {
       operand = s32[3,4] parameter(0)
@@ -1034,6 +1072,105 @@ fn variadic_reduce_with_a_tuple_reducer() {
     let parts = tuple(&out);
     assert_eq!(f32s(&parts[0]), &[5.0, -0.5]);
     assert_eq!(elements(&parts[1]), &Elements::S32(vec![1, 2]));
+}
+
+#[test]
+fn reduce_window_strides_over_padding_in_row_major_window_order() {
+    // acc * 10 + x spells which elements were combined, and in which order.
+    let text = "horner {
+      a = s32[] parameter(0)
+      x = s32[] parameter(1)
+      ten = s32[] constant(10)
+      m = s32[] multiply(a, ten)
+      ROOT s = s32[] add(m, x)
+    }
+    c {
+      x = s32[2,5] parameter(0)
+      init = s32[] constant(7)
+      ROOT r = s32[2,3] reduce-window(x, init), window={size=1x3 stride=1x2 pad=0_0x1_1}, to_apply=horner
+    }";
+    let x = Elements::S32(vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 5]);
+    let out = run(text, vec![array(&[2, 5], x)]);
+    // Row 0, output 0 reads padding, x0, x1; output 2 reads x3, x4, padding.
+    assert_eq!(
+        elements(&out),
+        &Elements::S32(vec![712, 7234, 745, 767, 7789, 795])
+    );
+    // A 2-d window: the last window dimension fastest.
+    let text = text
+        .replace("s32[2,3] reduce-window", "s32[1,2] reduce-window")
+        .replace("size=1x3 stride=1x2 pad=0_0x1_1", "size=2x2 stride=1x3");
+    let x = Elements::S32(vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 5]);
+    let out = run(&text, vec![array(&[2, 5], x)]);
+    assert_eq!(elements(&out), &Elements::S32(vec![71267, 74595]));
+}
+
+#[test]
+fn reduce_window_with_base_and_window_dilation() {
+    let text = "horner {
+      a = s32[] parameter(0)
+      x = s32[] parameter(1)
+      ten = s32[] constant(10)
+      m = s32[] multiply(a, ten)
+      ROOT s = s32[] add(m, x)
+    }
+    c {
+      x = s32[3] parameter(0)
+      init = s32[] constant(7)
+      ROOT r = s32[3] reduce-window(x, init), window={size=2 lhs_dilate=2 rhs_dilate=2}, to_apply=horner
+    }";
+    // The dilated operand is x0 _ x1 _ x2; the window reads positions o and o + 2, so
+    // output 1 reads only holes and keeps the init value.
+    let out = run(text, vec![vector(Elements::S32(vec![1, 2, 3]))]);
+    assert_eq!(elements(&out), &Elements::S32(vec![712, 7, 723]));
+}
+
+#[test]
+fn max_pool_keeps_the_init_value_where_the_window_is_all_padding() {
+    let text = "max {
+      a = f32[] parameter(0)
+      b = f32[] parameter(1)
+      ROOT m = f32[] maximum(a, b)
+    }
+    c {
+      x = f32[3] parameter(0)
+      init = f32[] constant(-inf)
+      ROOT r = f32[5] reduce-window(x, init), window={size=2 pad=2_1}, to_apply=max
+    }";
+    let out = run(text, vec![vector(Elements::F32(vec![1.0, 5.0, 2.0]))]);
+    assert_eq!(f32s(&out), &[f32::NEG_INFINITY, 1.0, 5.0, 5.0, 2.0]);
+}
+
+#[test]
+fn variadic_reduce_window_and_bf16_rounding_per_step() {
+    let text = "sum_and_count {
+      a = bf16[] parameter(0)
+      n = s32[] parameter(1)
+      x = bf16[] parameter(2)
+      one = s32[] parameter(3)
+      s = bf16[] add(a, x)
+      c = s32[] add(n, one)
+      ROOT t = (bf16[], s32[]) tuple(s, c)
+    }
+    c {
+      x = bf16[4] parameter(0)
+      ones = s32[4] parameter(1)
+      zero = bf16[] constant(0)
+      none = s32[] constant(0)
+      ROOT r = (bf16[3], s32[3]) reduce-window(x, ones, zero, none), window={size=3 pad=1_0}, to_apply=sum_and_count
+    }";
+    // 256 + 1 rounds back to 256 in bf16 (8 significant bits) before the next + 1, so
+    // output 1 is 256, where one rounding at the end would give 258.
+    let out = run(
+        text,
+        vec![
+            vector(bf16s(&[256.0, 1.0, 1.0, 3.0])),
+            vector(Elements::S32(vec![1; 4])),
+        ],
+    );
+    let parts = tuple(&out);
+    assert_eq!(elements(&parts[0]), &bf16s(&[256.0, 256.0, 5.0]));
+    assert_eq!(elements(&parts[1]), &Elements::S32(vec![2, 3, 3]));
 }
 
 #[test]
@@ -1256,19 +1393,19 @@ fn parameter_ranges_follow_their_users() {
 
 #[test]
 fn unsupported_ops_are_refused_at_the_instruction() {
-    let text = "c {
+    let text = "lt {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT l = pred[] compare(a, b), direction=LT
+}
+c {
   p = f32[4] parameter(0)
-  u = f32[1] parameter(1)
-  i = s32[] constant(1)
-  ROOT d = f32[4] dynamic-update-slice(p, u, i)
+  ROOT s = f32[4] sort(p), dimensions={0}, to_apply=lt
 }";
-    let args = vec![
-        vector(Elements::F32(vec![0.0; 4])),
-        vector(Elements::F32(vec![1.0])),
-    ];
+    let args = vec![vector(Elements::F32(vec![0.0; 4]))];
     assert_eq!(
         error(text, args),
-        "t.hlo:5:3: error: unsupported: dynamic-update-slice in 'd'"
+        "t.hlo:8:3: error: unsupported: sort in 's'"
     );
     let text = "c {
   a = s32[2] parameter(0)

@@ -6,10 +6,12 @@
 //! size_i - 1]`) and one result per dimension of the operand (none for a scalar operand read
 //! at every output element, such as a pad value, a reduce's initial value or a scalar
 //! predicate of `select`). Range variables (`s_i`) enumerate elements folded into one output
-//! element (the reduced dimensions of `reduce`, the components of a gather index vector);
-//! runtime variables (`rt_i`) stand for values only known on the device (dynamic-slice and
-//! gather start indices, already clamped into range as XLA does). Constraints select the
-//! output elements that read an operand at all (pad, concatenate).
+//! element (the reduced dimensions of `reduce`, the window of `reduce-window`, the
+//! components of a gather index vector); runtime variables (`rt_i`) stand for values only
+//! known on the device (dynamic-slice, dynamic-update-slice and gather start indices,
+//! already clamped into range as XLA does).
+//! Constraints select the output elements that read an operand at all (pad, concatenate,
+//! the padding of a reduce-window, the window of a dynamic-update-slice).
 //!
 //! What has no map here is refused with [`Unsupported`], naming the op and the reason.
 
@@ -102,7 +104,9 @@ pub fn output_to_input(
         Pad => cx.pad(&out),
         Concatenate => cx.concatenate(&out),
         Reduce => cx.reduce(&out),
+        ReduceWindow => cx.reduce_window(&out),
         DynamicSlice => cx.dynamic_slice(&out),
+        DynamicUpdateSlice => cx.dynamic_update_slice(&out),
         Gather => cx.gather(&out),
         Tuple => cx.tuple(&out),
         GetTupleElement => cx.get_tuple_element(&out),
@@ -636,6 +640,58 @@ impl Cx<'_> {
         Ok(maps)
     }
 
+    /// XLA's `ComputeOutputToInputReduceWindowOpIndexing`: the window reads position
+    /// `d_i * stride + s_i * window_dilation` of the padded, base-dilated operand, which is
+    /// operand element `(that - pad_low) floordiv base_dilation` where it lies on the
+    /// operand (constraints: within its span and, with base dilation, on a multiple of it).
+    /// One range variable per window dimension of size > 1 (XLA's map after
+    /// `RemoveUnusedSymbols`), in dimension order, so the window is walked row-major.
+    fn reduce_window(&self, out: &[i64]) -> Result<Vec<IndexingMap>, Unsupported> {
+        let n = self.instr.operands.len();
+        if n < 2 || !n.is_multiple_of(2) {
+            return Err(self.unsupported("expected inputs followed by as many initial values"));
+        }
+        let a = self.operand_array(0)?;
+        let window = hlo::window::window_of(self.instr).map_err(|e| self.unsupported(e))?;
+        if window.len() != a.rank() || out.len() != a.rank() {
+            return Err(self.unsupported("the window does not match the operand's rank"));
+        }
+        let mut sizes = Vec::new();
+        let mut results = Vec::with_capacity(a.rank());
+        let mut constraints = Vec::new();
+        for (i, (w, &n)) in window.iter().zip(&a.dims).enumerate() {
+            let mut padded = times(dim(i), w.stride);
+            if w.size > 1 {
+                padded = padded + times(sym(sizes.len()), w.window_dilation);
+                sizes.push(w.size);
+            }
+            let offset = plus(padded, -w.pad_low);
+            let step = w.base_dilation;
+            constraints.push((offset.clone(), Interval::new(0, (n - 1) * step)));
+            if step == 1 {
+                results.push(offset);
+            } else {
+                constraints.push((offset.clone().modulo(step), Interval::new(0, 0)));
+                results.push(offset.floor_div(step));
+            }
+        }
+        let mut input = self.map(out, default_range_vars(&sizes), Vec::new(), results);
+        for (e, bounds) in constraints {
+            input.add_constraint(e, bounds);
+        }
+        // Constraints the ranges already imply (no padding reached) disappear here.
+        let input = input.simplified();
+        let mut maps = Vec::with_capacity(n);
+        for i in 0..n / 2 {
+            if self.operand_array(i)?.dims != a.dims {
+                return Err(self.unsupported(format!("input {i} differs from input 0")));
+            }
+            maps.push(input.clone());
+        }
+        maps.extend((0..n / 2).map(|_| self.scalar(out)));
+        Ok(maps)
+    }
+
     /// `d_i + rt_i`, where runtime variable `rt_i` is start index `i` (operand `i + 1`)
     /// clamped into `[0, operand_i - size_i]` as XLA does. The start indices are scalars.
     fn dynamic_slice(&self, out: &[i64]) -> Result<Vec<IndexingMap>, Unsupported> {
@@ -649,6 +705,36 @@ impl Cx<'_> {
             .collect();
         let results = (0..r).map(|i| dim(i) + sym(i)).collect();
         let mut maps = vec![self.map(out, Vec::new(), rt_vars, results)];
+        maps.extend((0..r).map(|_| self.scalar(out)));
+        Ok(maps)
+    }
+
+    /// XLA's map (`ComputeOutputToInputDynamicUpdateSliceOpIndexing`): the operand is read
+    /// at the output index, the update at `d_i - rt_i` (`rt_i` start index `i`, operand
+    /// `i + 2`, clamped into `[0, operand_i - update_i]`), the start indices as scalars.
+    /// Unlike XLA's, the update map has the constraints `d_i - rt_i in [0, update_i - 1]`,
+    /// so that it is exact: the update is read only inside its window. The operand map
+    /// over-approximates (it is not read inside the window), as a pad value's does; the
+    /// emitter selects between the two with the update map's constraints.
+    fn dynamic_update_slice(&self, out: &[i64]) -> Result<Vec<IndexingMap>, Unsupported> {
+        let a = self.operand_array(0)?;
+        let u = self.operand_array(1)?;
+        let r = a.rank();
+        if a.dims != out || u.rank() != r || self.instr.operands.len() != r + 2 {
+            return Err(self.unsupported(
+                "expected an operand of the result's shape, an update of its rank and one \
+                 scalar start index per dimension",
+            ));
+        }
+        let rt_vars = (0..r)
+            .map(|i| Variable::new(format!("rt{i}"), Interval::new(0, out[i] - u.dims[i])))
+            .collect();
+        let results = (0..r).map(|i| dim(i) - sym(i)).collect();
+        let mut update = self.map(out, Vec::new(), rt_vars, results);
+        for i in 0..r {
+            update.add_constraint(dim(i) - sym(i), Interval::index_range(u.dims[i]));
+        }
+        let mut maps = vec![self.identity(out), update.simplified()];
         maps.extend((0..r).map(|_| self.scalar(out)));
         Ok(maps)
     }

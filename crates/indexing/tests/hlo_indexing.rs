@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 
 use hlo::{AttrValue, Computation, InstrId, Instruction, Opcode, Shape};
 use indexing::hlo_indexing::{fusion_indexing, indexing_from, output_to_input};
-use indexing::{AffineExpr, IndexingMap, Interval, dim};
+use indexing::{AffineExpr, IndexingMap, Interval, dim, sym};
 
 type Reads = BTreeSet<Vec<i64>>;
 
@@ -139,6 +139,23 @@ fn relation(
             kept.iter().zip(out).all(|(&k, &o)| i[k] == o)
         }
         Opcode::Reduce => true,
+        Opcode::ReduceWindow if p < instr.operands.len() / 2 => {
+            // Operand element i_k sits at position pad_low + i_k * base_dilation of the
+            // padded operand; window element w_k of output o_k at o_k * stride +
+            // w_k * window_dilation.
+            let window = hlo::window::window_of(instr).unwrap();
+            window.iter().enumerate().all(|(k, w)| {
+                (0..w.size).any(|wk| {
+                    out[k] * w.stride + wk * w.window_dilation == w.pad_low + i[k] * w.base_dilation
+                })
+            })
+        }
+        Opcode::ReduceWindow => true,
+        // The operand is read everywhere (an over-approximation: the emitter selects the
+        // update inside its window), the update inside its window.
+        Opcode::DynamicUpdateSlice if p == 0 => i == out,
+        Opcode::DynamicUpdateSlice if p == 1 => (0..i.len()).all(|k| i[k] == out[k] - starts[k]),
+        Opcode::DynamicUpdateSlice => true,
         Opcode::DynamicSlice if p == 0 => (0..i.len()).all(|k| i[k] == out[k] + starts[k]),
         Opcode::DynamicSlice => true,
         Opcode::Gather if p == 0 => (0..i.len()).all(|k| {
@@ -574,6 +591,73 @@ fn dynamic_slice_runtime_variables() {
 }
 
 #[test]
+fn reduce_window_symbols_walk_the_window_and_constraints_skip_padding() {
+    let text = "add {
+          x = f32[] parameter(0)
+          y = f32[] parameter(1)
+          ROOT r = f32[] add(x, y)
+        }
+        add2 {
+          x0 = f32[] parameter(0)
+          i0 = s32[] parameter(1)
+          x1 = f32[] parameter(2)
+          i1 = s32[] parameter(3)
+          a = f32[] add(x0, x1)
+          b = s32[] add(i0, i1)
+          ROOT t = (f32[], s32[]) tuple(a, b)
+        }
+        ENTRY e {
+          p = f32[4,5] parameter(0)
+          q = s32[4,5] parameter(1)
+          c0 = f32[] constant(0)
+          c1 = s32[] constant(0)
+          a = f32[4,3] reduce-window(p, c0), window={size=1x3 stride=1x2 pad=0_0x1_1}, to_apply=add
+          b = f32[3,4] reduce-window(p, c0), window={size=2x2}, to_apply=add
+          c = f32[2,9] reduce-window(p, c0), window={size=2x3 stride=2x1 pad=1_0x0_2 lhs_dilate=1x2 rhs_dilate=2x1}, to_apply=add
+          d = f32[2,5] reduce-window(p, c0), window={size=2x1 pad=-1_0x0_0}, to_apply=add
+          ROOT v = (f32[3,4], s32[3,4]) reduce-window(p, q, c0, c1), window={size=2x2}, to_apply=add2
+        }";
+    assert_eq!(check_all(text), 5);
+    // XLA's form: a symbol per window dimension of size > 1, no constraint without padding.
+    let c = computation(text);
+    let maps = output_to_input(c.instruction(id(&c, "b")), &c).unwrap();
+    assert_eq!(maps[0].results, vec![dim(0) + sym(0), dim(1) + sym(1)]);
+    assert!(maps[0].constraints.is_empty(), "{:?}", maps[0]);
+    let maps = output_to_input(c.instruction(id(&c, "a")), &c).unwrap();
+    assert_eq!(maps[0].range_vars.len(), 1);
+    assert_eq!(maps[0].results, vec![dim(0), dim(1) * 2 + sym(0) + -1]);
+    assert_eq!(
+        maps[0].constraints,
+        vec![(dim(1) * 2 + sym(0), Interval::new(1, 5))]
+    );
+    assert!(maps[1].results.is_empty());
+}
+
+#[test]
+fn dynamic_update_slice_reads_the_update_inside_its_window() {
+    let text = "e {
+          p = f32[5,4] parameter(0)
+          u = f32[2,3] parameter(1)
+          w = f32[5,1] parameter(2)
+          i = s32[] parameter(3)
+          j = s32[] parameter(4)
+          a = f32[5,4] dynamic-update-slice(p, u, i, j)
+          ROOT b = f32[5,4] dynamic-update-slice(p, w, i, j)
+        }";
+    assert_eq!(check_all(text), 2);
+    let c = computation(text);
+    let maps = output_to_input(c.instruction(id(&c, "a")), &c).unwrap();
+    assert_eq!(maps[0], IndexingMap::identity(&[5, 4]));
+    let bounds: Vec<Interval> = maps[1].rt_vars.iter().map(|v| v.bounds).collect();
+    assert_eq!(bounds, vec![Interval::new(0, 3), Interval::new(0, 1)]);
+    assert!(maps[2].results.is_empty() && maps[3].results.is_empty());
+    // The update covers dimension 0 of `b`: its start is always 0 and needs no constraint.
+    let maps = output_to_input(c.instruction(id(&c, "b")), &c).unwrap();
+    assert_eq!(maps[1].results[0], dim(0));
+    assert_eq!(maps[1].constraints.len(), 1, "{:?}", maps[1]);
+}
+
+#[test]
 fn canonical_gather() {
     check_all(
         "e {
@@ -639,6 +723,9 @@ fn the_oracle_rejects_wrong_maps() {
           pad = f32[8,3] pad(p, v), padding=1_2_1x0_1_0
           cat = f32[5,2] concatenate(p, q), dimensions={0}
           red = f32[3] reduce(p, v), dimensions={1}, to_apply=add
+          rw = f32[2,2] reduce-window(p, v), window={size=2x1 pad=0_0x0_0}, to_apply=add
+          rwp = f32[2,2] reduce-window(p, v), window={size=2x2 pad=0_0x1_0}, to_apply=add
+          dus = f32[3,2] dynamic-update-slice(p, q, i, i)
           ROOT ds = f32[2,2] dynamic-slice(p, i, i), dynamic_slice_sizes={2,2}
         }",
     );
@@ -653,7 +740,7 @@ fn the_oracle_rejects_wrong_maps() {
             instr.name
         );
     };
-    for name in ["t", "pad", "cat", "red", "ds"] {
+    for name in ["t", "pad", "cat", "red", "ds", "rw", "rwp", "dus"] {
         let (instr, maps) = get(name);
         check_maps(&c, instr, &maps).unwrap();
     }
@@ -686,6 +773,18 @@ fn the_oracle_rejects_wrong_maps() {
     let (ds, mut maps) = get("ds");
     maps[0].results[0] = dim(0);
     rejects(ds, maps);
+    // A reduce-window whose window is one element short.
+    let (rw, mut maps) = get("rw");
+    maps[0].range_vars[0].bounds = Interval::new(0, 0);
+    rejects(rw, maps);
+    // A reduce-window that reads the operand at its padding.
+    let (rwp, mut maps) = get("rwp");
+    maps[0].constraints.clear();
+    rejects(rwp, maps);
+    // A dynamic-update-slice that reads its update outside the window.
+    let (dus, mut maps) = get("dus");
+    maps[1].constraints.clear();
+    rejects(dus, maps);
 }
 
 // ---- refusals -----------------------------------------------------------------------------
@@ -912,6 +1011,30 @@ fn composed_runtime_and_range_variables() {
     assert_eq!(pm.len(), 1);
     assert_eq!(pm[0].range_vars.len(), 3);
     assert_eq!(pm[0].rt_vars.len(), 2);
+}
+
+#[test]
+fn composed_reduce_window_and_dynamic_update_slice() {
+    let text = "add {
+          x = f32[] parameter(0)
+          y = f32[] parameter(1)
+          ROOT r = f32[] add(x, y)
+        }
+        ENTRY f {
+          p = f32[4,6] parameter(0)
+          u = f32[2,2] parameter(1)
+          i = s32[] parameter(2)
+          z = f32[] constant(0)
+          e = f32[4,6] exponential(p)
+          rw = f32[4,3] reduce-window(e, z), window={size=1x3 stride=1x2 pad=0_0x1_0}, to_apply=add
+          n = f32[2,2] negate(u)
+          ROOT d = f32[4,3] dynamic-update-slice(rw, n, i, i)
+        }";
+    let starts = points(&[(0, 2), (0, 1)]);
+    let (c, maps) = check_fusion_text(text, &starts);
+    let pm = &maps[id(&c, "p").0];
+    assert_eq!((pm.len(), pm[0].range_vars.len()), (1, 1));
+    assert_eq!(maps[id(&c, "u").0][0].rt_vars.len(), 2);
 }
 
 #[test]

@@ -85,37 +85,110 @@ fn gelu_matches_the_evaluator_bit_for_bit() {
     }
 }
 
-/// Every file of XLA's emitter corpus (`../shared/xla-corpus`) that the emitters compile,
-/// except grids too large for a quick test, matches the evaluator bit for bit.
+// The corpus after every pass: `tools/tests/check.rs` (`hlo-emit --check`).
+
+const HORNER: &str = "horner {
+  a = s32[] parameter(0)
+  x = s32[] parameter(1)
+  ten = s32[] constant(10)
+  m = s32[] multiply(a, ten)
+  ROOT s = s32[] add(m, x)
+}
+";
+
+/// Reduce-windows with padding, strides and dilations: the interpreter runs the emitted
+/// loop over the window, and the evaluator its own walk, on the same inputs. The
+/// non-commutative `acc * 10 + x` reducer catches a wrong order or a skipped position.
 #[test]
-fn the_corpus_matches_the_evaluator() {
-    /// Larger grids take more than a few seconds in a debug build.
-    const MAX_THREADS: u64 = 1 << 18;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/xla-corpus");
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
-        .map(|f| f.unwrap().path())
-        .filter(|f| f.extension().is_some_and(|e| e == "hlo"))
-        .collect();
-    files.sort();
-    let (mut checked, mut too_large) = (0, Vec::new());
-    for f in &files {
-        let text = std::fs::read_to_string(f).unwrap();
-        let (_, module) = hlo::load("corpus.hlo", text.as_bytes()).unwrap();
-        let Ok(emitted) = emitters::emit_fusion(&module, emitters::fusions(&module)[0]) else {
-            continue; // refused by the emitters (listed in their tests)
-        };
-        let launch = emitted.kernel.launch;
-        if launch.blocks * launch.threads_per_block > MAX_THREADS {
-            too_large.push(f.file_name().unwrap().to_string_lossy().into_owned());
-            continue;
+fn reduce_windows_match_the_evaluator_bit_for_bit() {
+    let cases = [
+        "x = s32[4,10] parameter(0)
+  z = s32[] constant(7)
+  ROOT rw = s32[4,5] reduce-window(x, z), window={size=1x3 stride=1x2 pad=0_0x1_1}, to_apply=horner",
+        "x = s32[5,7] parameter(0)
+  z = s32[] parameter(1)
+  ROOT rw = s32[3,6] reduce-window(x, z), window={size=2x3 stride=2x2 pad=1_0x1_1 lhs_dilate=1x2 rhs_dilate=1x2}, to_apply=horner",
+        "x = s32[6,5] parameter(0)
+  n = s32[6,5] negate(x)
+  z = s32[] constant(1)
+  ROOT rw = s32[2,5] reduce-window(n, z), window={size=3x2 stride=3x1 pad=-1_2x0_1}, to_apply=horner",
+        "x = s32[6,8] parameter(0)
+  z = s32[] constant(0)
+  ROOT rw = s32[3,8] reduce-window(x, z), window={size=1x1 stride=2x1}, to_apply=horner",
+    ];
+    for case in cases {
+        for seed in 0..2 {
+            check(&format!("{HORNER}fusion {{\n  {case}\n}}\n"), seed);
         }
-        eprintln!("{}", f.display());
-        check(&text, 1);
-        checked += 1;
     }
-    eprintln!("checked {checked} corpus files; skipped as too large: {too_large:?}");
-    assert!(checked >= 50, "only {checked} corpus files were checked");
-    assert!(too_large.len() <= 4, "{too_large:?}");
+}
+
+#[test]
+fn float_and_variadic_reduce_windows_match_the_evaluator_bit_for_bit() {
+    // bf16 sums round after every step in both.
+    check(
+        "add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+fusion {
+  x = bf16[3,17] parameter(0)
+  e = bf16[3,17] exponential(x)
+  z = bf16[] constant(0)
+  ROOT rw = bf16[3,9] reduce-window(e, z), window={size=1x5 stride=1x2 pad=0_0x2_2}, to_apply=add
+}",
+        3,
+    );
+    check(
+        "argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(bv, av), direction=GT
+  v = f32[] select(gt, bv, av)
+  i = s32[] select(gt, bi, ai)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+fusion {
+  x = f32[4,9] parameter(0)
+  idx = s32[4,9] iota(), iota_dimension=1
+  init_v = f32[] constant(-inf)
+  init_i = s32[] constant(-1)
+  rw = (f32[4,5], s32[4,5]) reduce-window(x, idx, init_v, init_i), window={size=1x3 stride=1x2 pad=0_0x1_1}, to_apply=argmax
+  v = f32[4,5] get-tuple-element(rw), index=0
+  i = s32[4,5] get-tuple-element(rw), index=1
+  ROOT t = (f32[4,5], s32[4,5]) tuple(v, i)
+}",
+        4,
+    );
+}
+
+/// Dynamic-update-slices whose random start indices fall inside and outside the operand
+/// (clamped), with an update computed in the fusion and an epilogue.
+#[test]
+fn dynamic_update_slices_match_the_evaluator_bit_for_bit() {
+    let cases = [
+        "in = f32[20,30] parameter(0)
+  u = f32[5,6] parameter(1)
+  i0 = s32[] parameter(2)
+  i1 = s32[] parameter(3)
+  n = f32[5,6] negate(u)
+  d = f32[20,30] dynamic-update-slice(in, n, i0, i1)
+  ROOT b = f32[600] bitcast(d)",
+        "in = s8[4,6,3] parameter(0)
+  u = s8[4,2,3] parameter(1)
+  i = u16[] parameter(2)
+  ROOT d = s8[4,6,3] dynamic-update-slice(in, u, i, i, i)",
+        "in = f64[7] parameter(0)
+  u = f64[7] parameter(1)
+  i = s64[] parameter(2)
+  ROOT d = f64[7] dynamic-update-slice(in, u, i)",
+    ];
+    for case in cases {
+        for seed in 0..4 {
+            check(&format!("fusion {{\n  {case}\n}}\n"), seed);
+        }
+    }
 }

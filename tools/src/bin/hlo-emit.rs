@@ -1,7 +1,7 @@
 //! `hlo-emit`: compiles XLA HLO fusions to NVIDIA GPU kernels, printing any stage.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
@@ -45,11 +45,13 @@ struct Cli {
     dump_after_each_pass: bool,
 
     /// Write every stage to its own numbered file in DIR (`00-emit.mlir`, ...,
-    /// `NN-ptx.ptx`) instead of standard error.
+    /// `NN-ptx.ptx`) instead of standard error; with several fusions, in one subdirectory
+    /// per fusion (`DIR/<fusion>/00-emit.mlir`).
     #[arg(long, value_name = "DIR")]
     dump_dir: Option<PathBuf>,
 
-    /// Print the IR after the pass named PASS (repeatable; `emit` is the emitter).
+    /// Print the IR after the pass named PASS (repeatable; `emit` is the emitter,
+    /// `translate`, `llvm-opt` and `ptx` the LLVM stages).
     #[arg(long, value_name = "PASS")]
     print_ir_after: Vec<String>,
 
@@ -57,7 +59,8 @@ struct Cli {
     #[arg(long)]
     print_ir_after_failure: bool,
 
-    /// Stop after the pass named PASS and print its output.
+    /// Stop after the pass named PASS (its first run; `emit`, `translate`, `llvm-opt` and
+    /// `ptx` name the other stages) and print its output.
     #[arg(long, value_name = "PASS")]
     stop_after: Option<String>,
 
@@ -77,6 +80,15 @@ struct Cli {
     /// roots, and why each was split off: which users read it through which maps).
     #[arg(long)]
     print_partition: bool,
+
+    /// Instead of compiling, check each fusion's meaning after every pass: the HLO reference
+    /// evaluator and the IR interpreter run on N seeded random inputs (default 1), one line per
+    /// stage with the largest error; the first stage out of tolerance is named with the
+    /// element and both values, and the exit status is 1. Stages after lower-to-llvm are not
+    /// interpreted. Tolerances: exact for integers; bf16 2^-7, f16 2^-10, f32 1e-5, f64 1e-12
+    /// absolute or relative.
+    #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "1")]
+    check: Option<u64>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -110,18 +122,13 @@ fn run(cli: &Cli) -> Result<(), String> {
     if cli.print_partition {
         return write_output(cli.output.as_ref(), &partitions(&source, &module)?);
     }
+    if let Some(inputs) = cli.check {
+        return check(cli, &source, &module, inputs);
+    }
     if cli.emit == Emit::Hlo {
         return write_output(cli.output.as_ref(), &module.to_string());
     }
-    let mut fusions = emitters::fusions(&module);
-    if let Some(wanted) = &cli.fusion {
-        fusions.retain(|&id| module.computation(id).name == *wanted);
-        if fusions.is_empty() {
-            return Err(format!(
-                "error: {name} has no fusion computation '{wanted}'"
-            ));
-        }
-    }
+    let fusions = selected_fusions(cli, &source, &module)?;
     let options = Options {
         stop_at: match cli.emit {
             Emit::Hlo | Emit::XlaGpu => Stage::XlaGpu,
@@ -140,9 +147,11 @@ fn run(cli: &Cli) -> Result<(), String> {
     let mut launches = String::new();
     let mut timings = Timings::default();
     let mut dumps: Vec<u8> = Vec::new();
+    let several = fusions.len() > 1;
     for id in fusions {
         let result = pipeline::compile(&source, &module, id, &options, &mut dumps, &mut timings);
-        flush_dumps(cli, &dumps)?;
+        let fusion_dir = several.then(|| module.computation(id).name.as_str());
+        flush_dumps(cli, &dumps, fusion_dir)?;
         dumps.clear();
         let compiled = result?;
         output.push_str(&compiled.output);
@@ -161,19 +170,46 @@ fn run(cli: &Cli) -> Result<(), String> {
     write_output(cli.output.as_ref(), &output)
 }
 
-/// Dumps go to standard error, or split into numbered files under `--dump-dir`.
-fn flush_dumps(cli: &Cli, dumps: &[u8]) -> Result<(), String> {
+/// The fusions to compile: all, or the one `--fusion` names.
+fn selected_fusions(
+    cli: &Cli,
+    source: &hlo::SourceFile,
+    module: &hlo::HloModule,
+) -> Result<Vec<hlo::ComputationId>, String> {
+    let mut fusions = emitters::fusions(module);
+    if let Some(wanted) = &cli.fusion {
+        let names: Vec<&str> = fusions
+            .iter()
+            .map(|&id| module.computation(id).name.as_str())
+            .collect();
+        fusions.retain(|&id| module.computation(id).name == *wanted);
+        if fusions.is_empty() {
+            return Err(format!(
+                "error: {} has no fusion computation '{wanted}' (its fusions: {})",
+                source.name,
+                names.join(", ")
+            ));
+        }
+    }
+    Ok(fusions)
+}
+
+/// Dumps go to standard error, or split into numbered files under `--dump-dir` (in the
+/// subdirectory `fusion_dir` when given, so that the stages of several fusions do not
+/// overwrite each other's files).
+fn flush_dumps(cli: &Cli, dumps: &[u8], fusion_dir: Option<&str>) -> Result<(), String> {
     let text = String::from_utf8_lossy(dumps);
     let Some(dir) = &cli.dump_dir else {
         eprint!("{text}");
         return Ok(());
     };
-    std::fs::create_dir_all(dir)
+    let dir = dir.join(fusion_dir.unwrap_or_default());
+    std::fs::create_dir_all(&dir)
         .map_err(|e| format!("error: cannot create '{}': {e}", dir.display()))?;
     for (i, stage) in text.split("// -----// IR Dump After ").skip(1).enumerate() {
         let title = stage.lines().next().unwrap_or_default();
         let file = dump_file_name(i, title);
-        let path = Path::new(dir).join(file);
+        let path = dir.join(file);
         std::fs::write(&path, format!("// -----// IR Dump After {stage}"))
             .map_err(|e| format!("error: cannot write '{}': {e}", path.display()))?;
     }
@@ -192,6 +228,33 @@ fn dump_file_name(index: usize, title: &str) -> String {
         _ => "mlir",
     };
     format!("{index:02}-{flag}.{extension}")
+}
+
+/// `--check`: every selected fusion after every pass; the report goes to standard output.
+fn check(
+    cli: &Cli,
+    source: &hlo::SourceFile,
+    module: &hlo::HloModule,
+    inputs: u64,
+) -> Result<(), String> {
+    if inputs == 0 {
+        return Err("error: --check=N needs at least one input".to_string());
+    }
+    let mut failed = Vec::new();
+    let mut out = std::io::stdout();
+    for id in selected_fusions(cli, source, module)? {
+        let passes = hlo_emit_tools::check::checked_passes();
+        if !hlo_emit_tools::check::check_fusion(source, module, id, passes, inputs, &mut out)? {
+            failed.push(module.computation(id).name.clone());
+        }
+    }
+    match failed.as_slice() {
+        [] => Ok(()),
+        names => Err(format!(
+            "error: --check failed for fusion(s) {}",
+            names.join(", ")
+        )),
+    }
 }
 
 /// The partition of every fusion of the module.

@@ -37,15 +37,18 @@
 //! * **Layouts** matter only to `bitcast`, which reads the operand's physical buffer
 //!   (its elements placed by its layout, tiles included) through the result's layout;
 //!   padding reads as zero.
-//! * **dynamic-slice and gather** clamp their start indices into the operand
-//!   (`[0, dim - size]`); gather must be in XLA's canonical form (indices `[batch, k]`,
-//!   `index_vector_dim=1`, `offset_dims={1..rank}`, no collapsed or batching dimensions).
+//! * **dynamic-slice, dynamic-update-slice and gather** clamp their start indices into
+//!   the operand (`[0, dim - size]`, `size` the slice's or the update's); gather must be
+//!   in XLA's canonical form (indices `[batch, k]`, `index_vector_dim=1`,
+//!   `offset_dims={1..rank}`, no collapsed or batching dimensions).
 //! * **Reduction order**: for each output element, the reduced elements are combined in
 //!   row-major order of the reduced dimensions (the last reduced dimension fastest),
 //!   starting from the init value — `f(…f(f(init, x₀), x₁)…, xₙ₋₁)` — which is the order
-//!   of the loop emitter's nested loops. Reducers and `map` computations are evaluated on
-//!   whole vectors of element positions at once, which computes exactly what one call per
-//!   element would.
+//!   of the loop emitter's nested loops. `reduce-window` combines the window's elements
+//!   the same way (row-major over the window), skipping positions that fall on padding or
+//!   between base-dilated elements, as XLA's evaluator does. Reducers and `map`
+//!   computations are evaluated on whole vectors of element positions at once, which
+//!   computes exactly what one call per element would.
 //! * `call` and `fusion` evaluate the called computation.
 //!
 //! Seeded random inputs come from [`random_arguments`], [`random_value`] and
@@ -57,9 +60,10 @@ mod movement;
 mod random;
 mod reduce;
 mod value;
+mod window;
 
 pub use math::erf;
-pub use random::{RandomRange, random_arguments, random_array, random_value};
+pub use random::{RandomRange, fusion_arguments, random_arguments, random_array, random_value};
 pub use value::{Elements, HostArray, HostValue};
 
 use crate::diag::Diagnostic;
@@ -236,6 +240,7 @@ impl Evaluator<'_> {
             Opcode::Call => self.call(instr, "to_apply", operands),
             Opcode::Fusion => self.call(instr, "calls", operands),
             Opcode::Reduce => reduce::reduce(self, instr, operands),
+            Opcode::ReduceWindow => window::reduce_window(self, instr, operands),
             Opcode::Map => reduce::map(self, instr, operands),
             _ => self
                 .local(computation, instr, operands)
@@ -266,7 +271,7 @@ impl Evaluator<'_> {
             GetTupleElement => get_tuple_element(instr, operands),
             Copy => Ok(operands[0].clone()),
             Broadcast | Reshape | Transpose | Slice | Reverse | Pad | Concatenate
-            | DynamicSlice | Gather | Bitcast | Iota => match self.lanes {
+            | DynamicSlice | DynamicUpdateSlice | Gather | Bitcast | Iota => match self.lanes {
                 Some(_) => scalar_movement(instr, operands),
                 None => self
                     .movement(computation, instr, operands)
@@ -387,6 +392,7 @@ impl Evaluator<'_> {
             DynamicSlice => {
                 movement::dynamic_slice(x, &arrays[1..], int_list(instr, "dynamic_slice_sizes")?)
             }
+            DynamicUpdateSlice => movement::dynamic_update_slice(x, arrays[1], &arrays[2..]),
             Gather => movement::gather(instr, x, arrays[1]),
             Bitcast => match &computation.instruction(instr.operands[0]).shape {
                 Shape::Array(from) => movement::bitcast(x, from, result),

@@ -1,10 +1,11 @@
 //! Ops that move elements without computing: broadcast, reshape, transpose, slice, reverse,
-//! pad, concatenate, dynamic-slice, gather, bitcast, and iota.
+//! pad, concatenate, dynamic-slice, dynamic-update-slice, gather, bitcast, and iota.
 //!
 //! Most are one *view*: for every result dimension an [`Axis`] lists, per coordinate, the
 //! offset it adds to the operand's linear index (or a hole that reads the padding value),
-//! and the result is read row by row from those tables. Start indices of dynamic-slice and
-//! gather are clamped into the operand (`[0, dim - size]`), as XLA does.
+//! and the result is read row by row from those tables. Start indices of dynamic-slice,
+//! dynamic-update-slice and gather are clamped into the operand (`[0, dim - size]`), as XLA
+//! does.
 
 use super::elementwise::bitcast_convert;
 use super::value::{Element, Elements, HostArray, Num, slice_as, with_elements, with_type};
@@ -62,6 +63,13 @@ pub(super) fn offsets(axes: &[Axis]) -> Vec<usize> {
         &|at: Option<usize>| at.unwrap_or_default(),
         &mut out,
     );
+    out
+}
+
+/// Every offset of a view in row-major order, `None` where an axis has a hole.
+pub(super) fn positions(axes: &[Axis]) -> Vec<Option<usize>> {
+    let mut out = Vec::with_capacity(axes.iter().map(Vec::len).product());
+    walk(axes, Some(0), &|at: Option<usize>| at, &mut out);
     out
 }
 
@@ -252,6 +260,32 @@ pub(super) fn dynamic_slice(
         axes.push(strided(size, first, 1, strides[d]));
     }
     viewed(x, &axes, None)
+}
+
+/// `dynamic-update-slice`: `x` with the block at the (clamped) start indices replaced by
+/// `update`.
+pub(super) fn dynamic_update_slice(
+    x: &HostArray,
+    update: &HostArray,
+    starts: &[&HostArray],
+) -> Result<HostArray, String> {
+    if update.element_type() != x.element_type() || update.dims().len() != x.dims().len() {
+        return Err(format!(
+            "the update {} does not match the operand {}",
+            update.shape(),
+            x.shape()
+        ));
+    }
+    let strides = row_major_strides(x.dims());
+    let mut axes = Vec::with_capacity(starts.len());
+    for (d, start) in starts.iter().enumerate() {
+        let size = update.dims()[d];
+        let first = clamp_start(index_at(start, 0)?, x.dims()[d], size);
+        axes.push(strided(size, first, 1, strides[d]));
+    }
+    let mut elements = x.elements().clone();
+    elements.put(&offsets(&axes), update.elements())?;
+    HostArray::new(x.dims().to_vec(), elements)
 }
 
 /// The reason a gather is not in XLA's canonical form, if it is not.

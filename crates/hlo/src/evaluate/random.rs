@@ -12,13 +12,16 @@
 //! atanh stays finite even after rounding to bf16) or [`RandomRange::AT_LEAST_ONE`]
 //! (acosh); [`RandomRange::for_parameter`] picks one from a parameter's users.
 //!
+//! `Between(v, v)` gives exactly `v` (infinities included; an integer type's lowest or
+//! highest value for -inf/+inf): [`fusion_arguments`] feeds reducers their identities so.
+//!
 //! The same seed gives the same values on every run and machine (fastrand's generator).
 
 use fastrand::Rng;
 
 use super::value::{Elements, HostArray, HostValue, Num};
 use crate::diag::Diagnostic;
-use crate::module::{Computation, InstrId, Instruction};
+use crate::module::{Computation, ComputationId, HloModule, InstrId, Instruction};
 use crate::opcode::Opcode;
 use crate::primitive::PrimitiveType;
 use crate::shape::{ArrayShape, Shape};
@@ -99,22 +102,39 @@ fn domain(computation: &Computation, user: &Instruction, k: usize) -> RandomRang
         Power if k == 0 => RandomRange::POSITIVE,
         Acos | Asin | Atanh => RandomRange::UNIT,
         Acosh => RandomRange::AT_LEAST_ONE,
-        DynamicSlice | Gather if k >= 1 => {
-            let operand = &computation.instruction(user.operands[0]).shape;
-            let largest = operand
-                .as_array()
-                .and_then(|a| a.dims.iter().max().copied())
-                .unwrap_or(0);
-            RandomRange::Between(-1.0, largest as f64)
-        }
+        DynamicSlice | Gather if k >= 1 => start_indices(computation, user),
+        DynamicUpdateSlice if k >= 2 => start_indices(computation, user),
         _ => RandomRange::Default,
     }
+}
+
+/// Start indices of dynamic-slice, gather and dynamic-update-slice: mostly inside the
+/// operand, some just outside it (-1, or past `dim - size`) so that clamping is exercised.
+fn start_indices(computation: &Computation, user: &Instruction) -> RandomRange {
+    let operand = &computation.instruction(user.operands[0]).shape;
+    let largest = operand
+        .as_array()
+        .and_then(|a| a.dims.iter().max().copied())
+        .unwrap_or(0);
+    RandomRange::Between(-1.0, largest as f64)
 }
 
 fn fill_array(shape: &ArrayShape, rng: &mut Rng, range: RandomRange) -> Result<HostArray, String> {
     let ty = shape.element_type;
     let count = shape.element_count().max(0) as usize;
-    let elements = if ty == PrimitiveType::Pred {
+    let elements = if let RandomRange::Between(lo, hi) = range
+        && lo == hi
+    {
+        // A single value (an identity such as -inf): exact, without drawing.
+        if ty == PrimitiveType::Pred {
+            Elements::Pred(vec![lo != 0.0; count])
+        } else if ty.is_int() {
+            let (v, _) = range.int_bounds(ty);
+            Elements::build(ty, count, |_| Num::Int(v))?
+        } else {
+            Elements::build(ty, count, |_| Num::Float(lo))?
+        }
+    } else if ty == PrimitiveType::Pred {
         Elements::Pred((0..count).map(|_| rng.bool()).collect())
     } else if ty.is_int() {
         let (lo, hi) = range.int_bounds(ty);
@@ -168,6 +188,67 @@ pub fn random_arguments(
                 .map_err(|m| Diagnostic::new(instr.spans.whole, format!("{m} in '{}'", instr.name)))
         })
         .collect()
+}
+
+/// [`random_arguments`] for fusion `fusion` of `module`, except that a parameter used only
+/// as the init value of reduces or reduce-windows gets its reducer's identity (0 for add,
+/// or, xor; 1 for multiply, and; -inf for maximum; +inf for minimum; the type's lowest or
+/// highest value for integers). XLA's reduction emitters combine the init value with every
+/// thread's partial result, which XLA permits because reductions are only defined for an
+/// init value that is an identity; with any other value the result would depend on the
+/// launch shape. XLA's own tests feed identities the same way.
+pub fn fusion_arguments(
+    module: &HloModule,
+    fusion: ComputationId,
+    seed: u64,
+) -> Result<Vec<HostValue>, Diagnostic> {
+    let computation = module.computation(fusion);
+    let mut args = random_arguments(computation, seed)?;
+    for (arg, p) in args.iter_mut().zip(computation.parameters()) {
+        if let Some(identity) = reducer_identity(module, computation, p) {
+            let instr = computation.instruction(p);
+            *arg = random_value(&instr.shape, 0, RandomRange::Between(identity, identity))
+                .map_err(|m| Diagnostic::new(instr.spans.whole, m))?;
+        }
+    }
+    Ok(args)
+}
+
+/// The identity of the reducer of every reduce and reduce-window that uses `parameter` as an
+/// init value, when it is used only so and all of them agree.
+fn reducer_identity(
+    module: &HloModule,
+    computation: &Computation,
+    parameter: InstrId,
+) -> Option<f64> {
+    let mut identity = None;
+    for user in &computation.instructions {
+        for (k, _) in user
+            .operands
+            .iter()
+            .enumerate()
+            .filter(|&(_, &o)| o == parameter)
+        {
+            let is_init = matches!(user.opcode, Opcode::Reduce | Opcode::ReduceWindow)
+                && k >= user.operands.len() / 2;
+            if !is_init {
+                return None;
+            }
+            let reducer = module.computation(user.called("to_apply")?.id);
+            let this = match reducer.root_instruction().opcode {
+                Opcode::Add | Opcode::Or | Opcode::Xor => 0.0,
+                Opcode::Multiply | Opcode::And => 1.0,
+                Opcode::Maximum => f64::NEG_INFINITY,
+                Opcode::Minimum => f64::INFINITY,
+                _ => return None,
+            };
+            if identity.is_some_and(|i| i != this) {
+                return None;
+            }
+            identity = Some(this);
+        }
+    }
+    identity
 }
 
 /// Distinct, well-mixed seeds for the parameters of one run.

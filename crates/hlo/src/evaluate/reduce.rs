@@ -16,7 +16,7 @@ use super::{Evaluator, Plan, R, array, located};
 use crate::module::{ComputationId, Instruction};
 
 /// The computation an instruction calls through `attribute`.
-fn callee(instr: &Instruction, attribute: &str) -> R<ComputationId> {
+pub(super) fn callee(instr: &Instruction, attribute: &str) -> R<ComputationId> {
     instr
         .called(attribute)
         .map(|c| c.id)
@@ -24,7 +24,7 @@ fn callee(instr: &Instruction, attribute: &str) -> R<ComputationId> {
 }
 
 /// `elements` as lanes: the flat array a computation applied per element reads.
-fn lanes(elements: Elements) -> HostValue {
+pub(super) fn lanes(elements: Elements) -> HostValue {
     let n = elements.len() as i64;
     HostValue::Array(HostArray::from_parts(vec![n], elements))
 }
@@ -103,7 +103,7 @@ pub(super) fn reduce(
 }
 
 /// The results as the instruction's shape has them: one array, or a tuple of arrays.
-fn shaped_like(instr: &Instruction, mut results: Vec<HostArray>) -> HostValue {
+pub(super) fn shaped_like(instr: &Instruction, mut results: Vec<HostArray>) -> HostValue {
     if !instr.shape.is_tuple() && results.len() == 1 {
         HostValue::Array(results.remove(0))
     } else {

@@ -386,6 +386,18 @@ impl Elements {
     pub(super) fn take(&self, offsets: &[usize], shift: usize) -> Elements {
         with_elements!(self, v => Element::wrap(offsets.iter().map(|&o| v[o + shift]).collect()))
     }
+
+    /// Overwrites the elements at `positions` with `from`'s, in order (the inverse of
+    /// [`Self::take`]); `from` must have this vector's element type.
+    pub(super) fn put(&mut self, positions: &[usize], from: &Elements) -> Result<(), String> {
+        with_elements!(self, v => {
+            let from = slice_as(from, "the written elements")?;
+            for (&p, &e) in positions.iter().zip(from) {
+                v[p] = e;
+            }
+            Ok(())
+        })
+    }
 }
 
 /// An array value: logical bounds and elements in row-major order.

@@ -1,0 +1,519 @@
+//! Launch shapes of the four reduction emitters, as XLA chooses them (`reduction.cc`,
+//! `reduction_base.cc`), and the indexing maps that say which thread touches what.
+//!
+//! Every map has the dimensions `(th_x, bl_x)` (ours is a 1-d grid: XLA's block y/z are
+//! always 1 here because all roots form one group); maps of the shared-memory stages have
+//! `th_x` only. Which emitter:
+//!
+//! * a row reduction is a **multi-row** reduction when its minor reduced component is a
+//!   power of two that fits in one warp's lanes times the vector size, else a **row**
+//!   reduction;
+//! * a column reduction is a **small column** reduction when its minor kept component
+//!   divides the warp size, else a **column** reduction.
+//!
+//! The rules, per emitter:
+//!
+//! * **Row**: `reduced = min(1024, roundup(ceil(minor / 32), 32))` threads share a row (32
+//!   elements per thread at most); when `2 * reduced <= 256`, more rows share the block
+//!   (`kept = d1` if `d1 * reduced <= 256`, else `256 / reduced`). Each thread walks
+//!   `min(32 / vector, ceil(minor / vector / reduced))` vectors of its row strided by
+//!   `reduced`, plus the whole major reduced component. Partials are shuffled within the
+//!   warp (distance 16); with more than one warp per row, lane 0 of each warp writes a
+//!   `[kept, warps]` shared tile (+1 column when that is a multiple of 32), and after a
+//!   barrier the first lanes of each row read it back and shuffle again.
+//! * **Multi-row**: `vector = min(minor, 64 / smallest bits)`, at most 16 bytes when any
+//!   input or output has 32 bits or more, halved while there are fewer blocks than SMs;
+//!   `minor / vector` lanes per row, `kept = d1` or `256 / lanes` rows per block (rounded
+//!   up to whole warps), one shuffle over the row's lanes, no shared memory.
+//! * **Column**: 32×32 threads; warp `w` walks reduced rows `w, w + 32, ..`, lane `l` column
+//!   `(block * 32 + l) * vector + v`; partials go through a `[32, 32 * vector + 1]` tile
+//!   written transposed, so warp `w` then holds column `w`'s 32 partials and shuffles them
+//!   (distance 16).
+//! * **Small column**: 128 threads (fewer if needed) walk the block's `[reduced, minor]`
+//!   slice linearly, `vector` elements each; `shared_rows = vector * threads / minor`
+//!   threads hold partials of one column (at most 32: the vector size, then the thread
+//!   count, shrink until so); the `[shared_rows, minor + padding]` tile is read back
+//!   transposed so that one column's partials sit in consecutive lanes, shuffled at
+//!   distance `shared_rows / 2`.
+//!
+//! Vector size (`GetVectorSizeForMlir`), from the minor component, the threads along it and
+//! the smallest element width among the fusion's inputs: 1 if the minor component is odd or
+//! shorter than two elements per thread, 1 for 64-bit inputs, 2 for 32-bit ones, 2 when
+//! there are fewer than four elements per thread, else 4 when the minor component divides
+//! by 4, else 2.
+
+use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
+
+use super::dimensions::{COL_MINOR_KEPT, MAX_THREADS_PER_ROW, ReductionDimensions, WARP_SIZE};
+
+/// Threads per block the row emitters aim for (XLA: "between 128 and 512 threads, so we
+/// just go for 256").
+const THREADS_PER_BLOCK_TARGET: i64 = 256;
+/// Column reductions: the square tile of 32×32 threads.
+const TILE_SIZE: i64 = 32;
+/// SMs of an H100/H200 (sm_90, the default target): multi-row reductions shrink their
+/// vectors until every SM has a block.
+pub const CORE_COUNT: i64 = 132;
+
+/// Which of XLA's four reduction emitters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReductionKind {
+    Row,
+    MultiRow,
+    Column,
+    SmallColumn,
+}
+
+impl std::fmt::Display for ReductionKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ReductionKind::Row => "row",
+            ReductionKind::MultiRow => "multi-row",
+            ReductionKind::Column => "column",
+            ReductionKind::SmallColumn => "small column",
+        })
+    }
+}
+
+/// The shared-memory stage: partials written to a tile, a barrier, read back and shuffled.
+#[derive(Clone, Debug)]
+pub struct SharedStage {
+    /// `(th_x)[symbols] -> tile index`; constraints say which threads write.
+    pub write_map: IndexingMap,
+    /// `(th_x)[symbols] -> tile index`; constraints say which threads read a written entry
+    /// (the others take the init value).
+    pub read_map: IndexingMap,
+    pub tile_shape: Vec<i64>,
+    pub max_distance: i64,
+}
+
+/// Everything that decides the kernel's shape.
+#[derive(Clone, Debug)]
+pub struct Tiling {
+    pub kind: ReductionKind,
+    pub threads: i64,
+    pub blocks: i64,
+    pub vector_size: i64,
+    /// The canonical input shape the input map indexes (row: `[d0, d1, d2 / v, v]`).
+    pub input_shape: Vec<i64>,
+    /// `(th_x, bl_x)[symbols] -> input_shape index`, constrained to the input.
+    pub input_map: IndexingMap,
+    /// Which input symbol is the vector index whose partials stay apart (column kinds:
+    /// lanes of a vector are different outputs); `None` when all of a thread's elements
+    /// belong to one output.
+    pub vector_symbol: Option<usize>,
+    /// `(th_x, bl_x)[output symbols] -> output_shape index`, constrained to the threads that
+    /// write an output element.
+    pub output_map: IndexingMap,
+    /// The warp shuffle right after the per-thread loop (row kinds), by its distance.
+    pub first_shuffle: Option<i64>,
+    pub shared: Option<SharedStage>,
+}
+
+/// What the vector size depends on besides the shape.
+#[derive(Clone, Copy, Debug)]
+pub struct ElementWidths {
+    /// The smallest element width of the fusion's inputs (`i64::MAX` without inputs).
+    pub smallest_input_bits: i64,
+    /// The smallest element width of the fusion's outputs.
+    pub smallest_output_bits: i64,
+}
+
+fn ceil_div(a: i64, b: i64) -> i64 {
+    (a + b - 1) / b
+}
+
+fn round_up(a: i64, b: i64) -> i64 {
+    ceil_div(a, b) * b
+}
+
+/// `GetVectorSizeForMlir` (see the module documentation).
+pub fn vector_size(minor: i64, threads: i64, widths: ElementWidths) -> i64 {
+    if minor % 2 != 0 || threads * 2 > minor {
+        return 1;
+    }
+    if widths.smallest_input_bits >= 64 {
+        return 1;
+    }
+    if widths.smallest_input_bits >= 32 {
+        return 2;
+    }
+    if threads * 4 > minor {
+        return 2;
+    }
+    if minor % 4 == 0 { 4 } else { 2 }
+}
+
+fn grid_dims(threads: i64, blocks: i64) -> Vec<Variable> {
+    vec![
+        Variable::new("th_x", Interval::new(0, threads - 1)),
+        Variable::new("bl_x", Interval::new(0, blocks - 1)),
+    ]
+}
+
+fn thread_dims(threads: i64) -> Vec<Variable> {
+    vec![Variable::new("th_x", Interval::new(0, threads - 1))]
+}
+
+fn symbols(names: &[&str], sizes: &[i64]) -> Vec<Variable> {
+    names
+        .iter()
+        .zip(sizes)
+        .map(|(n, &s)| Variable::new(*n, Interval::new(0, s - 1)))
+        .collect()
+}
+
+/// A map with every result constrained to `[0, bound - 1]`.
+fn bounded(
+    dims: Vec<Variable>,
+    syms: Vec<Variable>,
+    results: Vec<AffineExpr>,
+    bounds: &[i64],
+) -> IndexingMap {
+    let mut map = IndexingMap::new(dims, syms, Vec::new(), results.clone());
+    for (e, &b) in results.into_iter().zip(bounds) {
+        map.add_constraint(e, Interval::new(0, b - 1));
+    }
+    map
+}
+
+fn is_power_of_two(n: i64) -> bool {
+    n > 0 && n & (n - 1) == 0
+}
+
+impl Tiling {
+    /// The emitter XLA picks for `rd` and its launch shape; `None` for a shape no
+    /// reduction emitter takes (the loop emitter then does).
+    pub fn new(rd: &ReductionDimensions, widths: ElementWidths) -> Option<Tiling> {
+        let tiling = if rd.is_row {
+            Tiling::multi_row(rd, widths).or_else(|| Tiling::row(rd, widths))?
+        } else if WARP_SIZE % rd.dims[COL_MINOR_KEPT] == 0 {
+            Tiling::small_column(rd, widths)
+        } else {
+            Tiling::column(rd, widths)
+        };
+        Some(tiling.simplified())
+    }
+
+    fn simplified(mut self) -> Tiling {
+        self.input_map = self.input_map.simplified();
+        self.output_map = self.output_map.simplified();
+        if let Some(s) = &mut self.shared {
+            s.write_map = s.write_map.clone().simplified();
+            s.read_map = s.read_map.clone().simplified();
+        }
+        self
+    }
+
+    /// Bytes of shared memory per block for tiles of `element_bytes` each.
+    pub fn shared_memory_bytes(&self, element_bytes: &[i64]) -> i64 {
+        let Some(s) = &self.shared else { return 0 };
+        let elements: i64 = s.tile_shape.iter().product();
+        element_bytes.iter().map(|b| b * elements).sum()
+    }
+
+    fn row(rd: &ReductionDimensions, widths: ElementWidths) -> Option<Tiling> {
+        let [d0, d1, d2] = rd.dims;
+        let per_thread = 32;
+        let reduced = MAX_THREADS_PER_ROW.min(round_up(ceil_div(d2, per_thread), WARP_SIZE));
+        let mut kept = 1;
+        if reduced * 2 <= THREADS_PER_BLOCK_TARGET {
+            kept = if d1 * reduced <= THREADS_PER_BLOCK_TARGET {
+                d1
+            } else {
+                THREADS_PER_BLOCK_TARGET / reduced
+            };
+        }
+        let vs = vector_size(d2, reduced, widths);
+        let input_shape = vec![d0, d1, d2 / vs, vs];
+        let tile = (per_thread / vs).min(ceil_div(input_shape[2], reduced));
+        let per_block = [kept, tile * reduced];
+        let num_blocks = [
+            ceil_div(d1, per_block[0]),
+            ceil_div(input_shape[2], per_block[1]),
+        ];
+        if num_blocks[1] != 1 {
+            // Several blocks per row would race on the output.
+            return None;
+        }
+        let threads = kept * reduced;
+        let blocks = num_blocks[0] * num_blocks[1];
+        let t = delinearize(dim(0), &[kept, reduced]);
+        let b = delinearize(dim(1), &num_blocks);
+        let input_results = vec![
+            sym(0),
+            b[0].clone() * per_block[0] + t[0].clone(),
+            b[1].clone() * per_block[1] + sym(1) * reduced + t[1].clone(),
+            sym(2),
+        ];
+        let input_map = bounded(
+            grid_dims(threads, blocks),
+            symbols(&["major", "minor", "vector_index"], &[d0, tile, vs]),
+            input_results,
+            &input_shape,
+        );
+        let mut output_map = bounded(
+            grid_dims(threads, blocks),
+            Vec::new(),
+            vec![b[0].clone() * per_block[0] + t[0].clone()],
+            &[d1],
+        );
+        output_map.add_constraint(t[1].clone(), Interval::new(0, 0));
+        let warps_per_row = ceil_div(reduced, WARP_SIZE);
+        let shared = (warps_per_row > 1).then(|| {
+            let th = delinearize(dim(0), &[kept, reduced]);
+            let lane = th[1].clone().modulo(WARP_SIZE);
+            let warp = th[1].clone().floor_div(WARP_SIZE);
+            let mut write_map = IndexingMap::new(
+                thread_dims(threads),
+                Vec::new(),
+                Vec::new(),
+                vec![th[0].clone(), warp],
+            );
+            write_map.add_constraint(lane.clone(), Interval::new(0, 0));
+            let mut read_map = IndexingMap::new(
+                thread_dims(threads),
+                Vec::new(),
+                Vec::new(),
+                vec![th[0].clone(), lane],
+            );
+            read_map.add_constraint(th[1].clone(), Interval::new(0, warps_per_row - 1));
+            let mut tile_shape = vec![kept, warps_per_row];
+            if warps_per_row % WARP_SIZE == 0 {
+                tile_shape[1] += 1;
+            }
+            SharedStage {
+                write_map,
+                read_map,
+                tile_shape,
+                max_distance: WARP_SIZE / 2,
+            }
+        });
+        Some(Tiling {
+            kind: ReductionKind::Row,
+            threads,
+            blocks,
+            vector_size: vs,
+            input_shape,
+            input_map,
+            vector_symbol: None,
+            output_map,
+            first_shuffle: Some(WARP_SIZE / 2),
+            shared,
+        })
+    }
+
+    fn multi_row(rd: &ReductionDimensions, widths: ElementWidths) -> Option<Tiling> {
+        let [d0, d1, d2] = rd.dims;
+        if !is_power_of_two(d2) {
+            return None;
+        }
+        let smallest = widths.smallest_input_bits.min(widths.smallest_output_bits);
+        let mut largest = widths.smallest_input_bits.max(widths.smallest_output_bits);
+        if largest == i64::MAX {
+            largest = widths.smallest_output_bits;
+        }
+        let mut vs = d2.min((64 / smallest.max(1)).max(1));
+        if largest >= 32 {
+            vs = vs.min((128 / largest).max(1));
+        }
+        let threads_for = |vs: i64| {
+            let reduced = d2 / vs;
+            let kept = if d1 * reduced <= THREADS_PER_BLOCK_TARGET {
+                d1
+            } else {
+                THREADS_PER_BLOCK_TARGET / reduced
+            };
+            (kept, reduced)
+        };
+        let blocks_for = |vs: i64| ceil_div(d1, threads_for(vs).0);
+        if d2 > WARP_SIZE * vs {
+            return None;
+        }
+        while vs > 1 && blocks_for(vs) < CORE_COUNT {
+            vs /= 2;
+        }
+        if d2 > WARP_SIZE * vs {
+            return None;
+        }
+        let (kept, reduced) = threads_for(vs);
+        let blocks = blocks_for(vs);
+        // Whole warps: a shuffle names all 32 lanes, and the interpreter (like the PTX
+        // spec, strictly read) wants every named lane to exist. XLA launches exactly
+        // `kept * reduced` threads; the extra ones here read and write nothing.
+        let busy = kept * reduced;
+        let threads = round_up(busy, WARP_SIZE);
+        let t = delinearize(dim(0), &[kept, reduced]);
+        let block = if blocks == 1 { cst(0) } else { dim(1) };
+        let input_shape = vec![d0, d1, d2];
+        let mut input_map = bounded(
+            grid_dims(threads, blocks),
+            symbols(&["major", "vector_index"], &[d0, vs]),
+            vec![
+                sym(0),
+                block.clone() * kept + t[0].clone(),
+                t[1].clone() * vs + sym(1),
+            ],
+            &input_shape,
+        );
+        let mut output_map = bounded(
+            grid_dims(threads, blocks),
+            Vec::new(),
+            vec![block * kept + t[0].clone()],
+            &[d1],
+        );
+        output_map.add_constraint(t[1].clone(), Interval::new(0, 0));
+        if busy < threads {
+            input_map.add_constraint(dim(0), Interval::new(0, busy - 1));
+            output_map.add_constraint(dim(0), Interval::new(0, busy - 1));
+        }
+        Some(Tiling {
+            kind: ReductionKind::MultiRow,
+            threads,
+            blocks,
+            vector_size: vs,
+            input_shape,
+            input_map,
+            vector_symbol: None,
+            output_map,
+            first_shuffle: Some(reduced / 2).filter(|&d| d > 0),
+            shared: None,
+        })
+    }
+
+    fn column(rd: &ReductionDimensions, widths: ElementWidths) -> Tiling {
+        let [d0, d1, d2] = rd.dims;
+        let vs = vector_size(d2, TILE_SIZE, widths);
+        let threads = TILE_SIZE * TILE_SIZE;
+        let rows_per_thread = ceil_div(d1, TILE_SIZE);
+        let num_blocks = [d0, ceil_div(d2, TILE_SIZE * vs)];
+        let blocks = num_blocks[0] * num_blocks[1];
+        let t = delinearize(dim(0), &[TILE_SIZE, TILE_SIZE]);
+        let b = delinearize(dim(1), &num_blocks);
+        let input_shape = vec![d0, d1, d2];
+        let input_map = bounded(
+            grid_dims(threads, blocks),
+            symbols(&["reduced", "vector_index"], &[rows_per_thread, vs]),
+            vec![
+                b[0].clone(),
+                t[0].clone() + sym(0) * TILE_SIZE,
+                (b[1].clone() * TILE_SIZE + t[1].clone()) * vs + sym(1),
+            ],
+            &input_shape,
+        );
+        let mut output_map = bounded(
+            grid_dims(threads, blocks),
+            symbols(&["vector_index"], &[vs]),
+            vec![
+                b[0].clone(),
+                (b[1].clone() * TILE_SIZE + t[0].clone()) * vs + sym(0),
+            ],
+            &[d0, d2],
+        );
+        output_map.add_constraint(t[1].clone(), Interval::new(0, 0));
+        let th = delinearize(dim(0), &[TILE_SIZE, TILE_SIZE]);
+        let write_map = IndexingMap::new(
+            thread_dims(threads),
+            symbols(&["vector_index"], &[vs]),
+            Vec::new(),
+            vec![th[1].clone(), th[0].clone() * vs + sym(0)],
+        );
+        let read_map = IndexingMap::new(
+            thread_dims(threads),
+            symbols(&["vector_index"], &[vs]),
+            Vec::new(),
+            vec![th[0].clone(), th[1].clone() * vs + sym(0)],
+        );
+        let mut tile_shape = vec![TILE_SIZE, TILE_SIZE * vs];
+        if tile_shape[1] % WARP_SIZE == 0 {
+            tile_shape[1] += 1;
+        }
+        Tiling {
+            kind: ReductionKind::Column,
+            threads,
+            blocks,
+            vector_size: vs,
+            input_shape,
+            input_map,
+            vector_symbol: Some(1),
+            output_map,
+            first_shuffle: None,
+            shared: Some(SharedStage {
+                write_map,
+                read_map,
+                tile_shape,
+                max_distance: TILE_SIZE / 2,
+            }),
+        }
+    }
+
+    fn small_column(rd: &ReductionDimensions, widths: ElementWidths) -> Tiling {
+        let [d0, d1, d2] = rd.dims;
+        let mut vs = vector_size(d1 * d2, TILE_SIZE, widths);
+        let mut threads = 128;
+        let mut shared_rows = vs * threads / d2;
+        while shared_rows > TILE_SIZE && vs > 1 {
+            vs /= 2;
+            shared_rows /= 2;
+        }
+        if shared_rows > TILE_SIZE {
+            threads /= shared_rows / TILE_SIZE;
+            shared_rows = TILE_SIZE;
+        }
+        let blocks = d0;
+        let loop_size = ceil_div(d1 * d2, vs * threads);
+        let linear = dim(0) * vs + sym(1) + sym(0) * (vs * threads);
+        let input_shape = vec![d0, d1, d2];
+        let input_map = bounded(
+            grid_dims(threads, blocks),
+            symbols(&["loop", "vector_index"], &[loop_size, vs]),
+            vec![dim(1), linear.clone().floor_div(d2), linear.modulo(d2)],
+            &input_shape,
+        );
+        let mut output_map = bounded(
+            grid_dims(threads, blocks),
+            symbols(&["vector_index"], &[vs]),
+            vec![dim(1), (dim(0) + sym(0) * threads).floor_div(shared_rows)],
+            &[d0, d2],
+        );
+        output_map.add_constraint(dim(0).modulo(shared_rows), Interval::new(0, 0));
+        let write = delinearize(dim(0) * vs + sym(0), &[shared_rows, d2]);
+        let read = delinearize(dim(0) + sym(0) * threads, &[d2, shared_rows]);
+        let write_map = IndexingMap::new(
+            thread_dims(threads),
+            symbols(&["vector_index"], &[vs]),
+            Vec::new(),
+            write,
+        );
+        let read_map = IndexingMap::new(
+            thread_dims(threads),
+            symbols(&["vector_index"], &[vs]),
+            Vec::new(),
+            vec![read[1].clone(), read[0].clone()],
+        );
+        // The least padding without bank conflicts (XLA's comment: at most 1.5 × threads ×
+        // vector elements instead of the column emitter's 1056 × vector²).
+        let padding = if threads == 32 && vs == 1 {
+            0
+        } else {
+            ceil_div(d2, threads * vs)
+        };
+        Tiling {
+            kind: ReductionKind::SmallColumn,
+            threads,
+            blocks,
+            vector_size: vs,
+            input_shape,
+            input_map,
+            vector_symbol: Some(1),
+            output_map,
+            first_shuffle: None,
+            shared: Some(SharedStage {
+                write_map,
+                read_map,
+                tile_shape: vec![shared_rows, d2 + padding],
+                max_distance: shared_rows / 2,
+            }),
+        }
+    }
+}

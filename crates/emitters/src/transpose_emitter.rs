@@ -1,0 +1,583 @@
+//! The transpose emitter (DESIGN §6; XLA's `TransposeFusion`): a transpose read and written
+//! coalesced by moving tiles through shared memory.
+//!
+//! The kernel `@main` has two `xla_gpu.loop`s over the same `(th_x, bl_x)[s0, s1]` domain
+//! (see [`tiling`]). The first reads the input tile in input order — calling the prologue,
+//! the function of each transpose hero's operand — and inserts the elements into a shared
+//! tile (`xla_gpu.allocate_shared`, one per hero, padded against bank conflicts); it also
+//! writes the side outputs (roots whose hero is not a tiled transpose) at the input's index,
+//! which is where XLA writes them. `xla_gpu.sync_threads` separates the loops. The second
+//! loop reads the tiles transposed and writes the transposed roots in output order through
+//! the epilogue: a function `@<fusion>__epilogue__<root>` per root above its hero (an
+//! `abs(transpose(x))` root computes `abs` there) that takes the hero's element as its last
+//! argument, so the hero is never recomputed from the input.
+//!
+//! The partition makes the heroes, their operands and every output roots of subgraphs
+//! ([`PartitionedComputation::with_output_roots`]). Fusions this emitter cannot index
+//! together fall back to the loop emitter ([`TransposePlan::new`] says when).
+
+pub mod tiling;
+
+use hlo::graph::ComputationGraph;
+use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Opcode, Shape};
+use indexing::{IndexingMap, delinearize, dim, linearize};
+use ir::dialects::{func as irfunc, gpu, xla_gpu};
+use ir::{Attribute, Builder, InsertPoint, OpId, Type, Value};
+
+use crate::elemental::{ElementalEmitter, FusionContext, Scope, range_array, range_attr};
+use crate::hero::{TransposeDescription, find_hero, fusion_roots, tiled_transpose};
+use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
+use crate::types::{element_type, leaf_element_types, tensor_type};
+use crate::{EmittedFusion, EmittedKernel, EmitterKind, LaunchDimensions};
+pub use tiling::Tiling;
+
+/// What one output of the fusion is, for this emitter.
+#[derive(Clone, Debug)]
+enum OutputKind {
+    /// Computed from shared tile `hero` (an index into [`TransposePlan::heroes`]); `to_root`
+    /// takes the hero's index to the root's (the ops between them move elements one to one).
+    Transposed { hero: usize, to_root: IndexingMap },
+    /// Computed from the inputs at the root's index, written in the first loop.
+    Side,
+}
+
+#[derive(Clone, Debug)]
+struct Output {
+    root: InstrId,
+    shape: ArrayShape,
+    kind: OutputKind,
+}
+
+/// How the transpose emitter covers one fusion.
+#[derive(Clone, Debug)]
+pub struct TransposePlan {
+    pub tiling: Tiling,
+    /// The transposes that get a shared tile, in order of first use by an output.
+    pub heroes: Vec<InstrId>,
+    outputs: Vec<Output>,
+}
+
+impl TransposePlan {
+    /// The plan for fusion `c`, whose tiled transpose heroes are `heroes`; `None` when the
+    /// outputs cannot be indexed together, which leaves the fusion to the loop emitter:
+    /// every tiled hero must describe the same normalized transpose (the first one's;
+    /// others become side outputs if their size allows), every shape involved must be a
+    /// bitcast of the normalized input or output (same element count, no tiled layout),
+    /// the ops between a hero and its root must map the hero's index to the root's one
+    /// to one, and the shared tiles must fit in a block's 48 KiB.
+    pub fn new(c: &Computation, heroes: &[InstrId]) -> Option<TransposePlan> {
+        let graph = ComputationGraph::new(c);
+        let (first, description) = heroes
+            .iter()
+            .find_map(|&h| Some((h, tiled_transpose(c, h)?)))?;
+        let input_shape = normalized_shape(c, first, &description.input_dims)?;
+        let output_shape = normalized_shape(c, first, &description.output_dims())?;
+        let mut plan_heroes: Vec<InstrId> = Vec::new();
+        let mut outputs = Vec::new();
+        for root in fusion_roots(c) {
+            let shape = c.instruction(root).shape.as_array()?.clone();
+            let hero = find_hero(c, &graph, root);
+            let kind = if tiled_transpose(c, hero).as_ref() == Some(&description) {
+                let hero_shape = c.instruction(hero).shape.as_array()?;
+                let operand = c.instruction(c.instruction(hero).operands[0]);
+                bitcast_map(&input_shape, operand.shape.as_array()?)?;
+                bitcast_map(&output_shape, hero_shape)?;
+                let index = match plan_heroes.iter().position(|&h| h == hero) {
+                    Some(i) => i,
+                    None => {
+                        plan_heroes.push(hero);
+                        plan_heroes.len() - 1
+                    }
+                };
+                OutputKind::Transposed {
+                    hero: index,
+                    to_root: hero_to_root(c, hero, root)?,
+                }
+            } else {
+                bitcast_map(&input_shape, &shape)?;
+                OutputKind::Side
+            };
+            outputs.push(Output { root, shape, kind });
+        }
+        if plan_heroes.is_empty() {
+            return None;
+        }
+        let bytes: Vec<i64> = plan_heroes
+            .iter()
+            .map(|&h| element_bytes(&c.instruction(h).shape))
+            .collect();
+        let plan = TransposePlan {
+            tiling: Tiling::new(description, &bytes),
+            heroes: plan_heroes,
+            outputs,
+        };
+        // Without opt-in, a block gets 48 KiB of shared memory; XLA does not fuse beyond.
+        (plan.shared_memory_bytes(c) <= tiling::SHARED_MEMORY_PER_BLOCK).then_some(plan)
+    }
+
+    /// Bytes of shared memory the kernel allocates.
+    pub fn shared_memory_bytes(&self, c: &Computation) -> i64 {
+        let tile: i64 = self.tiling.shared_tile_shape().iter().product();
+        self.heroes
+            .iter()
+            .map(|&h| tile * element_bytes(&c.instruction(h).shape))
+            .sum()
+    }
+}
+
+fn element_bytes(shape: &Shape) -> i64 {
+    shape
+        .as_array()
+        .map_or(1, |a| i64::from(a.element_type.bit_width().div_ceil(8)))
+}
+
+/// The normalized shape `dims` with `hero`'s element type and the default layout.
+fn normalized_shape(c: &Computation, hero: InstrId, dims: &[i64]) -> Option<ArrayShape> {
+    let element = c.instruction(hero).shape.as_array()?.element_type;
+    Some(ArrayShape::new(element, dims.to_vec()))
+}
+
+/// The map from the hero's index to the root's, through the ops `find_hero` walked:
+/// elementwise ops, `copy` and `convert` keep the index, `reshape` reinterprets it
+/// row-major, `bitcast` in memory order.
+fn hero_to_root(c: &Computation, hero: InstrId, root: InstrId) -> Option<IndexingMap> {
+    let mut chain = Vec::new();
+    let mut at = root;
+    while at != hero {
+        chain.push(at);
+        at = *c.instruction(at).operands.first()?;
+    }
+    let hero_shape = c.instruction(hero).shape.as_array()?;
+    let mut map = IndexingMap::identity(&hero_shape.dims);
+    for &id in chain.iter().rev() {
+        let instr = c.instruction(id);
+        let from = c.instruction(instr.operands[0]).shape.as_array()?;
+        let to = instr.shape.as_array()?;
+        let step = match instr.opcode {
+            Opcode::Bitcast => bitcast_map(from, to)?,
+            Opcode::Reshape => {
+                let index: Vec<_> = (0..from.rank()).map(dim).collect();
+                let mut m = IndexingMap::identity(&from.dims);
+                m.results = delinearize(linearize(&index, &from.dims), &to.dims);
+                m.simplified()
+            }
+            _ if from.dims == to.dims => IndexingMap::identity(&from.dims),
+            _ => return None,
+        };
+        map = map.compose(&step).simplified();
+    }
+    Some(map)
+}
+
+/// The entry function's scope for the elemental emitter: it belongs to no subgraph, so
+/// every instruction it needs is called through its function.
+const ENTRY_SCOPE: usize = usize::MAX;
+
+/// Emits fusion `fusion` of `module` with the transpose emitter.
+pub fn emit(
+    module: &HloModule,
+    fusion: ComputationId,
+    plan: &TransposePlan,
+) -> Result<EmittedFusion, Diagnostic> {
+    let c = module.computation(fusion);
+    let requested: Vec<InstrId> = plan
+        .heroes
+        .iter()
+        .flat_map(|&h| [h, c.instruction(h).operands[0]])
+        .collect();
+    let partition = PartitionedComputation::with_output_roots(c, |id| requested.contains(&id))?;
+    let cx = crate::fusion_context(module, fusion, partition);
+    let mut m = ir::Module::new();
+    crate::emit_functions(&cx, fusion, &mut m)?;
+    let mut epilogues = Vec::new();
+    for output in &plan.outputs {
+        let OutputKind::Transposed { hero, .. } = output.kind else {
+            epilogues.push(None);
+            continue;
+        };
+        let hero = plan.heroes[hero];
+        if output.root == hero {
+            epilogues.push(None);
+            continue;
+        }
+        let name = format!(
+            "{}__epilogue__{}",
+            sanitize(&c.name),
+            sanitize(&c.instruction(output.root).name)
+        );
+        if !epilogues.iter().flatten().any(|n: &String| *n == name) {
+            emit_epilogue_function(&cx, &mut m, output.root, hero, &name)?;
+        }
+        epilogues.push(Some(name));
+    }
+    let kernel = emit_main(&cx, &mut m, plan, &epilogues)?;
+    erase_unused_functions(&mut m);
+    crate::verify_emitted(&m, c)?;
+    Ok(EmittedFusion {
+        name: c.name.clone(),
+        module: m,
+        kernel,
+        emitter: EmitterKind::Transpose,
+        partition: cx.partition,
+    })
+}
+
+fn unsupported(c: &Computation, what: impl std::fmt::Display) -> Diagnostic {
+    Diagnostic::new(
+        c.root_instruction().spans.whole,
+        format!("unsupported: {what}"),
+    )
+}
+
+/// `@name(params, root index, hero element) -> root's elements`: the ops between `hero`
+/// and `root`, with the hero's element passed in. Emitted as the root's subgraph, whose
+/// calls of the hero's function then take the argument instead.
+fn emit_epilogue_function(
+    cx: &FusionContext<'_>,
+    m: &mut ir::Module,
+    root: InstrId,
+    hero: InstrId,
+    name: &str,
+) -> Result<(), Diagnostic> {
+    let c = cx.fusion;
+    let (Some(root_sg), Some(hero_sg)) = (
+        cx.partition.subgraph_rooted_at(root),
+        cx.partition.subgraph_rooted_at(hero),
+    ) else {
+        return Err(unsupported(c, "an epilogue without a subgraph"));
+    };
+    let root_instr = c.instruction(root);
+    let root_shape = root_instr
+        .shape
+        .as_array()
+        .ok_or_else(|| unsupported(c, "a tuple-shaped root"))?;
+    let hero_type = element_type(
+        c.instruction(hero)
+            .shape
+            .as_array()
+            .ok_or_else(|| unsupported(c, "a tuple-shaped transpose"))?
+            .element_type,
+    )
+    .map_err(|e| unsupported(c, e))?;
+    let mut inputs = param_types(c)?;
+    let num_params = inputs.len();
+    inputs.extend(root_shape.dims.iter().map(|_| Type::INDEX));
+    inputs.push(hero_type);
+    let results = leaf_element_types(&root_instr.shape).map_err(|e| unsupported(c, e))?;
+    let (func, entry) = irfunc::build_func(m, name, &inputs, &results);
+    m.set_prop(func, "sym_visibility", Attribute::string("private"));
+    let mut arg_attrs = vec![Attribute::dict(Vec::new()); num_params];
+    arg_attrs.extend(root_shape.dims.iter().map(|&d| range_attr(0, d - 1)));
+    arg_attrs.push(Attribute::dict(Vec::new()));
+    m.set_prop(func, "arg_attrs", Attribute::Array(arg_attrs));
+    let body = m.body();
+    m.insert_op(func, InsertPoint::BlockEnd(body));
+    let args = m.block_args(entry).to_vec();
+    let params = &args[..num_params];
+    let indices = &args[num_params..num_params + root_shape.rank()];
+    let hero_value = args[args.len() - 1];
+    let b = Builder::at_end(m, entry);
+    let mut e = ElementalEmitter::new(cx, b, Scope::Subgraph(root_sg), params.to_vec());
+    let values = e.emit(root, indices)?;
+    e.b.ret(&values);
+    // Inject the hero's element where the root's subgraph would compute it again.
+    let hero_fn = &cx.subgraph_functions[hero_sg];
+    let calls: Vec<OpId> = m
+        .collect_ops(func)
+        .into_iter()
+        .filter(|&op| {
+            m.is(op, "xla_gpu.pure_call")
+                && m.prop(op, "callee").and_then(Attribute::as_symbol) == Some(hero_fn.as_str())
+        })
+        .collect();
+    for call in calls {
+        let result = m.result(call, 0);
+        m.replace_all_uses(result, hero_value);
+        erase_with_dead_operands(m, call);
+    }
+    Ok(())
+}
+
+/// Erases `op` and then every op that only fed it and has no other effect.
+fn erase_with_dead_operands(m: &mut ir::Module, op: OpId) {
+    let operands = m.operand_vec(op);
+    m.erase_op(op);
+    for v in operands {
+        if let Some(def) = m.defining_op(v)
+            && m.is_alive(def)
+            && !m.has_uses(v)
+            && m.results(def).all(|r| !m.has_uses(r))
+            && (m.is(def, "xla_gpu.apply_indexing") || m.is(def, "arith.constant"))
+        {
+            erase_with_dead_operands(m, def);
+        }
+    }
+}
+
+/// Erases private functions nothing calls (the heroes' own functions, once the kernel
+/// reads them from shared memory), until none is left.
+fn erase_unused_functions(m: &mut ir::Module) {
+    loop {
+        let top = m.top();
+        let mut called = std::collections::HashSet::new();
+        for op in m.collect_ops(top) {
+            if let Some(callee) = m.prop(op, "callee").and_then(Attribute::as_symbol) {
+                called.insert(callee.to_owned());
+            }
+        }
+        let unused: Vec<OpId> = m
+            .block_ops(m.body())
+            .filter(|&f| {
+                m.is(f, "func.func")
+                    && m.prop(f, "sym_visibility").and_then(Attribute::as_str) == Some("private")
+                    && m.symbol_name(f).is_some_and(|n| !called.contains(n))
+            })
+            .collect();
+        if unused.is_empty() {
+            return;
+        }
+        for f in unused {
+            m.erase_op(f);
+        }
+    }
+}
+
+fn param_types(c: &Computation) -> Result<Vec<Type>, Diagnostic> {
+    c.parameters()
+        .into_iter()
+        .map(|p| {
+            let instr = c.instruction(p);
+            let a = instr
+                .shape
+                .as_array()
+                .ok_or_else(|| unsupported(c, "a tuple-shaped fusion parameter"))?;
+            tensor_type(a).map_err(|e| unsupported(c, e))
+        })
+        .collect()
+}
+
+/// `gpu.thread_id x` / `gpu.block_id x` with its range as `xla.range`.
+fn special_register(b: &mut Builder<'_>, name: &str, count: i64) -> Value {
+    let ip = b.insertion_point();
+    let v = gpu::build_dimension_op(b.module, ip, name, "x", None);
+    let op = b.module.defining_op(v).expect("an op result");
+    b.module
+        .set_attr(op, "xla.range", range_array(0, count - 1));
+    v
+}
+
+/// The grid map `grid` composed with the bitcast from the normalized shape `from` to
+/// `to`: the index of `to` a thread handles.
+fn grid_to(grid: &IndexingMap, from: &ArrayShape, to: &ArrayShape) -> IndexingMap {
+    let bitcast = bitcast_map(from, to).expect("checked by the plan");
+    grid.compose(&bitcast).simplified()
+}
+
+/// The values of `map` at the loop's dims and symbols, reusing the loop's own results when
+/// the map is the loop's.
+fn index_of(
+    e: &mut ElementalEmitter<'_, '_>,
+    map: &IndexingMap,
+    loop_map: &IndexingMap,
+    loop_results: &[Value],
+    grid: &[Value],
+    symbols: &[Value],
+) -> Vec<Value> {
+    if map.results == loop_map.results {
+        return loop_results.to_vec();
+    }
+    e.apply(map, grid, symbols)
+}
+
+/// Emits `@main` (see the module documentation).
+fn emit_main(
+    cx: &FusionContext<'_>,
+    m: &mut ir::Module,
+    plan: &TransposePlan,
+    epilogues: &[Option<String>],
+) -> Result<EmittedKernel, Diagnostic> {
+    let c = cx.fusion;
+    let tiling = &plan.tiling;
+    let description: &TransposeDescription = &tiling.description;
+    let first_hero = plan.heroes[0];
+    let input_shape = normalized_shape(c, first_hero, &description.input_dims)
+        .ok_or_else(|| unsupported(c, "a tuple-shaped transpose"))?;
+    let output_shape = normalized_shape(c, first_hero, &description.output_dims())
+        .ok_or_else(|| unsupported(c, "a tuple-shaped transpose"))?;
+
+    // The signature: one tensor per parameter, then per output; the outputs are returned.
+    let mut inputs = param_types(c)?;
+    let num_params = inputs.len();
+    let mut output_types = Vec::new();
+    for o in &plan.outputs {
+        output_types.push(tensor_type(&o.shape).map_err(|e| unsupported(c, e))?);
+    }
+    inputs.extend(&output_types);
+    let (func, entry) = irfunc::build_func(m, "main", &inputs, &output_types);
+    let body = m.body();
+    m.insert_op(func, InsertPoint::BlockStart(body));
+    let args = m.block_args(entry).to_vec();
+    for (k, &arg) in args.iter().enumerate() {
+        let name = if k < num_params {
+            sanitize(&c.instruction(c.parameters()[k]).name)
+        } else if plan.outputs.len() == 1 {
+            "output".to_owned()
+        } else {
+            format!("output{}", k - num_params)
+        };
+        m.set_value_name(arg, Some(&name));
+    }
+    let (params, outs) = args.split_at(num_params);
+
+    let launch = LaunchDimensions {
+        blocks: tiling.num_blocks() as u64,
+        threads_per_block: tiling::THREADS_PER_BLOCK as u64,
+        shared_memory_bytes: plan.shared_memory_bytes(c) as u64,
+    };
+    let mut b = Builder::at_end(m, entry);
+    let thread = special_register(&mut b, "gpu.thread_id", tiling::THREADS_PER_BLOCK);
+    let block = special_register(&mut b, "gpu.block_id", tiling.num_blocks());
+    let grid = [thread, block];
+    let tile_shape = tiling.shared_tile_shape();
+    let mut tiles = Vec::new();
+    for &h in &plan.heroes {
+        let a = c
+            .instruction(h)
+            .shape
+            .as_array()
+            .expect("checked by the plan");
+        let elem = element_type(a.element_type).map_err(|e| unsupported(c, e))?;
+        let ip = b.insertion_point();
+        tiles.push(xla_gpu::build_allocate_shared(
+            b.module,
+            ip,
+            Type::tensor(&tile_shape, elem),
+        ));
+    }
+
+    // Loop 1: read the input tile, fill the shared tiles, write the side outputs.
+    let input_grid = tiling.input_indexing();
+    let first_operand = c.instruction(c.instruction(first_hero).operands[0]);
+    let loop1_map = grid_to(
+        &input_grid,
+        &input_shape,
+        first_operand.shape.as_array().expect("checked by the plan"),
+    );
+    let side: Vec<usize> = (0..plan.outputs.len())
+        .filter(|&k| matches!(plan.outputs[k].kind, OutputKind::Side))
+        .collect();
+    let mut inits = tiles.clone();
+    inits.extend(side.iter().map(|&k| outs[k]));
+    let ip = b.insertion_point();
+    let (loop1, body1) = xla_gpu::build_loop(b.module, ip, loop1_map.clone(), &grid, &inits);
+    let loop1_args = b.module.block_args(body1).to_vec();
+    let (symbols, rest) = loop1_args.split_at(2);
+    let (results, iters) = rest.split_at(loop1_map.results.len());
+    for (i, &v) in results.iter().enumerate() {
+        b.module.set_value_name(v, Some(&format!("input_dim{i}")));
+    }
+    let (symbols, results, iters) = (symbols.to_vec(), results.to_vec(), iters.to_vec());
+    let write_index = tiling.shared_write_indexing();
+    {
+        let inner = Builder::at_end(b.module, body1);
+        let mut e = ElementalEmitter::new(cx, inner, Scope::Subgraph(ENTRY_SCOPE), params.to_vec());
+        let shared_index = e.apply(&write_index, &grid, &symbols);
+        let mut yielded = Vec::new();
+        for (k, &h) in plan.heroes.iter().enumerate() {
+            let operand = c.instruction(h).operands[0];
+            let shape = c.instruction(operand).shape.as_array().expect("an array");
+            let map = grid_to(&input_grid, &input_shape, shape);
+            let index = index_of(&mut e, &map, &loop1_map, &results, &grid, &symbols);
+            let value = e.emit(operand, &index)?[0];
+            yielded.push(e.b.insert_element(value, iters[k], &shared_index));
+        }
+        for (j, &k) in side.iter().enumerate() {
+            let o = &plan.outputs[k];
+            let map = grid_to(&input_grid, &input_shape, &o.shape);
+            let index = index_of(&mut e, &map, &loop1_map, &results, &grid, &symbols);
+            let value = e.emit(o.root, &index)?[0];
+            yielded.push(e.b.insert_element(value, iters[tiles.len() + j], &index));
+        }
+        xla_gpu::build_yield(e.b.module, body1, &yielded);
+    }
+    let loop1_results: Vec<Value> = b.module.results(loop1).collect();
+    let ip = b.insertion_point();
+    let synced = xla_gpu::build_sync_threads(b.module, ip, &loop1_results[..tiles.len()]);
+
+    // Loop 2: read the shared tiles transposed, write the transposed outputs.
+    let output_grid = tiling.output_indexing();
+    let transposed: Vec<usize> = (0..plan.outputs.len())
+        .filter(|&k| matches!(plan.outputs[k].kind, OutputKind::Transposed { .. }))
+        .collect();
+    let root_map = |k: usize| -> IndexingMap {
+        let OutputKind::Transposed { hero, to_root } = &plan.outputs[k].kind else {
+            unreachable!("a transposed output")
+        };
+        let hero_shape = c.instruction(plan.heroes[*hero]).shape.as_array();
+        grid_to(&output_grid, &output_shape, hero_shape.expect("an array"))
+            .compose(to_root)
+            .simplified()
+    };
+    let loop2_map = root_map(transposed[0]);
+    let inits: Vec<Value> = transposed.iter().map(|&k| outs[k]).collect();
+    let ip = b.insertion_point();
+    let (loop2, body2) = xla_gpu::build_loop(b.module, ip, loop2_map.clone(), &grid, &inits);
+    let loop2_args = b.module.block_args(body2).to_vec();
+    let (symbols, rest) = loop2_args.split_at(2);
+    let (results, iters) = rest.split_at(loop2_map.results.len());
+    for (i, &v) in results.iter().enumerate() {
+        b.module.set_value_name(v, Some(&format!("output_dim{i}")));
+    }
+    let (symbols, results, iters) = (symbols.to_vec(), results.to_vec(), iters.to_vec());
+    let read_index = tiling.shared_read_indexing();
+    {
+        let inner = Builder::at_end(b.module, body2);
+        let mut e = ElementalEmitter::new(cx, inner, Scope::Subgraph(ENTRY_SCOPE), params.to_vec());
+        let shared_index = e.apply(&read_index, &grid, &symbols);
+        let elements: Vec<Value> = synced
+            .iter()
+            .map(|&t| e.b.extract(t, &shared_index))
+            .collect();
+        let mut yielded = Vec::new();
+        for (j, &k) in transposed.iter().enumerate() {
+            let o = &plan.outputs[k];
+            let OutputKind::Transposed { hero, .. } = o.kind else {
+                unreachable!("a transposed output")
+            };
+            let map = root_map(k);
+            let index = index_of(&mut e, &map, &loop2_map, &results, &grid, &symbols);
+            let value = match &epilogues[k] {
+                None => elements[hero],
+                Some(name) => {
+                    let types = leaf_element_types(&c.instruction(o.root).shape)
+                        .map_err(|err| unsupported(c, err))?;
+                    let mut call_args = params.to_vec();
+                    call_args.extend_from_slice(&index);
+                    call_args.push(elements[hero]);
+                    let ip = e.b.insertion_point();
+                    let call = xla_gpu::build_pure_call(e.b.module, ip, name, &call_args, &types);
+                    e.b.module.result(call, 0)
+                }
+            };
+            yielded.push(e.b.insert_element(value, iters[j], &index));
+        }
+        xla_gpu::build_yield(e.b.module, body2, &yielded);
+    }
+    let loop2_results: Vec<Value> = b.module.results(loop2).collect();
+    let mut returned = Vec::new();
+    for k in 0..plan.outputs.len() {
+        returned.push(match side.iter().position(|&s| s == k) {
+            Some(j) => loop1_results[tiles.len() + j],
+            None => {
+                let j = transposed.iter().position(|&t| t == k).expect("an output");
+                loop2_results[j]
+            }
+        });
+    }
+    b.ret(&returned);
+    Ok(EmittedKernel {
+        launch,
+        vector_factor: tiling.vector_size,
+        thread_map: loop2_map,
+    })
+}

@@ -1,0 +1,247 @@
+//! `reduce-window` and `dynamic-update-slice` inside loop fusions: the structure XLA's
+//! elemental emitter gives them (a loop over the window, an `scf.if` on the update's
+//! window), IR that our verifier and real MLIR accept, and XLA's dynamic-update-slice
+//! corpus. What the kernels compute is checked against the evaluator by the interpreter
+//! (`crates/interp/tests/emitted.rs`).
+
+use std::path::{Path, PathBuf};
+
+use emitters::{emit_fusion, fusions};
+
+/// Emits the only fusion of `text`, checks real MLIR's verifier on the generic form, and
+/// returns the pretty text.
+fn emit(text: &str) -> String {
+    let (source, module) = hlo::load("t.hlo", text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    let fusion = emit_fusion(&module, fusions(&module)[0])
+        .unwrap_or_else(|d| panic!("{}", d.render(&source)));
+    let generic = fusion.module.print_generic();
+    codegen::mlir::verify(&generic, true)
+        .unwrap_or_else(|e| panic!("MLIR rejects the generic form: {e}\n{generic}"));
+    fusion.module.print()
+}
+
+/// The text of the private function `@name` (up to the next function).
+fn function<'t>(text: &'t str, name: &str) -> &'t str {
+    let start = text
+        .find(&format!("func.func private @{name}("))
+        .unwrap_or_else(|| panic!("no function @{name}:\n{text}"));
+    let rest = &text[start..];
+    let end = rest[1..].find("func.func").map_or(rest.len(), |e| e + 1);
+    &rest[..end]
+}
+
+const ADD: &str = "add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT r = f32[] add(x, y)
+}
+";
+
+#[test]
+fn reduce_window_loops_over_the_window_and_skips_padding() {
+    let text = emit(&format!(
+        "{ADD}fusion {{
+  p = f32[4,10] parameter(0)
+  e = f32[4,10] exponential(p)
+  z = f32[] constant(0)
+  ROOT rw = f32[4,5] reduce-window(e, z), window={{size=1x3 stride=1x2 pad=0_0x1_1}}, to_apply=add
+}}"
+    ));
+    // One range variable (the window of size 1 has none); padding is a constraint.
+    assert!(
+        text.contains(
+            "(d0, d1)[s0] -> (d0, d1 * 2 + s0 - 1), domain: d0 in [0, 3], d1 in [0, 4], \
+             s0 in [0, 2], d1 * 2 + s0 in [1, 10]"
+        ),
+        "{text}"
+    );
+    let f = function(&text, "fusion_rw");
+    assert_eq!(f.matches("xla_gpu.loop").count(), 1, "{f}");
+    // The operand is computed inside the loop, at the window position, and combined by
+    // the reducer starting from the init value.
+    assert!(f.contains("iter_args(%iter = %cst)"), "{f}");
+    assert!(f.contains("tensor.extract %arg0[%ra, %rb]"), "{f}");
+    assert!(f.contains("math.exp"), "{f}");
+    assert!(f.contains("xla_gpu.pure_call @add(%iter, "), "{f}");
+}
+
+#[test]
+fn a_one_element_window_without_padding_is_one_call() {
+    let text = emit(&format!(
+        "{ADD}fusion {{
+  p = f32[6,8] parameter(0)
+  z = f32[] constant(0)
+  ROOT rw = f32[3,8] reduce-window(p, z), window={{size=1x1 stride=2x1}}, to_apply=add
+}}"
+    ));
+    let f = function(&text, "fusion_rw");
+    assert!(!f.contains("xla_gpu.loop"), "{f}");
+    assert_eq!(f.matches("xla_gpu.pure_call @add").count(), 1, "{f}");
+}
+
+#[test]
+fn variadic_and_dilated_windows_on_every_element_type() {
+    for t in [
+        "pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64",
+    ] {
+        emit(&format!(
+            "max {{
+  a = {t}[] parameter(0)
+  b = {t}[] parameter(1)
+  ROOT m = {t}[] maximum(a, b)
+}}
+fusion {{
+  p = {t}[5,7] parameter(0)
+  z = {t}[] parameter(1)
+  ROOT rw = {t}[3,6] reduce-window(p, z), window={{size=2x3 stride=2x2 pad=1_0x1_1 lhs_dilate=1x2 rhs_dilate=1x2}}, to_apply=max
+}}"
+        ));
+    }
+    let text = emit(
+        "argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(bv, av), direction=GT
+  v = f32[] select(gt, bv, av)
+  i = s32[] select(gt, bi, ai)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+fusion {
+  x = f32[4,9] parameter(0)
+  idx = s32[4,9] iota(), iota_dimension=1
+  init_v = f32[] constant(-inf)
+  init_i = s32[] constant(-1)
+  rw = (f32[4,4], s32[4,4]) reduce-window(x, idx, init_v, init_i), window={size=1x3 stride=1x2}, to_apply=argmax
+  v = f32[4,4] get-tuple-element(rw), index=0
+  i = s32[4,4] get-tuple-element(rw), index=1
+  ROOT t = (f32[4,4], s32[4,4]) tuple(v, i)
+}",
+    );
+    assert!(text.contains("-> (f32, i32)"), "{text}");
+}
+
+#[test]
+fn dynamic_update_slice_selects_the_update_inside_its_window() {
+    let text = emit(
+        "fusion {
+  in = f32[2,3] parameter(0)
+  updates = f32[2,2] parameter(1)
+  i0 = s32[] parameter(2)
+  i1 = s32[] parameter(3)
+  updated = f32[2,3] dynamic-update-slice(in, updates, i0, i1)
+  ROOT negated = f32[2,3] negate(updated)
+}",
+    );
+    let f = function(&text, "fusion_negated");
+    // As in XLA's test: the update spans dimension 0, so i0 is never read.
+    assert!(!f.contains("tensor.extract %arg2"), "{f}");
+    let i1 = f.find("tensor.extract %arg3").expect("i1 is read");
+    let branch = f.find("scf.if").expect("an scf.if on the window");
+    let update = f.find("tensor.extract %arg1").expect("the update is read");
+    let operand = f.find("tensor.extract %arg0").expect("the operand is read");
+    let otherwise = f.find("} else {").unwrap();
+    assert!(i1 < branch && branch < update && update < otherwise && otherwise < operand);
+    // The start is clamped into [0, 3 - 2].
+    assert!(
+        f.contains("arith.maxsi") && f.contains("arith.minsi"),
+        "{f}"
+    );
+}
+
+#[test]
+fn dynamic_update_slices_of_every_element_type_and_index_type() {
+    for (t, i) in [
+        ("pred", "s32"),
+        ("s8", "u8"),
+        ("s16", "s16"),
+        ("s32", "s64"),
+        ("s64", "u32"),
+        ("u8", "s8"),
+        ("u16", "u16"),
+        ("u32", "u64"),
+        ("u64", "s32"),
+        ("f16", "s32"),
+        ("bf16", "u32"),
+        ("f32", "s64"),
+        ("f64", "s32"),
+    ] {
+        let text = emit(&format!(
+            "fusion {{
+  in = {t}[4,6] parameter(0)
+  u = {t}[2,3] parameter(1)
+  i = {i}[] parameter(2)
+  j = {i}[] parameter(3)
+  ROOT d = {t}[4,6] dynamic-update-slice(in, u, i, j)
+}}"
+        ));
+        assert!(text.contains("scf.if"), "{t}: {text}");
+    }
+}
+
+#[test]
+fn a_dynamic_update_slice_of_the_whole_array_reads_only_the_update() {
+    let text = emit(
+        "fusion {
+  in = s8[4,6] parameter(0)
+  updates = s8[4,6] parameter(1)
+  i = u32[] parameter(2)
+  ROOT d = s8[4,6] dynamic-update-slice(in, updates, i, i)
+}",
+    );
+    let f = function(&text, "fusion_d");
+    assert!(!f.contains("scf.if") && !f.contains("%arg0["), "{f}");
+}
+
+fn corpus(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/xla-corpus")
+        .join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Files of `xla-corpus/dynamic_update_slice` the emitters refuse, and why.
+const DUS_CORPUS_UNSUPPORTED: &[(&str, &str)] = &[
+    ("int4.hlo", "unsupported: element type s4"),
+    (
+        "mof.hlo",
+        "unsupported: a multi-output fusion whose output dus1 is not a bitcast of its first output",
+    ),
+];
+
+#[test]
+fn the_dynamic_update_slice_corpus_emits_verified_ir() {
+    let files = corpus("dynamic_update_slice");
+    let mut emitted = 0;
+    for path in &files {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let text = std::fs::read_to_string(path).unwrap();
+        let (source, module) = hlo::load(name, text.as_bytes()).unwrap();
+        let expected = DUS_CORPUS_UNSUPPORTED.iter().find(|(f, _)| *f == name);
+        for id in fusions(&module) {
+            match (emit_fusion(&module, id), expected) {
+                (Ok(fusion), None) => {
+                    let printed = fusion.module.print();
+                    assert!(printed.contains("scf.if"), "{name}: {printed}");
+                    codegen::mlir::verify(&fusion.module.print_generic(), true)
+                        .unwrap_or_else(|e| panic!("{name}: MLIR rejects it: {e}"));
+                    emitted += 1;
+                }
+                (Err(d), Some((_, why))) => {
+                    let rendered = d.render(&source);
+                    assert!(rendered.contains(why), "{name}: {rendered}");
+                }
+                (Ok(_), Some(_)) => panic!("{name} now emits: update the list"),
+                (Err(d), None) => panic!("{}", d.render(&source)),
+            }
+        }
+    }
+    assert_eq!((emitted, files.len()), (4, 6));
+}

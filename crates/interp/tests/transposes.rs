@@ -1,0 +1,286 @@
+//! Kernels from the transpose emitter (shared tiles, a barrier, two loops), run on the
+//! evaluator's random inputs in the interpreter and compared with the HLO reference
+//! evaluator bit for bit: the seed's example, 021/210/102 transposes with partial tiles,
+//! bf16 and f32, vectors, side outputs and several heroes.
+//!
+//! Output buffers start as NaN / all-ones bytes, so an element no thread writes is a
+//! mismatch; the interpreter itself reports a read of shared memory no thread wrote and two
+//! threads writing one element.
+
+use emitters::transpose_emitter::{self, Tiling, TransposePlan};
+use emitters::{EmittedFusion, EmitterKind};
+use hlo::evaluate::{evaluate_fusion, random_arguments};
+use interp::{Buffer, Kernel, Launch};
+
+fn leaves(shape: &hlo::Shape) -> Vec<hlo::ArrayShape> {
+    match shape {
+        hlo::Shape::Array(a) => vec![a.clone()],
+        hlo::Shape::Tuple(t) => t.iter().flat_map(leaves).collect(),
+    }
+}
+
+fn load(text: &str) -> hlo::HloModule {
+    let (_, module) = hlo::load("test.hlo", text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    module
+}
+
+/// Emits the module's only fusion with the emitter its heroes pick, which must be the
+/// transpose emitter.
+fn emit(module: &hlo::HloModule) -> EmittedFusion {
+    let emitted = emitters::emit_fusion(module, emitters::fusions(module)[0])
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(emitted.emitter, EmitterKind::Transpose);
+    emitted
+}
+
+/// Emits with the transpose emitter, vectors of `vector_size` forced.
+fn emit_vectorized(module: &hlo::HloModule, vector_size: i64) -> EmittedFusion {
+    let fusion = emitters::fusions(module)[0];
+    let c = module.computation(fusion);
+    let (_, heroes) = emitters::hero::choose_emitter(c);
+    let mut plan = TransposePlan::new(c, &heroes).expect("a transpose plan");
+    plan.tiling = Tiling::with_vector_size(plan.tiling.description.clone(), vector_size);
+    transpose_emitter::emit(module, fusion, &plan).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Runs `emitted` on the random inputs of `seed` and asserts that every output element is
+/// the evaluator's, bit for bit.
+fn check(module: &hlo::HloModule, emitted: &EmittedFusion, seed: u64) {
+    let fusion = emitters::fusions(module)[0];
+    let computation = module.computation(fusion);
+    let text = emitted.module.print();
+    assert!(text.contains("xla_gpu.allocate_shared"), "{text}");
+    assert!(text.contains("xla_gpu.sync_threads"), "{text}");
+    let args = random_arguments(computation, seed).unwrap();
+    let expected = evaluate_fusion(module, fusion, &args).unwrap();
+    let params: Vec<hlo::ArrayShape> = computation
+        .parameters()
+        .into_iter()
+        .flat_map(|p| leaves(&computation.instruction(p).shape))
+        .collect();
+    let mut buffers: Vec<Buffer> = args
+        .iter()
+        .zip(&params)
+        .map(|(a, shape)| {
+            Buffer::from_host_array(a.as_array().unwrap(), shape.layout.as_ref()).unwrap()
+        })
+        .collect();
+    let outputs = leaves(&computation.instruction(computation.root).shape);
+    for shape in &outputs {
+        let bytes = shape.element_count() as usize * shape.element_type.bit_width() as usize / 8;
+        buffers.push(Buffer::new(vec![0xff; bytes]));
+    }
+    let launch = Launch {
+        blocks: emitted.kernel.launch.blocks,
+        threads: emitted.kernel.launch.threads_per_block,
+    };
+    let kernel = Kernel::compile(&emitted.module, "main").unwrap_or_else(|e| panic!("{e}"));
+    let run = kernel
+        .run(launch, buffers)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let n_in = args.len();
+    for (k, (shape, want)) in outputs.iter().zip(&expected).enumerate() {
+        let got = run.buffers[n_in + k].to_host_array(shape).unwrap();
+        assert_eq!(got.dims(), want.dims());
+        for i in 0..want.len() {
+            let (g, w) = (got.value(i), want.value(i));
+            assert!(
+                format!("{g:?}") == format!("{w:?}"),
+                "output {k} element {i}: interpreter {g:?}, evaluator {w:?}\n{text}"
+            );
+        }
+    }
+}
+
+fn check_text(text: &str) {
+    let module = load(text);
+    let emitted = emit(&module);
+    check(&module, &emitted, 1);
+}
+
+#[test]
+fn the_seeds_example_on_a_smaller_shape() {
+    // exp -> transpose(0,2,1) -> abs, both tiled dimensions partial (40 and 50 are not
+    // multiples of 32).
+    let text = "fusion {
+      p0 = f32[3,40,50] parameter(0)
+      exp = f32[3,40,50] exponential(p0)
+      transpose = f32[3,50,40] transpose(exp), dimensions={0,2,1}
+      ROOT abs = f32[3,50,40] abs(transpose)
+    }";
+    let module = load(text);
+    let emitted = emit(&module);
+    let printed = emitted.module.print();
+    assert!(
+        printed.contains("allocate_shared : tensor<1x32x33xf32>"),
+        "{printed}"
+    );
+    assert!(printed.contains("@fusion__epilogue__abs"), "{printed}");
+    assert_eq!(emitted.kernel.launch.shared_memory_bytes, 32 * 33 * 4);
+    assert_eq!(emitted.kernel.launch.blocks, 3 * 2 * 2);
+    for seed in 0..2 {
+        check(&module, &emitted, seed);
+    }
+}
+
+#[test]
+fn transpose_021_bf16_with_partial_tiles() {
+    check_text(
+        "fusion {
+      p0 = bf16[2,33,70] parameter(0)
+      t = bf16[2,70,33] transpose(p0), dimensions={0,2,1}
+      ROOT n = bf16[2,70,33] negate(t)
+    }",
+    );
+}
+
+#[test]
+fn transpose_210_f32_with_partial_tiles() {
+    let text = "fusion {
+      p0 = f32[40,3,50] parameter(0)
+      ROOT t = f32[50,3,40] transpose(p0), dimensions={2,1,0}
+    }";
+    let module = load(text);
+    let emitted = emit(&module);
+    let printed = emitted.module.print();
+    assert!(
+        printed.contains("allocate_shared : tensor<32x1x33xf32>"),
+        "{printed}"
+    );
+    check(&module, &emitted, 1);
+}
+
+#[test]
+fn transpose_210_bf16_with_an_epilogue_that_converts() {
+    check_text(
+        "fusion {
+      p0 = bf16[36,2,20] parameter(0)
+      t = bf16[20,2,36] transpose(p0), dimensions={2,1,0}
+      ROOT c = f32[20,2,36] convert(t)
+    }",
+    );
+}
+
+#[test]
+fn transpose_102_keeps_the_minor_dimension_in_the_tile() {
+    let text = "fusion {
+      p0 = s8[40,50,3] parameter(0)
+      ROOT t = s8[50,40,3] transpose(p0), dimensions={1,0,2}
+    }";
+    let module = load(text);
+    let emitted = emit(&module);
+    let printed = emitted.module.print();
+    assert!(
+        printed.contains("allocate_shared : tensor<32x33x3xi8>"),
+        "{printed}"
+    );
+    check(&module, &emitted, 1);
+}
+
+#[test]
+fn vectors_of_two_and_four() {
+    for (text, v) in [
+        (
+            "fusion {
+          p0 = bf16[2,66,130] parameter(0)
+          ROOT t = bf16[2,130,66] transpose(p0), dimensions={0,2,1}
+        }",
+            2,
+        ),
+        (
+            "fusion {
+          p0 = s8[132,68] parameter(0)
+          ROOT t = s8[68,132] transpose(p0), dimensions={1,0}
+        }",
+            4,
+        ),
+    ] {
+        let module = load(text);
+        let emitted = emit_vectorized(&module, v);
+        assert_eq!(emitted.kernel.vector_factor, v);
+        check(&module, &emitted, 1);
+    }
+}
+
+#[test]
+fn side_outputs_and_several_roots() {
+    // A side output of another parameter, the transpose itself, an epilogue root and a
+    // side output of the input; all of one element count.
+    check_text(
+        "fusion {
+      p0 = f32[24,2,36] parameter(0)
+      p1 = f32[36,2,24] parameter(1)
+      tr = f32[36,2,24] transpose(p0), dimensions={2,1,0}
+      neg = f32[36,2,24] negate(p1)
+      log = f32[24,2,36] log(p0)
+      ROOT t = (f32[36,2,24], f32[36,2,24], f32[24,2,36]) tuple(neg, tr, log)
+    }",
+    );
+    check_text(
+        "fusion {
+      p0 = bf16[4,48,40] parameter(0)
+      e = bf16[4,48,40] exponential(p0)
+      t = bf16[4,40,48] transpose(e), dimensions={0,2,1}
+      a = bf16[4,40,48] abs(t)
+      r = bf16[160,48] reshape(a)
+      ROOT tuple = (bf16[160,48], bf16[4,48,40]) tuple(r, e)
+    }",
+    );
+}
+
+#[test]
+fn several_heroes_with_the_same_permutation() {
+    let text = "fusion {
+      p0 = f32[2,40,64] parameter(0)
+      p1 = bf16[2,40,64] parameter(1)
+      t0 = f32[2,64,40] transpose(p0), dimensions={0,2,1}
+      s = bf16[2,40,64] sqrt(p1)
+      t1 = bf16[2,64,40] transpose(s), dimensions={0,2,1}
+      c = f32[2,64,40] convert(t1)
+      ROOT tuple = (f32[2,64,40], f32[2,64,40]) tuple(t0, c)
+    }";
+    let module = load(text);
+    let emitted = emit(&module);
+    let printed = emitted.module.print();
+    assert_eq!(
+        printed.matches("xla_gpu.allocate_shared").count(),
+        2,
+        "{printed}"
+    );
+    assert_eq!(emitted.kernel.launch.shared_memory_bytes, 32 * 33 * (4 + 2));
+    check(&module, &emitted, 1);
+}
+
+#[test]
+fn layouts_decide_what_moves() {
+    // A transpose with the identity permutation between a {1,2,0} and a {2,1,0} layout
+    // swaps the two minor dimensions in memory: a 021 transpose of f32[3,50,40].
+    let text = "fusion {
+      p0 = f32[3,40,50]{1,2,0} parameter(0)
+      ROOT t = f32[3,40,50]{2,1,0} transpose(p0), dimensions={0,1,2}
+    }";
+    let module = load(text);
+    let emitted = emit(&module);
+    check(&module, &emitted, 1);
+}
+
+#[test]
+fn a_transpose_of_another_permutation_is_a_side_output() {
+    // Both are tiled transposes, but one kernel tiles one permutation: the 210 transpose
+    // is computed at the input's index like any side output.
+    let text = "fusion {
+      p0 = f32[40,36,40] parameter(0)
+      t0 = f32[40,40,36] transpose(p0), dimensions={0,2,1}
+      t1 = f32[40,36,40] transpose(p0), dimensions={2,1,0}
+      ROOT tuple = (f32[40,40,36], f32[40,36,40]) tuple(t0, t1)
+    }";
+    let module = load(text);
+    let emitted = emit(&module);
+    let printed = emitted.module.print();
+    assert_eq!(
+        printed.matches("xla_gpu.allocate_shared").count(),
+        1,
+        "{printed}"
+    );
+    check(&module, &emitted, 1);
+}

@@ -1,0 +1,460 @@
+//! `hlo-emit --check`: does every pass keep the kernel computing what the HLO means?
+//!
+//! For each fusion, the HLO reference evaluator computes the outputs on `N` seeded random
+//! inputs (`hlo::evaluate::random_arguments`, seeds `0..N`). Then the emitted `xla_gpu`
+//! module and the module after every pass of the pipeline up to `lower-to-llvm` run in the
+//! interpreter (`crates/interp`) on the same inputs, over the kernel's real grid. One line per
+//! stage reports the largest error over every output element and input; the first stage whose
+//! result is out of tolerance is named with the element, the input seed and both values. The
+//! stages after `lower-to-llvm` (LLVM IR, PTX) are not interpreted: MLIR's and LLVM's own
+//! passes run there, and the GPU runs of issue 9 check their result.
+//!
+//! Output buffers start filled with `0xff` bytes (NaN for floats, -1 for integers), so an
+//! element no thread writes shows up as a mismatch instead of hiding behind a zero.
+//!
+//! **Tolerances** ([`Tolerance::for_type`]). Integers and `pred` must match exactly. A float
+//! element matches when both are NaN, when both are the same infinity, or when it is within
+//! the absolute *or* the relative bound of its type (XLA's `ErrorSpec` rule): `bf16` 2^-7
+//! (one unit in the last place at 1.0), `f16` 2^-10, `f32` 1e-5, `f64` 1e-12. Up to
+//! `expand-float-ops` the interpreter and the evaluator compute bit for bit the same (both
+//! round `f16`/`bf16` after each op and share Rust's math functions), which the report shows
+//! as `bit-exact`; after it, `tanh` and `erf` are XLA's rational approximations (at most 4.90
+//! and 5.92 ulp in `f32`, measured in `passes/tests/expand_float_ops.rs`), which one rounding
+//! to `bf16`/`f16` can turn into one unit of that type — and in `1 + tanh(x)` near
+//! `tanh(x) = -1` into an absolute error of that size on a small result, which is why the
+//! absolute bound is one unit at 1.0 and not a relative one.
+//!
+//! Reductions: the reduction emitters combine elements in another order than the evaluator's
+//! row-major one (per-thread strips, then warp shuffles, then across warps), so a float sum of
+//! `n` elements differs by rounding errors that grow, for random-sign inputs, like `sqrt(n)`
+//! units of the partial sums, which themselves grow like `sqrt(n)` times the inputs (drawn
+//! from [-2, 2]): a fusion whose largest reduce combines `n` elements into one gets the type's
+//! relative bound times `sqrt(n)` and its absolute bound times `n`
+//! ([`Tolerance::for_output`]; `f16` sums of 64 elements differ by up to 0.08 in XLA's
+//! `reduce_multirow/f16_v4.hlo`). The report prints the factors it used. Init
+//! values of reduces are their reducer's identity (`hlo::evaluate::fusion_arguments`): XLA
+//! combines the init value with every partial result, which only an identity makes
+//! independent of the launch shape.
+
+use std::io::Write;
+
+use hlo::evaluate::{HostArray, HostValue, evaluate_fusion, fusion_arguments, random_array};
+use hlo::{ArrayShape, ComputationId, HloModule, PrimitiveType, Shape, SourceFile, Value};
+use interp::{Buffer, Kernel, Launch};
+use passes::{Pass, PassManager, PassRegistry, Timings};
+
+use crate::pipeline::PASSES;
+
+/// The pipeline's passes the interpreter can follow: [`PASSES`] before `lower-to-llvm`.
+pub fn checked_passes() -> Vec<Box<dyn Pass>> {
+    let registry = PassRegistry::standard();
+    PASSES
+        .iter()
+        .take_while(|&&p| p != "lower-to-llvm")
+        .map(|p| {
+            (registry
+                .get(p)
+                .expect("PASSES names registered passes")
+                .create)()
+        })
+        .collect()
+}
+
+/// How far a float result may be from the evaluator's (see the module comment).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    pub abs: f64,
+    pub rel: f64,
+}
+
+impl Tolerance {
+    /// The bound for elements of `ty` computed by a fusion whose largest reduce combines
+    /// `n` elements into one (1 without reduces): the type's relative bound times `sqrt(n)`,
+    /// its absolute bound times `n`; `None` means exact.
+    pub fn for_output(ty: PrimitiveType, n: u64) -> Option<Tolerance> {
+        let n = n.max(1) as f64;
+        Tolerance::for_type(ty).map(|t| Tolerance {
+            abs: t.abs * n,
+            rel: t.rel * n.sqrt(),
+        })
+    }
+
+    /// The bound for elements of `ty`; `None` means exact.
+    pub fn for_type(ty: PrimitiveType) -> Option<Tolerance> {
+        let both = |t: f64| Some(Tolerance { abs: t, rel: t });
+        match ty {
+            PrimitiveType::BF16 => both(2f64.powi(-7)),
+            PrimitiveType::F16 => both(2f64.powi(-10)),
+            PrimitiveType::F32 => both(1e-5),
+            PrimitiveType::F64 => both(1e-12),
+            _ => None,
+        }
+    }
+}
+
+/// One seeded input: the argument buffers and what the evaluator computed from them.
+struct Case {
+    seed: u64,
+    arguments: Vec<Buffer>,
+    expected: Vec<HostArray>,
+}
+
+/// The first element out of tolerance at a stage.
+#[derive(Debug)]
+struct Mismatch {
+    seed: u64,
+    output: usize,
+    linear: usize,
+    index: Vec<i64>,
+    got: Value,
+    want: Value,
+}
+
+/// How one stage compares with the evaluator over every case.
+#[derive(Debug, Default)]
+struct Comparison {
+    max_abs: f64,
+    max_rel: f64,
+    bit_exact: bool,
+    mismatch: Option<Mismatch>,
+}
+
+/// Checks fusion `id` of `module` after the emitter and after each of `passes` (in order),
+/// on `inputs` seeded inputs; the report goes to `out`. `Ok(true)` when every stage matches,
+/// `Ok(false)` after a mismatch or an interpreter error (reported), `Err` when the fusion
+/// cannot be emitted, evaluated or compiled.
+pub fn check_fusion(
+    source: &SourceFile,
+    module: &HloModule,
+    id: ComputationId,
+    passes: Vec<Box<dyn Pass>>,
+    inputs: u64,
+    out: &mut dyn Write,
+) -> Result<bool, String> {
+    let computation = module.computation(id);
+    let name = &computation.name;
+    let emitted = emitters::emit_fusion(module, id).map_err(|d| {
+        format!(
+            "{}\nnote: in the emitter, fusion '{name}'",
+            d.render(source)
+        )
+    })?;
+    let outputs = leaves(&computation.instruction(computation.root).shape);
+    let cases = (0..inputs)
+        .map(|seed| make_case(source, module, id, seed, &outputs))
+        .collect::<Result<Vec<_>, _>>()?;
+    let launch = Launch {
+        blocks: emitted.kernel.launch.blocks,
+        threads: emitted.kernel.launch.threads_per_block,
+    };
+    let reduced = largest_reduction(computation);
+    let types: Vec<String> = outputs.iter().map(|s| s.to_string()).collect();
+    let seeds = match inputs {
+        1 => "1 seeded input (seed 0)".to_string(),
+        n => format!("{n} seeded inputs (seeds 0..{})", n - 1),
+    };
+    report(
+        out,
+        format_args!(
+            "check: fusion '{name}': {seeds}, outputs {}, grid {} x {} threads",
+            types.join(", "),
+            launch.blocks,
+            launch.threads
+        ),
+    )?;
+    if reduced > 1 {
+        report(
+            out,
+            format_args!(
+                "check: float bounds: relative x {:.1}, absolute x {reduced} (a reduce combines {reduced} elements into one)",
+                (reduced as f64).sqrt()
+            ),
+        )?;
+    }
+
+    let mut ir = emitted.module;
+    let mut stage = "emit".to_string();
+    let mut previous: Option<String> = None;
+    for (k, pass) in std::iter::once(None)
+        .chain(passes.into_iter().map(Some))
+        .enumerate()
+    {
+        if let Some(pass) = pass {
+            stage = pass.name().to_string();
+            let mut pm = PassManager::new();
+            pm.add(pass);
+            pm.run(&mut ir, &mut std::io::sink(), &mut Timings::default())
+                .map_err(|e| format!("{e}\nnote: checking fusion '{name}'"))?;
+        }
+        let label = format!("[{k:2}] {stage}");
+        let compared = Kernel::compile(&ir, "main")
+            .map_err(|e| e.to_string())
+            .and_then(|kernel| compare_stage(&kernel, launch, &cases, &outputs, reduced));
+        let c = match compared {
+            Ok(c) => c,
+            Err(e) => {
+                report(out, format_args!("check: {label:<28} INTERPRETER ERROR"))?;
+                report(
+                    out,
+                    format_args!(
+                        "error: {} the kernel fails in the interpreter: {e}",
+                        blame(&stage, previous.as_deref())
+                    ),
+                )?;
+                return Ok(false);
+            }
+        };
+        let summary = if c.bit_exact {
+            "bit-exact".to_string()
+        } else {
+            format!(
+                "max abs err {:.3e}, max rel err {:.3e}",
+                c.max_abs, c.max_rel
+            )
+        };
+        let Some(m) = c.mismatch else {
+            report(out, format_args!("check: {label:<28} {summary}: ok"))?;
+            previous = Some(stage.clone());
+            continue;
+        };
+        report(out, format_args!("check: {label:<28} {summary}: MISMATCH"))?;
+        report(
+            out,
+            format_args!(
+                "error: {} the result: output {} element [{}] (linear {}), input seed {}: got {}, expected {}",
+                blame(&stage, previous.as_deref()),
+                m.output,
+                m.index
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                m.linear,
+                m.seed,
+                show(&m.got),
+                show(&m.want)
+            ),
+        )?;
+        return Ok(false);
+    }
+    report(
+        out,
+        format_args!(
+            "check: fusion '{name}': every stage matches the evaluator (stages after lower-to-llvm are not interpreted)"
+        ),
+    )?;
+    Ok(true)
+}
+
+/// The most elements one reduce of `computation` combines into one result element.
+fn largest_reduction(computation: &hlo::Computation) -> u64 {
+    let count = |shape: &Shape| {
+        leaves(shape)
+            .first()
+            .map_or(1, |a| a.element_count().max(1))
+    };
+    computation
+        .instructions
+        .iter()
+        .filter(|i| i.opcode == hlo::Opcode::Reduce)
+        .map(|i| {
+            let input = count(&computation.instruction(i.operands[0]).shape);
+            (input / count(&i.shape)).max(1) as u64
+        })
+        .max()
+        .unwrap_or(1)
+}
+
+/// Who changed the result: the first stage, or a pass after stages that matched.
+fn blame(stage: &str, previous: Option<&str>) -> String {
+    match previous {
+        None => "the emitter's IR (before any pass) computes".to_string(),
+        Some(p) => format!("pass '{stage}' changed (after '{p}' it matched)"),
+    }
+}
+
+fn report(out: &mut dyn Write, line: std::fmt::Arguments) -> Result<(), String> {
+    writeln!(out, "{line}").map_err(|e| format!("error: cannot write the check report: {e}"))
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::Pred(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => format!("{f:e}"),
+        Value::Complex(re, im) => format!("({re:e}, {im:e})"),
+    }
+}
+
+/// The arrays of a shape, nested tuples flattened (parameters and multi-output roots).
+fn leaves(shape: &Shape) -> Vec<ArrayShape> {
+    match shape {
+        Shape::Array(a) => vec![a.clone()],
+        Shape::Tuple(t) => t.iter().flat_map(leaves).collect(),
+    }
+}
+
+/// The evaluator's result on the inputs of `seed`, and those inputs as buffers laid out as
+/// the parameters' layouts say, followed by the `0xff`-filled output buffers.
+fn make_case(
+    source: &SourceFile,
+    module: &HloModule,
+    id: ComputationId,
+    seed: u64,
+    outputs: &[ArrayShape],
+) -> Result<Case, String> {
+    let computation = module.computation(id);
+    let located = |d: hlo::Diagnostic| d.render(source);
+    let args = fusion_arguments(module, id, seed).map_err(located)?;
+    let expected = evaluate_fusion(module, id, &args).map_err(located)?;
+    let mut arguments = Vec::new();
+    for (arg, p) in args.iter().zip(computation.parameters()) {
+        let shapes = leaves(&computation.instruction(p).shape);
+        for (array, shape) in host_leaves(arg).into_iter().zip(&shapes) {
+            arguments.push(Buffer::from_host_array(array, shape.layout.as_ref())?);
+        }
+    }
+    for shape in outputs {
+        let any = random_array(shape, 0, hlo::evaluate::RandomRange::Between(0.0, 0.0))?;
+        let laid_out = Buffer::from_host_array(&any, shape.layout.as_ref())?;
+        arguments.push(Buffer::new(vec![0xff; laid_out.len()]));
+    }
+    Ok(Case {
+        seed,
+        arguments,
+        expected,
+    })
+}
+
+fn host_leaves(v: &HostValue) -> Vec<&HostArray> {
+    match v {
+        HostValue::Array(a) => vec![a],
+        HostValue::Tuple(t) => t.iter().flat_map(host_leaves).collect(),
+    }
+}
+
+/// Runs `kernel` on every case and compares its outputs with the evaluator's.
+fn compare_stage(
+    kernel: &Kernel,
+    launch: Launch,
+    cases: &[Case],
+    outputs: &[ArrayShape],
+    reduced: u64,
+) -> Result<Comparison, String> {
+    let mut c = Comparison {
+        bit_exact: true,
+        ..Comparison::default()
+    };
+    for case in cases {
+        let run = kernel
+            .run(launch, case.arguments.clone())
+            .map_err(|e| e.to_string())?;
+        let first_output = case.arguments.len() - outputs.len();
+        for (k, (shape, want)) in outputs.iter().zip(&case.expected).enumerate() {
+            let got = run.buffers[first_output + k]
+                .to_host_array(shape)
+                .map_err(|m| format!("output {k}: {m}"))?;
+            compare_array(&mut c, (case.seed, k), reduced, &got, want);
+        }
+    }
+    Ok(c)
+}
+
+/// Folds the differences of one output into `c`, keeping the first mismatch.
+fn compare_array(
+    c: &mut Comparison,
+    case: (u64, usize),
+    reduced: u64,
+    got: &HostArray,
+    want: &HostArray,
+) {
+    let (seed, output) = case;
+    let tolerance = Tolerance::for_output(want.element_type(), reduced);
+    for i in 0..want.len() {
+        let (g, w) = (got.value(i), want.value(i));
+        let (abs, rel, same_bits, within) = difference(&g, &w, tolerance);
+        c.bit_exact &= same_bits;
+        c.max_abs = c.max_abs.max(abs);
+        c.max_rel = c.max_rel.max(rel);
+        if !within && c.mismatch.is_none() {
+            c.mismatch = Some(Mismatch {
+                seed,
+                output,
+                linear: i,
+                index: delinearize(want.dims(), i),
+                got: g,
+                want: w,
+            });
+        }
+    }
+}
+
+/// (absolute error, relative error, identical, within tolerance) of one element.
+fn difference(g: &Value, w: &Value, tolerance: Option<Tolerance>) -> (f64, f64, bool, bool) {
+    match (g, w, tolerance) {
+        (Value::Float(g), Value::Float(w), Some(t)) => {
+            if g.is_nan() || w.is_nan() || g.is_infinite() || w.is_infinite() {
+                let same = (g.is_nan() && w.is_nan()) || g == w;
+                let err = if same { 0.0 } else { f64::INFINITY };
+                return (err, err, same && g.to_bits() == w.to_bits(), same);
+            }
+            let abs = (g - w).abs();
+            let rel = if *w == 0.0 { abs } else { abs / w.abs() };
+            let within = abs <= t.abs || rel <= t.rel;
+            (abs, rel, g.to_bits() == w.to_bits(), within)
+        }
+        _ => {
+            let same = g == w;
+            let err = if same { 0.0 } else { f64::INFINITY };
+            (err, err, same, same)
+        }
+    }
+}
+
+/// The row-major multi-index of element `linear` of an array with `dims`.
+fn delinearize(dims: &[i64], mut linear: usize) -> Vec<i64> {
+    let mut index = vec![0; dims.len()];
+    for d in (0..dims.len()).rev() {
+        let n = dims[d].max(1) as usize;
+        index[d] = (linear % n) as i64;
+        linear /= n;
+    }
+    index
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_match_within_either_bound() {
+        let t = Tolerance::for_type(PrimitiveType::BF16);
+        assert_eq!(
+            Tolerance::for_output(PrimitiveType::F32, 4096).map(|t| t.rel),
+            Some(64e-5)
+        );
+        let f = |x: f64| Value::Float(x);
+        // 1 + 2^-8: within the relative bound.
+        assert!(difference(&f(1.0 + 1.0 / 256.0), &f(1.0), t).3);
+        // A small result off by less than one unit at 1.0: within the absolute bound.
+        assert!(difference(&f(0.004), &f(0.001), t).3);
+        assert!(!difference(&f(1.5), &f(1.0), t).3);
+        assert!(difference(&f(f64::NAN), &f(f64::NAN), t).3);
+        assert!(!difference(&f(f64::NAN), &f(1.0), t).3);
+        assert!(!difference(&f(f64::INFINITY), &f(f64::NEG_INFINITY), t).3);
+    }
+
+    #[test]
+    fn integers_match_exactly() {
+        assert!(difference(&Value::Int(3), &Value::Int(3), None).3);
+        assert!(!difference(&Value::Int(3), &Value::Int(4), None).3);
+        assert!(!difference(&Value::Pred(true), &Value::Pred(false), None).3);
+    }
+
+    #[test]
+    fn delinearize_is_row_major() {
+        assert_eq!(delinearize(&[2, 3, 4], 23), vec![1, 2, 3]);
+        assert_eq!(delinearize(&[2, 3, 4], 4), vec![0, 1, 0]);
+        assert_eq!(delinearize(&[], 0), Vec::<i64>::new());
+    }
+}

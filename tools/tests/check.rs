@@ -1,0 +1,226 @@
+//! `hlo-emit --check` (issue 7): the interpreter agrees with the HLO reference evaluator
+//! after every pass on the models and on every corpus file that compiles, and a pass broken
+//! on purpose is blamed by name.
+
+use std::path::{Path, PathBuf};
+
+use hlo_emit_tools::check::{check_fusion, checked_passes};
+use ir::{Builder, InsertPoint, Module};
+use passes::{FlattenTensors, Pass};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn hlo_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Checks every fusion of `text` with `passes()` on `inputs` seeds: the report, and whether
+/// every fusion matched (`Err` when a fusion does not compile).
+fn check_text(
+    name: &str,
+    text: &str,
+    inputs: u64,
+    passes: fn() -> Vec<Box<dyn Pass>>,
+) -> Result<(bool, String), String> {
+    let (source, module) = hlo::load(name, text.as_bytes())?;
+    let mut out = Vec::new();
+    let mut ok = true;
+    for id in emitters::fusions(&module) {
+        ok &= check_fusion(&source, &module, id, passes(), inputs, &mut out)?;
+    }
+    Ok((ok, String::from_utf8(out).unwrap()))
+}
+
+/// The seed's GELU on bf16[2,64,16] (4 blocks of 128 threads, factor 4).
+fn small_gelu() -> String {
+    std::fs::read_to_string(root().join("testdata/models/gelu.hlo"))
+        .unwrap()
+        .replace("6,512,4096", "2,64,16")
+}
+
+#[test]
+fn gelu_matches_the_evaluator_after_every_pass() {
+    let (ok, report) = check_text("gelu.hlo", &small_gelu(), 2, checked_passes).unwrap();
+    assert!(ok, "{report}");
+    let stages: Vec<&str> = report
+        .lines()
+        .filter(|l| l.starts_with("check: ["))
+        .collect();
+    // The emitter's module, then one line per pass before lower-to-llvm.
+    assert_eq!(stages.len(), 1 + checked_passes().len(), "{report}");
+    assert!(stages.iter().all(|l| l.ends_with(": ok")), "{report}");
+    // Until tanh is approximated, both sides compute bit for bit the same.
+    assert!(stages[0].contains("[ 0] emit") && stages[0].contains("bit-exact"));
+    let flatten = stages
+        .iter()
+        .find(|l| l.contains("flatten-tensors"))
+        .unwrap();
+    assert!(flatten.contains("bit-exact"), "{report}");
+    assert!(
+        report.contains("seeded inputs (seeds 0..1), outputs bf16[2,64,16]"),
+        "{report}"
+    );
+}
+
+/// `flatten-tensors` with an off-by-one on purpose: every flattened read of a parameter
+/// takes its neighbour's element (index xor 1, which stays inside the buffer).
+struct OffByOneFlatten;
+
+impl Pass for OffByOneFlatten {
+    fn name(&self) -> &'static str {
+        "flatten-tensors"
+    }
+    fn description(&self) -> &'static str {
+        "flatten-tensors, reading the neighbouring element"
+    }
+    fn run(&self, m: &mut Module) -> Result<(), ir::Diagnostic> {
+        FlattenTensors.run(m)?;
+        let reads: Vec<_> = m
+            .collect_ops(m.top())
+            .into_iter()
+            .filter(|&op| m.is(op, "tensor.extract") && m.num_operands(op) == 2)
+            .collect();
+        assert!(!reads.is_empty(), "no flattened read to break");
+        for op in reads {
+            let index = m.operand(op, 1);
+            let mut b = Builder::new(m, InsertPoint::Before(op));
+            let one = b.index(1);
+            let neighbour = b.binary("arith.xori", index, one);
+            m.set_operand(op, 1, neighbour);
+        }
+        Ok(())
+    }
+}
+
+fn passes_with_broken_flatten() -> Vec<Box<dyn Pass>> {
+    checked_passes()
+        .into_iter()
+        .map(|p| -> Box<dyn Pass> {
+            if p.name() == "flatten-tensors" {
+                Box::new(OffByOneFlatten)
+            } else {
+                p
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_broken_pass_is_blamed_by_name() {
+    let (ok, report) =
+        check_text("gelu.hlo", &small_gelu(), 1, passes_with_broken_flatten).unwrap();
+    assert!(!ok, "{report}");
+    let last = report.lines().rfind(|l| l.starts_with("check: ["));
+    assert!(
+        last.is_some_and(|l| l.contains("flatten-tensors") && l.ends_with("MISMATCH")),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "error: pass 'flatten-tensors' changed (after 'canonicalize' it matched) the result: \
+             output 0 element ["
+        ),
+        "{report}"
+    );
+    // Nothing after the broken pass is reported.
+    assert!(!report.contains("vectorize-loads-stores"), "{report}");
+}
+
+/// Smaller shapes for the models whose full size takes the interpreter too long in a debug
+/// test build: per file, `(from, to)` replacements of its text. A model that is not listed
+/// runs at full size. The small shapes keep what the full ones exercise: vector factors,
+/// partial transpose tiles (80 = 2.5 tiles of 32), the kind of transpose.
+const SMALLER_MODELS: &[(&str, &[(&str, &str)])] = &[
+    ("gelu.hlo", &[("6,512,4096", "2,64,16")]),
+    (
+        "transpose_021_bf16.hlo",
+        &[("16,1024,2048", "2,80,96"), ("16,2048,1024", "2,96,80")],
+    ),
+    ("transpose_021_f32.hlo", &[("32,1024,1024", "2,80,80")]),
+    (
+        "transpose_102_f32.hlo",
+        &[("1024,32,1024", "80,4,48"), ("32,1024,1024", "4,80,48")],
+    ),
+    ("transpose_210_bf16.hlo", &[("1024,32,1024", "80,4,80")]),
+];
+
+#[test]
+fn every_model_matches_the_evaluator_after_every_pass() {
+    let mut reports = String::new();
+    for path in hlo_files(&root().join("testdata/models")) {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        for (file, replacements) in SMALLER_MODELS {
+            if *file == name {
+                for (from, to) in *replacements {
+                    text = text.replace(from, to);
+                }
+            }
+        }
+        let (ok, report) =
+            check_text(&name, &text, 1, checked_passes).unwrap_or_else(|e| panic!("{e}"));
+        assert!(ok, "{name}:\n{report}");
+        reports.push_str(&report);
+    }
+    assert!(reports.contains("fusion 'gelu"), "{reports}");
+}
+
+/// Corpus files that compile but are not checked, with the reason (the README lists them).
+const UNCHECKED: &[(&str, &str)] = &[
+    (
+        "loop/large_loop_slow_compile_time.hlo",
+        "1.6M output elements of a deep expression: minutes in the interpreter",
+    ),
+    (
+        "reduce_column_small/f32_32_v2.hlo",
+        "23.6M input elements: minutes in the interpreter",
+    ),
+    (
+        "transpose/multiple_roots_one_shmem_transpose.hlo",
+        "1.4M threads: minutes in the interpreter",
+    ),
+];
+
+#[test]
+fn every_corpus_file_that_compiles_matches_the_evaluator() {
+    let corpus = root().join("../shared/xla-corpus");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    let (mut checked, mut refused) = (0, 0);
+    let mut failures = Vec::new();
+    for dir in dirs {
+        for path in hlo_files(&dir) {
+            let name = path
+                .strip_prefix(&corpus)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if UNCHECKED.iter().any(|(f, _)| *f == name) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            match check_text(&name, &text, 1, checked_passes) {
+                Ok((true, _)) => checked += 1,
+                Ok((false, report)) => failures.push(format!("{name}:\n{report}")),
+                // Refused by the emitters or a pass (listed in the README): not a file that
+                // compiles.
+                Err(_) => refused += 1,
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!("--check passed on {checked} corpus files; {refused} refused");
+    assert!(checked >= 64, "only {checked} corpus files checked");
+}
