@@ -59,6 +59,14 @@ pub enum PassError {
 }
 
 impl PassError {
+    /// The pass that failed or left invalid IR.
+    pub fn pass(&self) -> Option<&'static str> {
+        match self {
+            PassError::Failed { pass, .. } | PassError::InvalidIr { pass, .. } => Some(pass),
+            PassError::Dump(_) => None,
+        }
+    }
+
     /// The located error, if there is one (to render with its source line).
     pub fn diagnostic(&self) -> Option<&Diagnostic> {
         match self {

@@ -45,17 +45,24 @@ use passes::{Pass, PassManager, PassRegistry, Timings};
 
 use crate::pipeline::PASSES;
 
-/// The pipeline's passes the interpreter can follow: [`PASSES`] before `lower-to-llvm`.
+/// The standard pipeline's passes the interpreter can follow: [`PASSES`] before
+/// `lower-to-llvm`.
 pub fn checked_passes() -> Vec<Box<dyn Pass>> {
+    let standard: Vec<String> = PASSES.iter().map(|p| p.to_string()).collect();
+    passes_to_check(&standard).expect("PASSES names registered passes")
+}
+
+/// The passes of `pipeline` (names) before `lower-to-llvm`, after which the interpreter
+/// cannot follow.
+pub fn passes_to_check(pipeline: &[String]) -> Result<Vec<Box<dyn Pass>>, String> {
     let registry = PassRegistry::standard();
-    PASSES
+    pipeline
         .iter()
-        .take_while(|&&p| p != "lower-to-llvm")
+        .take_while(|p| *p != "lower-to-llvm")
         .map(|p| {
-            (registry
-                .get(p)
-                .expect("PASSES names registered passes")
-                .create)()
+            registry
+                .create(p)
+                .ok_or_else(|| format!("error: --pass-pipeline: unknown pass '{p}'"))
         })
         .collect()
 }

@@ -60,6 +60,25 @@ pub struct Options {
     pub print_ir_after: Vec<String>,
     pub print_ir_after_failure: bool,
     pub generic: bool,
+    /// The passes to run, in order: [`PASSES`] unless a user gives their own pipeline
+    /// (`--pass-pipeline`) to try passes in another order or leave some out.
+    pub passes: Vec<String>,
+}
+
+impl Default for Options {
+    /// The whole pipeline to PTX for sm_90, no dumps.
+    fn default() -> Options {
+        Options {
+            stop_at: Stage::Ptx,
+            stop_after: None,
+            arch: "sm_90".into(),
+            dump_after_each_pass: false,
+            print_ir_after: Vec::new(),
+            print_ir_after_failure: false,
+            generic: false,
+            passes: PASSES.iter().map(|p| p.to_string()).collect(),
+        }
+    }
 }
 
 /// The stages after our passes, by the names their dump headers give them.
@@ -115,6 +134,17 @@ fn validate(options: &Options) -> Result<(), String> {
         return Err(format!(
             "error: --stop-after={stop}: not a stage of the pipeline ({})",
             names.join(", ")
+        ));
+    }
+    let registry = PassRegistry::standard();
+    if let Some(unknown) = options.passes.iter().find(|p| registry.get(p).is_none()) {
+        return Err(format!(
+            "error: --pass-pipeline: unknown pass '{unknown}' (the passes: {})",
+            registry
+                .iter()
+                .map(|p| p.name)
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     if options.last_stage() == "ptx" {
@@ -201,7 +231,7 @@ pub fn compile(
         return Ok(done(summary + &ir.print_with(print)));
     }
 
-    let passes = pass_list(last);
+    let passes = pass_list(&options.passes, last);
     let registry = PassRegistry::standard();
     let mut pm = PassManager::new();
     for pass in &passes {
@@ -216,12 +246,19 @@ pub fn compile(
         only_on_change: false,
         print,
     });
+    // Emitted ops carry no source location; errors name the HLO file and the fusion.
+    ir.file = source.name.as_str().into();
     let file = ir.file.clone();
     if let Err(e) = pm.run(&mut ir, dumps, timings) {
         let text = ir.print_with(print);
         let mut message = render_pass_error(&e, &text);
         if options.print_ir_after_failure {
-            message.push_str(&format!("\n{}\n{text}", header("failure")));
+            // MLIR's `--mlir-print-ir-after-failure` header.
+            let failed = e.pass().and_then(|p| registry.create(p)).map_or_else(
+                || "failure".to_string(),
+                |pass| format!("{} Failed ({})", pass.display_name(), pass.name()),
+            );
+            message.push_str(&format!("\n{}\n{text}", header(&failed)));
         }
         return Err(format!(
             "{message}\nnote: compiling fusion '{name}' of {file}"
@@ -265,10 +302,10 @@ pub fn compile(
     Ok(done(ptx))
 }
 
-/// The passes to run: [`PASSES`] up to the first run of `last` (all of them when `last` is
+/// The passes to run: `pipeline` up to the first run of `last` (all of them when `last` is
 /// an LLVM stage).
-fn pass_list(last: &str) -> Vec<String> {
-    let mut passes: Vec<String> = PASSES.iter().map(|p| p.to_string()).collect();
+fn pass_list(pipeline: &[String], last: &str) -> Vec<String> {
+    let mut passes = pipeline.to_vec();
     if let Some(at) = passes.iter().position(|p| p == last) {
         passes.truncate(at + 1);
     }

@@ -4,18 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
-use hlo_emit_tools::pipeline::{self, Options, Stage};
+use hlo_emit_tools::pipeline::{self, Options};
 use passes::Timings;
 
 fn options() -> Options {
     Options {
-        stop_at: Stage::Ptx,
-        stop_after: None,
-        arch: "sm_90".into(),
-        dump_after_each_pass: false,
-        print_ir_after: Vec::new(),
         print_ir_after_failure: true,
-        generic: false,
+        ..Options::default()
     }
 }
 

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use hlo::evaluate::{HostArray, HostValue, evaluate_fusion, random_arguments, random_array};
 use hlo::{ArrayShape, Computation, HloModule, InstrId, Opcode, Shape};
 use hlo_emit_tools::check::checked_passes;
-use hlo_emit_tools::pipeline::{self, Options, Stage};
+use hlo_emit_tools::pipeline::{self, Options};
 use interp::{Buffer, Kernel, Launch};
 use passes::{PassManager, Timings};
 
@@ -63,15 +63,7 @@ fn leaves(shape: &Shape) -> Vec<ArrayShape> {
 }
 
 fn options() -> Options {
-    Options {
-        stop_at: Stage::Ptx,
-        stop_after: None,
-        arch: "sm_90".into(),
-        dump_after_each_pass: false,
-        print_ir_after: Vec::new(),
-        print_ir_after_failure: false,
-        generic: false,
-    }
+    Options::default()
 }
 
 /// The identity of `reducer` when it is a plain `add` or `multiply`.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use emitters::EmitterKind;
 use hlo_emit_tools::check::{check_fusion, checked_passes};
-use hlo_emit_tools::pipeline::{self, Options, Stage};
+use hlo_emit_tools::pipeline::{self, Options};
 use passes::Timings;
 
 /// Grids up to this many threads are checked after every pass; the interpreter needs
@@ -32,15 +32,7 @@ const LOOP_EMITTED: &[&str] = &[
 ];
 
 fn options() -> Options {
-    Options {
-        stop_at: Stage::Ptx,
-        stop_after: None,
-        arch: "sm_90".into(),
-        dump_after_each_pass: false,
-        print_ir_after: Vec::new(),
-        print_ir_after_failure: false,
-        generic: false,
-    }
+    Options::default()
 }
 
 /// Emits, compiles to PTX, assembles and checks the one fusion of `path`.

@@ -68,6 +68,12 @@ struct Cli {
     #[arg(long)]
     time_passes: bool,
 
+    /// Run these passes after the emitter instead of the standard pipeline: a
+    /// comma-separated list of pass names (`hlo-opt --help` lists them), e.g. to see what a
+    /// pass does without another, or to check (`--check`) a pipeline in another order.
+    #[arg(long, value_name = "PASSES")]
+    pass_pipeline: Option<String>,
+
     /// Print IR in MLIR's generic op form.
     #[arg(long)]
     print_op_generic: bool,
@@ -105,9 +111,25 @@ enum Emit {
     Ptx,
 }
 
+/// The stack of the thread that compiles. The emitters and passes recurse over operand
+/// chains and nested regions, so a fusion of N chained ops needs stack in proportion to N
+/// (about 8 MiB per thousand ops in the emitter); the main thread's 8 MiB overflowed at a
+/// few thousand. Reserved, not committed: pages are touched only as deep as the input goes.
+const COMPILER_STACK_BYTES: usize = 1 << 30;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(&cli) {
+    let compiler = std::thread::Builder::new()
+        .name("hlo-emit".into())
+        .stack_size(COMPILER_STACK_BYTES)
+        .spawn(move || run(&cli));
+    let result = match compiler {
+        Ok(thread) => thread
+            .join()
+            .unwrap_or_else(|_| Err("error: internal compiler error (see above)".to_string())),
+        Err(e) => Err(format!("error: cannot start the compiler thread: {e}")),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("{message}");
@@ -142,6 +164,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         print_ir_after: cli.print_ir_after.clone(),
         print_ir_after_failure: cli.print_ir_after_failure,
         generic: cli.print_op_generic,
+        passes: pipeline_passes(cli),
     };
     let mut output = String::new();
     let mut launches = String::new();
@@ -168,6 +191,19 @@ fn run(cli: &Cli) -> Result<(), String> {
             .map_err(|e| format!("error: cannot write '{}': {e}", path.display()))?;
     }
     write_output(cli.output.as_ref(), &output)
+}
+
+/// `--pass-pipeline`'s passes, or the standard pipeline's.
+fn pipeline_passes(cli: &Cli) -> Vec<String> {
+    match &cli.pass_pipeline {
+        Some(list) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect(),
+        None => pipeline::PASSES.iter().map(|p| p.to_string()).collect(),
+    }
 }
 
 /// The fusions to compile: all, or the one `--fusion` names.
@@ -243,7 +279,7 @@ fn check(
     let mut failed = Vec::new();
     let mut out = std::io::stdout();
     for id in selected_fusions(cli, source, module)? {
-        let passes = hlo_emit_tools::check::checked_passes();
+        let passes = hlo_emit_tools::check::passes_to_check(&pipeline_passes(cli))?;
         if !hlo_emit_tools::check::check_fusion(source, module, id, passes, inputs, &mut out)? {
             failed.push(module.computation(id).name.clone());
         }
