@@ -30,6 +30,7 @@ use crate::module::{AttrValue, Instruction, Payload};
 use crate::opcode::Opcode;
 use crate::primitive::PrimitiveType;
 use crate::shape::{ArrayShape, Shape, UNBOUNDED_SIZE};
+use crate::window::parse_window;
 
 /// The part of an instruction a shape error is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1668,81 +1669,9 @@ fn literal_fits(literal: &Literal, shape: &Shape) -> bool {
     }
 }
 
-/// One dimension of a `window={size=.. stride=.. pad=.. lhs_dilate=.. rhs_dilate=..}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct WindowDim {
-    size: i64,
-    stride: i64,
-    pad_low: i64,
-    pad_high: i64,
-    base_dilation: i64,
-    window_dilation: i64,
-}
-
-/// Reads the text of a `window=` attribute as the parser keeps it (`{size=3x3 pad=1_1x1_1}`).
-fn parse_window(text: &str) -> std::result::Result<Vec<WindowDim>, String> {
-    let inner = text
-        .strip_prefix('{')
-        .and_then(|t| t.strip_suffix('}'))
-        .ok_or_else(|| format!("cannot read window={text}"))?;
-    let mut dims: Vec<WindowDim> = Vec::new();
-    let mut rank: Option<usize> = None;
-    for item in inner.split_whitespace() {
-        let (key, value) = item
-            .split_once('=')
-            .ok_or_else(|| format!("cannot read '{item}' in window={text}"))?;
-        let parts: Vec<&str> = value.split('x').collect();
-        if *rank.get_or_insert(parts.len()) != parts.len() {
-            return Err(format!("window={text} gives its fields different ranks"));
-        }
-        if dims.is_empty() {
-            dims = vec![
-                WindowDim {
-                    size: 1,
-                    stride: 1,
-                    pad_low: 0,
-                    pad_high: 0,
-                    base_dilation: 1,
-                    window_dilation: 1,
-                };
-                parts.len()
-            ];
-        }
-        let number = |s: &str| {
-            s.parse::<i64>()
-                .map_err(|_| format!("cannot read '{item}' in window={text}"))
-        };
-        for (dim, part) in dims.iter_mut().zip(&parts) {
-            match key {
-                "size" => dim.size = number(part)?,
-                "stride" => dim.stride = number(part)?,
-                "lhs_dilate" => dim.base_dilation = number(part)?,
-                "rhs_dilate" => dim.window_dilation = number(part)?,
-                "pad" => {
-                    let (low, high) = part
-                        .split_once('_')
-                        .ok_or_else(|| format!("cannot read '{item}' in window={text}"))?;
-                    dim.pad_low = number(low)?;
-                    dim.pad_high = number(high)?;
-                }
-                "rhs_reversal" => {}
-                _ => return Err(format!("unknown window field '{key}'")),
-            }
-        }
-    }
-    for (i, d) in dims.iter().enumerate() {
-        if d.size <= 0 || d.stride <= 0 || d.base_dilation <= 0 || d.window_dilation <= 0 {
-            return Err(format!(
-                "window dimension {i} needs a positive size, stride and dilations"
-            ));
-        }
-    }
-    Ok(dims)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::window::parse_window;
 
     #[test]
     fn windows_parse() {
