@@ -254,7 +254,7 @@ pub fn check_fusion(
 }
 
 /// The most elements one reduce of `computation` combines into one result element.
-fn largest_reduction(computation: &hlo::Computation) -> u64 {
+pub(crate) fn largest_reduction(computation: &hlo::Computation) -> u64 {
     let count = |shape: &Shape| {
         leaves(shape)
             .first()
@@ -294,7 +294,7 @@ fn show(v: &Value) -> String {
 }
 
 /// The arrays of a shape, nested tuples flattened (parameters and multi-output roots).
-fn leaves(shape: &Shape) -> Vec<ArrayShape> {
+pub(crate) fn leaves(shape: &Shape) -> Vec<ArrayShape> {
     match shape {
         Shape::Array(a) => vec![a.clone()],
         Shape::Tuple(t) => t.iter().flat_map(leaves).collect(),

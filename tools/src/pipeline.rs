@@ -7,7 +7,7 @@
 
 use std::io::Write;
 
-use emitters::{EmittedFusion, LaunchDimensions};
+use emitters::{EmittedFusion, EmitterKind, LaunchDimensions};
 use hlo::{ComputationId, HloModule, SourceFile};
 use ir::PrintOptions;
 use passes::{DumpOptions, PassError, PassManager, PassRegistry, Timings};
@@ -158,6 +158,8 @@ fn validate(options: &Options) -> Result<(), String> {
 pub struct Compiled {
     pub fusion: String,
     pub launch: LaunchDimensions,
+    /// The emitter that wrote the kernel.
+    pub emitter: EmitterKind,
     /// The last stage's text.
     pub output: String,
 }
@@ -214,6 +216,7 @@ pub fn compile(
     let done = |output: String| Compiled {
         fusion: name.clone(),
         launch,
+        emitter,
         output,
     };
     if options.dumps_after("emit") {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
+use hlo_emit_tools::bundle::{self, BundleOptions};
 use hlo_emit_tools::pipeline::{self, Options, Stage};
 use passes::Timings;
 
@@ -95,6 +96,13 @@ struct Cli {
     /// absolute or relative.
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "1")]
     check: Option<u64>,
+
+    /// Instead of printing, write what `tools/gpu-bench` runs on a GPU machine into DIR: the
+    /// PTX of every kernel, `manifest.json` (launch dimensions, buffers, how the inputs are
+    /// drawn) and the reference evaluator's outputs (sampled when large). The ENTRY must be a
+    /// chain of fusions. See the README's "GPU runs".
+    #[arg(long, value_name = "DIR")]
+    gpu_bundle: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -146,6 +154,14 @@ fn run(cli: &Cli) -> Result<(), String> {
     }
     if let Some(inputs) = cli.check {
         return check(cli, &source, &module, inputs);
+    }
+    if let Some(dir) = &cli.gpu_bundle {
+        let options = BundleOptions {
+            arch: cli.arch.clone(),
+            ..BundleOptions::default()
+        };
+        let summary = bundle::write_bundle(&source, &module, dir, &options)?;
+        return write_output(cli.output.as_ref(), &summary);
     }
     if cli.emit == Emit::Hlo {
         return write_output(cli.output.as_ref(), &module.to_string());

@@ -69,14 +69,31 @@ impl RandomRange {
         }
     }
 
-    fn float_bounds(self) -> (f64, f64) {
+    /// The range fusion `fusion`'s `parameter` draws from in [`fusion_arguments`]: its
+    /// reducer's identity (`Between(v, v)`) when it is only ever a reduce's init value, else
+    /// [`RandomRange::for_parameter`].
+    pub fn for_fusion_parameter(
+        module: &HloModule,
+        fusion: ComputationId,
+        parameter: InstrId,
+    ) -> RandomRange {
+        let computation = module.computation(fusion);
+        match reducer_identity(module, computation, parameter) {
+            Some(identity) => RandomRange::Between(identity, identity),
+            None => RandomRange::for_parameter(computation, parameter),
+        }
+    }
+
+    /// The bounds of float draws: [-2, 2] by default.
+    pub fn float_bounds(self) -> (f64, f64) {
         match self {
             RandomRange::Default => (-2.0, 2.0),
             RandomRange::Between(lo, hi) => (lo, hi),
         }
     }
 
-    fn int_bounds(self, ty: PrimitiveType) -> (i128, i128) {
+    /// The inclusive bounds of integer draws of type `ty` (see the module documentation).
+    pub fn int_bounds(self, ty: PrimitiveType) -> (i128, i128) {
         let bits = ty.bit_width();
         let (min, max) = if ty.is_signed_int() {
             (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
@@ -205,9 +222,12 @@ pub fn fusion_arguments(
     let computation = module.computation(fusion);
     let mut args = random_arguments(computation, seed)?;
     for (arg, p) in args.iter_mut().zip(computation.parameters()) {
-        if let Some(identity) = reducer_identity(module, computation, p) {
+        let range = RandomRange::for_fusion_parameter(module, fusion, p);
+        if let RandomRange::Between(lo, hi) = range
+            && lo == hi
+        {
             let instr = computation.instruction(p);
-            *arg = random_value(&instr.shape, 0, RandomRange::Between(identity, identity))
+            *arg = random_value(&instr.shape, 0, range)
                 .map_err(|m| Diagnostic::new(instr.spans.whole, m))?;
         }
     }

@@ -377,6 +377,35 @@ impl Elements {
         with_type!(ty, T => T::wrap((0..n).map(|i| T::from_num(f(i))).collect()))
     }
 
+    /// `n` elements of type `ty`, element `i` being `f(i)` (a `Pred`, `Int` or `Float`)
+    /// converted by XLA's rules; complex values are refused.
+    pub fn from_values(
+        ty: PrimitiveType,
+        n: usize,
+        mut f: impl FnMut(usize) -> literal::Value,
+    ) -> Result<Elements, String> {
+        let mut refused = None;
+        let elements = Elements::build(ty, n, |i| match f(i) {
+            literal::Value::Pred(b) => Num::Int(i128::from(b)),
+            literal::Value::Int(v) => Num::Int(v),
+            literal::Value::Float(v) => Num::Float(v),
+            literal::Value::Complex(..) => {
+                refused.get_or_insert(i);
+                Num::Int(0)
+            }
+        })?;
+        match refused {
+            Some(i) => Err(format!("element {i}: complex values are unsupported here")),
+            None => Ok(elements),
+        }
+    }
+
+    /// Every `stride`-th element from the first (a sample of a large array).
+    pub fn strided(&self, stride: usize) -> Elements {
+        let offsets: Vec<usize> = (0..self.len()).step_by(stride.max(1)).collect();
+        self.take(&offsets, 0)
+    }
+
     /// The first element repeated `n` times (scalars broadcast to `n` lanes).
     pub(super) fn repeat_first(&self, n: usize) -> Elements {
         with_elements!(self, v => Element::wrap(vec![v[0]; n]))

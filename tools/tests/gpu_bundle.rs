@@ -1,0 +1,271 @@
+//! `hlo-emit --gpu-bundle` (issue 9): the interpreter plays the GPU. For each input, the test
+//! reads only the bundle, as `tools/gpu-bench` does on the GPU machine: it draws the inputs
+//! by the formula the manifest documents (its own splitmix64, checked against the manifest's
+//! checksum), lays them out by `minor_to_major`, runs every kernel in order on the manifest's
+//! grid with the arguments and outputs the manifest names, and compares every output with
+//! the evaluator's sampled values under the manifest's tolerance. The kernels run as the
+//! interpreter can follow them (the pipeline up to lower-to-llvm); the PTX files are checked
+//! to hold an `.entry main` with one pointer per argument and output.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use hlo::evaluate::{Elements, HostArray};
+use hlo::{ArrayShape, Layout, PrimitiveType, Value};
+use interp::{Buffer, Kernel, Launch};
+use passes::{PassManager, Timings};
+use serde_json::Value as Json;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Writes the bundle of `file` into a fresh directory.
+fn bundle(file: &Path) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "hlo-emit-gpu-bundle-{}-{}",
+        std::process::id(),
+        file.file_stem().unwrap().to_string_lossy()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_hlo-emit"))
+        .arg(file)
+        .arg("--gpu-bundle")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn shape_of(buffer: &Json) -> ArrayShape {
+    let ty = PrimitiveType::from_name(buffer["type"].as_str().unwrap()).unwrap();
+    let dims = buffer["dims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_i64().unwrap())
+        .collect();
+    let mut shape = ArrayShape::new(ty, dims);
+    let mut layout = Layout::row_major(shape.dims.len());
+    layout.minor_to_major = buffer["minor_to_major"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_i64().unwrap())
+        .collect();
+    shape.layout = Some(layout);
+    shape
+}
+
+/// The logical value of an input buffer, drawn as the manifest says.
+fn input(buffer: &Json) -> HostArray {
+    let shape = shape_of(buffer);
+    let init = &buffer["init"];
+    let count = shape.element_count() as usize;
+    let elements = match init["kind"].as_str().unwrap() {
+        "draw" => {
+            let seed = init["seed"].as_u64().unwrap();
+            let (low, high) = (
+                init["low"].as_i64().unwrap(),
+                init["high"].as_i64().unwrap(),
+            );
+            let scale = init["scale"].as_f64().unwrap();
+            let ks: Vec<i64> = (0..count as u64)
+                .map(|i| low + (splitmix64(seed.wrapping_add(i)) % (high - low + 1) as u64) as i64)
+                .collect();
+            let checksum = ks.iter().enumerate().fold(0i64, |sum, (i, &k)| {
+                sum.wrapping_add(((i % 1021) as i64 + 1).wrapping_mul(k))
+            });
+            assert_eq!(checksum, init["checksum"].as_i64().unwrap(), "{buffer}");
+            Elements::from_values(shape.element_type, count, |i| {
+                if shape.element_type.is_float() {
+                    Value::Float(ks[i] as f64 * scale)
+                } else {
+                    Value::Int(i128::from(ks[i]))
+                }
+            })
+        }
+        "constant" => {
+            let v = match &init["value"] {
+                Json::String(s) if s == "-inf" => f64::NEG_INFINITY,
+                Json::String(s) if s == "inf" => f64::INFINITY,
+                v => v.as_f64().unwrap(),
+            };
+            Elements::from_values(shape.element_type, count, |_| Value::Float(v))
+        }
+        other => panic!("not an input: {other}"),
+    };
+    HostArray::new(shape.dims.clone(), elements.unwrap()).unwrap()
+}
+
+/// Runs the bundle's kernels in the interpreter; returns the outputs compared and checked.
+fn run_bundle(file: &Path) -> usize {
+    let dir = bundle(file);
+    let manifest: Json =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["format"], "hlo-emit-gpu-bundle 1");
+    let buffers = manifest["buffers"].as_array().unwrap();
+    let text = std::fs::read_to_string(file).unwrap();
+    let (_, module) = hlo::load(&file.display().to_string(), text.as_bytes()).unwrap();
+
+    let mut memory: Vec<Buffer> = buffers
+        .iter()
+        .map(|b| {
+            let shape = shape_of(b);
+            let bytes = b["bytes"].as_u64().unwrap() as usize;
+            if b["init"]["kind"] == "output" {
+                Buffer::new(vec![0xff; bytes])
+            } else {
+                let laid_out = Buffer::from_host_array(&input(b), shape.layout.as_ref()).unwrap();
+                assert_eq!(laid_out.len(), bytes, "{b}");
+                laid_out
+            }
+        })
+        .collect();
+
+    let mut compared = 0;
+    for kernel in manifest["kernels"].as_array().unwrap() {
+        let index = |key: &str| -> Vec<usize> {
+            kernel[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b.as_u64().unwrap() as usize)
+                .collect()
+        };
+        let (arguments, outputs) = (index("arguments"), index("outputs"));
+        let ptx = std::fs::read_to_string(dir.join(kernel["ptx"].as_str().unwrap())).unwrap();
+        let params = arguments.len() + outputs.len();
+        assert!(ptx.contains(".entry main("), "{ptx}");
+        assert!(ptx.contains(&format!("main_param_{}", params - 1)), "{ptx}");
+        assert!(!ptx.contains(&format!("main_param_{params}")), "{ptx}");
+
+        let fusion = module
+            .computation_by_name(kernel["fusion"].as_str().unwrap())
+            .unwrap();
+        let mut ir = emitters::emit_fusion(&module, fusion).unwrap().module;
+        let mut pm = PassManager::new();
+        for pass in hlo_emit_tools::check::checked_passes() {
+            pm.add(pass);
+        }
+        pm.run(&mut ir, &mut std::io::sink(), &mut Timings::default())
+            .unwrap();
+        let launch = Launch {
+            blocks: kernel["grid"][0].as_u64().unwrap(),
+            threads: kernel["block"][0].as_u64().unwrap(),
+        };
+        let args = arguments
+            .iter()
+            .chain(&outputs)
+            .map(|&b| memory[b].clone())
+            .collect();
+        let run = Kernel::compile(&ir, "main")
+            .unwrap()
+            .run(launch, args)
+            .unwrap();
+        for (k, &b) in outputs.iter().enumerate() {
+            memory[b] = run.buffers[arguments.len() + k].clone();
+            compare(&dir, &buffers[b], &memory[b]);
+            compared += 1;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    compared
+}
+
+/// Every sampled value of output `buffer` (laid out in `got`) within the manifest's bounds.
+fn compare(dir: &Path, buffer: &Json, got: &Buffer) {
+    let shape = shape_of(buffer);
+    let got = got.to_host_array(&shape).unwrap();
+    let expected = &buffer["expected"];
+    let stride = expected["stride"].as_u64().unwrap() as usize;
+    let count = expected["count"].as_u64().unwrap() as usize;
+    let bytes = std::fs::read(dir.join(expected["file"].as_str().unwrap())).unwrap();
+    let want = Buffer::new(bytes)
+        .to_host_array(&ArrayShape::new(shape.element_type, vec![count as i64]))
+        .unwrap();
+    assert_eq!(count, got.len().div_ceil(stride), "{buffer}");
+    let tolerance = &expected["tolerance"];
+    for j in 0..count {
+        let (g, w) = (got.value(j * stride), want.value(j));
+        let ok = match (g, w) {
+            (Value::Float(g), Value::Float(w)) if !tolerance.is_null() => {
+                (g.is_nan() && w.is_nan())
+                    || g == w
+                    || (g - w).abs() <= tolerance["abs"].as_f64().unwrap()
+                    || (g - w).abs() <= tolerance["rel"].as_f64().unwrap() * w.abs()
+            }
+            (g, w) => g == w,
+        };
+        assert!(
+            ok,
+            "{}: element {} got {g:?}, expected {w:?}",
+            buffer["name"],
+            j * stride
+        );
+    }
+}
+
+#[test]
+fn softmax_chain_runs_from_its_bundle() {
+    assert_eq!(run_bundle(&root().join("testdata/models/softmax.hlo")), 3);
+}
+
+#[test]
+fn layernorm_chain_with_three_parameters_runs_from_its_bundle() {
+    assert_eq!(run_bundle(&root().join("testdata/models/layernorm.hlo")), 3);
+}
+
+/// A multi-output fusion taken apart by get-tuple-element, a column-major parameter.
+#[test]
+fn chain_with_tuple_outputs_and_a_layout_runs_from_its_bundle() {
+    assert_eq!(run_bundle(&root().join("testdata/bundle/chain.hlo")), 3);
+}
+
+/// XLA's emitter tests have no ENTRY chain: the fusion is the kernel, its reduce's init
+/// parameter a constant (the reducer's identity).
+#[test]
+fn corpus_fusion_with_an_init_parameter_runs_from_its_bundle() {
+    let corpus = root().join("../shared/xla-corpus");
+    assert_eq!(run_bundle(&corpus.join("reduce_row/epilogue.hlo")), 1);
+    assert_eq!(
+        run_bundle(&corpus.join("transpose/fused_transpose_102.hlo")),
+        1
+    );
+    assert_eq!(
+        run_bundle(&corpus.join("reduce_row/mof_scalar_variadic.hlo")),
+        4
+    );
+}
+
+/// Large outputs are sampled with an odd stride, at most 2^20 values per output.
+#[test]
+fn large_outputs_are_sampled() {
+    let dir = bundle(&root().join("testdata/models/gelu.hlo"));
+    let manifest: Json =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let expected = &manifest["buffers"][1]["expected"];
+    let (stride, count) = (
+        expected["stride"].as_u64().unwrap(),
+        expected["count"].as_u64().unwrap(),
+    );
+    assert_eq!(stride % 2, 1);
+    assert!(count <= 1 << 20);
+    assert_eq!(count, (6 * 512 * 4096u64).div_ceil(stride));
+    let file = dir.join(expected["file"].as_str().unwrap());
+    assert_eq!(std::fs::metadata(file).unwrap().len(), count * 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
