@@ -155,7 +155,7 @@ pub fn check_fusion(
         threads: emitted.kernel.launch.threads_per_block,
     };
     let reduced = largest_reduction(computation);
-    let types: Vec<String> = outputs.iter().map(|s| s.to_string()).collect();
+    let types = runs_of_equal(outputs.iter().map(|s| s.to_string()));
     let seeds = match inputs {
         1 => "1 seeded input (seed 0)".to_string(),
         n => format!("{n} seeded inputs (seeds 0..{})", n - 1),
@@ -251,6 +251,26 @@ pub fn check_fusion(
         ),
     )?;
     Ok(true)
+}
+
+/// `a, 3 x b, a` from `a, b, b, b, a`: a fusion with 94 outputs of one shape reads as one.
+fn runs_of_equal(items: impl Iterator<Item = String>) -> Vec<String> {
+    let mut runs: Vec<(String, usize)> = Vec::new();
+    for item in items {
+        match runs.last_mut() {
+            Some((last, n)) if *last == item => *n += 1,
+            _ => runs.push((item, 1)),
+        }
+    }
+    runs.into_iter()
+        .map(|(item, n)| {
+            if n == 1 {
+                item
+            } else {
+                format!("{n} x {item}")
+            }
+        })
+        .collect()
 }
 
 /// The most elements one reduce of `computation` combines into one result element.
@@ -463,5 +483,11 @@ mod tests {
         assert_eq!(delinearize(&[2, 3, 4], 23), vec![1, 2, 3]);
         assert_eq!(delinearize(&[2, 3, 4], 4), vec![0, 1, 0]);
         assert_eq!(delinearize(&[], 0), Vec::<i64>::new());
+    }
+
+    #[test]
+    fn equal_neighbours_are_counted() {
+        let items = ["a", "b", "b", "b", "a"].map(String::from);
+        assert_eq!(runs_of_equal(items.into_iter()), ["a", "3 x b", "a"]);
     }
 }

@@ -17,7 +17,7 @@ use inkwell::{
 use std::{
     cell::RefCell,
     collections::{HashMap, HashSet},
-    ffi::CString,
+    ffi::{CString, c_char},
     fmt::{self, Display, Formatter},
     path::{Path, PathBuf},
     sync::Once,
@@ -90,10 +90,34 @@ impl Display for PtxError {
 
 impl std::error::Error for PtxError {}
 
-/// Registers the NVPTX backend with LLVM, once per process (LLVM's registry is global).
+/// The LLVM options XLA's NVPTX backend sets that change code for our kernels.
+/// `-nvptx-prec-divf32=1`: f32 division is `div.full.f32` (at most 2 ulp), not the IEEE
+/// `div.rn.f32`, whose correction sequence costs more than the rest of a tanh
+/// approximation; XLA: "it matters for some float-division heavy benchmarks", while
+/// `div.approx.f32` would be wrong for `f32::MAX / f32::MAX`.
+const LLVM_OPTIONS: &[&str] = &["hlo-emit", "-nvptx-prec-divf32=1"];
+
+/// Registers the NVPTX backend with LLVM and sets [`LLVM_OPTIONS`], once per process
+/// (LLVM's registry and options are global, and an option given twice is an error).
 fn initialize_nvptx() {
     static ONCE: Once = Once::new();
-    ONCE.call_once(|| Target::initialize_nvptx(&InitializationConfig::default()));
+    ONCE.call_once(|| {
+        Target::initialize_nvptx(&InitializationConfig::default());
+        let args: Vec<CString> = LLVM_OPTIONS
+            .iter()
+            .map(|a| CString::new(*a).expect("no NUL in an option"))
+            .collect();
+        let argv: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
+        // SAFETY: `argv` holds `args.len()` NUL-terminated strings that outlive the call,
+        // and the overview is a NUL-terminated literal. LLVM copies what it keeps.
+        unsafe {
+            inkwell::llvm_sys::support::LLVMParseCommandLineOptions(
+                argv.len() as i32,
+                argv.as_ptr(),
+                c"hlo-emit".as_ptr(),
+            );
+        }
+    });
 }
 
 /// What the LLVM stages produced: the optimized LLVM IR and the PTX assembly.
