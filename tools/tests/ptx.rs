@@ -98,6 +98,17 @@ fn f32_division_is_div_full() {
     assert!(!ptx[0].contains("div.rn.f32"), "{}", ptx[0]);
 }
 
+/// Multiplies feeding adds are contracted to `fma` (XLA's `AllowFPOpFusion = Fast`), and the
+/// other adds and multiplies are left free for ptxas to contract (no `.rn`).
+#[test]
+fn multiply_add_is_contracted() {
+    let ptx =
+        compile(&root().join("testdata/models/layernorm.hlo")).unwrap_or_else(|e| panic!("{e}"));
+    // fused_rstd: sum of (x - mean)^2 is a chain of fma.
+    assert!(ptx[1].matches("fma.rn.f32").count() >= 8, "{}", ptx[1]);
+    assert!(!ptx[1].contains("add.rn.f32"), "{}", ptx[1]);
+}
+
 /// Loop-corpus files whose PTX is not produced yet, and why (the README lists them).
 const LOOP_CORPUS_NOT_COMPILED: &[(&str, &str)] = &[
     ("broadcast_non_scalar_constant_s4.hlo", "element type s4"),
