@@ -45,6 +45,8 @@ pub enum Stage {
     /// LLVM IR as translated from MLIR (before optimization).
     Llvm,
     Ptx,
+    /// The machine code: `ptxas`, then `nvdisasm`.
+    Sass,
 }
 
 /// How to run the pipeline.
@@ -82,7 +84,7 @@ impl Default for Options {
 }
 
 /// The stages after our passes, by the names their dump headers give them.
-pub const LLVM_STAGES: &[&str] = &["translate", "llvm-opt", "ptx"];
+pub const LLVM_STAGES: &[&str] = &["translate", "llvm-opt", "ptx", "sass"];
 
 /// Every stage name `--print-ir-after` takes, in pipeline order, each once (`canonicalize`
 /// and `cse` run several times; naming them dumps after every run).
@@ -104,6 +106,7 @@ impl Options {
             Stage::Mlir => "lower-to-llvm",
             Stage::Llvm => "translate",
             Stage::Ptx => "ptx",
+            Stage::Sass => "sass",
         })
     }
 
@@ -147,7 +150,7 @@ fn validate(options: &Options) -> Result<(), String> {
                 .join(", ")
         ));
     }
-    if options.last_stage() == "ptx" {
+    if matches!(options.last_stage(), "ptx" | "sass") {
         codegen::ptx::check_arch(&options.arch)
             .map_err(|e| format!("error: --arch={}: {e}", options.arch))?;
     }
@@ -302,7 +305,37 @@ pub fn compile(
     if options.dumps_after("ptx") {
         dump(dumps, &header("NVPTXCodeGen (ptx)"), &ptx);
     }
-    Ok(done(ptx))
+    if last == "ptx" {
+        return Ok(done(ptx));
+    }
+    let sass = timings
+        .time("ptxas-and-nvdisasm", || machine_code(&ptx, &options.arch))
+        .map_err(|e| format!("error: {e}\nnote: in ptxas/nvdisasm, fusion '{name}'"))?;
+    if options.dumps_after("sass") {
+        dump(dumps, &header("NVDisasm (sass)"), &sass);
+    }
+    Ok(done(sass))
+}
+
+/// The SASS of `ptx`, after the launch comment and a line with what `ptxas -v` reports
+/// and the instruction count.
+fn machine_code(ptx: &str, arch: &str) -> Result<String, String> {
+    let assembled = codegen::ptxas::assemble(ptx, arch).map_err(|e| e.to_string())?;
+    let listing = codegen::sass::disassemble(&assembled.cubin).map_err(|e| e.to_string())?;
+    let launch = ptx.lines().next().unwrap_or_default();
+    let mut out = format!("{launch}\n");
+    for f in assembled.functions() {
+        out.push_str(&format!(
+            "// ptxas: {}: {} registers, {} bytes spill stores, {} bytes spill loads\n",
+            f.name, f.registers, f.spill_stores, f.spill_loads
+        ));
+    }
+    out.push_str(&format!(
+        "// nvdisasm: {} SASS instructions\n",
+        codegen::sass::instructions(&listing).count()
+    ));
+    out.push_str(&listing);
+    Ok(out)
 }
 
 /// The passes to run: `pipeline` up to the first run of `last` (all of them when `last` is

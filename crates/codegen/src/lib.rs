@@ -7,9 +7,11 @@
 //! * [`toolchain`]: where the external tools are (`FileCheck`, `ptxas`, libdevice, ...);
 //! * [`mlir`]: MLIR text → verified → `llvm` dialect → LLVM IR text;
 //! * [`ptx`]: LLVM IR text → O3 → PTX text;
-//! * [`ptxas`]: PTX text → cubin and register/spill report.
+//! * [`ptxas`]: PTX text → cubin and register/spill report;
+//! * [`sass`]: cubin → the machine code (SASS) as `nvdisasm` prints it.
 
 pub mod mlir;
 pub mod ptx;
 pub mod ptxas;
+pub mod sass;
 pub mod toolchain;

@@ -3,7 +3,8 @@
 //! Nothing here is installed by Cargo: the LLVM 22 command line tools (`FileCheck`, `not`,
 //! `mlir-opt`) come from the Debian packages, `ptxas` and `libdevice.10.bc` from NVIDIA's CUDA
 //! compiler wheel, which `tools/setup` unpacks into the git-ignored `.toolchain/cuda` of the
-//! project. Every lookup checks that the file exists, so a missing tool is reported once, with
+//! project, and `nvdisasm` (for `--emit=sass`) from NVIDIA's wheel of it, in
+//! `.toolchain/nvdisasm`. Every lookup checks that the file exists, so a missing tool is reported once, with
 //! the fix, instead of as an obscure "No such file" from a spawned process.
 //!
 //! Each location can be overridden by an environment variable (for a CUDA install elsewhere,
@@ -21,11 +22,15 @@ pub const LLVM_BIN_ENV: &str = "HLO_EMIT_LLVM_BIN";
 pub const PTXAS_ENV: &str = "HLO_EMIT_PTXAS";
 /// Overrides the path of `libdevice.10.bc`.
 pub const LIBDEVICE_ENV: &str = "HLO_EMIT_LIBDEVICE";
+/// Overrides the path of the `nvdisasm` executable.
+pub const NVDISASM_ENV: &str = "HLO_EMIT_NVDISASM";
 
 /// Debian's LLVM 22 prefix; `/usr/bin/llvm-config` and friends may belong to an older LLVM.
 const DEFAULT_LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
 /// Where the CUDA compiler wheel puts its files, below `<project root>/.toolchain/cuda`.
 const CUDA_NVCC: &str = ".toolchain/cuda/nvidia/cuda_nvcc";
+/// Where NVIDIA's `nvdisasm` wheel puts the executable, below the project root.
+const NVDISASM: &str = ".toolchain/nvdisasm/nvidia/cu13/bin/nvdisasm";
 
 /// A tool that is not where it should be.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,6 +112,12 @@ pub fn ptxas() -> Result<PathBuf, ToolchainError> {
         project_root().join(CUDA_NVCC).join("bin/ptxas")
     });
     existing_file("ptxas", path, PTXAS_ENV)
+}
+
+/// NVIDIA's SASS disassembler.
+pub fn nvdisasm() -> Result<PathBuf, ToolchainError> {
+    let (path, _) = from_env_or(NVDISASM_ENV, || project_root().join(NVDISASM));
+    existing_file("nvdisasm", path, NVDISASM_ENV)
 }
 
 /// NVIDIA's device math library (bitcode), linked for `__nv_*` functions such as `__nv_expf`.

@@ -117,6 +117,9 @@ enum Emit {
     Llvm,
     /// PTX assembly, preceded by a comment with the launch dimensions.
     Ptx,
+    /// The machine code for --arch (ptxas, then nvdisasm), after comments with the launch
+    /// dimensions, registers and spills, and the number of SASS instructions.
+    Sass,
 }
 
 /// The stack of the thread that compiles. The emitters and passes recurse over operand
@@ -173,6 +176,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             Emit::Mlir => Stage::Mlir,
             Emit::Llvm => Stage::Llvm,
             Emit::Ptx => Stage::Ptx,
+            Emit::Sass => Stage::Sass,
         },
         stop_after: cli.stop_after.clone(),
         arch: cli.arch.clone(),
@@ -276,6 +280,7 @@ fn dump_file_name(index: usize, title: &str) -> String {
         .map_or("stage", |(flag, _)| flag);
     let extension = match flag {
         "ptx" => "ptx",
+        "sass" => "sass",
         "translate" | "llvm-opt" => "ll",
         _ => "mlir",
     };
