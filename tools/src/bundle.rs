@@ -5,7 +5,10 @@
 //! seeded values, each `fusion` instruction is one kernel reading buffers and writing new
 //! ones (a multi-output fusion's `get-tuple-element`s name its output buffers), and the ROOT
 //! (an array or a `tuple` of them) names the results. A module without `fusion`
-//! instructions, as in XLA's emitter tests, is one kernel whose parameters are the inputs.
+//! instructions, as in XLA's emitter tests, is one kernel whose parameters are the inputs;
+//! a module whose ENTRY also computes (a `copy`, a `constant`, an `add`: XLA's tests
+//! have such ENTRYs) has each fusion bundled on its own drawn inputs (`"mode": "separate"`,
+//! the `note` says which instruction), the way `--check` runs fusions.
 //! The HLO reference evaluator runs the chain on the same values, and the bundle holds, per
 //! kernel output, what the evaluator computed.
 //!
@@ -34,7 +37,8 @@
 //! - `kernels`, in launch order: `fusion`, `ptx` (a file), `entry` (`main`), `grid`, `block`,
 //!   `shared_memory_bytes`, `emitter`, `arguments` and `outputs` (buffer indices; the kernel
 //!   takes one pointer per argument, then one per output).
-//! - `parameters` and `results`: the ENTRY's parameter and result buffers, in order.
+//! - `mode` (`chain` or `separate`), `note`, and `parameters` and `results`: the ENTRY's
+//!   parameter and result buffers in order (empty for separate kernels).
 //!
 //! Why the inputs are a formula and not files: the device machine receives at most 64 MiB
 //! per call, and a 32x1024x1024 f32 input alone is 128 MiB. Drawing `k/64` with small `k`
@@ -71,7 +75,7 @@ impl Default for BundleOptions {
     fn default() -> BundleOptions {
         BundleOptions {
             arch: "sm_90".into(),
-            max_expected_elements: 1 << 20,
+            max_expected_elements: 1 << 16,
         }
     }
 }
@@ -102,11 +106,15 @@ struct KernelPlan {
 }
 
 /// The ENTRY as buffers and kernels.
+#[derive(Default)]
 struct Chain {
     buffers: Vec<BufferPlan>,
     kernels: Vec<KernelPlan>,
+    /// The ENTRY's parameters and results; empty when the kernels are bundled separately.
     parameters: Vec<usize>,
     results: Vec<usize>,
+    /// Why the kernels are bundled separately instead of as the ENTRY's chain.
+    note: Option<String>,
 }
 
 /// Writes the bundle of `module` into `dir`; returns a one-line summary per kernel.
@@ -118,6 +126,24 @@ pub fn write_bundle(
 ) -> Result<String, String> {
     let chain = plan_chain(source, module)?;
     let values = evaluate_chain(source, module, &chain)?;
+    // Every kernel compiles before anything is written: no half-written bundle.
+    let compile_options = Options {
+        arch: options.arch.clone(),
+        ..Options::default()
+    };
+    let mut compiled = HashMap::new();
+    for kernel in &chain.kernels {
+        if let Entry::Vacant(e) = compiled.entry(kernel.fusion) {
+            e.insert(pipeline::compile(
+                source,
+                module,
+                kernel.fusion,
+                &compile_options,
+                &mut std::io::sink(),
+                &mut passes::Timings::default(),
+            )?);
+        }
+    }
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("error: cannot create '{}': {e}", dir.display()))?;
     let write = |name: &str, bytes: &[u8]| {
@@ -126,27 +152,15 @@ pub fn write_bundle(
             .map_err(|e| format!("error: cannot write '{}': {e}", path.display()))
     };
 
-    let compile_options = Options {
-        arch: options.arch.clone(),
-        ..Options::default()
-    };
-    let mut compiled = HashMap::new();
     let mut kernels = Vec::new();
-    let mut summary = String::new();
+    let mut summary = chain
+        .note
+        .as_ref()
+        .map_or_else(String::new, |note| format!("note: {note}\n"));
     for (k, kernel) in chain.kernels.iter().enumerate() {
         let name = module.computation(kernel.fusion).name.clone();
         let ptx_file = format!("{k:02}-{}.ptx", file_safe(&name));
-        let c = match compiled.entry(kernel.fusion) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(e) => e.insert(pipeline::compile(
-                source,
-                module,
-                kernel.fusion,
-                &compile_options,
-                &mut std::io::sink(),
-                &mut passes::Timings::default(),
-            )?),
-        };
+        let c = &compiled[&kernel.fusion];
         write(&ptx_file, c.output.as_bytes())?;
         let launch = c.launch;
         summary.push_str(&format!(
@@ -218,6 +232,8 @@ pub fn write_bundle(
         "arch": options.arch,
         "buffers": buffers,
         "kernels": kernels,
+        "mode": if chain.note.is_some() || chain.parameters.is_empty() { "separate" } else { "chain" },
+        "note": chain.note,
         "parameters": chain.parameters,
         "results": chain.results,
     });
@@ -234,12 +250,7 @@ fn plan_chain(source: &SourceFile, module: &HloModule) -> Result<Chain, String> 
         .instructions
         .iter()
         .any(|i| i.opcode == Opcode::Fusion);
-    let mut chain = Chain {
-        buffers: Vec::new(),
-        kernels: Vec::new(),
-        parameters: Vec::new(),
-        results: Vec::new(),
-    };
+    let mut chain = Chain::default();
     let refuse = |instr: &hlo::Instruction, what: &str| {
         hlo::Diagnostic::new(
             instr.spans.whole,
@@ -250,39 +261,14 @@ fn plan_chain(source: &SourceFile, module: &HloModule) -> Result<Chain, String> 
 
     if !has_fusions {
         // XLA's emitter tests: the ENTRY is the fusion.
-        let mut arguments = Vec::new();
-        for p in entry.parameters() {
-            let instr = entry.instruction(p);
-            let shape = array_shape(instr).map_err(|what| refuse(instr, &what))?;
-            let range = RandomRange::for_fusion_parameter(module, module.entry, p);
-            let init = draw_init(range, &shape, chain.buffers.len())
-                .map_err(|what| refuse(instr, &what))?;
-            arguments.push(chain.buffers.len());
-            chain.buffers.push(BufferPlan {
-                name: instr.name.clone(),
-                shape,
-                init,
-                reduced: 1,
-            });
-        }
-        chain.parameters = arguments.clone();
-        let reduced = largest_reduction(entry);
-        let root = entry.root_instruction();
-        let outputs = leaves(&root.shape);
-        for (index, shape) in outputs.into_iter().enumerate() {
-            chain.results.push(chain.buffers.len());
-            chain.buffers.push(BufferPlan {
-                name: leaf_name(&root.name, index, root.shape.as_array().is_none()),
-                shape,
-                init: Init::Output { kernel: 0, index },
-                reduced,
-            });
-        }
-        chain.kernels.push(KernelPlan {
-            fusion: module.entry,
-            arguments,
-            outputs: chain.results.clone(),
-        });
+        return plan_separate(source, module, &[module.entry]);
+    }
+    if let Some(instr) = chain_breaker(entry) {
+        let mut chain = plan_separate(source, module, &emitters::fusions(module))?;
+        chain.note = Some(format!(
+            "the ENTRY is not a chain of fusions (instruction '{}' is {}): each fusion is bundled on its own drawn inputs",
+            instr.name, instr.opcode
+        ));
         return Ok(chain);
     }
 
@@ -370,15 +356,88 @@ fn plan_chain(source: &SourceFile, module: &HloModule) -> Result<Chain, String> 
             other => {
                 return Err(refuse(
                     instr,
-                    &format!(
-                        "ENTRY instruction '{}' ({other}); the ENTRY of a bundled module holds parameters, fusions, get-tuple-element and tuple",
-                        instr.name
-                    ),
+                    &format!("ENTRY instruction '{}' ({other})", instr.name),
                 ));
             }
         }
     }
     chain.results = held.get(&entry.root).cloned().unwrap_or_default();
+    Ok(chain)
+}
+
+/// The first ENTRY instruction that makes it something other than a chain of fusions: an
+/// op that is not a parameter, fusion, get-tuple-element of a fusion or tuple, or a tuple
+/// given to a fusion.
+fn chain_breaker(entry: &hlo::Computation) -> Option<&hlo::Instruction> {
+    entry.instructions.iter().find(|instr| match instr.opcode {
+        Opcode::Parameter | Opcode::Tuple => false,
+        Opcode::Fusion => instr
+            .operands
+            .iter()
+            .any(|&o| entry.instruction(o).shape.as_array().is_none()),
+        Opcode::GetTupleElement => entry.instruction(instr.operands[0]).opcode != Opcode::Fusion,
+        _ => true,
+    })
+}
+
+/// Each of `fusions` as its own kernel on its own drawn inputs, as `--check` runs them: a
+/// parameter only ever a reduce's init value gets its reducer's identity.
+fn plan_separate(
+    source: &SourceFile,
+    module: &HloModule,
+    fusions: &[ComputationId],
+) -> Result<Chain, String> {
+    let mut chain = Chain::default();
+    for &fusion in fusions {
+        let computation = module.computation(fusion);
+        let prefix = if fusions.len() > 1 {
+            format!("{}.", computation.name)
+        } else {
+            String::new()
+        };
+        let mut arguments = Vec::new();
+        for p in computation.parameters() {
+            let instr = computation.instruction(p);
+            let refuse = |what: String| {
+                hlo::Diagnostic::new(
+                    instr.spans.whole,
+                    format!("unsupported in a GPU bundle: {what}"),
+                )
+                .render(source)
+            };
+            let shape = array_shape(instr).map_err(refuse)?;
+            let range = RandomRange::for_fusion_parameter(module, fusion, p);
+            let init = draw_init(range, &shape, chain.buffers.len()).map_err(refuse)?;
+            arguments.push(chain.buffers.len());
+            chain.buffers.push(BufferPlan {
+                name: format!("{prefix}{}", instr.name),
+                shape,
+                init,
+                reduced: 1,
+            });
+        }
+        let reduced = largest_reduction(computation);
+        let root = computation.root_instruction();
+        let kernel = chain.kernels.len();
+        let mut outputs = Vec::new();
+        for (index, shape) in leaves(&root.shape).into_iter().enumerate() {
+            outputs.push(chain.buffers.len());
+            chain.buffers.push(BufferPlan {
+                name: format!(
+                    "{prefix}{}",
+                    leaf_name(&root.name, index, root.shape.as_array().is_none())
+                ),
+                shape,
+                init: Init::Output { kernel, index },
+                reduced,
+            });
+        }
+        chain.kernels.push(KernelPlan {
+            fusion,
+            arguments,
+            outputs,
+        });
+    }
     Ok(chain)
 }
 
