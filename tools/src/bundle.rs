@@ -188,7 +188,8 @@ pub fn write_bundle(
             "type": shape.element_type.to_string(),
             "dims": shape.dims,
             "minor_to_major": minor_to_major(shape),
-            "bytes": byte_size(shape)?,
+            "bytes": byte_size(shape)
+                .map_err(|e| format!("error: unsupported in a GPU bundle: {e}"))?,
         });
         entry["init"] = match buffer.init {
             Init::Draw { seed, low, high } => json!({
@@ -481,6 +482,8 @@ fn array_shape(instr: &hlo::Instruction) -> Result<ArrayShape, String> {
         .shape
         .as_array()
         .ok_or_else(|| format!("parameter '{}' is a tuple", instr.name))?;
+    // Sub-byte types come with an `E(n)` layout: name the type, which is what is missing.
+    byte_size(shape)?;
     untiled(shape)?;
     Ok(shape.clone())
 }
@@ -648,10 +651,7 @@ fn minor_to_major(shape: &ArrayShape) -> Vec<i64> {
 fn byte_size(shape: &ArrayShape) -> Result<u64, String> {
     let bits = shape.element_type.bit_width();
     if !bits.is_multiple_of(8) && shape.element_type != PrimitiveType::Pred {
-        return Err(format!(
-            "unsupported in a GPU bundle: element type {}",
-            shape.element_type
-        ));
+        return Err(format!("element type {}", shape.element_type));
     }
     Ok(shape.element_count().max(0) as u64 * u64::from(bits.div_ceil(8)))
 }
