@@ -6,20 +6,19 @@
 
 use inkwell::{
     OptimizationLevel,
-    context::Context,
-    llvm_sys::core::LLVMGetFirstUse,
+    context::{AsContextRef, Context},
+    llvm_sys::{bit_reader::LLVMGetBitcodeModuleInContext2, core::LLVMIsDeclaration},
     memory_buffer::MemoryBuffer,
     module::{Linkage, Module},
     passes::PassBuilderOptions,
     targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetTriple},
-    values::{AsValueRef, BasicValueEnum, FunctionValue, Operand},
+    values::AsValueRef,
 };
 use std::{
-    cell::RefCell,
-    collections::{HashMap, HashSet},
+    collections::HashSet,
     ffi::{CString, c_char},
     fmt::{self, Display, Formatter},
-    path::{Path, PathBuf},
+    path::Path,
     sync::Once,
 };
 
@@ -142,7 +141,7 @@ pub fn llvm_ir_to_ptx(llvm_ir: &str, arch: &str) -> Result<String, PtxError> {
 /// [`llvm_ir_to_ptx`] that also links `libdevice` (the bitcode of CUDA's `__nv_*` math
 /// functions) when the module calls one of its functions, and returns the optimized IR too.
 ///
-/// Only the functions the module reaches are linked ([`keep_only_what_is_called`]); they
+/// Only the functions the module reaches are read and linked ([`link_libdevice`]); they
 /// become internal, so O3 inlines them, as XLA and clang do; NVVM reflection (part of the
 /// NVPTX O3 pipeline) resolves libdevice's `__nvvm_reflect` queries (no flush-to-zero,
 /// precise division and square root).
@@ -156,17 +155,7 @@ pub fn compile(llvm_ir: &str, arch: &str, libdevice: Option<&Path>) -> Result<Co
         .map_err(|error| PtxError::ParseIr(error.to_string()))?;
     let called = libdevice_calls(&module);
     if let (false, Some(path)) = (called.is_empty(), libdevice) {
-        let library = libdevice_for(called, path, &context)?;
-        module
-            .link_in_module(library)
-            .map_err(|error| PtxError::Link(error.to_string()))?;
-        for function in module.get_functions() {
-            if function.count_basic_blocks() > 0
-                && function.get_name().to_bytes().starts_with(b"__nv")
-            {
-                function.set_linkage(Linkage::Internal);
-            }
-        }
+        link_libdevice(&module, &called, path, &context)?;
     }
 
     let triple = TargetTriple::create(NVPTX_TRIPLE);
@@ -217,108 +206,76 @@ fn libdevice_calls(module: &Module<'_>) -> Vec<String> {
     called
 }
 
-/// How many pruned libdevices a thread keeps (see [`libdevice_for`]).
-const PRUNED_LIBDEVICES_KEPT: usize = 32;
-
-/// A libdevice file and a sorted set of the functions called from it.
-type LibdeviceKey = (PathBuf, Vec<String>);
-
-thread_local! {
-    /// Bitcode of libdevice pruned to what a set of functions needs.
-    static PRUNED_LIBDEVICES: RefCell<HashMap<LibdeviceKey, Vec<u8>>> = RefCell::default();
-}
-
-/// libdevice in `context`, pruned to the functions `called` reaches.
+/// Links into `module` the libdevice functions named `called` and what they reach, and
+/// makes them internal, so that O3 inlines them, as XLA and clang do.
 ///
-/// Parsing all of libdevice costs more than the rest of the LLVM stages of a small kernel,
-/// and the kernels of one module mostly call the same functions (softmax's two `exp`
-/// kernels), so each set of functions is parsed from the file once per thread; after that
-/// its pruned bitcode (a few kilobytes) is read back instead.
-fn libdevice_for<'ctx>(
-    called: Vec<String>,
+/// libdevice defines about 500 functions and a fusion calls a few. Parsing all of it costs
+/// more than the rest of the LLVM stages of a small kernel (~35 ms), so it is read lazily
+/// (function bodies stay in the bitcode until something needs them), and everything but the
+/// called functions is given `linkonce_odr` linkage first: LLVM's linker moves such a
+/// definition only when a moved body references it, so exactly the functions the kernel
+/// reaches are read and linked, which is what `llvm-link --only-needed` does.
+fn link_libdevice<'ctx>(
+    module: &Module<'ctx>,
+    called: &[String],
     path: &Path,
     context: &'ctx Context,
-) -> Result<Module<'ctx>, PtxError> {
-    let key = (path.to_path_buf(), called);
-    let cached = PRUNED_LIBDEVICES.with(|cache| cache.borrow().get(&key).cloned());
-    let bitcode = match cached {
-        Some(bitcode) => bitcode,
-        None => {
-            let library = Module::parse_bitcode_from_path(path, context)
-                .map_err(|error| PtxError::Link(format!("{}: {error}", path.display())))?;
-            keep_only_what_is_called(&key.1, &library);
-            let bitcode = library.write_bitcode_to_memory().as_slice().to_vec();
-            PRUNED_LIBDEVICES.with(|cache| {
-                let mut cache = cache.borrow_mut();
-                if cache.len() >= PRUNED_LIBDEVICES_KEPT {
-                    cache.clear();
-                }
-                cache.insert(key, bitcode.clone());
-            });
-            bitcode
+) -> Result<(), PtxError> {
+    let link_error = |error: String| PtxError::Link(format!("{}: {error}", path.display()));
+    let bytes = std::fs::read(path).map_err(|e| link_error(e.to_string()))?;
+    let library = lazy_bitcode_module(&bytes, context).map_err(link_error)?;
+    for function in library.get_functions() {
+        let name = function.get_name().to_string_lossy();
+        let defined = function.get_linkage() == Linkage::External && !is_declaration(function);
+        if defined && !called.iter().any(|c| *c == name) {
+            function.set_linkage(Linkage::LinkOnceODR);
         }
-    };
-    // Always the module read back from the pruned bitcode, even right after pruning: a
-    // round trip through bitcode can reorder declarations, and a kernel's output must not
-    // depend on which kernels this thread compiled before it.
-    let buffer = MemoryBuffer::create_from_memory_range_copy(&bitcode, "libdevice");
-    Module::parse_bitcode_from_buffer(&buffer, context)
-        .map_err(|error| PtxError::Link(format!("{}: {error}", path.display())))
+    }
+    for global in library.get_globals() {
+        if global.get_linkage() == Linkage::External && !is_declaration(global) {
+            global.set_linkage(Linkage::LinkOnceODR);
+        }
+    }
+    let own: HashSet<CString> = module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0)
+        .map(|f| f.get_name().to_owned())
+        .collect();
+    module
+        .link_in_module(library)
+        .map_err(|error| PtxError::Link(error.to_string()))?;
+    for function in module.get_functions() {
+        if function.count_basic_blocks() > 0 && !own.contains(function.get_name()) {
+            function.set_linkage(Linkage::Internal);
+        }
+    }
+    Ok(())
 }
 
-/// Deletes from `library` (libdevice) every function that the functions named `roots` do
-/// not reach through calls, before linking. libdevice defines about 500 functions and a
-/// fusion calls a few; linking them all and leaving their removal to O3 costs more than the
-/// rest of the LLVM stages together (link, then inlining and simplification of functions
-/// that are dropped afterwards). This is what `llvm-link --only-needed` does.
-///
-/// A function is deleted only when nothing uses it any more (deleting one releases its
-/// callees for the next round), so anything referenced in a way the call scan does not see
-/// (a function address stored in a constant) is kept and linked, never left dangling.
-fn keep_only_what_is_called<'ctx>(roots: &[String], library: &Module<'ctx>) {
-    let mut needed: HashSet<CString> = HashSet::new();
-    let mut work: Vec<FunctionValue<'ctx>> = Vec::new();
-    let mut reach = |name: &std::ffi::CStr, work: &mut Vec<FunctionValue<'ctx>>| {
-        let Some(function) = name.to_str().ok().and_then(|n| library.get_function(n)) else {
-            return;
-        };
-        if needed.insert(name.to_owned()) {
-            work.push(function);
-        }
+/// Whether `value` (a function or global of a lazily read module) has no definition in the
+/// bitcode. `count_basic_blocks` cannot tell: a body not read yet has no blocks.
+fn is_declaration(value: impl AsValueRef) -> bool {
+    // SAFETY: `value` is a live global value; LLVM answers from its linkage and whether a
+    // body is materialized or still to be read, without reading it.
+    unsafe { LLVMIsDeclaration(value.as_value_ref()) != 0 }
+}
+
+/// The bitcode `bytes` as a module whose function bodies are read when first needed.
+fn lazy_bitcode_module<'ctx>(bytes: &[u8], context: &'ctx Context) -> Result<Module<'ctx>, String> {
+    let buffer = MemoryBuffer::create_from_memory_range_copy(bytes, "libdevice");
+    let mut module = std::ptr::null_mut();
+    // SAFETY: the context and buffer are live; on success the module owns the buffer (it
+    // reads bodies from it later), on failure LLVM releases it without freeing it, so in
+    // both cases this side must not free it (`forget` below).
+    let failed = unsafe {
+        LLVMGetBitcodeModuleInContext2(context.as_ctx_ref(), buffer.as_mut_ptr(), &mut module)
     };
-    for root in roots {
-        if let Ok(name) = CString::new(root.as_str()) {
-            reach(&name, &mut work);
-        }
+    std::mem::forget(buffer);
+    if failed != 0 || module.is_null() {
+        return Err("not a valid bitcode module".to_string());
     }
-    while let Some(function) = work.pop() {
-        for block in function.get_basic_blocks() {
-            for instruction in block.get_instructions() {
-                for operand in instruction.get_operands().flatten() {
-                    if let Operand::Value(BasicValueEnum::PointerValue(pointer)) = operand {
-                        reach(pointer.get_name(), &mut work);
-                    }
-                }
-            }
-        }
-    }
-    loop {
-        let unused: Vec<FunctionValue<'ctx>> = library
-            .get_functions()
-            .filter(|f| !needed.contains(f.get_name()))
-            // SAFETY: `f` is a live function of `library`; reading its use list does not
-            // change it.
-            .filter(|f| unsafe { LLVMGetFirstUse(f.as_value_ref()) }.is_null())
-            .collect();
-        if unused.is_empty() {
-            break;
-        }
-        for function in unused {
-            // SAFETY: nothing uses `function` (checked above, and deleting the others of this
-            // round only removes uses), and no handle to it outlives this loop.
-            unsafe { function.delete() };
-        }
-    }
+    // SAFETY: `module` is a module LLVM just created in `context`, owned by nobody else.
+    Ok(unsafe { Module::new(module) })
 }
 
 #[cfg(test)]
@@ -337,24 +294,16 @@ declare float @__nv_acosf(float)
 "#;
 
     #[test]
-    fn the_second_compile_reads_the_pruned_libdevice_back_and_gives_the_same_result() {
+    fn compiles_with_libdevice_do_not_depend_on_what_was_compiled_before() {
         let path = toolchain::libdevice().unwrap_or_else(|e| panic!("{e}"));
-        // A fresh thread: an empty cache.
-        std::thread::spawn(move || {
-            let first = compile(CALLS_ACOS, "sm_90", Some(&path)).unwrap_or_else(|e| panic!("{e}"));
-            let cached = PRUNED_LIBDEVICES.with(|cache| {
-                let cache = cache.borrow();
-                let key = (path.clone(), vec!["__nv_acosf".to_string()]);
-                cache.get(&key).map(Vec::len)
-            });
-            let bytes = cached.expect("the pruned libdevice is kept");
-            assert!(bytes < 64 * 1024, "{bytes} bytes of bitcode kept");
-            let second =
-                compile(CALLS_ACOS, "sm_90", Some(&path)).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(first, second);
+        let first = compile(CALLS_ACOS, "sm_90", Some(&path)).unwrap_or_else(|e| panic!("{e}"));
+        let in_another_thread = std::thread::spawn(move || {
+            compile(CALLS_ACOS, "sm_90", Some(&path)).unwrap_or_else(|e| panic!("{e}"))
         })
         .join()
         .expect("the thread panicked");
+        assert_eq!(first, in_another_thread);
+        assert!(first.ptx.contains(".entry main"), "{}", first.ptx);
     }
 
     #[test]
@@ -396,26 +345,23 @@ declare float @__nv_acosf(float)
     }
 
     #[test]
-    fn only_the_called_libdevice_functions_are_kept() {
+    fn only_what_the_kernel_reaches_is_linked() {
         let path = toolchain::libdevice().unwrap_or_else(|e| panic!("{e}"));
         let context = Context::create();
         let buffer = MemoryBuffer::create_from_memory_range_copy(CALLS_ACOS.as_bytes(), "acos");
         let module = context.create_module_from_ir(buffer).expect("valid IR");
-        let library = Module::parse_bitcode_from_path(&path, &context).expect("libdevice");
-        let before = names(&library);
-        keep_only_what_is_called(&libdevice_calls(&module), &library);
-        let kept = names(&library);
-        assert!(kept.iter().any(|n| n == "__nv_acosf"), "{kept:?}");
-        assert!(!kept.iter().any(|n| n == "__nv_expf"), "{kept:?}");
-        assert!(
-            kept.len() * 20 < before.len(),
-            "{} of {} kept",
-            kept.len(),
-            before.len()
-        );
-        // What is kept is complete: linked, it verifies and compiles, and acos is inlined.
-        module.link_in_module(library).expect("links");
+        let called = libdevice_calls(&module);
+        assert_eq!(called, ["__nv_acosf"]);
+        link_libdevice(&module, &called, &path, &context).unwrap_or_else(|e| panic!("{e}"));
+        let linked = names(&module);
+        assert!(linked.iter().any(|n| n == "__nv_acosf"), "{linked:?}");
+        assert!(!linked.iter().any(|n| n == "__nv_expf"), "{linked:?}");
+        // libdevice defines about 500 functions; acos needs a handful.
+        assert!(linked.len() < 10, "{linked:?}");
+        // What is linked is complete and internal: it verifies, and O3 inlines acos.
         module.verify().unwrap_or_else(|e| panic!("{e}"));
+        let acos = module.get_function("__nv_acosf").expect("linked");
+        assert_eq!(acos.get_linkage(), Linkage::Internal);
         let compiled = compile(CALLS_ACOS, "sm_90", Some(&path)).unwrap_or_else(|e| panic!("{e}"));
         assert!(compiled.ptx.contains(".entry main"), "{}", compiled.ptx);
         assert!(!compiled.ptx.contains("__nv_acosf"), "{}", compiled.ptx);
