@@ -1,6 +1,7 @@
-//! The whole pipeline to PTX, judged by `ptxas`: every model compiles with no spills and
-//! vectorized memory accesses where the seed has them, and XLA's loop-fusion corpus compiles
-//! to PTX that `ptxas` accepts (except the files the emitters refuse, listed in the README).
+//! The whole pipeline to PTX, judged by `ptxas`: every model compiles with no spills,
+//! vectorized memory accesses where the seed has them and machine code within its budget,
+//! and XLA's loop-fusion corpus compiles to PTX that `ptxas` accepts (except the files the
+//! emitters refuse, listed in the README).
 
 use std::path::{Path, PathBuf};
 
@@ -86,6 +87,46 @@ fn gelu_loads_and_stores_vectors() {
     assert!(ptx.starts_with(
         "// hlo-emit: kernel main of fusion gelu: grid (24576, 1, 1), block (128, 1, 1)"
     ));
+}
+
+/// The SASS instruction count of every model kernel (ptxas 12.9 and nvdisasm 13.5, both
+/// pinned by tools/setup), against a budget of the count measured on 2026-11-21 plus about
+/// 10%: a static guard against code-quality regressions (the table is in bench/RESULTS.md).
+/// A change that lowers a count should lower its budget too.
+const SASS_BUDGETS: &[(&str, &[usize])] = &[
+    ("gelu.hlo", &[160]),
+    ("layernorm.hlo", &[106, 150, 70]),
+    ("reduce_column.hlo", &[185]),
+    ("softmax.hlo", &[124, 422, 106]),
+    ("transpose_021_bf16.hlo", &[211]),
+    ("transpose_021_f32.hlo", &[97]),
+    ("transpose_102_bf16.hlo", &[141]),
+    ("transpose_102_f32.hlo", &[44]),
+    ("transpose_210_bf16.hlo", &[642]),
+    ("transpose_210_f32.hlo", &[106]),
+];
+
+#[test]
+fn models_machine_code_stays_within_budget() {
+    let mut over = Vec::new();
+    for (file, budgets) in SASS_BUDGETS {
+        let kernels =
+            compile(&root().join("testdata/models").join(file)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(kernels.len(), budgets.len(), "{file}");
+        for (k, (ptx, &budget)) in kernels.iter().zip(*budgets).enumerate() {
+            let assembled =
+                codegen::ptxas::assemble(ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+            let sass =
+                codegen::sass::disassemble(&assembled.cubin).unwrap_or_else(|e| panic!("{e}"));
+            let count = codegen::sass::instructions(&sass).count();
+            if count > budget {
+                over.push(format!(
+                    "{file} kernel {k}: {count} SASS instructions, budget {budget}"
+                ));
+            }
+        }
+    }
+    assert!(over.is_empty(), "{}", over.join("\n"));
 }
 
 /// f32 division is XLA's `div.full.f32` (`-nvptx-prec-divf32=1`): GELU's tanh divides
