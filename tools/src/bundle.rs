@@ -98,7 +98,7 @@ enum Init {
     Output { kernel: usize, index: usize },
 }
 
-/// One kernel of the chain: fusion instruction `instr` of the ENTRY, or the ENTRY itself.
+/// One kernel: the fusion computation it compiles, and the buffers it reads and writes.
 struct KernelPlan {
     fusion: ComputationId,
     arguments: Vec<usize>,
@@ -113,7 +113,9 @@ struct Chain {
     /// The ENTRY's parameters and results; empty when the kernels are bundled separately.
     parameters: Vec<usize>,
     results: Vec<usize>,
-    /// Why the kernels are bundled separately instead of as the ENTRY's chain.
+    /// Each kernel runs on its own drawn inputs instead of the ENTRY's chain.
+    separate: bool,
+    /// Why the kernels are bundled separately when the ENTRY has fusions.
     note: Option<String>,
 }
 
@@ -233,7 +235,7 @@ pub fn write_bundle(
         "arch": options.arch,
         "buffers": buffers,
         "kernels": kernels,
-        "mode": if chain.note.is_some() || chain.parameters.is_empty() { "separate" } else { "chain" },
+        "mode": if chain.separate { "separate" } else { "chain" },
         "note": chain.note,
         "parameters": chain.parameters,
         "results": chain.results,
@@ -388,7 +390,10 @@ fn plan_separate(
     module: &HloModule,
     fusions: &[ComputationId],
 ) -> Result<Chain, String> {
-    let mut chain = Chain::default();
+    let mut chain = Chain {
+        separate: true,
+        ..Chain::default()
+    };
     for &fusion in fusions {
         let computation = module.computation(fusion);
         let prefix = if fusions.len() > 1 {

@@ -221,7 +221,14 @@ fn compare(dir: &Path, buffer: &Json, got: &Buffer) {
 
 #[test]
 fn softmax_chain_runs_from_its_bundle() {
-    assert_eq!(run_bundle(&root().join("testdata/models/softmax.hlo")), 3);
+    let file = root().join("testdata/models/softmax.hlo");
+    let dir = bundle(&file);
+    let manifest: Json =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["mode"], "chain");
+    assert_eq!(manifest["note"], Json::Null);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(run_bundle(&file), 3);
 }
 
 #[test]
