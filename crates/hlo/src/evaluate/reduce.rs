@@ -29,28 +29,40 @@ pub(super) fn lanes(elements: Elements) -> HostValue {
     HostValue::Array(HostArray::from_parts(vec![n], elements))
 }
 
+/// The operands of a `reduce` or `reduce-window` (`op`): `n` input arrays (at least one),
+/// then their `n` init values. Neither runs inside a computation applied per element.
+pub(super) fn reduction_operands<'v>(
+    ev: &Evaluator<'_>,
+    instr: &Instruction,
+    operands: &[&'v HostValue],
+    op: &str,
+) -> R<(Vec<&'v HostArray>, Vec<&'v HostArray>)> {
+    if ev.lanes.is_some() {
+        return Err(located(
+            instr,
+            format!("unsupported: {op} inside a computation applied per element"),
+        ));
+    }
+    let mut inputs = operands
+        .iter()
+        .map(|v| array(v))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|m| located(instr, m))?;
+    let inits = inputs.split_off(inputs.len() / 2);
+    if inputs.is_empty() {
+        return Err(located(instr, format!("{op} without inputs")));
+    }
+    Ok((inputs, inits))
+}
+
 /// `reduce` of `n` inputs with `n` init values, in the documented order.
 pub(super) fn reduce(
     ev: &Evaluator<'_>,
     instr: &Instruction,
     operands: &[&HostValue],
 ) -> R<HostValue> {
-    if ev.lanes.is_some() {
-        return Err(located(
-            instr,
-            "unsupported: reduce inside a computation applied per element",
-        ));
-    }
-    let arrays = operands
-        .iter()
-        .map(|v| array(v))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|m| located(instr, m))?;
-    let (inputs, inits) = arrays.split_at(arrays.len() / 2);
-    let dims = inputs
-        .first()
-        .ok_or_else(|| located(instr, "reduce without inputs"))?
-        .dims();
+    let (inputs, inits) = reduction_operands(ev, instr, operands, "reduce")?;
+    let dims = inputs[0].dims();
     let mut reduced: Vec<usize> = instr
         .int_list("dimensions")
         .unwrap_or_default()

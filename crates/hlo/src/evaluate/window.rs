@@ -7,9 +7,9 @@
 //! and leaves the other accumulators as they are, which is XLA's "skip the position".
 
 use super::movement::{Axis, positions, row_major_strides};
-use super::reduce::{callee, lanes, shaped_like};
+use super::reduce::{callee, lanes, reduction_operands, shaped_like};
 use super::value::{Elements, HostArray, HostValue};
-use super::{Evaluator, Plan, R, array, located};
+use super::{Evaluator, Plan, R, located};
 use crate::module::Instruction;
 use crate::window::{WindowDim, window_of};
 
@@ -19,21 +19,8 @@ pub(super) fn reduce_window(
     instr: &Instruction,
     operands: &[&HostValue],
 ) -> R<HostValue> {
-    if ev.lanes.is_some() {
-        return Err(located(
-            instr,
-            "unsupported: reduce-window inside a computation applied per element",
-        ));
-    }
-    let arrays = operands
-        .iter()
-        .map(|v| array(v))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|m| located(instr, m))?;
-    let (inputs, inits) = arrays.split_at(arrays.len() / 2);
-    let first = inputs
-        .first()
-        .ok_or_else(|| located(instr, "reduce-window without inputs"))?;
+    let (inputs, inits) = reduction_operands(ev, instr, operands, "reduce-window")?;
+    let first = inputs[0];
     let window = window_of(instr).map_err(|m| located(instr, m))?;
     if window.len() != first.dims().len() {
         return Err(located(
@@ -80,7 +67,7 @@ pub(super) fn reduce_window(
             .enumerate()
             .filter_map(|(lane, at)| at.map(|at| (lane, at)))
             .unzip();
-        step(ev, reducer, &plan, &mut accs, inputs, &lanes_read, &reads)?;
+        step(ev, reducer, &plan, &mut accs, &inputs, &lanes_read, &reads)?;
         next_position(&mut position, &sizes);
     }
     let results = accs
