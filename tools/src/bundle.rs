@@ -139,9 +139,9 @@ pub fn write_bundle(
             e.insert(pipeline::compile(
                 source,
                 module,
-                kernel.fusion,
+                &[kernel.fusion],
                 &compile_options,
-                &mut std::io::sink(),
+                &mut |_, _| Ok(()),
                 &mut passes::Timings::default(),
             )?);
         }
@@ -162,8 +162,9 @@ pub fn write_bundle(
     for (k, kernel) in chain.kernels.iter().enumerate() {
         let name = module.computation(kernel.fusion).name.clone();
         let ptx_file = format!("{k:02}-{}.ptx", file_safe(&name));
-        let c = &compiled[&kernel.fusion];
-        write(&ptx_file, c.output.as_bytes())?;
+        let compiled_module = &compiled[&kernel.fusion];
+        let c = &compiled_module.kernels[0];
+        write(&ptx_file, compiled_module.output.as_bytes())?;
         let launch = c.launch;
         summary.push_str(&format!(
             "kernel {k}: fusion {name}: {} emitter, grid {} x {} threads, {} bytes of shared memory\n",
@@ -172,7 +173,7 @@ pub fn write_bundle(
         kernels.push(json!({
             "fusion": name,
             "ptx": ptx_file,
-            "entry": "main",
+            "entry": c.kernel,
             "grid": [launch.blocks, 1, 1],
             "block": [launch.threads_per_block, 1, 1],
             "shared_memory_bytes": launch.shared_memory_bytes,

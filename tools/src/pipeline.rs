@@ -157,13 +157,23 @@ fn validate(options: &Options) -> Result<(), String> {
     Ok(())
 }
 
-/// What one fusion compiled to.
-pub struct Compiled {
+/// One kernel of a compiled module.
+#[derive(Clone, Debug)]
+pub struct CompiledKernel {
+    /// The fusion computation it compiles.
     pub fusion: String,
+    /// Its entry's name (`emitters::kernel_names`: the fusion's name as a PTX identifier).
+    pub kernel: String,
     pub launch: LaunchDimensions,
     /// The emitter that wrote the kernel.
     pub emitter: EmitterKind,
-    /// The last stage's text.
+    pub vector_factor: i64,
+}
+
+/// What the fusions of one input compiled to: one module holding every kernel.
+pub struct Compiled {
+    pub kernels: Vec<CompiledKernel>,
+    /// The last stage's text: one module (MLIR, LLVM IR, PTX) for the whole input.
     pub output: String,
 }
 
@@ -172,35 +182,139 @@ pub fn header(what: &str) -> String {
     format!("// -----// IR Dump After {what} //----- //")
 }
 
-/// The one-line launch comment that travels with the PTX.
-pub fn launch_comment(fusion: &str, launch: &LaunchDimensions) -> String {
+/// The one-line launch comment per kernel that travels with the PTX.
+pub fn launch_comment(k: &CompiledKernel) -> String {
+    let l = &k.launch;
     format!(
-        "// hlo-emit: kernel main of fusion {fusion}: grid ({}, 1, 1), block ({}, 1, 1), {} bytes of shared memory",
-        launch.blocks, launch.threads_per_block, launch.shared_memory_bytes
+        "// hlo-emit: kernel {} of fusion {}: grid ({}, 1, 1), block ({}, 1, 1), {} bytes of shared memory",
+        k.kernel, k.fusion, l.blocks, l.threads_per_block, l.shared_memory_bytes
     )
 }
 
-/// The launch dimensions as JSON (`--launch-json`).
-pub fn launch_json(fusion: &str, launch: &LaunchDimensions) -> String {
-    format!(
-        "{{\"kernel\": \"main\", \"fusion\": \"{fusion}\", \"grid\": [{}, 1, 1], \"block\": [{}, 1, 1], \"shared_memory_bytes\": {}}}\n",
-        launch.blocks, launch.threads_per_block, launch.shared_memory_bytes
-    )
+/// The launch dimensions of every kernel as one JSON document (`--launch-json`).
+pub fn launch_json(kernels: &[CompiledKernel]) -> String {
+    let entries: Vec<String> = kernels
+        .iter()
+        .map(|k| {
+            let l = &k.launch;
+            format!(
+                "  {{\"kernel\": \"{}\", \"fusion\": \"{}\", \"grid\": [{}, 1, 1], \"block\": [{}, 1, 1], \"shared_memory_bytes\": {}}}",
+                k.kernel,
+                json_escape(&k.fusion),
+                l.blocks,
+                l.threads_per_block,
+                l.shared_memory_bytes
+            )
+        })
+        .collect();
+    format!("{{\"kernels\": [\n{}\n]}}\n", entries.join(",\n"))
 }
 
-/// Compiles fusion `id` of `module`; dumps go to `dumps`, pass timings into `timings`.
+/// `s` as the inside of a JSON string.
+fn json_escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Where the stage dumps go: `fusion` names the fusion whose own stages (the emitter and
+/// our passes) they are, `None` the stages of the linked module (LLVM IR, PTX).
+pub type DumpSink<'a> = dyn FnMut(Option<&str>, &[u8]) -> Result<(), String> + 'a;
+
+/// Compiles the fusions `fusions` of `module` into one module: each fusion is emitted and
+/// run through our passes in a module of its own (kernel `@main`, dumps per fusion), then
+/// the modules are linked ([`ir::link`]: each kernel named after its fusion, libdevice
+/// declared once) and the LLVM stages run once on the result, so the output is one valid
+/// file whatever the number of kernels.
 pub fn compile(
+    source: &SourceFile,
+    module: &HloModule,
+    fusions: &[ComputationId],
+    options: &Options,
+    dumps: &mut DumpSink,
+    timings: &mut Timings,
+) -> Result<Compiled, String> {
+    validate(options)?;
+    let names = emitters::kernel_names(module);
+    let last = options.last_stage();
+    let several = fusions.len() > 1;
+    let mut kernels = Vec::new();
+    let mut inputs = Vec::new();
+    for &id in fusions {
+        let mut buffer = Vec::new();
+        let lowered = lower_fusion(source, module, id, options, &mut buffer, timings);
+        let fusion = module.computation(id).name.clone();
+        dumps(several.then_some(fusion.as_str()), &buffer)?;
+        let (ir, emitted) = lowered?;
+        kernels.push(CompiledKernel {
+            kernel: names[&id].clone(),
+            fusion,
+            launch: emitted.launch,
+            emitter: emitted.emitter,
+            vector_factor: emitted.vector_factor,
+        });
+        inputs.push(ir::link::LinkInput {
+            module: ir,
+            entry: "main".to_string(),
+            kernel: names[&id].clone(),
+        });
+    }
+    let ir = timings
+        .time("link", || ir::link::link(inputs))
+        .map_err(|e| format!("error: linking the kernels of {}: {e}", source.name))?;
+    let print = PrintOptions {
+        generic: options.generic,
+    };
+    let mut dumped = Vec::new();
+    let result = llvm_stages(&ir, &kernels, options, &mut dumped, timings);
+    dumps(None, &dumped)?;
+    let output = match result? {
+        Some(output) => output,
+        None if last == "emit" => {
+            let summaries: String = kernels
+                .iter()
+                .map(|k| {
+                    let l = &k.launch;
+                    format!(
+                        "// fusion {}: kernel {}, {} emitter, {} blocks x {} threads, {} bytes of shared memory, vector factor {}\n",
+                        k.fusion, k.kernel, k.emitter, l.blocks, l.threads_per_block, l.shared_memory_bytes, k.vector_factor
+                    )
+                })
+                .collect();
+            summaries + &ir.print_with(print)
+        }
+        None => ir.print_with(print),
+    };
+    Ok(Compiled { kernels, output })
+}
+
+/// What the emitter decided for one fusion.
+struct Emitted {
+    launch: LaunchDimensions,
+    emitter: EmitterKind,
+    vector_factor: i64,
+}
+
+/// Fusion `id` emitted and run through our passes up to the last stage asked for (all of
+/// them when it is an LLVM stage).
+fn lower_fusion(
     source: &SourceFile,
     module: &HloModule,
     id: ComputationId,
     options: &Options,
     dumps: &mut dyn Write,
     timings: &mut Timings,
-) -> Result<Compiled, String> {
+) -> Result<(ir::Module, Emitted), String> {
     let print = PrintOptions {
         generic: options.generic,
     };
-    validate(options)?;
     let name = module.computation(id).name.clone();
     let EmittedFusion {
         module: mut ir,
@@ -215,28 +329,18 @@ pub fn compile(
                 d.render(source)
             )
         })?;
-    let launch = kernel.launch;
-    let done = |output: String| Compiled {
-        fusion: name.clone(),
-        launch,
+    let emitted = Emitted {
+        launch: kernel.launch,
         emitter,
-        output,
+        vector_factor: kernel.vector_factor,
     };
     if options.dumps_after("emit") {
         dump(dumps, &header("EmitXlaGpu (emit)"), &ir.print_with(print));
     }
     let last = options.last_stage();
     if last == "emit" {
-        let summary = format!(
-            "// fusion {name}: {emitter} emitter, {} blocks x {} threads, {} bytes of shared memory, vector factor {}\n",
-            launch.blocks,
-            launch.threads_per_block,
-            launch.shared_memory_bytes,
-            kernel.vector_factor
-        );
-        return Ok(done(summary + &ir.print_with(print)));
+        return Ok((ir, emitted));
     }
-
     let passes = pass_list(&options.passes, last);
     let registry = PassRegistry::standard();
     let mut pm = PassManager::new();
@@ -270,28 +374,39 @@ pub fn compile(
             "{message}\nnote: compiling fusion '{name}' of {file}"
         ));
     }
-    if !LLVM_STAGES.contains(&last) {
-        return Ok(done(ir.print_with(print)));
-    }
+    Ok((ir, emitted))
+}
 
+/// The stages after our passes, on the linked module: its text at the last stage asked
+/// for, or `None` when that stage is one of ours.
+fn llvm_stages(
+    ir: &ir::Module,
+    kernels: &[CompiledKernel],
+    options: &Options,
+    dumps: &mut dyn Write,
+    timings: &mut Timings,
+) -> Result<Option<String>, String> {
+    let last = options.last_stage();
+    if !LLVM_STAGES.contains(&last) {
+        return Ok(None);
+    }
     let llvm_ir = timings
         .time("translate-to-llvm-ir", || {
             codegen::mlir::to_llvm_ir_with_pipeline(&ir.print_generic(), "builtin.module()")
         })
-        .map_err(|e| format!("error: {e}\nnote: in translation to LLVM IR, fusion '{name}'"))?;
+        .map_err(|e| format!("error: {e}\nnote: in translation to LLVM IR"))?;
     if options.dumps_after("translate") {
         dump(dumps, &header("TranslateToLLVMIR (translate)"), &llvm_ir);
     }
     if last == "translate" {
-        return Ok(done(llvm_ir));
+        return Ok(Some(llvm_ir));
     }
     let libdevice = codegen::toolchain::libdevice().ok();
     let compiled = timings
         .time("llvm-o3-and-ptx", || {
             codegen::ptx::compile(&llvm_ir, &options.arch, libdevice.as_deref())
         })
-        .map_err(|e| format!("error: {e}\nnote: in the LLVM stages, fusion '{name}'"))?;
-    let ptx = format!("{}\n{}", launch_comment(&name, &launch), compiled.ptx);
+        .map_err(|e| format!("error: {e}\nnote: in the LLVM stages"))?;
     if options.dumps_after("llvm-opt") {
         dump(
             dumps,
@@ -300,30 +415,33 @@ pub fn compile(
         );
     }
     if last == "llvm-opt" {
-        return Ok(done(compiled.optimized_ir));
+        return Ok(Some(compiled.optimized_ir));
     }
+    let comments: Vec<String> = kernels.iter().map(launch_comment).collect();
+    let ptx = format!("{}\n{}", comments.join("\n"), compiled.ptx);
     if options.dumps_after("ptx") {
         dump(dumps, &header("NVPTXCodeGen (ptx)"), &ptx);
     }
     if last == "ptx" {
-        return Ok(done(ptx));
+        return Ok(Some(ptx));
     }
     let sass = timings
-        .time("ptxas-and-nvdisasm", || machine_code(&ptx, &options.arch))
-        .map_err(|e| format!("error: {e}\nnote: in ptxas/nvdisasm, fusion '{name}'"))?;
+        .time("ptxas-and-nvdisasm", || {
+            machine_code(&ptx, &comments, &options.arch)
+        })
+        .map_err(|e| format!("error: {e}\nnote: in ptxas/nvdisasm"))?;
     if options.dumps_after("sass") {
         dump(dumps, &header("NVDisasm (sass)"), &sass);
     }
-    Ok(done(sass))
+    Ok(Some(sass))
 }
 
-/// The SASS of `ptx`, after the launch comment and a line with what `ptxas -v` reports
+/// The SASS of `ptx`, after the launch comments and a line with what `ptxas -v` reports
 /// and the instruction count.
-fn machine_code(ptx: &str, arch: &str) -> Result<String, String> {
+fn machine_code(ptx: &str, launches: &[String], arch: &str) -> Result<String, String> {
     let assembled = codegen::ptxas::assemble(ptx, arch).map_err(|e| e.to_string())?;
     let listing = codegen::sass::disassemble(&assembled.cubin).map_err(|e| e.to_string())?;
-    let launch = ptx.lines().next().unwrap_or_default();
-    let mut out = format!("{launch}\n");
+    let mut out = launches.join("\n") + "\n";
     for f in assembled.functions() {
         out.push_str(&format!(
             "// ptxas: {}: {} registers, {} bytes spill stores, {} bytes spill loads\n",

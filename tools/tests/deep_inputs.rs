@@ -41,5 +41,5 @@ fn a_ten_thousand_op_chain_compiles_to_ptx() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let ptx = String::from_utf8_lossy(&out.stdout);
-    assert!(ptx.contains(".entry main"), "{ptx}");
+    assert!(ptx.contains(".entry fused("), "{ptx}");
 }

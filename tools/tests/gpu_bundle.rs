@@ -149,9 +149,13 @@ fn run_bundle(file: &Path) -> usize {
         let (arguments, outputs) = (index("arguments"), index("outputs"));
         let ptx = std::fs::read_to_string(dir.join(kernel["ptx"].as_str().unwrap())).unwrap();
         let params = arguments.len() + outputs.len();
-        assert!(ptx.contains(".entry main("), "{ptx}");
-        assert!(ptx.contains(&format!("main_param_{}", params - 1)), "{ptx}");
-        assert!(!ptx.contains(&format!("main_param_{params}")), "{ptx}");
+        let entry = kernel["entry"].as_str().unwrap();
+        assert!(ptx.contains(&format!(".entry {entry}(")), "{ptx}");
+        assert!(
+            ptx.contains(&format!("{entry}_param_{}", params - 1)),
+            "{ptx}"
+        );
+        assert!(!ptx.contains(&format!("{entry}_param_{params}")), "{ptx}");
 
         let fusion = module
             .computation_by_name(kernel["fusion"].as_str().unwrap())

@@ -9,7 +9,8 @@
 //! | `%S`        | the test file's directory                           |
 //! | `%t`        | a scratch path unique to the test (under target/)   |
 //! | `hlo-emit`, `hlo-opt`, `hlo-interp` | the binaries Cargo built for this test run |
-//! | `FileCheck`, `not`    | LLVM 22's tools (see `codegen::toolchain`)  |
+//! | `FileCheck`, `not`, `llvm-as`, `opt`, `mlir-opt` | LLVM 22's tools (see `codegen::toolchain`) |
+//! | `ptxas`     | NVIDIA's, from `.toolchain/` (installed by `tools/setup`) |
 //!
 //! A RUN line ending in `\` continues on the next RUN line. A failure shows the file, the
 //! RUN line as written and as run, the exit status and the output (FileCheck's message).
@@ -136,6 +137,14 @@ impl ToolMap {
         let not = codegen::toolchain::not().map_err(|e| e.to_string())?;
         tools.push(("FileCheck", file_check));
         tools.push(("not", not));
+        for name in ["llvm-as", "opt"] {
+            let path = codegen::toolchain::llvm_tool(name).map_err(|e| e.to_string())?;
+            tools.push((name, path));
+        }
+        let mlir_opt = codegen::toolchain::mlir_opt().map_err(|e| e.to_string())?;
+        tools.push(("mlir-opt", mlir_opt));
+        let ptxas = codegen::toolchain::ptxas().map_err(|e| e.to_string())?;
+        tools.push(("ptxas", ptxas));
         Ok(ToolMap { tools })
     }
 

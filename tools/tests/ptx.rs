@@ -15,20 +15,33 @@ fn options() -> Options {
     }
 }
 
-/// PTX of every fusion of the HLO file at `path`.
-fn compile(path: &Path) -> Result<Vec<String>, String> {
+/// The PTX module of the HLO file at `path`: every fusion's kernel in one module, as
+/// `hlo-emit` writes it.
+fn compile(path: &Path) -> Result<String, String> {
+    compile_fusions(path, |fusions| vec![fusions.to_vec()]).map(|mut m| m.remove(0))
+}
+
+/// One PTX module per fusion of the HLO file at `path`, to judge each kernel alone.
+fn compile_each(path: &Path) -> Result<Vec<String>, String> {
+    compile_fusions(path, |fusions| fusions.iter().map(|&f| vec![f]).collect())
+}
+
+fn compile_fusions(
+    path: &Path,
+    group: impl Fn(&[hlo::ComputationId]) -> Vec<Vec<hlo::ComputationId>>,
+) -> Result<Vec<String>, String> {
     let text = std::fs::read(path).unwrap();
     let name = path.file_name().unwrap().to_string_lossy();
     let (source, module) = hlo::load(&name, &text)?;
-    emitters::fusions(&module)
+    group(&emitters::fusions(&module))
         .into_iter()
-        .map(|id| {
+        .map(|fusions| {
             pipeline::compile(
                 &source,
                 &module,
-                id,
+                &fusions,
                 &options(),
-                &mut std::io::sink(),
+                &mut |_, _| Ok(()),
                 &mut Timings::default(),
             )
             .map(|c| c.output)
@@ -53,7 +66,7 @@ fn root() -> PathBuf {
 #[test]
 fn models_assemble_without_spills() {
     for path in hlo_files(&root().join("testdata/models")) {
-        for ptx in compile(&path).unwrap_or_else(|e| panic!("{e}")) {
+        for ptx in compile_each(&path).unwrap_or_else(|e| panic!("{e}")) {
             let assembled = codegen::ptxas::assemble(&ptx, "sm_90")
                 .unwrap_or_else(|e| panic!("{}: {e}\n{ptx}", path.display()));
             for f in assembled.functions() {
@@ -71,7 +84,6 @@ fn models_assemble_without_spills() {
 #[test]
 fn gelu_loads_and_stores_vectors() {
     let ptx = compile(&root().join("testdata/models/gelu.hlo")).unwrap_or_else(|e| panic!("{e}"));
-    let ptx = &ptx[0];
     assert!(
         ptx.contains("ld.global.nc.v")
             || ptx.contains("ld.global.nc.b64")
@@ -85,7 +97,7 @@ fn gelu_loads_and_stores_vectors() {
         "no vector store:\n{ptx}"
     );
     assert!(ptx.starts_with(
-        "// hlo-emit: kernel main of fusion gelu: grid (24576, 1, 1), block (128, 1, 1)"
+        "// hlo-emit: kernel gelu of fusion gelu: grid (24576, 1, 1), block (128, 1, 1)"
     ));
 }
 
@@ -110,8 +122,8 @@ const SASS_BUDGETS: &[(&str, &[usize])] = &[
 fn models_machine_code_stays_within_budget() {
     let mut over = Vec::new();
     for (file, budgets) in SASS_BUDGETS {
-        let kernels =
-            compile(&root().join("testdata/models").join(file)).unwrap_or_else(|e| panic!("{e}"));
+        let kernels = compile_each(&root().join("testdata/models").join(file))
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(kernels.len(), budgets.len(), "{file}");
         for (k, (ptx, &budget)) in kernels.iter().zip(*budgets).enumerate() {
             let assembled =
@@ -135,16 +147,16 @@ fn models_machine_code_stays_within_budget() {
 #[test]
 fn f32_division_is_div_full() {
     let ptx = compile(&root().join("testdata/models/gelu.hlo")).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(ptx[0].matches("div.full.f32").count(), 4, "{}", ptx[0]);
-    assert!(!ptx[0].contains("div.rn.f32"), "{}", ptx[0]);
+    assert_eq!(ptx.matches("div.full.f32").count(), 4, "{ptx}");
+    assert!(!ptx.contains("div.rn.f32"), "{ptx}");
 }
 
 /// Multiplies feeding adds are contracted to `fma` (XLA's `AllowFPOpFusion = Fast`), and the
 /// other adds and multiplies are left free for ptxas to contract (no `.rn`).
 #[test]
 fn multiply_add_is_contracted() {
-    let ptx =
-        compile(&root().join("testdata/models/layernorm.hlo")).unwrap_or_else(|e| panic!("{e}"));
+    let ptx = compile_each(&root().join("testdata/models/layernorm.hlo"))
+        .unwrap_or_else(|e| panic!("{e}"));
     // fused_rstd: sum of (x - mean)^2 is a chain of fma.
     assert!(ptx[1].matches("fma.rn.f32").count() >= 8, "{}", ptx[1]);
     assert!(!ptx[1].contains("add.rn.f32"), "{}", ptx[1]);
@@ -167,11 +179,8 @@ fn the_loop_corpus_compiles_to_ptx_that_ptxas_accepts() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let expected = LOOP_CORPUS_NOT_COMPILED.iter().find(|(f, _)| *f == name);
         match (compile(path), expected) {
-            (Ok(ptxs), None) => {
-                for ptx in ptxs {
-                    codegen::ptxas::assemble(&ptx, "sm_90")
-                        .unwrap_or_else(|e| panic!("{name}: {e}"));
-                }
+            (Ok(ptx), None) => {
+                codegen::ptxas::assemble(&ptx, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
                 compiled += 1;
             }
             (Err(e), Some((_, why))) => assert!(e.contains(why), "{name}: {e}"),
@@ -200,11 +209,8 @@ fn the_dynamic_update_slice_corpus_compiles_to_ptx_that_ptxas_accepts() {
     for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         match (compile(path), refused.iter().find(|(f, _)| *f == name)) {
-            (Ok(ptxs), None) => {
-                for ptx in ptxs {
-                    codegen::ptxas::assemble(&ptx, "sm_90")
-                        .unwrap_or_else(|e| panic!("{name}: {e}"));
-                }
+            (Ok(ptx), None) => {
+                codegen::ptxas::assemble(&ptx, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
                 compiled += 1;
             }
             (Err(e), Some((_, why))) => assert!(e.contains(why), "{name}: {e}"),

@@ -146,9 +146,9 @@ fn check_file(path: &Path) -> Result<(), String> {
     let compiled = pipeline::compile(
         &source,
         &module,
-        id,
+        &[id],
         &options(),
-        &mut std::io::sink(),
+        &mut |_, _| Ok(()),
         &mut Timings::default(),
     )?;
     let assembled =

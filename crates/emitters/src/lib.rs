@@ -11,6 +11,7 @@
 
 pub mod elemental;
 pub mod hero;
+pub mod kernel_name;
 pub mod loop_emitter;
 pub mod partition;
 pub mod reduction;
@@ -24,6 +25,7 @@ use indexing::IndexingMap;
 
 pub use elemental::FusionContext;
 pub use hero::EmitterKind;
+pub use kernel_name::kernel_names;
 pub use partition::{PartitionedComputation, SplitReason, Subgraph};
 
 /// How a kernel is launched (x dimensions only: the emitters use 1-d grids).

@@ -56,6 +56,7 @@ pub mod dialects;
 pub mod float;
 pub mod intern;
 pub mod lexer;
+pub mod link;
 pub mod module;
 pub mod parser;
 pub mod printer;

@@ -186,29 +186,26 @@ fn run(cli: &Cli) -> Result<(), String> {
         generic: cli.print_op_generic,
         passes: pipeline_passes(cli),
     };
-    let mut output = String::new();
-    let mut launches = String::new();
     let mut timings = Timings::default();
-    let mut dumps: Vec<u8> = Vec::new();
-    let several = fusions.len() > 1;
-    for id in fusions {
-        let result = pipeline::compile(&source, &module, id, &options, &mut dumps, &mut timings);
-        let fusion_dir = several.then(|| module.computation(id).name.as_str());
-        flush_dumps(cli, &dumps, fusion_dir)?;
-        dumps.clear();
-        let compiled = result?;
-        output.push_str(&compiled.output);
-        if !output.ends_with('\n') {
-            output.push('\n');
-        }
-        launches.push_str(&pipeline::launch_json(&compiled.fusion, &compiled.launch));
-    }
+    let mut files = DumpFiles::default();
+    let compiled = pipeline::compile(
+        &source,
+        &module,
+        &fusions,
+        &options,
+        &mut |fusion, text| files.flush(cli, text, fusion),
+        &mut timings,
+    )?;
     if cli.time_passes {
         eprint!("{}", timings.report());
     }
     if let Some(path) = &cli.launch_json {
-        std::fs::write(path, launches)
+        std::fs::write(path, pipeline::launch_json(&compiled.kernels))
             .map_err(|e| format!("error: cannot write '{}': {e}", path.display()))?;
+    }
+    let mut output = compiled.output;
+    if !output.ends_with('\n') {
+        output.push('\n');
     }
     write_output(cli.output.as_ref(), &output)
 }
@@ -250,26 +247,36 @@ fn selected_fusions(
     Ok(fusions)
 }
 
-/// Dumps go to standard error, or split into numbered files under `--dump-dir` (in the
-/// subdirectory `fusion_dir` when given, so that the stages of several fusions do not
-/// overwrite each other's files).
-fn flush_dumps(cli: &Cli, dumps: &[u8], fusion_dir: Option<&str>) -> Result<(), String> {
-    let text = String::from_utf8_lossy(dumps);
-    let Some(dir) = &cli.dump_dir else {
-        eprint!("{text}");
-        return Ok(());
-    };
-    let dir = dir.join(fusion_dir.unwrap_or_default());
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| format!("error: cannot create '{}': {e}", dir.display()))?;
-    for (i, stage) in text.split("// -----// IR Dump After ").skip(1).enumerate() {
-        let title = stage.lines().next().unwrap_or_default();
-        let file = dump_file_name(i, title);
-        let path = dir.join(file);
-        std::fs::write(&path, format!("// -----// IR Dump After {stage}"))
-            .map_err(|e| format!("error: cannot write '{}': {e}", path.display()))?;
+/// How many stage files each `--dump-dir` directory holds so far: a fusion's stages and
+/// then the linked module's LLVM stages number on in one directory when there is one fusion.
+#[derive(Default)]
+struct DumpFiles {
+    written: std::collections::HashMap<PathBuf, usize>,
+}
+
+impl DumpFiles {
+    /// Dumps go to standard error, or split into numbered files under `--dump-dir` (in the
+    /// subdirectory `fusion_dir` when given, so that the stages of several fusions do not
+    /// overwrite each other's files).
+    fn flush(&mut self, cli: &Cli, dumps: &[u8], fusion_dir: Option<&str>) -> Result<(), String> {
+        let text = String::from_utf8_lossy(dumps);
+        let Some(dir) = &cli.dump_dir else {
+            eprint!("{text}");
+            return Ok(());
+        };
+        let dir = dir.join(fusion_dir.unwrap_or_default());
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("error: cannot create '{}': {e}", dir.display()))?;
+        let written = self.written.entry(dir.clone()).or_default();
+        for stage in text.split("// -----// IR Dump After ").skip(1) {
+            let title = stage.lines().next().unwrap_or_default();
+            let path = dir.join(dump_file_name(*written, title));
+            *written += 1;
+            std::fs::write(&path, format!("// -----// IR Dump After {stage}"))
+                .map_err(|e| format!("error: cannot write '{}': {e}", path.display()))?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// `03-lower-xla-gpu-to-scf.mlir` from `LowerXlaGpuToScf (lower-xla-gpu-to-scf) //----- //`.

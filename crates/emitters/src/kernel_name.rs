@@ -1,0 +1,68 @@
+//! Kernel names: each fusion's kernel is an entry named after the fusion, as in XLA.
+//!
+//! PTX identifiers are `[A-Za-z][A-Za-z0-9_$]*` or `[_$%][A-Za-z0-9_$]+`, and one PTX module
+//! holds every kernel of an input, so a fusion's name is made an identifier (XLA's
+//! `SanitizeFunctionName`: every other character becomes `_`, a leading digit gets a `_`
+//! before it) and then unique in the module (`_1`, `_2`, ... after a name already given, in
+//! the module's fusion order). Names that libdevice's functions (`__nv_*`) or LLVM's
+//! intrinsics use get a `k` before them, so a kernel never takes a callee's name.
+//! The names depend on the whole module, not on which fusions are compiled: `--fusion`
+//! gives a kernel the name it has in the whole module's output.
+
+use std::collections::{HashMap, HashSet};
+
+use hlo::{ComputationId, HloModule};
+
+/// The kernel name of every fusion of `module` ([`crate::fusions`]).
+pub fn kernel_names(module: &HloModule) -> HashMap<ComputationId, String> {
+    let mut given = HashSet::new();
+    let mut names = HashMap::new();
+    for id in crate::fusions(module) {
+        let base = identifier(&module.computation(id).name);
+        let mut name = base.clone();
+        let mut k = 0;
+        while !given.insert(name.clone()) {
+            k += 1;
+            name = format!("{base}_{k}");
+        }
+        names.insert(id, name);
+    }
+    names
+}
+
+/// `name` as a PTX identifier that no callee of a kernel uses.
+pub fn identifier(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() || out == "_" || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    if out.starts_with("__nv") || out.starts_with("llvm") {
+        out.insert(0, 'k');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::identifier;
+
+    #[test]
+    fn identifiers_are_ptx_identifiers() {
+        assert_eq!(identifier("fusion.1"), "fusion_1");
+        assert_eq!(identifier("loop-add"), "loop_add");
+        assert_eq!(identifier("1st"), "_1st");
+        assert_eq!(identifier("_"), "__");
+        assert_eq!(identifier("__nv_expf"), "k__nv_expf");
+        assert_eq!(identifier("llvm_fma"), "kllvm_fma");
+        assert_eq!(identifier("ünï"), "___");
+    }
+}
