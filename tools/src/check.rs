@@ -140,6 +140,7 @@ pub fn check_fusion(
 ) -> Result<bool, String> {
     let computation = module.computation(id);
     let name = &computation.name;
+    fits_the_host(source, computation)?;
     let emitted = emitters::emit_fusion(module, id).map_err(|d| {
         format!(
             "{}\nnote: in the emitter, fusion '{name}'",
@@ -251,6 +252,42 @@ pub fn check_fusion(
         ),
     )?;
     Ok(true)
+}
+
+/// The most array elements, parameters and outputs of a fusion together, that `--check`
+/// takes on: the evaluator holds every element as a [`Value`] (16 bytes) and the
+/// interpreter the laid-out buffers, each input once per seed, so 2^26 elements stay within
+/// a few GiB of host memory. The largest fusions checked today have about 2^25 (the seed's
+/// GELU: 2 x 12.6M elements).
+pub const HOST_ELEMENT_LIMIT: u128 = 1 << 26;
+
+/// Refuses, before anything is allocated, a fusion too large to check on the host: an
+/// error at the fusion's computation rather than an allocation failure that aborts.
+fn fits_the_host(source: &SourceFile, computation: &hlo::Computation) -> Result<(), String> {
+    let shapes = computation
+        .parameters()
+        .into_iter()
+        .chain(std::iter::once(computation.root))
+        .map(|i| &computation.instruction(i).shape);
+    let elements: u128 = shapes
+        .flat_map(leaves)
+        .map(|a| {
+            a.dims
+                .iter()
+                .fold(1u128, |n, &d| n.saturating_mul(u128::try_from(d).unwrap_or(0)))
+        })
+        .fold(0u128, u128::saturating_add);
+    if elements <= HOST_ELEMENT_LIMIT {
+        return Ok(());
+    }
+    Err(hlo::Diagnostic::new(
+        computation.span,
+        format!(
+            "too large to check on the host: fusion '{}' has {elements} elements in its parameters and outputs, limit {HOST_ELEMENT_LIMIT}; use a smaller shape",
+            computation.name
+        ),
+    )
+    .render(source))
 }
 
 /// `a, 3 x b, a` from `a, b, b, b, a`: a fusion with 94 outputs of one shape reads as one.
