@@ -174,7 +174,7 @@ pub fn write_bundle(
             "fusion": name,
             "ptx": ptx_file,
             "entry": c.kernel,
-            "grid": [launch.blocks, 1, 1],
+            "grid": launch.grid(),
             "block": [launch.threads_per_block, 1, 1],
             "shared_memory_bytes": launch.shared_memory_bytes,
             "emitter": c.emitter.to_string(),

@@ -272,9 +272,9 @@ fn fits_the_host(source: &SourceFile, computation: &hlo::Computation) -> Result<
     let elements: u128 = shapes
         .flat_map(leaves)
         .map(|a| {
-            a.dims
-                .iter()
-                .fold(1u128, |n, &d| n.saturating_mul(u128::try_from(d).unwrap_or(0)))
+            a.dims.iter().fold(1u128, |n, &d| {
+                n.saturating_mul(u128::try_from(d).unwrap_or(0))
+            })
         })
         .fold(0u128, u128::saturating_add);
     if elements <= HOST_ELEMENT_LIMIT {

@@ -185,9 +185,10 @@ pub fn header(what: &str) -> String {
 /// The one-line launch comment per kernel that travels with the PTX.
 pub fn launch_comment(k: &CompiledKernel) -> String {
     let l = &k.launch;
+    let [x, y, z] = l.grid();
     format!(
-        "// hlo-emit: kernel {} of fusion {}: grid ({}, 1, 1), block ({}, 1, 1), {} bytes of shared memory",
-        k.kernel, k.fusion, l.blocks, l.threads_per_block, l.shared_memory_bytes
+        "// hlo-emit: kernel {} of fusion {}: grid ({x}, {y}, {z}), block ({}, 1, 1), {} bytes of shared memory",
+        k.kernel, k.fusion, l.threads_per_block, l.shared_memory_bytes
     )
 }
 
@@ -197,11 +198,11 @@ pub fn launch_json(kernels: &[CompiledKernel]) -> String {
         .iter()
         .map(|k| {
             let l = &k.launch;
+            let [x, y, z] = l.grid();
             format!(
-                "  {{\"kernel\": \"{}\", \"fusion\": \"{}\", \"grid\": [{}, 1, 1], \"block\": [{}, 1, 1], \"shared_memory_bytes\": {}}}",
+                "  {{\"kernel\": \"{}\", \"fusion\": \"{}\", \"grid\": [{x}, {y}, {z}], \"block\": [{}, 1, 1], \"shared_memory_bytes\": {}}}",
                 k.kernel,
                 json_escape(&k.fusion),
-                l.blocks,
                 l.threads_per_block,
                 l.shared_memory_bytes
             )

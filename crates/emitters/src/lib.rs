@@ -28,12 +28,33 @@ pub use hero::EmitterKind;
 pub use kernel_name::kernel_names;
 pub use partition::{PartitionedComputation, SplitReason, Subgraph};
 
-/// How a kernel is launched (x dimensions only: the emitters use 1-d grids).
+/// How a kernel is launched: `blocks` blocks of `threads_per_block` threads (x only), the
+/// blocks laid out on the grid that [`LaunchDimensions::grid`] gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchDimensions {
+    /// The blocks that do work: the kernel's linear block id ranges over `0..blocks`.
     pub blocks: u64,
     pub threads_per_block: u64,
     pub shared_memory_bytes: u64,
+}
+
+/// The most blocks a grid holds along x (CUDA: 2^31 - 1) and along y or z (65,535).
+pub const MAX_GRID_X: u64 = (1 << 31) - 1;
+pub const MAX_GRID_YZ: u64 = 65_535;
+
+impl LaunchDimensions {
+    /// The grid to launch: `(blocks, 1, 1)`, or, when grid.x cannot hold that many blocks,
+    /// the blocks spread over y as XLA does: `y = ceil(blocks / MAX_GRID_X)`, `x =
+    /// ceil(blocks / y)`, linear block id `ctaid.y * x + ctaid.x`; the at most `y - 1`
+    /// blocks past `blocks` do nothing (the emitter's domain excludes them). Emitters
+    /// refuse launches of more than `MAX_GRID_X * MAX_GRID_YZ` blocks.
+    pub fn grid(&self) -> [u64; 3] {
+        if self.blocks <= MAX_GRID_X {
+            return [self.blocks.max(1), 1, 1];
+        }
+        let y = self.blocks.div_ceil(MAX_GRID_X);
+        [self.blocks.div_ceil(y), y, 1]
+    }
 }
 
 /// What an emitter decided besides the IR.

@@ -6,7 +6,10 @@
 //! `blocks = ceil(elements / (threads * factor))`. The thread→element map is
 //! `(th_x, bl_x)[vector_index] -> bl_x * threads * factor + th_x * factor + vector_index`,
 //! delinearized in the output's physical (layout) order and simplified; when the grid
-//! overshoots, a constraint keeps the linear index below the element count.
+//! overshoots, a constraint keeps the linear index below the element count. More blocks
+//! than grid.x holds (2^31 - 1: about 10^12 elements) are spread over grid.y
+//! ([`LaunchDimensions::grid`]): the map then has a third dimension `bl_y` and the block
+//! index is `bl_y * grid_x + bl_x`.
 
 use hlo::{ArrayShape, Diagnostic};
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
@@ -49,8 +52,14 @@ pub fn thread_to_output_map(
     launch: &LaunchDimensions,
     factor: i64,
 ) -> IndexingMap {
-    let (threads, blocks) = (launch.threads_per_block as i64, launch.blocks as i64);
-    let linear = dim(1) * (threads * factor) + dim(0) * factor + sym(0);
+    let threads = launch.threads_per_block as i64;
+    let [grid_x, grid_y, _] = launch.grid().map(|n| n as i64);
+    let block = if grid_y > 1 {
+        dim(2) * grid_x + dim(1)
+    } else {
+        dim(1)
+    };
+    let linear = block * (threads * factor) + dim(0) * factor + sym(0);
     let layout = shape.layout_or_default();
     let order: Vec<usize> = layout
         .minor_to_major
@@ -66,17 +75,21 @@ pub fn thread_to_output_map(
     {
         results[d] = e;
     }
+    let mut dims = vec![
+        Variable::new("th_x", Interval::new(0, threads - 1)),
+        Variable::new("bl_x", Interval::new(0, grid_x - 1)),
+    ];
+    if grid_y > 1 {
+        dims.push(Variable::new("bl_y", Interval::new(0, grid_y - 1)));
+    }
     let mut map = IndexingMap::new(
-        vec![
-            Variable::new("th_x", Interval::new(0, threads - 1)),
-            Variable::new("bl_x", Interval::new(0, blocks - 1)),
-        ],
+        dims,
         vec![Variable::new("vector_index", Interval::new(0, factor - 1))],
         Vec::new(),
         results,
     );
     let elements = shape.element_count();
-    if blocks * threads * factor > elements {
+    if (grid_x * grid_y).saturating_mul(threads * factor) > elements {
         map.add_constraint(linear, Interval::new(0, elements - 1));
     }
     map.simplified()
@@ -95,6 +108,14 @@ pub fn emit_main(cx: &FusionContext<'_>, m: &mut ir::Module) -> Result<EmittedKe
         return Err(unsupported("a fusion whose output has no elements".into()));
     }
     let (launch, factor) = launch_for(first.element_count());
+    if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
+        return Err(unsupported(format!(
+            "{} blocks, more than a grid holds ({} x {})",
+            launch.blocks,
+            crate::MAX_GRID_X,
+            crate::MAX_GRID_YZ
+        )));
+    }
     let map = thread_to_output_map(first, &launch, factor);
 
     let mut inputs = Vec::new();
@@ -129,15 +150,16 @@ pub fn emit_main(cx: &FusionContext<'_>, m: &mut ir::Module) -> Result<EmittedKe
     let (params, outs) = args.split_at(num_params);
 
     let mut b = Builder::at_end(m, entry);
-    let thread = special_register(&mut b, "gpu.thread_id", launch.threads_per_block);
-    let block = special_register(&mut b, "gpu.block_id", launch.blocks);
-    let (loop_op, loop_body) = xla_gpu::build_loop(
-        b.module,
-        b.insertion_point(),
-        map.clone(),
-        &[thread, block],
-        outs,
-    );
+    let [grid_x, grid_y, _] = launch.grid();
+    let mut dims = vec![
+        special_register(&mut b, "gpu.thread_id", "x", launch.threads_per_block),
+        special_register(&mut b, "gpu.block_id", "x", grid_x),
+    ];
+    if grid_y > 1 {
+        dims.push(special_register(&mut b, "gpu.block_id", "y", grid_y));
+    }
+    let (loop_op, loop_body) =
+        xla_gpu::build_loop(b.module, b.insertion_point(), map.clone(), &dims, outs);
     b.module
         .set_value_name(b.module.result(loop_op, 0), Some("xla_loop"));
     let loop_args = b.module.block_args(loop_body).to_vec();
@@ -191,10 +213,10 @@ pub fn emit_main(cx: &FusionContext<'_>, m: &mut ir::Module) -> Result<EmittedKe
     })
 }
 
-/// `gpu.thread_id x` / `gpu.block_id x` with its range as `xla.range`.
-fn special_register(b: &mut Builder<'_>, name: &str, count: u64) -> Value {
+/// `gpu.thread_id x` / `gpu.block_id x|y` with its range as `xla.range`.
+fn special_register(b: &mut Builder<'_>, name: &str, axis: &str, count: u64) -> Value {
     let ip = b.insertion_point();
-    let v = gpu::build_dimension_op(b.module, ip, name, "x", None);
+    let v = gpu::build_dimension_op(b.module, ip, name, axis, None);
     let op = b.module.defining_op(v).expect("an op result");
     b.module
         .set_attr(op, "xla.range", range_array(0, count as i64 - 1));

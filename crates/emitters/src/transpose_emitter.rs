@@ -413,6 +413,16 @@ fn emit_main(
         output_types.push(tensor_type(&o.shape).map_err(|e| unsupported(c, e))?);
     }
     inputs.extend(&output_types);
+    if tiling.num_blocks() as u64 > crate::MAX_GRID_X {
+        return Err(unsupported(
+            c,
+            format!(
+                "a transpose of {} tiles, more than grid.x holds ({})",
+                tiling.num_blocks(),
+                crate::MAX_GRID_X
+            ),
+        ));
+    }
     let (func, entry) = irfunc::build_func(m, "main", &inputs, &output_types);
     let body = m.body();
     m.insert_op(func, InsertPoint::BlockStart(body));

@@ -36,14 +36,20 @@ llvm.func @main(%p: !llvm.ptr, %x: f32) {
 #[test]
 fn kernels_are_renamed_clashes_resolved_and_declarations_merged() {
     let linked = link(vec![input(KERNEL, "k0"), input(KERNEL, "helper")]).unwrap();
-    linked.verify().unwrap_or_else(|e| panic!("{e}\n{}", linked.print()));
+    linked
+        .verify()
+        .unwrap_or_else(|e| panic!("{e}\n{}", linked.print()));
     let text = linked.print();
     // Both kernels under their names. The second module's kernel is named `helper`, so its
     // own helper gave way (`helper_1`), and so did the first module's, which met a kernel
     // name (`helper_2`): two renamed helpers, one kernel `@helper`.
     assert!(text.contains("llvm.func @k0("), "{text}");
     assert!(text.contains("llvm.func @helper(%p"), "{text}");
-    assert_eq!(text.matches("llvm.func @__nv_expf(f32) -> f32").count(), 1, "{text}");
+    assert_eq!(
+        text.matches("llvm.func @__nv_expf(f32) -> f32").count(),
+        1,
+        "{text}"
+    );
     assert!(text.contains("@shared_0_1"), "{text}");
     assert_eq!(text.matches("llvm.func @helper_").count(), 2, "{text}");
     assert!(!text.contains("@main"), "{text}");
@@ -51,6 +57,8 @@ fn kernels_are_renamed_clashes_resolved_and_declarations_merged() {
 
 #[test]
 fn two_kernels_of_one_name_are_refused() {
-    let e = link(vec![input(KERNEL, "k"), input(KERNEL, "k")]).err().unwrap();
+    let e = link(vec![input(KERNEL, "k"), input(KERNEL, "k")])
+        .err()
+        .unwrap();
     assert!(e.contains("same name"), "{e}");
 }

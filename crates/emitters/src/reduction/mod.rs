@@ -363,6 +363,16 @@ impl<'a> Emitter<'a> {
             });
         }
         inputs.extend(&output_types);
+        if self.plan.tiling.blocks as u64 > crate::MAX_GRID_X {
+            return Err(unsupported(
+                self.span,
+                format!(
+                    "a reduction of {} blocks, more than grid.x holds ({})",
+                    self.plan.tiling.blocks,
+                    crate::MAX_GRID_X
+                ),
+            ));
+        }
         let (func, entry) = irfunc::build_func(m, "main", &inputs, &output_types);
         let body = m.body();
         m.insert_op(func, InsertPoint::BlockStart(body));
