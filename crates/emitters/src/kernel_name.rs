@@ -32,18 +32,10 @@ pub fn kernel_names(module: &HloModule) -> HashMap<ComputationId, String> {
 
 /// `name` as a PTX identifier that no callee of a kernel uses.
 pub fn identifier(name: &str) -> String {
-    let mut out: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if out.is_empty() || out == "_" || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert(0, '_');
+    let mut out = crate::partition::sanitize(name);
+    // `_` alone is not a PTX identifier (`[_$%]` needs a character after it).
+    if out == "_" {
+        out.push('_');
     }
     if out.starts_with("__nv") || out.starts_with("llvm") {
         out.insert(0, 'k');
@@ -63,6 +55,7 @@ mod tests {
         assert_eq!(identifier("_"), "__");
         assert_eq!(identifier("__nv_expf"), "k__nv_expf");
         assert_eq!(identifier("llvm_fma"), "kllvm_fma");
-        assert_eq!(identifier("ünï"), "___");
+        assert_eq!(identifier("ünï"), "_n_");
+        assert_eq!(identifier(""), "__");
     }
 }
