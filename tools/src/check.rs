@@ -58,7 +58,6 @@ pub fn passes_to_check(pipeline: &[String]) -> Result<Vec<Box<dyn Pass>>, String
     let registry = PassRegistry::standard();
     pipeline
         .iter()
-        .take_while(|p| *p != "lower-to-llvm")
         .map(|p| {
             registry
                 .create(p)

@@ -244,6 +244,13 @@ pub(crate) enum Inst {
         pos: Box<[Pos]>,
         dst: Reg,
     },
+    /// `llvm.shufflevector`: lane `mask[i]` of `a ++ b` (`-1`: poison).
+    ShuffleVector {
+        a: Reg,
+        b: Reg,
+        mask: Box<[i64]>,
+        dst: Reg,
+    },
     VecInsert {
         value: Reg,
         vector: Src,

@@ -6,6 +6,28 @@
 //! `1 / sqrt(x)`; `erf` is the evaluator's algorithm (an f64 series rounded once); `erfc`,
 //! which no HLO op produces, is `1 - erf` where that is accurate and a continued fraction in
 //! the tail.
+//!
+//! ## NVVM approximations
+//!
+//! The NVVM intrinsics (`compile/llvm_ops.rs`) computed exactly here although the GPU
+//! approximates them, and the bound PTX's ISA documents for each (f32; `--check`'s f32
+//! tolerance, 1e-5 relative, is about 84 ulp, so each is far inside it):
+//!
+//! | intrinsic | PTX | documented error |
+//! |---|---|---|
+//! | `ex2.approx` | `ex2.approx.f32` | 2 ulp (full range) |
+//! | `lg2.approx` | `lg2.approx.f32` | 2^-22.6 absolute for x in [0.5, 2], 4 ulp elsewhere |
+//! | `rcp.approx` | `rcp.approx.f32` | 1 ulp |
+//! | `rsqrt.approx` | `rsqrt.approx.f32` | 2^-22.9 relative |
+//! | `sqrt.approx` | `sqrt.approx.f32` | 2^-23 relative |
+//! | `sin.approx`, `cos.approx` | `sin/cos.approx.f32` | 2^-20.9 absolute in [-pi, pi] |
+//! | `tanh.approx` | `tanh.approx.f32` | 2^-10.987 relative |
+//! | `fma.rm`, `fma.rp`, `fma.rz` | directed rounding | 1 ulp (computed rounded to nearest) |
+//!
+//! `tanh.approx` is the one coarse bound (bf16-level); the pipeline does not emit it today,
+//! and a kernel using it for f32 results would need a wider bound than `--check` gives. libdevice's bodies build `expf`, `logf`, `tanhf`... from
+//! these; the functions' own bounds (libdevice: `expf` 2 ulp, `logf` 1 ulp, `tanhf` 2 ulp)
+//! stay within the same tolerance.
 
 use hlo::evaluate::erf;
 use std::f64::consts::PI;
@@ -44,6 +66,10 @@ pub(crate) enum MathFn {
     Trunc,
     Cbrt,
     Negf,
+    /// `1 / x` (NVVM's `rcp`).
+    Rcp,
+    /// `x` clamped to `[0, 1]`, NaN to 0 (NVVM's `saturate`, PTX's `cvt.sat`).
+    Saturate,
 }
 
 /// A float function of two arguments.
@@ -213,6 +239,8 @@ impl MathFn {
             MathFn::Trunc => both!(x => x.trunc()),
             MathFn::Cbrt => both!(x => x.cbrt()),
             MathFn::Negf => both!(x => -x),
+            MathFn::Rcp => both!(x => 1.0 / x),
+            MathFn::Saturate => both!(x => if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }),
         }
     }
 

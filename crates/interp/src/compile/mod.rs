@@ -6,6 +6,7 @@
 //! the op's location.
 
 mod control;
+mod llvm_ops;
 mod memory;
 mod moves;
 mod ops;
@@ -247,12 +248,15 @@ pub(super) struct FnCx<'b, 'm> {
     code: Vec<Inst>,
     sites: Vec<u32>,
     movable: HashSet<Use>,
+    /// Jumps to blocks of a function with several blocks, patched once all are placed.
+    pending_jumps: Vec<(usize, BlockId)>,
 }
 
 impl<'b, 'm> FnCx<'b, 'm> {
     fn compile(b: &'b mut Builder<'m>, f: OpId) -> Result<Func> {
         let m = b.m;
         let block = b.body(f)?;
+        let blocks = m.region_blocks(m.region(f, 0)).to_vec();
         let mut cx = FnCx {
             b,
             m,
@@ -260,7 +264,14 @@ impl<'b, 'm> FnCx<'b, 'm> {
             next: 0,
             code: Vec::new(),
             sites: Vec::new(),
-            movable: moves::movable_uses(m, f),
+            // Moving a value out at its "last" use is only sound in structured code: a
+            // branch back to an earlier block may read it again.
+            movable: if blocks.len() == 1 {
+                moves::movable_uses(m, f)
+            } else {
+                HashSet::new()
+            },
+            pending_jumps: Vec::new(),
         };
         let params = m.block_args(block);
         cx.defs(params);
@@ -268,8 +279,12 @@ impl<'b, 'm> FnCx<'b, 'm> {
             .map(|i| arg_range(m, f, i))
             .collect::<Vec<_>>()
             .into_boxed_slice();
-        cx.region_body(block, Exit::Return)?;
-        if !matches!(cx.code.last(), Some(Inst::Return(_))) {
+        if blocks.len() > 1 {
+            cx.blocks(&blocks)?;
+        } else {
+            cx.region_body(block, Exit::Return)?;
+        }
+        if blocks.len() == 1 && !matches!(cx.code.last(), Some(Inst::Return(_))) {
             let e = fail!(InvalidIr, "a function body that does not end in a return");
             return Err(cx.err(f, e));
         }
@@ -297,10 +312,41 @@ impl<'b, 'm> FnCx<'b, 'm> {
         first
     }
 
-    /// Allocates registers for the results of `op`; returns the first.
+    /// The registers of the results of `op` (consecutive, allocated on first call);
+    /// returns the first.
     fn results(&mut self, op: OpId) -> Reg {
         let results: Vec<Value> = self.m.results(op).collect();
-        self.defs(&results)
+        match results.first().and_then(|v| self.regs.get(v)) {
+            Some(&first) => first,
+            None => self.defs(&results),
+        }
+    }
+
+    /// The blocks of a function with unstructured control flow, in order. Every block
+    /// argument and op result gets its register first, since a block may use a value that
+    /// a block further down in the text defines (dominance follows the branches, not the
+    /// text); branches are patched once every block has its first instruction.
+    fn blocks(&mut self, blocks: &[BlockId]) -> Result<()> {
+        let m = self.m;
+        for &b in &blocks[1..] {
+            self.defs(m.block_args(b));
+        }
+        for &b in blocks {
+            for op in m.block_ops(b) {
+                self.results(op);
+            }
+        }
+        let mut starts = HashMap::new();
+        for &b in blocks {
+            starts.insert(b, self.pc());
+            self.region_body(b, Exit::Return)?;
+        }
+        for (at, target) in std::mem::take(&mut self.pending_jumps) {
+            if let Inst::Jump(to) = &mut self.code[at] {
+                *to = starts[&target];
+            }
+        }
+        Ok(())
     }
 
     /// A scratch register no value owns.
@@ -358,6 +404,9 @@ impl<'b, 'm> FnCx<'b, 'm> {
                 }
                 ("scf.yield" | "xla_gpu.yield", Exit::Yield(targets)) => {
                     self.yield_copies(op, targets);
+                }
+                ("llvm.br" | "llvm.cond_br" | "cf.br" | "cf.cond_br", Exit::Return) => {
+                    self.branch(op)?;
                 }
                 ("func.return" | "llvm.return" | "scf.yield" | "xla_gpu.yield", _) => {
                     let e = fail!(InvalidIr, "'{name}' does not end this region");

@@ -45,6 +45,9 @@ impl FnCx<'_, '_> {
         if SREGS.contains(&name) {
             return self.nvvm_sreg(op);
         }
+        if let Some(done) = self.llvm_op(op) {
+            return done;
+        }
         match name {
             "arith.constant" | "llvm.mlir.constant" => self.constant(op),
             "arith.cmpi" | "arith.cmpf" => self.compare(op),
@@ -117,14 +120,14 @@ impl FnCx<'_, '_> {
         }
     }
 
-    fn unary(&mut self, op: OpId, f: Op1) -> Result<()> {
+    pub(super) fn unary(&mut self, op: OpId, f: Op1) -> Result<()> {
         let a = self.operand(op, 0);
         let dst = self.results(op);
         self.emit(op, Inst::Op1 { op: f, dst, a });
         Ok(())
     }
 
-    fn binary(&mut self, op: OpId, f: Op2) -> Result<()> {
+    pub(super) fn binary(&mut self, op: OpId, f: Op2) -> Result<()> {
         let (a, b) = (self.operand(op, 0), self.operand(op, 1));
         let dst = self.results(op);
         self.emit(op, Inst::Op2 { op: f, dst, a, b });
@@ -132,7 +135,7 @@ impl FnCx<'_, '_> {
     }
 
     /// The float type of `op`'s first operand (or of its vector's elements).
-    fn float_kind(&mut self, op: OpId) -> Result<FloatKind> {
+    pub(super) fn float_kind(&mut self, op: OpId) -> Result<FloatKind> {
         match self.scalar(op, self.m.operand(op, 0))? {
             ScalarTy::Float(k) => Ok(k),
             _ => {
@@ -142,10 +145,11 @@ impl FnCx<'_, '_> {
         }
     }
 
-    fn compare(&mut self, op: OpId) -> Result<()> {
+    /// `arith.cmpi`/`cmpf` and `llvm.icmp`/`fcmp`, whose predicates number alike.
+    pub(super) fn compare(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
         let pred = m.prop(op, "predicate").and_then(Attribute::as_i64);
-        let f = if m.is(op, "arith.cmpi") {
+        let f = if m.is(op, "arith.cmpi") || m.is(op, "llvm.icmp") {
             let w = self.int_width(op, m.operand(op, 0))?;
             pred.filter(|p| (0..CMPI_PREDICATES.len() as i64).contains(p))
                 .map(|p| Op2::CmpI(p as u8, w))

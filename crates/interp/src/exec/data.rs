@@ -163,6 +163,20 @@ impl Thread {
                 };
                 self.set(*dst, v);
             }
+            Inst::ShuffleVector { a, b, mask, dst } => {
+                let (Val::Vector(a), Val::Vector(b)) = (self.get(*a), self.get(*b)) else {
+                    return Err(fail!(InvalidIr, "shufflevector of a non-vector"));
+                };
+                let lanes = mask
+                    .iter()
+                    .map(|&k| match usize::try_from(k) {
+                        Ok(k) if k < a.len() => a[k].clone(),
+                        Ok(k) if k - a.len() < b.len() => b[k - a.len()].clone(),
+                        _ => Val::Poison(site),
+                    })
+                    .collect();
+                self.set(*dst, Val::Vector(Rc::new(lanes)));
+            }
             Inst::Broadcast { src, from, to, dst } => {
                 let n: usize = to.iter().product::<i64>() as usize;
                 let lanes = match (from, self.get(*src)) {

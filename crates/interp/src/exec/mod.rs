@@ -436,6 +436,7 @@ impl Thread {
             | Inst::TransferWrite(_)
             | Inst::VecExtract { .. }
             | Inst::VecInsert { .. }
+            | Inst::ShuffleVector { .. }
             | Inst::Broadcast { .. } => self.data(inst, site, env)?,
             Inst::AddressOf { .. } | Inst::Gep { .. } | Inst::Load { .. } | Inst::Store { .. } => {
                 self.memory(inst, env)?

@@ -1,0 +1,391 @@
+//! The `llvm` dialect as `lower-to-llvm` leaves it and as LLVM IR imports into MLIR
+//! (`codegen::import`): integer and float arithmetic, compares, selects, casts, vector
+//! element ops, `undef`/`poison`, intrinsics (`llvm.intr.*` and the NVVM ones that O3 and
+//! inlined libdevice bodies call through `llvm.call_intrinsic`), and unstructured control
+//! flow (`llvm.br`, `llvm.cond_br`) between the blocks of a function.
+//!
+//! Each op maps onto the instruction the equivalent `arith`/`math`/`vector` op compiles
+//! to, so both levels share one semantics. LLVM's predicates number as `arith`'s (`eq, ne,
+//! slt, sle, sgt, sge, ult, ule, ugt, uge`; `false, oeq, ..., uno, true`), and its
+//! `overflowFlags` are bits (1 = nsw, 2 = nuw). Approximate NVVM intrinsics are computed
+//! exactly; their documented error bounds are tabled in `crate::math`'s module comment.
+
+use super::FnCx;
+use crate::error::{Result, fail};
+use crate::inst::{Inst, Pos, Reg, Shuffle, ShuffleBounds, ShuffleMode, Src};
+use crate::math::MathFn;
+use crate::ops::{Cast, FastMath, FloatOp, Fma, IntOp, Op1, Op2, Overflow};
+use crate::scalar::ScalarTy;
+use crate::value::Val;
+use ir::dialects::{dense_ints, operand_segments};
+use ir::{Attribute, BlockId, OpId};
+use std::rc::Rc;
+
+/// `llvm` integer binary ops.
+const INT_OPS: &[(&str, IntOp)] = &[
+    ("llvm.add", IntOp::Add),
+    ("llvm.sub", IntOp::Sub),
+    ("llvm.mul", IntOp::Mul),
+    ("llvm.sdiv", IntOp::DivS),
+    ("llvm.udiv", IntOp::DivU),
+    ("llvm.srem", IntOp::RemS),
+    ("llvm.urem", IntOp::RemU),
+    ("llvm.and", IntOp::And),
+    ("llvm.or", IntOp::Or),
+    ("llvm.xor", IntOp::Xor),
+    ("llvm.shl", IntOp::Shl),
+    ("llvm.ashr", IntOp::ShrS),
+    ("llvm.lshr", IntOp::ShrU),
+    ("llvm.intr.smax", IntOp::MaxS),
+    ("llvm.intr.umax", IntOp::MaxU),
+    ("llvm.intr.smin", IntOp::MinS),
+    ("llvm.intr.umin", IntOp::MinU),
+];
+
+/// `llvm` float binary ops.
+const FLOAT_OPS: &[(&str, FloatOp)] = &[
+    ("llvm.fadd", FloatOp::Add),
+    ("llvm.fsub", FloatOp::Sub),
+    ("llvm.fmul", FloatOp::Mul),
+    ("llvm.fdiv", FloatOp::Div),
+    ("llvm.frem", FloatOp::Rem),
+    ("llvm.intr.maximum", FloatOp::Maximum),
+    ("llvm.intr.minimum", FloatOp::Minimum),
+    ("llvm.intr.maxnum", FloatOp::MaxNum),
+    ("llvm.intr.minnum", FloatOp::MinNum),
+];
+
+/// `llvm` float unary ops and intrinsics.
+const UNARY: &[(&str, MathFn)] = &[
+    ("llvm.fneg", MathFn::Negf),
+    ("llvm.intr.fabs", MathFn::Absf),
+    ("llvm.intr.sqrt", MathFn::Sqrt),
+    ("llvm.intr.exp", MathFn::Exp),
+    ("llvm.intr.exp2", MathFn::Exp2),
+    ("llvm.intr.log", MathFn::Log),
+    ("llvm.intr.log2", MathFn::Log2),
+    ("llvm.intr.floor", MathFn::Floor),
+    ("llvm.intr.ceil", MathFn::Ceil),
+    ("llvm.intr.trunc", MathFn::Trunc),
+    ("llvm.intr.round", MathFn::Round),
+    ("llvm.intr.roundeven", MathFn::RoundEven),
+    ("llvm.intr.rint", MathFn::RoundEven),
+    ("llvm.intr.nearbyint", MathFn::RoundEven),
+];
+
+/// NVVM intrinsics of one float operand, by name without `.ftz` (flushing subnormals
+/// changes results only below 2^-126, far under every tolerance of `--check`).
+const NVVM_UNARY: &[(&str, MathFn)] = &[
+    ("llvm.nvvm.ex2.approx.f32", MathFn::Exp2),
+    ("llvm.nvvm.ex2.approx.f", MathFn::Exp2),
+    ("llvm.nvvm.lg2.approx.f", MathFn::Log2),
+    ("llvm.nvvm.rcp.approx.f", MathFn::Rcp),
+    ("llvm.nvvm.rcp.rn.f", MathFn::Rcp),
+    ("llvm.nvvm.rsqrt.approx.f", MathFn::Rsqrt),
+    ("llvm.nvvm.sqrt.approx.f", MathFn::Sqrt),
+    ("llvm.nvvm.sqrt.rn.f", MathFn::Sqrt),
+    ("llvm.nvvm.sqrt.f", MathFn::Sqrt),
+    ("llvm.nvvm.saturate.f", MathFn::Saturate),
+    ("llvm.nvvm.fabs.f", MathFn::Absf),
+    ("llvm.nvvm.fabs", MathFn::Absf),
+    ("llvm.nvvm.sin.approx.f", MathFn::Sin),
+    ("llvm.nvvm.cos.approx.f", MathFn::Cos),
+    ("llvm.nvvm.tanh.approx.f32", MathFn::Tanh),
+];
+
+impl FnCx<'_, '_> {
+    /// Compiles `op` if it is one of this file's; `None` leaves it to the caller.
+    pub(super) fn llvm_op(&mut self, op: OpId) -> Option<Result<()>> {
+        let name = self.m.name(op);
+        let name = name.as_str();
+        if !name.starts_with("llvm.") {
+            return None;
+        }
+        if let Some(&(_, f)) = INT_OPS.iter().find(|(n, _)| *n == name) {
+            return Some(self.int_binary(op, f));
+        }
+        if let Some(&(_, f)) = FLOAT_OPS.iter().find(|(n, _)| *n == name) {
+            return Some(self.float_kind(op).and_then(|kind| {
+                let fm = llvm_fastmath(self.m.prop(op, "fastmathFlags"));
+                self.binary(op, Op2::Float(f, kind, fm))
+            }));
+        }
+        if let Some(&(_, f)) = UNARY.iter().find(|(n, _)| *n == name) {
+            return Some(self.llvm_unary(op, f));
+        }
+        Some(match name {
+            "llvm.icmp" | "llvm.fcmp" => self.compare(op),
+            "llvm.select" => {
+                let dst = self.results(op);
+                let [cond, t, f] = [0, 1, 2].map(|i| self.operand(op, i));
+                self.emit(op, Inst::Select { dst, cond, t, f });
+                Ok(())
+            }
+            "llvm.zext" | "llvm.sext" | "llvm.trunc" | "llvm.fpext" | "llvm.fptrunc"
+            | "llvm.sitofp" | "llvm.uitofp" | "llvm.fptosi" | "llvm.fptoui" | "llvm.bitcast" => {
+                self.llvm_cast(op)
+            }
+            "llvm.freeze" => {
+                let (dst, src) = (self.results(op), self.src(op, 0));
+                self.emit(op, Inst::Copy { dst, src });
+                Ok(())
+            }
+            "llvm.mlir.undef" | "llvm.mlir.poison" => self.poison(op),
+            "llvm.intr.fma" | "llvm.intr.fmuladd" => self.fma(op, 0),
+            "llvm.extractelement" => {
+                let inst = Inst::VecExtract {
+                    vector: self.operand(op, 0),
+                    shape: self.vector_shape(op, 0),
+                    pos: Box::new([Pos::Dynamic(self.operand(op, 1))]),
+                    dst: self.results(op),
+                };
+                self.emit(op, inst);
+                Ok(())
+            }
+            "llvm.insertelement" => {
+                let inst = Inst::VecInsert {
+                    value: self.operand(op, 1),
+                    vector: self.src(op, 0),
+                    shape: self.vector_shape(op, 0),
+                    pos: Box::new([Pos::Dynamic(self.operand(op, 2))]),
+                    dst: self.results(op),
+                };
+                self.emit(op, inst);
+                Ok(())
+            }
+            "llvm.shufflevector" => self.shuffle_vector(op),
+            "llvm.call_intrinsic" => self.call_intrinsic(op),
+            "llvm.intr.assume" | "llvm.intr.lifetime.start" | "llvm.intr.lifetime.end" => Ok(()),
+            _ => return None,
+        })
+    }
+
+    fn int_binary(&mut self, op: OpId, f: IntOp) -> Result<()> {
+        let width = self.int_width(op, self.m.operand(op, 0))?;
+        let flags = match self.m.prop(op, "overflowFlags") {
+            Some(Attribute::Int(bits, _)) => Overflow {
+                nsw: bits & 1 != 0,
+                nuw: bits & 2 != 0,
+            },
+            _ => Overflow::default(),
+        };
+        self.binary(op, Op2::Int(f, width, flags))
+    }
+
+    fn llvm_unary(&mut self, op: OpId, f: MathFn) -> Result<()> {
+        let kind = self.float_kind(op)?;
+        let fm = llvm_fastmath(self.m.prop(op, "fastmathFlags"));
+        self.unary(op, Op1::Math(f, kind, fm))
+    }
+
+    /// `llvm.intr.fma` (operands from `first` on): one rounding, as `math.fma`.
+    fn fma(&mut self, op: OpId, first: usize) -> Result<()> {
+        let kind = self.float_kind(op)?;
+        let fm = llvm_fastmath(self.m.prop(op, "fastmathFlags"));
+        let abc = [0, 1, 2].map(|i| self.operand(op, first + i));
+        let dst = self.results(op);
+        self.emit(
+            op,
+            Inst::Fma {
+                op: Fma(kind, fm),
+                dst,
+                abc,
+            },
+        );
+        Ok(())
+    }
+
+    fn vector_shape(&self, op: OpId, operand: usize) -> Box<[i64]> {
+        let t = self.m.value_type(self.m.operand(op, operand));
+        t.shape().unwrap_or(&[]).into()
+    }
+
+    /// `undef` and `poison`: poison, lane by lane for vectors (an `insertelement` chain
+    /// fills them; a lane still poison when used is an error).
+    fn poison(&mut self, op: OpId) -> Result<()> {
+        let site = self.b.site(op);
+        let ty = self.m.value_type(self.m.result(op, 0));
+        let val = match ty.num_elements() {
+            Some(n) if ty.is_vector() => Val::Vector(Rc::new(vec![Val::Poison(site); n as usize])),
+            _ => Val::Poison(site),
+        };
+        let dst = self.results(op);
+        self.emit(op, Inst::Const { dst, val });
+        Ok(())
+    }
+
+    fn llvm_cast(&mut self, op: OpId) -> Result<()> {
+        let m = self.m;
+        let (from_ty, to_ty) = (
+            m.value_type(m.operand(op, 0)),
+            m.value_type(m.result(op, 0)),
+        );
+        if m.is(op, "llvm.bitcast") && from_ty.is_vector() != to_ty.is_vector() {
+            let e = fail!(Unsupported, "a bitcast between '{from_ty}' and '{to_ty}'");
+            return Err(self.err(op, e));
+        }
+        let from = self.scalar(op, m.operand(op, 0))?;
+        let to = self.scalar(op, m.result(op, 0))?;
+        let w = |s: ScalarTy| s.width();
+        let cast = match (m.name(op).as_str(), from, to) {
+            ("llvm.fpext", ScalarTy::Float(a), ScalarTy::Float(b)) => Cast::ExtF(a, b),
+            ("llvm.fptrunc", ScalarTy::Float(a), ScalarTy::Float(b)) => Cast::TruncF(a, b),
+            ("llvm.sext", _, _) => Cast::ExtSI(w(from), w(to)),
+            ("llvm.trunc", _, _) => Cast::TruncI {
+                from: w(from),
+                to: w(to),
+                flags: Overflow::default(),
+            },
+            ("llvm.sitofp", _, ScalarTy::Float(k)) => Cast::SIToFP(w(from), k),
+            ("llvm.uitofp", _, ScalarTy::Float(k)) => Cast::UIToFP(w(from), k),
+            ("llvm.fptosi", ScalarTy::Float(k), _) => Cast::FPToSI(k, w(to)),
+            ("llvm.fptoui", ScalarTy::Float(k), _) => Cast::FPToUI(k, w(to)),
+            ("llvm.zext", _, _) => Cast::Keep,
+            ("llvm.bitcast", _, _) if w(from) == w(to) => Cast::Keep,
+            _ => {
+                let e = fail!(InvalidIr, "an invalid cast");
+                return Err(self.err(op, e));
+            }
+        };
+        self.unary(op, Op1::Cast(cast))
+    }
+
+    /// `llvm.shufflevector`: lanes of the two operands, concatenated, picked by `mask`
+    /// (-1: poison).
+    fn shuffle_vector(&mut self, op: OpId) -> Result<()> {
+        let Some(mask) = dense_ints(self.m.prop(op, "mask")) else {
+            let e = fail!(InvalidIr, "a shufflevector without a mask");
+            return Err(self.err(op, e));
+        };
+        let inst = Inst::ShuffleVector {
+            a: self.operand(op, 0),
+            b: self.operand(op, 1),
+            mask: mask.into(),
+            dst: self.results(op),
+        };
+        self.emit(op, inst);
+        Ok(())
+    }
+
+    /// `llvm.call_intrinsic "<name>"`: the NVVM intrinsics O3 leaves in a kernel.
+    fn call_intrinsic(&mut self, op: OpId) -> Result<()> {
+        let m = self.m;
+        let name = m
+            .prop(op, "intrin")
+            .and_then(Attribute::as_str)
+            .unwrap_or("");
+        let plain = name.replace(".ftz", "");
+        if let Some(&(_, f)) = NVVM_UNARY.iter().find(|(n, _)| *n == plain) {
+            let kind = self.float_kind(op)?;
+            return self.unary(op, Op1::Math(f, kind, FastMath::default()));
+        }
+        if plain.starts_with("llvm.nvvm.fma.r") {
+            return self.fma(op, 0);
+        }
+        if let Some(f) = match plain.as_str() {
+            "llvm.nvvm.fmax.f" => Some(FloatOp::MaxNum),
+            "llvm.nvvm.fmin.f" => Some(FloatOp::MinNum),
+            "llvm.nvvm.div.approx.f" | "llvm.nvvm.div.full" | "llvm.nvvm.div.rn.f" => {
+                Some(FloatOp::Div)
+            }
+            _ => None,
+        } {
+            let kind = self.float_kind(op)?;
+            return self.binary(op, Op2::Float(f, kind, FastMath::default()));
+        }
+        if name.starts_with("llvm.nvvm.barrier") && name != "llvm.nvvm.barrier.cta.arrive" {
+            self.emit(op, Inst::Barrier);
+            return Ok(());
+        }
+        if let Some(rest) = name.strip_prefix("llvm.nvvm.shfl.sync.") {
+            let mode = match rest.split('.').next() {
+                Some("bfly") => ShuffleMode::Bfly,
+                Some("up") => ShuffleMode::Up,
+                Some("down") => ShuffleMode::Down,
+                Some("idx") => ShuffleMode::Idx,
+                _ => return Err(self.unsupported(op)),
+            };
+            if rest.ends_with("p") {
+                let e = fail!(Unsupported, "shuffles returning the valid flag");
+                return Err(self.err(op, e));
+            }
+            let shuffle = Shuffle {
+                mode,
+                value: self.operand(op, 1),
+                offset: self.operand(op, 2),
+                bounds: ShuffleBounds::MaskClamp(self.operand(op, 0), self.operand(op, 3)),
+                dst: self.results(op),
+                valid: None,
+            };
+            self.emit(op, Inst::Shuffle(Box::new(shuffle)));
+            return Ok(());
+        }
+        let e = fail!(Unsupported, "the intrinsic {name}");
+        Err(self.err(op, e))
+    }
+
+    /// `llvm.br` / `llvm.cond_br`: copies into the successor's block arguments, then a
+    /// jump (patched to the block's first instruction once every block is placed).
+    pub(super) fn branch(&mut self, op: OpId) -> Result<()> {
+        let m = self.m;
+        let successors = m.successors(op).to_vec();
+        if m.is(op, "llvm.br") || m.is(op, "cf.br") {
+            let args: Vec<usize> = (0..m.num_operands(op)).collect();
+            self.jump_to(op, successors[0], &args);
+            return Ok(());
+        }
+        let segments = operand_segments(m, op, 3).map_err(|e| {
+            let e = fail!(InvalidIr, "{e}");
+            self.err(op, e)
+        })?;
+        let cond = self.operand(op, segments[0].start);
+        let branch = self.emit(op, Inst::BranchFalse { cond, to: 0 });
+        let then_args: Vec<usize> = segments[1].clone().collect();
+        self.jump_to(op, successors[0], &then_args);
+        let else_pc = self.pc();
+        if let Inst::BranchFalse { to, .. } = &mut self.code[branch] {
+            *to = else_pc;
+        }
+        let else_args: Vec<usize> = segments[2].clone().collect();
+        self.jump_to(op, successors[1], &else_args);
+        Ok(())
+    }
+
+    /// Copies operands `args` of `op` into `target`'s block arguments, then jumps there.
+    fn jump_to(&mut self, op: OpId, target: BlockId, args: &[usize]) {
+        let params: Vec<Reg> = self
+            .m
+            .block_args(target)
+            .iter()
+            .map(|&a| self.reg(a))
+            .collect();
+        let copies: Vec<(Reg, Src)> = params
+            .iter()
+            .zip(args)
+            .map(|(&dst, &i)| {
+                let src = Src {
+                    reg: self.operand(op, i),
+                    take: false,
+                };
+                (dst, src)
+            })
+            .collect();
+        if !copies.is_empty() {
+            self.emit(op, Inst::ParCopy(copies.into()));
+        }
+        let jump = self.emit(op, Inst::Jump(0));
+        self.pending_jumps.push((jump, target));
+    }
+}
+
+/// The flags of an `llvm` op's `fastmathFlags` (`#llvm.fastmath<nnan, ninf>`).
+fn llvm_fastmath(attr: Option<&Attribute>) -> FastMath {
+    match attr {
+        Some(Attribute::Opaque(text)) => text
+            .strip_prefix("#llvm.fastmath<")
+            .and_then(|t| t.strip_suffix('>'))
+            .map(FastMath::parse)
+            .unwrap_or_default(),
+        _ => FastMath::default(),
+    }
+}
