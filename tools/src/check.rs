@@ -2,12 +2,13 @@
 //!
 //! For each fusion, the HLO reference evaluator computes the outputs on `N` seeded random
 //! inputs (`hlo::evaluate::random_arguments`, seeds `0..N`). Then the emitted `xla_gpu`
-//! module and the module after every pass of the pipeline up to `lower-to-llvm` run in the
-//! interpreter (`crates/interp`) on the same inputs, over the kernel's real grid. One line per
-//! stage reports the largest error over every output element and input; the first stage whose
-//! result is out of tolerance is named with the element, the input seed and both values. The
-//! stages after `lower-to-llvm` (LLVM IR, PTX) are not interpreted: MLIR's and LLVM's own
-//! passes run there, and the GPU runs of issue 9 check their result.
+//! module, the module after every pass of the pipeline (`lower-to-llvm` included), the
+//! translated LLVM IR and the O3-optimized LLVM IR (both imported back into the llvm
+//! dialect, `codegen::import`) run in the interpreter (`crates/interp`) on the same inputs,
+//! over the kernel's real grid. One line per stage reports the largest error over every
+//! output element and input; the first stage whose result is out of tolerance is named with
+//! the fusion, the element, the input seed, both values and the bound. The NVPTX backend
+//! and ptxas, after the last stage, are not interpreted; the GPU runs check their result.
 //!
 //! Output buffers start filled with `0xff` bytes (NaN for floats, -1 for integers), so an
 //! element no thread writes shows up as a mismatch instead of hiding behind a zero.
@@ -45,15 +46,14 @@ use passes::{Pass, PassManager, PassRegistry, Timings};
 
 use crate::pipeline::PASSES;
 
-/// The standard pipeline's passes the interpreter can follow: [`PASSES`] before
-/// `lower-to-llvm`.
+/// The standard pipeline's passes, all of which the interpreter follows.
 pub fn checked_passes() -> Vec<Box<dyn Pass>> {
     let standard: Vec<String> = PASSES.iter().map(|p| p.to_string()).collect();
     passes_to_check(&standard).expect("PASSES names registered passes")
 }
 
-/// The passes of `pipeline` (names) before `lower-to-llvm`, after which the interpreter
-/// cannot follow.
+/// The passes of `pipeline` (names); when it ends in `lower-to-llvm`, the LLVM stages
+/// are checked after them.
 pub fn passes_to_check(pipeline: &[String]) -> Result<Vec<Box<dyn Pass>>, String> {
     let registry = PassRegistry::standard();
     pipeline
@@ -137,6 +137,31 @@ pub fn check_fusion(
     inputs: u64,
     out: &mut dyn Write,
 ) -> Result<bool, String> {
+    check_fusion_with(source, module, id, passes, &optimize_o3, inputs, out)
+}
+
+/// How the checked pipeline optimizes the translated LLVM IR: LLVM IR in, optimized LLVM
+/// IR out. A test passes a broken one to see the check blame `llvm-opt`.
+pub type Optimize = dyn Fn(&str) -> Result<String, String>;
+
+/// The pipeline's own O3: libdevice linked, the NVPTX options for [`CHECK_ARCH`].
+pub fn optimize_o3(llvm_ir: &str) -> Result<String, String> {
+    let libdevice = codegen::toolchain::libdevice().ok();
+    codegen::ptx::compile(llvm_ir, CHECK_ARCH, libdevice.as_deref())
+        .map(|c| c.optimized_ir)
+        .map_err(|e| e.to_string())
+}
+
+/// [`check_fusion`] with the LLVM optimization stage given.
+pub fn check_fusion_with(
+    source: &SourceFile,
+    module: &HloModule,
+    id: ComputationId,
+    passes: Vec<Box<dyn Pass>>,
+    optimize: &Optimize,
+    inputs: u64,
+    out: &mut dyn Write,
+) -> Result<bool, String> {
     let computation = module.computation(id);
     let name = &computation.name;
     fits_the_host(source, computation)?;
@@ -179,24 +204,97 @@ pub fn check_fusion(
         )?;
     }
 
+    let mut stages = StageChecker {
+        name,
+        launch,
+        cases: &cases,
+        outputs: &outputs,
+        reduced,
+        previous: None,
+    };
     let mut ir = emitted.module;
-    let mut stage = "emit".to_string();
-    let mut previous: Option<String> = None;
-    for (k, pass) in std::iter::once(None)
-        .chain(passes.into_iter().map(Some))
-        .enumerate()
-    {
-        if let Some(pass) = pass {
-            stage = pass.name().to_string();
-            let mut pm = PassManager::new();
-            pm.add(pass);
-            pm.run(&mut ir, &mut std::io::sink(), &mut Timings::default())
-                .map_err(|e| format!("{e}\nnote: checking fusion '{name}'"))?;
+    if !stages.check(out, 0, "emit", &ir)? {
+        return Ok(false);
+    }
+    let mut last_pass = "emit";
+    let mut k = 0;
+    for pass in passes {
+        k += 1;
+        last_pass = pass.name();
+        let mut pm = PassManager::new();
+        pm.add(pass);
+        pm.run(&mut ir, &mut std::io::sink(), &mut Timings::default())
+            .map_err(|e| format!("{e}\nnote: checking fusion '{name}'"))?;
+        if !stages.check(out, k, last_pass, &ir)? {
+            return Ok(false);
         }
+    }
+    // The code that runs on the GPU: the LLVM IR translated from the llvm dialect, and the
+    // module O3 makes of it with libdevice linked and the NVPTX options in force (the one
+    // that becomes PTX), each imported back into the llvm dialect to run here.
+    if last_pass == "lower-to-llvm" {
+        let translated =
+            codegen::mlir::to_llvm_ir_with_pipeline(&ir.print_generic(), "builtin.module()")
+                .map_err(|e| format!("error: {e}\nnote: checking fusion '{name}'"))?;
+        let imported = import_llvm_ir(&ir, &translated, name)?;
+        if !stages.check(out, k + 1, "translate", &imported)? {
+            return Ok(false);
+        }
+        let optimized = optimize(&translated)
+            .map_err(|e| format!("error: {e}\nnote: checking fusion '{name}'"))?;
+        let imported = import_llvm_ir(&ir, &optimized, name)?;
+        if !stages.check(out, k + 2, "llvm-opt", &imported)? {
+            return Ok(false);
+        }
+    }
+    report(
+        out,
+        format_args!("check: fusion '{name}': every stage matches the evaluator"),
+    )?;
+    Ok(true)
+}
+
+/// The architecture whose NVPTX options the checked O3 module is built with.
+const CHECK_ARCH: &str = "sm_90";
+
+/// LLVM IR imported into our IR (the llvm dialect), to run in the interpreter.
+fn import_llvm_ir(like: &ir::Module, llvm_ir: &str, fusion: &str) -> Result<ir::Module, String> {
+    let text = codegen::import::llvm_ir_to_mlir(llvm_ir)
+        .map_err(|e| format!("error: {e}\nnote: checking fusion '{fusion}'"))?;
+    ir::parse_module_with(&text, &like.file, like.registry().clone()).map_err(|d| {
+        format!(
+            "{}\nnote: importing the LLVM IR of fusion '{fusion}'",
+            d.render(&text)
+        )
+    })
+}
+
+/// Runs each stage's module and compares it with the evaluator, reporting one line per
+/// stage; remembers the last stage that matched, to blame the first one that does not.
+struct StageChecker<'a> {
+    name: &'a str,
+    launch: Launch,
+    cases: &'a [Case],
+    outputs: &'a [ArrayShape],
+    reduced: u64,
+    previous: Option<String>,
+}
+
+impl StageChecker<'_> {
+    /// `Ok(false)` after a mismatch or an interpreter error (both reported).
+    fn check(
+        &mut self,
+        out: &mut dyn Write,
+        k: usize,
+        stage: &str,
+        ir: &ir::Module,
+    ) -> Result<bool, String> {
         let label = format!("[{k:2}] {stage}");
-        let compared = Kernel::compile(&ir, "main")
+        let compared = Kernel::compile(ir, "main")
             .map_err(|e| e.to_string())
-            .and_then(|kernel| compare_stage(&kernel, launch, &cases, &outputs, reduced));
+            .and_then(|kernel| {
+                compare_stage(&kernel, self.launch, self.cases, self.outputs, self.reduced)
+            });
         let c = match compared {
             Ok(c) => c,
             Err(e) => {
@@ -205,7 +303,7 @@ pub fn check_fusion(
                     out,
                     format_args!(
                         "error: {} the kernel fails in the interpreter: {e}",
-                        blame(&stage, previous.as_deref())
+                        blame(stage, self.previous.as_deref())
                     ),
                 )?;
                 return Ok(false);
@@ -221,15 +319,20 @@ pub fn check_fusion(
         };
         let Some(m) = c.mismatch else {
             report(out, format_args!("check: {label:<28} {summary}: ok"))?;
-            previous = Some(stage.clone());
-            continue;
+            self.previous = Some(stage.to_string());
+            return Ok(true);
         };
         report(out, format_args!("check: {label:<28} {summary}: MISMATCH"))?;
+        let bound = match Tolerance::for_output(self.outputs[m.output].element_type, self.reduced) {
+            Some(t) => format!("bound: absolute {:e} or relative {:e}", t.abs, t.rel),
+            None => "bound: exact".to_string(),
+        };
         report(
             out,
             format_args!(
-                "error: {} the result: output {} element [{}] (linear {}), input seed {}: got {}, expected {}",
-                blame(&stage, previous.as_deref()),
+                "error: {} the result of fusion '{}': output {} element [{}] (linear {}), input seed {}: got {}, expected {} ({bound})",
+                blame(stage, self.previous.as_deref()),
+                self.name,
                 m.output,
                 m.index
                     .iter()
@@ -242,23 +345,16 @@ pub fn check_fusion(
                 show(&m.want)
             ),
         )?;
-        return Ok(false);
+        Ok(false)
     }
-    report(
-        out,
-        format_args!(
-            "check: fusion '{name}': every stage matches the evaluator (stages after lower-to-llvm are not interpreted)"
-        ),
-    )?;
-    Ok(true)
 }
 
 /// The most array elements, parameters and outputs of a fusion together, that `--check`
 /// takes on: the evaluator holds every element as a [`Value`] (16 bytes) and the
-/// interpreter the laid-out buffers, each input once per seed, so 2^26 elements stay within
-/// a few GiB of host memory. The largest fusions checked today have about 2^25 (the seed's
-/// GELU: 2 x 12.6M elements).
-pub const HOST_ELEMENT_LIMIT: u128 = 1 << 26;
+/// interpreter the laid-out buffers, each input once per seed: the largest model, a bf16
+/// transpose of 2 x 50M elements (2^26.6), peaks at 1.16 GB resident, so 2^27 elements stay
+/// under about 2 GB.
+pub const HOST_ELEMENT_LIMIT: u128 = 1 << 27;
 
 /// Refuses, before anything is allocated, a fusion too large to check on the host: an
 /// error at the fusion's computation rather than an allocation failure that aborts.
@@ -328,11 +424,17 @@ pub(crate) fn largest_reduction(computation: &hlo::Computation) -> u64 {
         .unwrap_or(1)
 }
 
-/// Who changed the result: the first stage, or a pass after stages that matched.
+/// Who changed the result: the first stage, or a pass (or an LLVM stage: the translation
+/// to LLVM IR, O3) after stages that matched.
 fn blame(stage: &str, previous: Option<&str>) -> String {
+    let what = match stage {
+        "translate" => "the translation to LLVM IR ('translate')".to_string(),
+        "llvm-opt" => "LLVM's O3 with libdevice ('llvm-opt')".to_string(),
+        pass => format!("pass '{pass}'"),
+    };
     match previous {
         None => "the emitter's IR (before any pass) computes".to_string(),
-        Some(p) => format!("pass '{stage}' changed (after '{p}' it matched)"),
+        Some(p) => format!("{what} changed (after '{p}' it matched)"),
     }
 }
 
@@ -413,6 +515,9 @@ fn compare_stage(
             .run(launch, case.arguments.clone())
             .map_err(|e| e.to_string())?;
         let first_output = case.arguments.len() - outputs.len();
+        for (k, shape) in outputs.iter().enumerate() {
+            written_once(&run.write_counts[first_output + k], shape.element_type, k)?;
+        }
         for (k, (shape, want)) in outputs.iter().zip(&case.expected).enumerate() {
             let got = run.buffers[first_output + k]
                 .to_host_array(shape)
@@ -421,6 +526,24 @@ fn compare_stage(
         }
     }
     Ok(c)
+}
+
+/// Every element of output `k` written exactly once (XLA's `gpu_test_correctness` checks the
+/// same bijection between threads and outputs): `counts` has one entry per byte, in memory
+/// order; an element's first byte stands for it.
+fn written_once(counts: &[u8], ty: PrimitiveType, k: usize) -> Result<(), String> {
+    let bytes = (ty.bit_width() as usize).div_ceil(8).max(1);
+    let bad = counts.iter().step_by(bytes).position(|&n| n != 1);
+    match bad.map(|i| (i, counts[i * bytes])) {
+        None => Ok(()),
+        Some((i, 0)) => Err(format!(
+            "output {k} element {i} (in memory order) is never written: every output element must be written exactly once"
+        )),
+        Some((i, n)) => Err(format!(
+            "output {k} element {i} (in memory order) is written {}{n} times: every output element must be written exactly once",
+            if n == u8::MAX { "at least " } else { "" }
+        )),
+    }
 }
 
 /// Folds the differences of one output into `c`, keeping the first mismatch.

@@ -1,10 +1,11 @@
-//! `hlo-emit --check` (issue 7): the interpreter agrees with the HLO reference evaluator
-//! after every pass on the models and on every corpus file that compiles, and a pass broken
-//! on purpose is blamed by name.
+//! `hlo-emit --check` (issues 7 and 16): the interpreter agrees with the HLO reference
+//! evaluator after every pass and after the LLVM stages (the translated and the
+//! O3-optimized LLVM IR, the code that becomes PTX) on the models and on every corpus file
+//! that compiles, and a pass or an LLVM stage broken on purpose is blamed by name.
 
 use std::path::{Path, PathBuf};
 
-use hlo_emit_tools::check::{check_fusion, checked_passes};
+use hlo_emit_tools::check::{check_fusion, check_fusion_with, checked_passes, optimize_o3};
 use ir::{Builder, InsertPoint, Module};
 use passes::{FlattenTensors, Pass};
 
@@ -54,8 +55,11 @@ fn gelu_matches_the_evaluator_after_every_pass() {
         .lines()
         .filter(|l| l.starts_with("check: ["))
         .collect();
-    // The emitter's module, then one line per pass before lower-to-llvm.
-    assert_eq!(stages.len(), 1 + checked_passes().len(), "{report}");
+    // The emitter's module, one line per pass (lower-to-llvm included), then the translated
+    // and the O3-optimized LLVM IR.
+    assert_eq!(stages.len(), 1 + checked_passes().len() + 2, "{report}");
+    assert!(stages[stages.len() - 2].contains("] translate"), "{report}");
+    assert!(stages[stages.len() - 1].contains("] llvm-opt"), "{report}");
     assert!(stages.iter().all(|l| l.ends_with(": ok")), "{report}");
     // Until tanh is approximated, both sides compute bit for bit the same.
     assert!(stages[0].contains("[ 0] emit") && stages[0].contains("bit-exact"));
@@ -125,13 +129,55 @@ fn a_broken_pass_is_blamed_by_name() {
     );
     assert!(
         report.contains(
-            "error: pass 'flatten-tensors' changed (after 'canonicalize' it matched) the result: \
-             output 0 element ["
+            "error: pass 'flatten-tensors' changed (after 'canonicalize' it matched) the result \
+             of fusion 'gelu': output 0 element ["
         ),
         "{report}"
     );
     // Nothing after the broken pass is reported.
     assert!(!report.contains("vectorize-loads-stores"), "{report}");
+}
+
+/// O3 broken on purpose: its output with the first float multiply turned into an add (a
+/// wrong rewrite in the last stage before PTX). The check runs the optimized module and
+/// blames `llvm-opt`, after `translate` matched.
+#[test]
+fn a_broken_llvm_stage_is_blamed_by_name() {
+    let text = small_gelu();
+    let (source, module) = hlo::load("gelu.hlo", text.as_bytes()).unwrap();
+    let id = emitters::fusions(&module)[0];
+    let broken_o3 = |llvm_ir: &str| -> Result<String, String> {
+        let optimized = optimize_o3(llvm_ir)?;
+        assert!(optimized.contains(" = fmul "), "{optimized}");
+        Ok(optimized.replacen(" = fmul ", " = fadd ", 1))
+    };
+    let mut out = Vec::new();
+    let ok = check_fusion_with(
+        &source,
+        &module,
+        id,
+        checked_passes(),
+        &broken_o3,
+        1,
+        &mut out,
+    )
+    .unwrap();
+    let report = String::from_utf8(out).unwrap();
+    assert!(!ok, "{report}");
+    assert!(report.contains("[17] translate"), "{report}");
+    let last = report.lines().rfind(|l| l.starts_with("check: ["));
+    assert!(
+        last.is_some_and(|l| l.contains("llvm-opt") && l.ends_with("MISMATCH")),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "error: LLVM's O3 with libdevice ('llvm-opt') changed (after 'translate' it matched) \
+             the result of fusion 'gelu': output 0 element ["
+        ),
+        "{report}"
+    );
+    assert!(report.contains("(bound: absolute"), "{report}");
 }
 
 /// Smaller shapes for the models whose full size takes the interpreter too long in a debug
@@ -210,6 +256,21 @@ const SMALLER_CORPUS: &[(&str, Replacements, &str)] = &[
     ),
 ];
 
+/// Corpus files checked only up to `lower-to-llvm` (not included), and why. Known gap of
+/// issue 16, listed so that it cannot be forgotten: remove a file once its LLVM stages finish.
+const LLVM_STAGES_NOT_FINISHED: &[(&str, &str)] = &[(
+    "loop/mof_reshapes.hlo",
+    "the interpreter does not finish the module after lower-to-llvm (a loop carrying 46 \
+     vectors; at 1/8 of the shape too, so not a matter of size): to be found",
+)];
+
+/// [`checked_passes`] without `lower-to-llvm`, so without the LLVM stages.
+fn passes_before_llvm() -> Vec<Box<dyn Pass>> {
+    let mut passes = checked_passes();
+    passes.retain(|p| p.name() != "lower-to-llvm");
+    passes
+}
+
 #[test]
 fn every_corpus_file_that_compiles_matches_the_evaluator() {
     let corpus = root().join("../shared/xla-corpus");
@@ -235,7 +296,12 @@ fn every_corpus_file_that_compiles_matches_the_evaluator() {
                     text = text.replace(from, to);
                 }
             }
-            match check_text(&name, &text, 1, checked_passes) {
+            let passes = if LLVM_STAGES_NOT_FINISHED.iter().any(|(f, _)| *f == name) {
+                passes_before_llvm
+            } else {
+                checked_passes
+            };
+            match check_text(&name, &text, 1, passes) {
                 Ok((true, _)) => checked += 1,
                 Ok((false, report)) => failures.push(format!("{name}:\n{report}")),
                 // Refused by the emitters or a pass (listed in the README): not a file that

@@ -6,10 +6,12 @@
 //!
 //! * [`toolchain`]: where the external tools are (`FileCheck`, `ptxas`, libdevice, ...);
 //! * [`mlir`]: MLIR text → verified → `llvm` dialect → LLVM IR text;
+//! * [`import`]: LLVM IR text → MLIR's `llvm` dialect (for the interpreter);
 //! * [`ptx`]: LLVM IR text → O3 → PTX text;
 //! * [`ptxas`]: PTX text → cubin and register/spill report;
 //! * [`sass`]: cubin → the machine code (SASS) as `nvdisasm` prints it.
 
+pub mod import;
 pub mod mlir;
 pub mod ptx;
 pub mod ptxas;

@@ -127,6 +127,12 @@ pub(crate) enum Inst {
         dst: Reg,
         abc: [Reg; 3],
     },
+    /// `llvm.intr.fshl` on `width`-bit integers: the high half of `a:b << (c mod width)`.
+    FunnelShl {
+        width: u32,
+        dst: Reg,
+        abc: [Reg; 3],
+    },
     Select {
         dst: Reg,
         cond: Reg,

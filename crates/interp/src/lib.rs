@@ -59,6 +59,10 @@ pub struct Run {
     pub buffers: Vec<Buffer>,
     /// Instructions executed, over all threads (for throughput figures).
     pub ops: u64,
+    /// Per argument buffer and byte, how many times it was written (stores, and tensor
+    /// writes published by a thread other than the last writer), saturating at 255: an
+    /// output element written 0 or 2+ times breaks the one-writer rule of a kernel.
+    pub write_counts: Vec<Vec<u8>>,
 }
 
 impl Kernel {
@@ -113,8 +117,9 @@ impl Kernel {
                 }
             };
             let name = format!("argument #{i}");
-            mem.globals
-                .push(Storage::global(name, buffer.into_bytes(), elem_bytes));
+            let mut storage = Storage::global(name, buffer.into_bytes(), elem_bytes);
+            storage.write_counts = Some(vec![0; storage.bytes.len()]);
+            mem.globals.push(storage);
         }
         for g in &prog.globals {
             mem.globals.push(global_storage(g));
@@ -124,13 +129,17 @@ impl Kernel {
                 .push(Storage::uninit(s.name.clone(), s.bytes, s.elem_bytes));
         }
         let ops = grid::run(prog, &mut mem, launch)?;
-        let buffers = mem
+        let (buffers, write_counts) = mem
             .globals
             .into_iter()
             .take(prog.params.len())
-            .map(|s| Buffer::new(s.bytes))
-            .collect();
-        Ok(Run { buffers, ops })
+            .map(|s| (Buffer::new(s.bytes), s.write_counts.unwrap_or_default()))
+            .unzip();
+        Ok(Run {
+            buffers,
+            ops,
+            write_counts,
+        })
     }
 }
 

@@ -6,7 +6,10 @@
 //! writes arrive as published overlays (see [`crate::value`]) and remember which thread
 //! wrote each element (and, for shared memory, in which barrier phase), so that two threads
 //! writing different values to one element is reported as a write conflict. Pointer-level
-//! stores write bytes directly, as the hardware does; races between them are not tracked.
+//! stores write bytes directly, as the hardware does; races between them are not tracked,
+//! but kernel arguments count the writes of every byte ([`Storage::write_counts`]: stores,
+//! and publications by a new writer), so that a caller can tell that every output element
+//! was written exactly once.
 
 use crate::error::{Result, fail};
 use crate::value::{Mem, read_le, write_le};
@@ -28,6 +31,9 @@ pub(crate) struct Storage {
     phases: Vec<u32>,
     /// Module constants cannot be stored to.
     pub(crate) constant: bool,
+    /// Per byte, how many stores (or publications by a thread other than the last writer)
+    /// wrote it, saturating at 255; `None` when not counted.
+    pub(crate) write_counts: Option<Vec<u8>>,
 }
 
 /// A publication that collides with another thread's.
@@ -51,6 +57,7 @@ impl Storage {
             writers: Vec::new(),
             phases: Vec::new(),
             constant: false,
+            write_counts: None,
         }
     }
 
@@ -129,8 +136,17 @@ impl Storage {
             ));
         }
         write_le(&mut self.bytes[range.clone()], bits);
+        self.count_writes(range.clone());
         self.mark_init(range);
         Ok(())
+    }
+
+    fn count_writes(&mut self, range: std::ops::Range<usize>) {
+        if let Some(counts) = &mut self.write_counts {
+            for c in &mut counts[range] {
+                *c = c.saturating_add(1);
+            }
+        }
     }
 
     /// Reads element `elem` of a tensor view with `elem_bytes`-byte elements.
@@ -174,6 +190,9 @@ impl Storage {
             writer = MANY_WRITERS;
         }
         write_le(&mut self.bytes[range.clone()], bits);
+        if previous != me {
+            self.count_writes(range.clone());
+        }
         self.mark_init(range);
         self.writers[i] = writer;
         if let Some(p) = phase {

@@ -285,6 +285,22 @@ impl Apply2<f64> for MathFn2 {
     }
 }
 
+/// LLVM's `fshl` on `width`-bit values (zero-extended in `u64`): the top `width` bits of
+/// the `2 * width`-bit concatenation `a:b` shifted left by `c mod width`.
+pub(crate) fn funnel_shl(a: u64, b: u64, c: u64, width: u32) -> u64 {
+    let w = u64::from(width);
+    let mask = if width == 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
+    let shift = c % w;
+    if shift == 0 {
+        return a & mask;
+    }
+    ((a << shift) | ((b & mask) >> (w - shift))) & mask
+}
+
 impl Fma {
     pub(crate) fn eval(self, a: u64, b: u64, c: u64) -> R {
         let Fma(kind, fm) = self;

@@ -88,12 +88,13 @@ struct Cli {
     #[arg(long)]
     print_partition: bool,
 
-    /// Instead of compiling, check each fusion's meaning after every pass: the HLO reference
-    /// evaluator and the IR interpreter run on N seeded random inputs (default 1), one line per
-    /// stage with the largest error; the first stage out of tolerance is named with the
-    /// element and both values, and the exit status is 1. Stages after lower-to-llvm are not
-    /// interpreted. Tolerances: exact for integers; bf16 2^-7, f16 2^-10, f32 1e-5, f64 1e-12
-    /// absolute or relative.
+    /// Instead of compiling, check each fusion's meaning after every stage: the HLO reference
+    /// evaluator and the IR interpreter run on N seeded random inputs (default 1) after the
+    /// emitter, every pass, the translation to LLVM IR and LLVM's O3 with libdevice (the
+    /// module that becomes PTX); one line per stage with the largest error; the first stage
+    /// out of tolerance is named with the element and both values, and the exit status is 1.
+    /// Tolerances: exact for integers; bf16 2^-7, f16 2^-10, f32 1e-5, f64 1e-12 absolute or
+    /// relative. Fusions of more than 2^27 elements are refused (too large for the host).
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "1")]
     check: Option<u64>,
 

@@ -13,7 +13,7 @@
 use super::FnCx;
 use crate::error::{Result, fail};
 use crate::inst::{Inst, Pos, Reg, Shuffle, ShuffleBounds, ShuffleMode, Src};
-use crate::math::MathFn;
+use crate::math::{MathFn, MathFn2};
 use crate::ops::{Cast, FastMath, FloatOp, Fma, IntOp, Op1, Op2, Overflow};
 use crate::scalar::ScalarTy;
 use crate::value::Val;
@@ -87,7 +87,12 @@ const NVVM_UNARY: &[(&str, MathFn)] = &[
     ("llvm.nvvm.sqrt.f", MathFn::Sqrt),
     ("llvm.nvvm.saturate.f", MathFn::Saturate),
     ("llvm.nvvm.fabs.f", MathFn::Absf),
+    ("llvm.nvvm.fabs.f32", MathFn::Absf),
+    ("llvm.nvvm.fabs.f64", MathFn::Absf),
     ("llvm.nvvm.fabs", MathFn::Absf),
+    ("llvm.nvvm.rcp.approx.d", MathFn::Rcp),
+    ("llvm.nvvm.rcp.rn.d", MathFn::Rcp),
+    ("llvm.nvvm.sqrt.rn.d", MathFn::Sqrt),
     ("llvm.nvvm.sin.approx.f", MathFn::Sin),
     ("llvm.nvvm.cos.approx.f", MathFn::Cos),
     ("llvm.nvvm.tanh.approx.f32", MathFn::Tanh),
@@ -132,6 +137,15 @@ impl FnCx<'_, '_> {
             }
             "llvm.mlir.undef" | "llvm.mlir.poison" => self.poison(op),
             "llvm.intr.fma" | "llvm.intr.fmuladd" => self.fma(op, 0),
+            "llvm.intr.copysign" => self.float_kind(op).and_then(|kind| {
+                let fm = llvm_fastmath(self.m.prop(op, "fastmathFlags"));
+                self.binary(op, Op2::Math(MathFn2::Copysign, kind, fm))
+            }),
+            "llvm.intr.fshl" => self.int_width(op, self.m.operand(op, 0)).map(|width| {
+                let abc = [0, 1, 2].map(|i| self.operand(op, i));
+                let dst = self.results(op);
+                self.emit(op, Inst::FunnelShl { width, dst, abc });
+            }),
             "llvm.extractelement" => {
                 let inst = Inst::VecExtract {
                     vector: self.operand(op, 0),
@@ -155,6 +169,7 @@ impl FnCx<'_, '_> {
             }
             "llvm.shufflevector" => self.shuffle_vector(op),
             "llvm.call_intrinsic" => self.call_intrinsic(op),
+            "llvm.inline_asm" => self.inline_asm(op),
             "llvm.intr.assume" | "llvm.intr.lifetime.start" | "llvm.intr.lifetime.end" => Ok(()),
             _ => return None,
         })
@@ -288,10 +303,17 @@ impl FnCx<'_, '_> {
             "llvm.nvvm.div.approx.f" | "llvm.nvvm.div.full" | "llvm.nvvm.div.rn.f" => {
                 Some(FloatOp::Div)
             }
+            p if p.starts_with("llvm.nvvm.add.r") => Some(FloatOp::Add),
+            p if p.starts_with("llvm.nvvm.mul.r") => Some(FloatOp::Mul),
             _ => None,
         } {
             let kind = self.float_kind(op)?;
             return self.binary(op, Op2::Float(f, kind, FastMath::default()));
+        }
+        match name {
+            "llvm.nvvm.d2i.lo" | "llvm.nvvm.d2i.hi" => return self.double_half(op, name),
+            "llvm.nvvm.lohi.i2d" => return self.double_from_halves(op),
+            _ => {}
         }
         if name.starts_with("llvm.nvvm.barrier") && name != "llvm.nvvm.barrier.cta.arrive" {
             self.emit(op, Inst::Barrier);
@@ -324,10 +346,189 @@ impl FnCx<'_, '_> {
         Err(self.err(op, e))
     }
 
+    /// `llvm.inline_asm` of one PTX instruction of one float operand, as libdevice writes
+    /// some approximations (`rcp.approx.ftz.f32 $0,$1;`, `rsqrt.approx.ftz.f64 $0, $1;`);
+    /// any other assembly is refused.
+    fn inline_asm(&mut self, op: OpId) -> Result<()> {
+        let m = self.m;
+        let asm = m
+            .prop(op, "asm_string")
+            .and_then(Attribute::as_str)
+            .unwrap_or("");
+        let mnemonic = asm
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .replace(".ftz", "");
+        let f = match mnemonic.as_str() {
+            "rcp.approx.f32" | "rcp.approx.f64" | "rcp.rn.f32" | "rcp.rn.f64" => MathFn::Rcp,
+            "rsqrt.approx.f32" | "rsqrt.approx.f64" => MathFn::Rsqrt,
+            "sqrt.approx.f32" | "sqrt.rn.f32" | "sqrt.rn.f64" => MathFn::Sqrt,
+            "ex2.approx.f32" => MathFn::Exp2,
+            "lg2.approx.f32" => MathFn::Log2,
+            "tanh.approx.f32" => MathFn::Tanh,
+            _ => {
+                let e = fail!(Unsupported, "inline assembly '{asm}'");
+                return Err(self.err(op, e));
+            }
+        };
+        if m.num_operands(op) != 1 || m.num_results(op) != 1 {
+            let e = fail!(Unsupported, "inline assembly '{asm}' with these operands");
+            return Err(self.err(op, e));
+        }
+        let kind = self.float_kind(op)?;
+        self.unary(op, Op1::Math(f, kind, FastMath::default()))
+    }
+
+    /// `d2i.lo` / `d2i.hi`: the low or high 32 bits of an f64's bit pattern.
+    fn double_half(&mut self, op: OpId, name: &str) -> Result<()> {
+        let mut bits = self.operand(op, 0);
+        if name.ends_with("hi") {
+            let (shift, high) = (self.temp(), self.temp());
+            self.emit(
+                op,
+                Inst::Const {
+                    dst: shift,
+                    val: Val::S(32),
+                },
+            );
+            let shr = Op2::Int(IntOp::ShrU, 64, Overflow::default());
+            self.emit(
+                op,
+                Inst::Op2 {
+                    op: shr,
+                    dst: high,
+                    a: bits,
+                    b: shift,
+                },
+            );
+            bits = high;
+        }
+        let dst = self.results(op);
+        let trunc = Cast::TruncI {
+            from: 64,
+            to: 32,
+            flags: Overflow::default(),
+        };
+        self.emit(
+            op,
+            Inst::Op1 {
+                op: Op1::Cast(trunc),
+                dst,
+                a: bits,
+            },
+        );
+        Ok(())
+    }
+
+    /// `lohi.i2d(lo, hi)`: the f64 whose bit pattern is `hi:lo`.
+    fn double_from_halves(&mut self, op: OpId) -> Result<()> {
+        let (lo, hi) = (self.operand(op, 0), self.operand(op, 1));
+        let (shift, high) = (self.temp(), self.temp());
+        self.emit(
+            op,
+            Inst::Const {
+                dst: shift,
+                val: Val::S(32),
+            },
+        );
+        let shl = Op2::Int(IntOp::Shl, 64, Overflow::default());
+        self.emit(
+            op,
+            Inst::Op2 {
+                op: shl,
+                dst: high,
+                a: hi,
+                b: shift,
+            },
+        );
+        let or = Op2::Int(IntOp::Or, 64, Overflow::default());
+        let dst = self.results(op);
+        self.emit(
+            op,
+            Inst::Op2 {
+                op: or,
+                dst,
+                a: high,
+                b: lo,
+            },
+        );
+        Ok(())
+    }
+
+    /// `llvm.switch`: a compare and branch per case value, then the default.
+    fn switch(&mut self, op: OpId) -> Result<()> {
+        let m = self.m;
+        let invalid = |cx: &mut Self, what: String| {
+            let e = fail!(InvalidIr, "{what}");
+            cx.err(op, e)
+        };
+        let segments = operand_segments(m, op, 3).map_err(|e| invalid(self, e))?;
+        let case_values: Vec<i64> = match m.prop(op, "case_values") {
+            Some(Attribute::Dense { values, .. }) => match values {
+                ir::DenseValues::Elements(vs) => vs
+                    .iter()
+                    .filter_map(|v| v.as_int().and_then(|i| i64::try_from(i).ok()))
+                    .collect(),
+                ir::DenseValues::Splat(v) => {
+                    vec![v.as_int().and_then(|i| i64::try_from(i).ok()).unwrap_or(0)]
+                }
+            },
+            None => Vec::new(),
+            Some(other) => return Err(invalid(self, format!("case values {other}"))),
+        };
+        let case_sizes = dense_ints(m.prop(op, "case_operand_segments")).unwrap_or_default();
+        let successors = m.successors(op).to_vec();
+        if successors.len() != case_values.len() + 1 || case_sizes.len() != case_values.len() {
+            return Err(invalid(
+                self,
+                "a switch whose cases do not match its successors".into(),
+            ));
+        }
+        let width = self.int_width(op, m.operand(op, 0))?;
+        let value = self.operand(op, 0);
+        let mut next_case_operand = segments[2].start;
+        for (k, &case) in case_values.iter().enumerate() {
+            let (constant, equal) = (self.temp(), self.temp());
+            let bits = crate::scalar::int_bits(i128::from(case), width);
+            self.emit(
+                op,
+                Inst::Const {
+                    dst: constant,
+                    val: Val::S(bits),
+                },
+            );
+            self.emit(
+                op,
+                Inst::Op2 {
+                    op: Op2::CmpI(0, width),
+                    dst: equal,
+                    a: value,
+                    b: constant,
+                },
+            );
+            let skip = self.emit(op, Inst::BranchFalse { cond: equal, to: 0 });
+            let n = case_sizes[k] as usize;
+            let args: Vec<usize> = (next_case_operand..next_case_operand + n).collect();
+            next_case_operand += n;
+            self.jump_to(op, successors[k + 1], &args);
+            let after = self.pc();
+            if let Inst::BranchFalse { to, .. } = &mut self.code[skip] {
+                *to = after;
+            }
+        }
+        let default_args: Vec<usize> = segments[1].clone().collect();
+        self.jump_to(op, successors[0], &default_args);
+        Ok(())
+    }
+
     /// `llvm.br` / `llvm.cond_br`: copies into the successor's block arguments, then a
     /// jump (patched to the block's first instruction once every block is placed).
     pub(super) fn branch(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
+        if m.is(op, "llvm.switch") {
+            return self.switch(op);
+        }
         let successors = m.successors(op).to_vec();
         if m.is(op, "llvm.br") || m.is(op, "cf.br") {
             let args: Vec<usize> = (0..m.num_operands(op)).collect();

@@ -314,9 +314,17 @@ impl FnCx<'_, '_> {
         };
         let (bytes, _) = llvm_size(ty)?;
         let bytes = bytes as usize;
-        let has_region = m.regions(g).iter().any(|&r| !m.region_blocks(r).is_empty());
-        if has_region {
-            return Err(fail!(Unsupported, "globals with an initializer region"));
+        // An initializer region that returns `undef` (how LLVM's `global ... undef`
+        // imports) leaves the storage uninitialized, as no region does; others are not run.
+        if let Some(&region) = m.regions(g).first()
+            && let Some(&block) = m.region_blocks(region).first()
+        {
+            let undef_only = m
+                .block_ops(block)
+                .all(|op| m.is(op, "llvm.mlir.undef") || m.is(op, "llvm.return"));
+            if !undef_only {
+                return Err(fail!(Unsupported, "globals with an initializer region"));
+            }
         }
         let value = m.prop(g, "value");
         if m.prop(g, "addr_space").and_then(Attribute::as_i64) == Some(3) {

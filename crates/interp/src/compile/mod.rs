@@ -405,7 +405,10 @@ impl<'b, 'm> FnCx<'b, 'm> {
                 ("scf.yield" | "xla_gpu.yield", Exit::Yield(targets)) => {
                     self.yield_copies(op, targets);
                 }
-                ("llvm.br" | "llvm.cond_br" | "cf.br" | "cf.cond_br", Exit::Return) => {
+                (
+                    "llvm.br" | "llvm.cond_br" | "cf.br" | "cf.cond_br" | "llvm.switch",
+                    Exit::Return,
+                ) => {
                     self.branch(op)?;
                 }
                 ("func.return" | "llvm.return" | "scf.yield" | "xla_gpu.yield", _) => {

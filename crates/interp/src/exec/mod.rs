@@ -243,6 +243,14 @@ impl Thread {
                 let v = map_n(&vals, site, prog, &|v| op.eval(v[0], v[1], v[2]))?;
                 self.set(*dst, v);
             }
+            Inst::FunnelShl { width, dst, abc } => {
+                let vals = abc.map(|r| self.get(r));
+                let w = *width;
+                let v = map_n(&vals, site, prog, &|v| {
+                    Ok(crate::ops::funnel_shl(v[0], v[1], v[2], w))
+                })?;
+                self.set(*dst, v);
+            }
             Inst::Select { dst, cond, t, f } => {
                 let v = select(self.get(*cond), self.get(*t), self.get(*f), prog)?;
                 self.set(*dst, v);
