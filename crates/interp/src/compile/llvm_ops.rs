@@ -168,6 +168,7 @@ impl FnCx<'_, '_> {
                 Ok(())
             }
             "llvm.shufflevector" => self.shuffle_vector(op),
+            "llvm.extractvalue" | "llvm.insertvalue" => self.struct_field(op),
             "llvm.call_intrinsic" => self.call_intrinsic(op),
             "llvm.inline_asm" => self.inline_asm(op),
             "llvm.intr.assume" | "llvm.intr.lifetime.start" | "llvm.intr.lifetime.end" => Ok(()),
@@ -220,8 +221,11 @@ impl FnCx<'_, '_> {
     fn poison(&mut self, op: OpId) -> Result<()> {
         let site = self.b.site(op);
         let ty = self.m.value_type(self.m.result(op, 0));
-        let val = match ty.num_elements() {
-            Some(n) if ty.is_vector() => Val::Vector(Rc::new(vec![Val::Poison(site); n as usize])),
+        let val = match (ty.num_elements(), struct_fields(ty)) {
+            (Some(n), _) if ty.is_vector() => {
+                Val::Vector(Rc::new(vec![Val::Poison(site); n as usize]))
+            }
+            (_, Some(n)) => Val::Vector(Rc::new(vec![Val::Poison(site); n])),
             _ => Val::Poison(site),
         };
         let dst = self.results(op);
@@ -277,6 +281,43 @@ impl FnCx<'_, '_> {
             b: self.operand(op, 1),
             mask: mask.into(),
             dst: self.results(op),
+        };
+        self.emit(op, inst);
+        Ok(())
+    }
+
+    /// `llvm.extractvalue` / `llvm.insertvalue` on a struct of scalars (what variadic
+    /// reducers return), held as a vector of its fields.
+    fn struct_field(&mut self, op: OpId) -> Result<()> {
+        let m = self.m;
+        let container = m.value_type(m.operand(op, 0));
+        let (Some(fields), Some(position)) =
+            (struct_fields(container), dense_ints(m.prop(op, "position")))
+        else {
+            let e = fail!(Unsupported, "'{}' on '{container}'", m.name(op));
+            return Err(self.err(op, e));
+        };
+        let [field] = position[..] else {
+            let e = fail!(Unsupported, "nested struct positions");
+            return Err(self.err(op, e));
+        };
+        let shape: Box<[i64]> = Box::new([fields as i64]);
+        let pos: Box<[Pos]> = Box::new([Pos::Static(field)]);
+        let inst = if m.is(op, "llvm.extractvalue") {
+            Inst::VecExtract {
+                vector: self.operand(op, 0),
+                shape,
+                pos,
+                dst: self.results(op),
+            }
+        } else {
+            Inst::VecInsert {
+                value: self.operand(op, 1),
+                vector: self.src(op, 0),
+                shape,
+                pos,
+                dst: self.results(op),
+            }
         };
         self.emit(op, inst);
         Ok(())
@@ -577,6 +618,16 @@ impl FnCx<'_, '_> {
         let jump = self.emit(op, Inst::Jump(0));
         self.pending_jumps.push((jump, target));
     }
+}
+
+/// The number of fields of `!llvm.struct<(t1, t2, ...)>` whose fields are not aggregates.
+fn struct_fields(ty: ir::Type) -> Option<usize> {
+    let text = ty.to_string();
+    let inner = text.strip_prefix("!llvm.struct<(")?.strip_suffix(")>")?;
+    if inner.contains(['(', '<']) {
+        return None;
+    }
+    Some(inner.split(',').count())
 }
 
 /// The flags of an `llvm` op's `fastmathFlags` (`#llvm.fastmath<nnan, ninf>`).
