@@ -509,6 +509,12 @@ impl FnCx<'_, '_> {
             );
             return Err(self.err(op, e));
         }
+        self.shuffle_sync(op, mode)
+    }
+
+    /// A shuffle whose operands are PTX's `shfl.sync` ones: member mask, value, offset,
+    /// clamp (`nvvm.shfl.sync` and the `llvm.nvvm.shfl.sync.*` intrinsics).
+    pub(super) fn shuffle_sync(&mut self, op: OpId, mode: ShuffleMode) -> Result<()> {
         let shuffle = Shuffle {
             mode,
             value: self.operand(op, 1),

@@ -12,7 +12,7 @@
 
 use super::FnCx;
 use crate::error::{Result, fail};
-use crate::inst::{Inst, Pos, Reg, Shuffle, ShuffleBounds, ShuffleMode, Src};
+use crate::inst::{Inst, Pos, Reg, ShuffleMode, Src};
 use crate::math::{MathFn, MathFn2};
 use crate::ops::{Cast, FastMath, FloatOp, Fma, IntOp, Op1, Op2, Overflow};
 use crate::scalar::ScalarTy;
@@ -136,7 +136,10 @@ impl FnCx<'_, '_> {
                 Ok(())
             }
             "llvm.mlir.undef" | "llvm.mlir.poison" => self.poison(op),
-            "llvm.intr.fma" | "llvm.intr.fmuladd" => self.fma(op, 0),
+            "llvm.intr.fma" | "llvm.intr.fmuladd" => {
+                let fm = llvm_fastmath(self.m.prop(op, "fastmathFlags"));
+                self.fma(op, fm)
+            }
             "llvm.intr.copysign" => self.float_kind(op).and_then(|kind| {
                 let fm = llvm_fastmath(self.m.prop(op, "fastmathFlags"));
                 self.binary(op, Op2::Math(MathFn2::Copysign, kind, fm))
@@ -194,11 +197,11 @@ impl FnCx<'_, '_> {
         self.unary(op, Op1::Math(f, kind, fm))
     }
 
-    /// `llvm.intr.fma` (operands from `first` on): one rounding, as `math.fma`.
-    fn fma(&mut self, op: OpId, first: usize) -> Result<()> {
+    /// A fused multiply-add of the first three operands (`math.fma`, `llvm.intr.fma`, NVVM's
+    /// `fma.r*`): one rounding.
+    pub(super) fn fma(&mut self, op: OpId, fm: FastMath) -> Result<()> {
         let kind = self.float_kind(op)?;
-        let fm = llvm_fastmath(self.m.prop(op, "fastmathFlags"));
-        let abc = [0, 1, 2].map(|i| self.operand(op, first + i));
+        let abc = [0, 1, 2].map(|i| self.operand(op, i));
         let dst = self.results(op);
         self.emit(
             op,
@@ -336,7 +339,7 @@ impl FnCx<'_, '_> {
             return self.unary(op, Op1::Math(f, kind, FastMath::default()));
         }
         if plain.starts_with("llvm.nvvm.fma.r") {
-            return self.fma(op, 0);
+            return self.fma(op, FastMath::default());
         }
         if let Some(f) = match plain.as_str() {
             "llvm.nvvm.fmax.f" => Some(FloatOp::MaxNum),
@@ -372,16 +375,7 @@ impl FnCx<'_, '_> {
                 let e = fail!(Unsupported, "shuffles returning the valid flag");
                 return Err(self.err(op, e));
             }
-            let shuffle = Shuffle {
-                mode,
-                value: self.operand(op, 1),
-                offset: self.operand(op, 2),
-                bounds: ShuffleBounds::MaskClamp(self.operand(op, 0), self.operand(op, 3)),
-                dst: self.results(op),
-                valid: None,
-            };
-            self.emit(op, Inst::Shuffle(Box::new(shuffle)));
-            return Ok(());
+            return self.shuffle_sync(op, mode);
         }
         let e = fail!(Unsupported, "the intrinsic {name}");
         Err(self.err(op, e))

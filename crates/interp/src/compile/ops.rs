@@ -4,7 +4,7 @@ use super::FnCx;
 use crate::error::{Error, Result, fail};
 use crate::inst::Inst;
 use crate::math::{BINARY, UNARY};
-use crate::ops::{Cast, FLOAT_OPS, FastMath, Fma, INT_OPS, Op1, Op2, Overflow};
+use crate::ops::{Cast, FLOAT_OPS, FastMath, INT_OPS, Op1, Op2, Overflow};
 use crate::scalar::{ScalarTy, int_bits};
 use crate::value::{Base, LocalStore, Tensor, Val};
 use ir::dialects::arith::{CMPF_PREDICATES, CMPI_PREDICATES};
@@ -57,21 +57,7 @@ impl FnCx<'_, '_> {
                 self.emit(op, Inst::Select { dst, cond, t, f });
                 Ok(())
             }
-            "math.fma" => {
-                let kind = self.float_kind(op)?;
-                let fm = fastmath(self.m.prop(op, "fastmath"));
-                let abc = [0, 1, 2].map(|i| self.operand(op, i));
-                let dst = self.results(op);
-                self.emit(
-                    op,
-                    Inst::Fma {
-                        op: Fma(kind, fm),
-                        dst,
-                        abc,
-                    },
-                );
-                Ok(())
-            }
+            "math.fma" => self.fma(op, fastmath(self.m.prop(op, "fastmath"))),
             "math.absi" | "math.ctlz" | "math.cttz" | "math.ctpop" => {
                 let w = self.int_width(op, self.m.operand(op, 0))?;
                 let f = match name {
