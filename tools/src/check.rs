@@ -38,6 +38,8 @@
 //! independent of the launch shape.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
 
 use hlo::evaluate::{HostArray, HostValue, evaluate_fusion, fusion_arguments, random_array};
 use hlo::{ArrayShape, ComputationId, HloModule, PrimitiveType, Shape, SourceFile, Value};
@@ -123,7 +125,18 @@ struct Comparison {
     max_rel: f64,
     bit_exact: bool,
     mismatch: Option<Mismatch>,
+    /// The first output element not written exactly once (what is wrong with it).
+    not_written_once: Option<String>,
 }
+
+impl Comparison {
+    fn passes(&self) -> bool {
+        self.mismatch.is_none() && self.not_written_once.is_none()
+    }
+}
+
+/// A stage's comparison, or why its module could not run.
+type Verdict = Result<Comparison, String>;
 
 /// Checks fusion `id` of `module` after the emitter and after each of `passes` (in order),
 /// on `inputs` seeded inputs; the report goes to `out`. `Ok(true)` when every stage matches,
@@ -204,54 +217,112 @@ pub fn check_fusion_with(
         )?;
     }
 
-    let mut stages = StageChecker {
+    let stages = StageChecker {
         name,
         launch,
         cases: &cases,
         outputs: &outputs,
         reduced,
-        previous: None,
     };
-    let mut ir = emitted.module;
-    if !stages.check(out, 0, "emit", &ir)? {
-        return Ok(false);
-    }
+    // The last stage that matched, to blame the first one that does not.
+    let mut previous = None;
+    // Stages are produced here, in order, and interpreted on the thread pool as soon as
+    // each exists (interpreting is nearly all the time a check takes; stages are
+    // independent); verdicts are reported in stage order. After a stage fails, later
+    // stages that have not started are skipped.
+    let first_failure = AtomicUsize::new(usize::MAX);
+    rayon::in_place_scope(|scope| {
+        let (verdicts, received) = mpsc::channel();
+        let stages = &stages;
+        let first_failure = &first_failure;
+        let mut labels = Vec::new();
+        let mut interpret = |stage: &'static str, ir: ir::Module| {
+            let k = labels.len();
+            labels.push(stage);
+            let verdicts = verdicts.clone();
+            scope.spawn(move |_| {
+                if k > first_failure.load(Ordering::Relaxed) {
+                    return;
+                }
+                let verdict = stages.run(&ir);
+                if !verdict.as_ref().is_ok_and(Comparison::passes) {
+                    first_failure.fetch_min(k, Ordering::Relaxed);
+                }
+                // The receiver is gone only once the report stopped at an earlier stage.
+                let _ = verdicts.send((k, verdict));
+            });
+        };
+        let produced = produce_stages(
+            emitted.module,
+            passes,
+            optimize,
+            name,
+            &mut interpret,
+            first_failure,
+        );
+        drop(verdicts);
+        let mut pending: Vec<Option<Verdict>> = labels.iter().map(|_| None).collect();
+        for k in 0..labels.len() {
+            while pending[k].is_none() {
+                let Ok((at, verdict)) = received.recv() else {
+                    unreachable!("stage {k} was spawned and reports before the channel closes");
+                };
+                pending[at] = Some(verdict);
+            }
+            let verdict = pending[k].take().expect("received");
+            if !stages.report(out, (k, labels[k]), verdict, &mut previous)? {
+                return Ok(false);
+            }
+        }
+        produced?;
+        report(
+            out,
+            format_args!("check: fusion '{name}': every stage matches the evaluator"),
+        )?;
+        Ok(true)
+    })
+}
+
+/// Makes every stage's module, handing each to `interpret` with its stage name: the
+/// emitter's, one after each pass and, when the passes end in `lower-to-llvm`, the code
+/// that runs on the GPU: the LLVM IR translated from the llvm dialect, and the module O3
+/// makes of it with libdevice linked and the NVPTX options in force (the one that becomes
+/// PTX), each imported back into the llvm dialect to run here. Stops early once a stage
+/// has failed (`first_failure`) or a pass fails (`Err`).
+fn produce_stages(
+    emitted: ir::Module,
+    passes: Vec<Box<dyn Pass>>,
+    optimize: &Optimize,
+    name: &str,
+    interpret: &mut dyn FnMut(&'static str, ir::Module),
+    first_failure: &AtomicUsize,
+) -> Result<(), String> {
+    let failed = || first_failure.load(Ordering::Relaxed) != usize::MAX;
+    let mut ir = emitted;
+    interpret("emit", ir.clone());
     let mut last_pass = "emit";
-    let mut k = 0;
     for pass in passes {
-        k += 1;
+        if failed() {
+            return Ok(());
+        }
         last_pass = pass.name();
         let mut pm = PassManager::new();
         pm.add(pass);
         pm.run(&mut ir, &mut std::io::sink(), &mut Timings::default())
             .map_err(|e| format!("{e}\nnote: checking fusion '{name}'"))?;
-        if !stages.check(out, k, last_pass, &ir)? {
-            return Ok(false);
-        }
+        interpret(last_pass, ir.clone());
     }
-    // The code that runs on the GPU: the LLVM IR translated from the llvm dialect, and the
-    // module O3 makes of it with libdevice linked and the NVPTX options in force (the one
-    // that becomes PTX), each imported back into the llvm dialect to run here.
-    if last_pass == "lower-to-llvm" {
-        let translated =
-            codegen::mlir::to_llvm_ir_with_pipeline(&ir.print_generic(), "builtin.module()")
-                .map_err(|e| format!("error: {e}\nnote: checking fusion '{name}'"))?;
-        let imported = import_llvm_ir(&ir, &translated, name)?;
-        if !stages.check(out, k + 1, "translate", &imported)? {
-            return Ok(false);
-        }
-        let optimized = optimize(&translated)
+    if last_pass != "lower-to-llvm" || failed() {
+        return Ok(());
+    }
+    let translated =
+        codegen::mlir::to_llvm_ir_with_pipeline(&ir.print_generic(), "builtin.module()")
             .map_err(|e| format!("error: {e}\nnote: checking fusion '{name}'"))?;
-        let imported = import_llvm_ir(&ir, &optimized, name)?;
-        if !stages.check(out, k + 2, "llvm-opt", &imported)? {
-            return Ok(false);
-        }
-    }
-    report(
-        out,
-        format_args!("check: fusion '{name}': every stage matches the evaluator"),
-    )?;
-    Ok(true)
+    interpret("translate", import_llvm_ir(&ir, &translated, name)?);
+    let optimized = optimize(&translated)
+        .map_err(|e| format!("error: {e}\nnote: checking fusion '{name}'"))?;
+    interpret("llvm-opt", import_llvm_ir(&ir, &optimized, name)?);
+    Ok(())
 }
 
 /// The architecture whose NVPTX options the checked O3 module is built with.
@@ -269,32 +340,36 @@ fn import_llvm_ir(like: &ir::Module, llvm_ir: &str, fusion: &str) -> Result<ir::
     })
 }
 
-/// Runs each stage's module and compares it with the evaluator, reporting one line per
-/// stage; remembers the last stage that matched, to blame the first one that does not.
+/// Runs each stage's module and compares it with the evaluator (shared by the workers);
+/// reports one line per stage.
 struct StageChecker<'a> {
     name: &'a str,
     launch: Launch,
     cases: &'a [Case],
     outputs: &'a [ArrayShape],
     reduced: u64,
-    previous: Option<String>,
 }
 
 impl StageChecker<'_> {
-    /// `Ok(false)` after a mismatch or an interpreter error (both reported).
-    fn check(
-        &mut self,
-        out: &mut dyn Write,
-        k: usize,
-        stage: &str,
-        ir: &ir::Module,
-    ) -> Result<bool, String> {
-        let label = format!("[{k:2}] {stage}");
-        let compared = Kernel::compile(ir, "main")
+    /// Compiles and runs a stage's module on every case (on a worker thread).
+    fn run(&self, ir: &ir::Module) -> Verdict {
+        Kernel::compile(ir, "main")
             .map_err(|e| e.to_string())
             .and_then(|kernel| {
                 compare_stage(&kernel, self.launch, self.cases, self.outputs, self.reduced)
-            });
+            })
+    }
+
+    /// Reports stage `k`'s verdict; `Ok(false)` after a mismatch or an interpreter error
+    /// (both reported).
+    fn report(
+        &self,
+        out: &mut dyn Write,
+        (k, stage): (usize, &'static str),
+        compared: Verdict,
+        previous: &mut Option<&'static str>,
+    ) -> Result<bool, String> {
+        let label = format!("[{k:2}] {stage}");
         let c = match compared {
             Ok(c) => c,
             Err(e) => {
@@ -303,7 +378,7 @@ impl StageChecker<'_> {
                     out,
                     format_args!(
                         "error: {} the kernel fails in the interpreter: {e}",
-                        blame(stage, self.previous.as_deref())
+                        blame(stage, *previous)
                     ),
                 )?;
                 return Ok(false);
@@ -317,9 +392,21 @@ impl StageChecker<'_> {
                 c.max_abs, c.max_rel
             )
         };
+        if let Some(what) = &c.not_written_once {
+            report(out, format_args!("check: {label:<28} NOT WRITTEN ONCE"))?;
+            report(
+                out,
+                format_args!(
+                    "error: {} the writes of fusion '{}': {what}",
+                    blame(stage, *previous),
+                    self.name
+                ),
+            )?;
+            return Ok(false);
+        }
         let Some(m) = c.mismatch else {
             report(out, format_args!("check: {label:<28} {summary}: ok"))?;
-            self.previous = Some(stage.to_string());
+            *previous = Some(stage);
             return Ok(true);
         };
         report(out, format_args!("check: {label:<28} {summary}: MISMATCH"))?;
@@ -331,7 +418,7 @@ impl StageChecker<'_> {
             out,
             format_args!(
                 "error: {} the result of fusion '{}': output {} element [{}] (linear {}), input seed {}: got {}, expected {} ({bound})",
-                blame(stage, self.previous.as_deref()),
+                blame(stage, *previous),
                 self.name,
                 m.output,
                 m.index
@@ -516,7 +603,10 @@ fn compare_stage(
             .map_err(|e| e.to_string())?;
         let first_output = case.arguments.len() - outputs.len();
         for (k, shape) in outputs.iter().enumerate() {
-            written_once(&run.write_counts[first_output + k], shape.element_type, k)?;
+            if c.not_written_once.is_none() {
+                c.not_written_once =
+                    written_once(&run.write_counts[first_output + k], shape.element_type, k).err();
+            }
         }
         for (k, (shape, want)) in outputs.iter().zip(&case.expected).enumerate() {
             let got = run.buffers[first_output + k]

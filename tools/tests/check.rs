@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use hlo_emit_tools::check::{check_fusion, check_fusion_with, checked_passes, optimize_o3};
+use hlo_emit_tools::check::{
+    Optimize, check_fusion, check_fusion_with, checked_passes, optimize_o3,
+};
 use ir::{Builder, InsertPoint, Module};
 use passes::{FlattenTensors, Pass};
 
@@ -138,31 +140,27 @@ fn a_broken_pass_is_blamed_by_name() {
     assert!(!report.contains("vectorize-loads-stores"), "{report}");
 }
 
+/// Checks the small GELU with `o3` in place of LLVM's O3 stage; the report and whether it
+/// matched.
+fn check_gelu_with_o3(o3: &Optimize) -> (bool, String) {
+    let text = small_gelu();
+    let (source, module) = hlo::load("gelu.hlo", text.as_bytes()).unwrap();
+    let id = emitters::fusions(&module)[0];
+    let mut out = Vec::new();
+    let ok = check_fusion_with(&source, &module, id, checked_passes(), o3, 1, &mut out).unwrap();
+    (ok, String::from_utf8(out).unwrap())
+}
+
 /// O3 broken on purpose: its output with the first float multiply turned into an add (a
 /// wrong rewrite in the last stage before PTX). The check runs the optimized module and
 /// blames `llvm-opt`, after `translate` matched.
 #[test]
 fn a_broken_llvm_stage_is_blamed_by_name() {
-    let text = small_gelu();
-    let (source, module) = hlo::load("gelu.hlo", text.as_bytes()).unwrap();
-    let id = emitters::fusions(&module)[0];
-    let broken_o3 = |llvm_ir: &str| -> Result<String, String> {
+    let (ok, report) = check_gelu_with_o3(&|llvm_ir| {
         let optimized = optimize_o3(llvm_ir)?;
         assert!(optimized.contains(" = fmul "), "{optimized}");
         Ok(optimized.replacen(" = fmul ", " = fadd ", 1))
-    };
-    let mut out = Vec::new();
-    let ok = check_fusion_with(
-        &source,
-        &module,
-        id,
-        checked_passes(),
-        &broken_o3,
-        1,
-        &mut out,
-    )
-    .unwrap();
-    let report = String::from_utf8(out).unwrap();
+    });
     assert!(!ok, "{report}");
     assert!(report.contains("[17] translate"), "{report}");
     let last = report.lines().rfind(|l| l.starts_with("check: ["));
@@ -178,6 +176,47 @@ fn a_broken_llvm_stage_is_blamed_by_name() {
         "{report}"
     );
     assert!(report.contains("(bound: absolute"), "{report}");
+}
+
+/// The O3 module with its first store changed by `edit` (given the store's line, returns
+/// the lines to put in its place).
+fn o3_with_first_store(llvm_ir: &str, edit: fn(&str) -> String) -> Result<String, String> {
+    let optimized = optimize_o3(llvm_ir)?;
+    let store = optimized
+        .lines()
+        .find(|l| l.trim_start().starts_with("store "))
+        .unwrap_or_else(|| panic!("no store in\n{optimized}"))
+        .to_owned();
+    Ok(optimized.replacen(&store, &edit(&store), 1))
+}
+
+/// Outputs right in value but not written exactly once: O3's output with its first store
+/// repeated (every element it covers written twice, with the right value) or dropped
+/// (elements never written). Both break the one-writer rule and are blamed on `llvm-opt`.
+#[test]
+fn an_element_written_twice_or_never_is_caught() {
+    let (ok, report) =
+        check_gelu_with_o3(&|ir| o3_with_first_store(ir, |store| format!("{store}\n{store}")));
+    assert!(!ok, "{report}");
+    assert!(
+        report.contains(
+            "error: LLVM's O3 with libdevice ('llvm-opt') changed (after 'translate' it matched) \
+             the writes of fusion 'gelu': output 0 element "
+        ) && report
+            .contains("is written 2 times: every output element must be written exactly once"),
+        "{report}"
+    );
+    let (ok, report) = check_gelu_with_o3(&|ir| o3_with_first_store(ir, |_| String::new()));
+    assert!(!ok, "{report}");
+    assert!(
+        report.contains("is never written: every output element must be written exactly once"),
+        "{report}"
+    );
+    let last = report.lines().rfind(|l| l.starts_with("check: ["));
+    assert!(
+        last.is_some_and(|l| l.contains("llvm-opt") && l.ends_with("NOT WRITTEN ONCE")),
+        "{report}"
+    );
 }
 
 /// Smaller shapes for the models whose full size takes the interpreter too long in a debug
@@ -224,10 +263,10 @@ fn every_model_matches_the_evaluator_after_every_pass() {
     assert!(reports.contains("fusion 'gelu"), "{reports}");
 }
 
-/// Corpus files checked at smaller shapes, with why: at full size they take hours in the
-/// interpreter (about 50M interpreted ops/s; `large_loop_slow_compile_time` is ~16,000 ops
+/// Corpus files checked at smaller shapes, with why: at full size they take minutes (in the
+/// test profile) to hours in the interpreter (about 50M interpreted ops/s; `large_loop_slow_compile_time` is ~16,000 ops
 /// per element on 1.6M elements, 500 s per stage). The replacements keep each file's
-/// structure and emitter (the loop emitter; the small column reduction, whose plan depends
+/// structure and emitter (the loop emitter, multi-output for `mof_reshapes`; the small column reduction, whose plan depends
 /// on the reduced and minor sizes kept here; the transpose emitter with one shared-memory
 /// transpose among several roots, unvectorized at these sizes).
 /// Text replacements: (what, with what).
@@ -238,6 +277,11 @@ const SMALLER_CORPUS: &[(&str, Replacements, &str)] = &[
         "loop/large_loop_slow_compile_time.hlo",
         &[("1280,1280", "8,8"), ("[1280]", "[8]")],
         "1.6M output elements of a 16,000-op expression",
+    ),
+    (
+        "loop/mof_reshapes.hlo",
+        &[("8192", "1024")],
+        "46 outputs, each element through a chain of calls: 25 s in release at full size",
     ),
     (
         "reduce_column_small/f32_32_v2.hlo",
@@ -255,21 +299,6 @@ const SMALLER_CORPUS: &[(&str, Replacements, &str)] = &[
         "1.4M threads",
     ),
 ];
-
-/// Corpus files checked only up to `lower-to-llvm` (not included), and why. Known gap of
-/// issue 16, listed so that it cannot be forgotten: remove a file once its LLVM stages finish.
-const LLVM_STAGES_NOT_FINISHED: &[(&str, &str)] = &[(
-    "loop/mof_reshapes.hlo",
-    "the interpreter does not finish the module after lower-to-llvm (a loop carrying 46 \
-     vectors; at 1/8 of the shape too, so not a matter of size): to be found",
-)];
-
-/// [`checked_passes`] without `lower-to-llvm`, so without the LLVM stages.
-fn passes_before_llvm() -> Vec<Box<dyn Pass>> {
-    let mut passes = checked_passes();
-    passes.retain(|p| p.name() != "lower-to-llvm");
-    passes
-}
 
 #[test]
 fn every_corpus_file_that_compiles_matches_the_evaluator() {
@@ -296,12 +325,7 @@ fn every_corpus_file_that_compiles_matches_the_evaluator() {
                     text = text.replace(from, to);
                 }
             }
-            let passes = if LLVM_STAGES_NOT_FINISHED.iter().any(|(f, _)| *f == name) {
-                passes_before_llvm
-            } else {
-                checked_passes
-            };
-            match check_text(&name, &text, 1, passes) {
+            match check_text(&name, &text, 1, checked_passes) {
                 Ok((true, _)) => checked += 1,
                 Ok((false, report)) => failures.push(format!("{name}:\n{report}")),
                 // Refused by the emitters or a pass (listed in the README): not a file that

@@ -199,9 +199,10 @@ pub(crate) enum Inst {
         func: u32,
         args: Box<[Src]>,
         results: Box<[Reg]>,
-        /// `xla_gpu.pure_call`: the results depend on the arguments alone, so a thread may
-        /// reuse them for a repeated call (see `exec`'s memo).
-        pure: bool,
+        /// The callee only reads memory and is called from several places: its results
+        /// depend on the arguments and the memory it reads, so a thread may reuse them for
+        /// a repeated call until it writes or waits (see `exec`'s memo).
+        memo: bool,
     },
     Return(Box<[Reg]>),
     Geometry {

@@ -83,6 +83,15 @@ impl Kernel {
         self.prog.params.len()
     }
 
+    /// The bytes parameter `i` promises to be readable (`llvm.dereferenceable`), if it is a
+    /// pointer that says so.
+    pub fn pointer_bytes(&self, i: usize) -> Option<u64> {
+        match self.prog.params.get(i)? {
+            Param::Ptr(bytes) => *bytes,
+            Param::Tensor(_) => None,
+        }
+    }
+
     /// Runs the grid on `args` (one buffer per parameter: at tensor level sized exactly as
     /// the tensor type needs).
     pub fn run(&self, launch: Launch, args: Vec<Buffer>) -> Result<Run, Error> {

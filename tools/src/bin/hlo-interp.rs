@@ -85,7 +85,8 @@ fn run(cli: &Cli) -> Result<(), String> {
     let kernel = Kernel::compile(&module, &cli.entry).map_err(|e| e.to_string())?;
     let args = params
         .iter()
-        .map(|&ty| argument(ty, cli))
+        .enumerate()
+        .map(|(i, &ty)| argument(ty, kernel.pointer_bytes(i), cli))
         .collect::<Result<Vec<_>, _>>()?;
     let (blocks, threads) = cli.grid;
     let run = kernel
@@ -120,11 +121,14 @@ fn parameter_types(module: &Module, entry: &str) -> Result<Vec<Type>, String> {
         .collect())
 }
 
-fn argument(ty: Type, cli: &Cli) -> Result<Buffer, String> {
+/// The buffer for a parameter of type `ty`; a pointer gets the bytes it promises to be
+/// readable, or `--ptr-bytes`.
+fn argument(ty: Type, dereferenceable: Option<u64>, cli: &Cli) -> Result<Buffer, String> {
     let Some(elem) = ty.element_type() else {
+        let len = dereferenceable.map_or(cli.ptr_bytes, |n| n as usize);
         let bytes = match cli.fill {
-            Fill::Zero => vec![0; cli.ptr_bytes],
-            Fill::Iota => (0..cli.ptr_bytes).map(|i| i as u8).collect(),
+            Fill::Zero => vec![0; len],
+            Fill::Iota => (0..len).map(|i| i as u8).collect(),
         };
         return Ok(Buffer::new(bytes));
     };

@@ -261,14 +261,15 @@ impl FnCx<'_, '_> {
         let args = (0..m.num_operands(op)).map(|i| self.src(op, i)).collect();
         let first = self.results(op);
         let results = (first..first + m.num_results(op) as u32).collect();
-        let pure = m.is(op, "xla_gpu.pure_call") && self.b.pure_call_sites(callee) > 1;
+        // Whether the thread may answer it from its memo is decided once every function
+        // is compiled (`memo::decide`).
         self.emit(
             op,
             Inst::Call {
                 func,
                 args,
                 results,
-                pure,
+                memo: true,
             },
         );
         Ok(())
@@ -383,7 +384,8 @@ impl FnCx<'_, '_> {
                 func,
                 args,
                 results,
-                pure: false,
+                // Called with new values at every step: a memo would only cost.
+                memo: false,
             };
             self.emit(op, call);
             distance /= 2;

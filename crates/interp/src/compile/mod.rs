@@ -7,6 +7,7 @@
 
 mod control;
 mod llvm_ops;
+mod memo;
 mod memory;
 mod moves;
 mod ops;
@@ -46,7 +47,6 @@ pub(crate) fn compile(m: &Module, entry: &str) -> Result<Program> {
         globals: Vec::new(),
         global_ids: HashMap::new(),
         num_params: 0,
-        pure_call_sites: None,
     };
     let (params, outputs) = b.entry_signature(entry_op)?;
     b.num_params = params.len() as u32;
@@ -55,8 +55,10 @@ pub(crate) fn compile(m: &Module, entry: &str) -> Result<Program> {
         let func = FnCx::compile(&mut b, op)?;
         b.funcs[id as usize] = Some(func);
     }
+    let mut funcs: Vec<Func> = b.funcs.into_iter().map(|f| f.expect("compiled")).collect();
+    memo::decide(&mut funcs);
     Ok(Program {
-        funcs: b.funcs.into_iter().map(|f| f.expect("compiled")).collect(),
+        funcs,
         entry: entry_id,
         params,
         outputs,
@@ -85,8 +87,6 @@ pub(super) struct Builder<'m> {
     globals: Vec<GlobalDef>,
     global_ids: HashMap<OpId, u32>,
     num_params: u32,
-    /// Call sites per `xla_gpu.pure_call` callee, counted on first use.
-    pure_call_sites: Option<HashMap<String, usize>>,
 }
 
 impl Builder<'_> {
@@ -197,29 +197,6 @@ impl Builder<'_> {
         self.tensors.push(tt);
         self.tensor_ids.insert(t, id);
         Ok(id)
-    }
-
-    /// How many `xla_gpu.pure_call` ops call `f`: only functions called from several places
-    /// can be called repeatedly with one set of arguments, so only their calls are memoized.
-    fn pure_call_sites(&mut self, f: OpId) -> usize {
-        if self.pure_call_sites.is_none() {
-            let m = self.m;
-            let mut counts: HashMap<String, usize> = HashMap::new();
-            m.walk(m.top(), |op| {
-                if m.is(op, "xla_gpu.pure_call")
-                    && let Some(callee) = m.prop(op, "callee").and_then(Attribute::as_symbol)
-                {
-                    *counts.entry(callee.to_owned()).or_default() += 1;
-                }
-            });
-            self.pure_call_sites = Some(counts);
-        }
-        let name = self.m.symbol_name(f).unwrap_or("");
-        self.pure_call_sites
-            .as_ref()
-            .and_then(|c| c.get(name))
-            .copied()
-            .unwrap_or(0)
     }
 
     fn map(&mut self, map: &IndexingMap) -> Result<u32> {

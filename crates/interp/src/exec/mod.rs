@@ -71,7 +71,7 @@ pub(crate) struct Thread {
     fp: u32,
     pub(crate) id: ThreadId,
     scratch: Vec<Val>,
-    /// Results of this thread's `xla_gpu.pure_call`s since it last waited. The emitters'
+    /// Results of this thread's calls of read-only functions since it last wrote or waited. The emitters'
     /// subgraph functions call each other at the same indices from several places (XLA's
     /// CSE merges those calls after inlining); without a memo the interpreter would
     /// recompute shared subgraphs once per path, exponentially often.
@@ -377,9 +377,9 @@ impl Thread {
                 func,
                 args,
                 results,
-                pure,
+                memo,
             } => {
-                let key = if *pure {
+                let key = if *memo {
                     self.memo_key(*func, args)
                 } else {
                     None
