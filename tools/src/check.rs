@@ -108,7 +108,7 @@ struct Case {
 }
 
 /// The first element out of tolerance at a stage.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Mismatch {
     seed: u64,
     output: usize,
@@ -119,7 +119,7 @@ struct Mismatch {
 }
 
 /// How one stage compares with the evaluator over every case.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Comparison {
     max_abs: f64,
     max_rel: f64,
@@ -127,6 +127,11 @@ struct Comparison {
     mismatch: Option<Mismatch>,
     /// The first output element not written exactly once (what is wrong with it).
     not_written_once: Option<String>,
+    /// Interpreter instructions executed and seconds taken (module compilation included).
+    ops: u64,
+    seconds: f64,
+    /// The stage's IR is the previous stage's, whose comparison this is: not run again.
+    unchanged: bool,
 }
 
 impl Comparison {
@@ -150,7 +155,32 @@ pub fn check_fusion(
     inputs: u64,
     out: &mut dyn Write,
 ) -> Result<bool, String> {
-    check_fusion_with(source, module, id, passes, &optimize_o3, inputs, out)
+    let options = CheckOptions {
+        inputs,
+        ..CheckOptions::default()
+    };
+    check_fusion_with(source, module, id, passes, &options, out)
+}
+
+/// How [`check_fusion_with`] checks.
+pub struct CheckOptions<'a> {
+    /// Seeded inputs per stage.
+    pub inputs: u64,
+    /// The LLVM optimization stage.
+    pub optimize: &'a Optimize,
+    /// After each stage's line, a `time:` line: the interpreter's seconds on one core,
+    /// instructions executed and output elements per second (`--check --time-passes`).
+    pub stage_times: bool,
+}
+
+impl Default for CheckOptions<'_> {
+    fn default() -> Self {
+        CheckOptions {
+            inputs: 1,
+            optimize: &optimize_o3,
+            stage_times: false,
+        }
+    }
 }
 
 /// How the checked pipeline optimizes the translated LLVM IR: LLVM IR in, optimized LLVM
@@ -165,16 +195,16 @@ pub fn optimize_o3(llvm_ir: &str) -> Result<String, String> {
         .map_err(|e| e.to_string())
 }
 
-/// [`check_fusion`] with the LLVM optimization stage given.
+/// [`check_fusion`] with every option.
 pub fn check_fusion_with(
     source: &SourceFile,
     module: &HloModule,
     id: ComputationId,
     passes: Vec<Box<dyn Pass>>,
-    optimize: &Optimize,
-    inputs: u64,
+    options: &CheckOptions,
     out: &mut dyn Write,
 ) -> Result<bool, String> {
+    let inputs = options.inputs;
     let computation = module.computation(id);
     let name = &computation.name;
     fits_the_host(source, computation)?;
@@ -236,9 +266,11 @@ pub fn check_fusion_with(
         let stages = &stages;
         let first_failure = &first_failure;
         let mut labels = Vec::new();
-        let mut interpret = |stage: &'static str, ir: ir::Module| {
+        // `None`: the pass left the IR as it was.
+        let mut interpret = |stage: &'static str, ir: Option<ir::Module>| {
             let k = labels.len();
-            labels.push(stage);
+            labels.push((stage, ir.is_none()));
+            let Some(ir) = ir else { return };
             let verdicts = verdicts.clone();
             scope.spawn(move |_| {
                 if k > first_failure.load(Ordering::Relaxed) {
@@ -255,14 +287,20 @@ pub fn check_fusion_with(
         let produced = produce_stages(
             emitted.module,
             passes,
-            optimize,
+            options.optimize,
             name,
             &mut interpret,
             first_failure,
         );
         drop(verdicts);
         let mut pending: Vec<Option<Verdict>> = labels.iter().map(|_| None).collect();
-        for k in 0..labels.len() {
+        let mut last_match: Option<Comparison> = None;
+        for (k, &(stage, unchanged)) in labels.iter().enumerate() {
+            if unchanged {
+                let mut same = last_match.clone().expect("stage 0 always runs");
+                same.unchanged = true;
+                pending[k] = Some(Ok(same));
+            }
             while pending[k].is_none() {
                 let Ok((at, verdict)) = received.recv() else {
                     unreachable!("stage {k} was spawned and reports before the channel closes");
@@ -270,7 +308,27 @@ pub fn check_fusion_with(
                 pending[at] = Some(verdict);
             }
             let verdict = pending[k].take().expect("received");
-            if !stages.report(out, (k, labels[k]), verdict, &mut previous)? {
+            if let Ok(c) = &verdict {
+                last_match = Some(c.clone());
+            }
+            if options.stage_times
+                && let Ok(c) = &verdict
+                && !c.unchanged
+            {
+                let elements: f64 = outputs.iter().map(|s| s.element_count() as f64).sum();
+                report(
+                    out,
+                    format_args!(
+                        "time:  [{k:2}] {:<22} {:7.2} s, {:.3e} ops, {:.2e} ops/s, {:.2e} output elements/s",
+                        stage,
+                        c.seconds,
+                        c.ops as f64,
+                        c.ops as f64 / c.seconds,
+                        elements * inputs as f64 / c.seconds
+                    ),
+                )?;
+            }
+            if !stages.report(out, (k, stage), verdict, &mut previous)? {
                 return Ok(false);
             }
         }
@@ -294,12 +352,15 @@ fn produce_stages(
     passes: Vec<Box<dyn Pass>>,
     optimize: &Optimize,
     name: &str,
-    interpret: &mut dyn FnMut(&'static str, ir::Module),
+    interpret: &mut dyn FnMut(&'static str, Option<ir::Module>),
     first_failure: &AtomicUsize,
 ) -> Result<(), String> {
     let failed = || first_failure.load(Ordering::Relaxed) != usize::MAX;
     let mut ir = emitted;
-    interpret("emit", ir.clone());
+    interpret("emit", Some(ir.clone()));
+    // Printed to see whether a pass changed anything: an unchanged module need not run
+    // again (the interpreter is deterministic).
+    let mut text = ir.print_generic();
     let mut last_pass = "emit";
     for pass in passes {
         if failed() {
@@ -310,18 +371,20 @@ fn produce_stages(
         pm.add(pass);
         pm.run(&mut ir, &mut std::io::sink(), &mut Timings::default())
             .map_err(|e| format!("{e}\nnote: checking fusion '{name}'"))?;
-        interpret(last_pass, ir.clone());
+        let after = ir.print_generic();
+        let changed = after != text;
+        text = after;
+        interpret(last_pass, changed.then(|| ir.clone()));
     }
     if last_pass != "lower-to-llvm" || failed() {
         return Ok(());
     }
-    let translated =
-        codegen::mlir::to_llvm_ir_with_pipeline(&ir.print_generic(), "builtin.module()")
-            .map_err(|e| format!("error: {e}\nnote: checking fusion '{name}'"))?;
-    interpret("translate", import_llvm_ir(&ir, &translated, name)?);
-    let optimized = optimize(&translated)
+    let translated = codegen::mlir::to_llvm_ir_with_pipeline(&text, "builtin.module()")
         .map_err(|e| format!("error: {e}\nnote: checking fusion '{name}'"))?;
-    interpret("llvm-opt", import_llvm_ir(&ir, &optimized, name)?);
+    interpret("translate", Some(import_llvm_ir(&ir, &translated, name)?));
+    let optimized =
+        optimize(&translated).map_err(|e| format!("error: {e}\nnote: checking fusion '{name}'"))?;
+    interpret("llvm-opt", Some(import_llvm_ir(&ir, &optimized, name)?));
     Ok(())
 }
 
@@ -353,11 +416,16 @@ struct StageChecker<'a> {
 impl StageChecker<'_> {
     /// Compiles and runs a stage's module on every case (on a worker thread).
     fn run(&self, ir: &ir::Module) -> Verdict {
-        Kernel::compile(ir, "main")
+        let start = std::time::Instant::now();
+        let mut verdict = Kernel::compile(ir, "main")
             .map_err(|e| e.to_string())
             .and_then(|kernel| {
                 compare_stage(&kernel, self.launch, self.cases, self.outputs, self.reduced)
-            })
+            });
+        if let Ok(c) = &mut verdict {
+            c.seconds = start.elapsed().as_secs_f64();
+        }
+        verdict
     }
 
     /// Reports stage `k`'s verdict; `Ok(false)` after a mismatch or an interpreter error
@@ -405,7 +473,15 @@ impl StageChecker<'_> {
             return Ok(false);
         }
         let Some(m) = c.mismatch else {
-            report(out, format_args!("check: {label:<28} {summary}: ok"))?;
+            let unchanged = if c.unchanged {
+                " (IR unchanged: not run again)"
+            } else {
+                ""
+            };
+            report(
+                out,
+                format_args!("check: {label:<28} {summary}: ok{unchanged}"),
+            )?;
             *previous = Some(stage);
             return Ok(true);
         };
@@ -601,6 +677,7 @@ fn compare_stage(
         let run = kernel
             .run(launch, case.arguments.clone())
             .map_err(|e| e.to_string())?;
+        c.ops += run.ops;
         let first_output = case.arguments.len() - outputs.len();
         for (k, shape) in outputs.iter().enumerate() {
             if c.not_written_once.is_none() {

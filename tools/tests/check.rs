@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use hlo_emit_tools::check::{
-    Optimize, check_fusion, check_fusion_with, checked_passes, optimize_o3,
+    CheckOptions, Optimize, check_fusion, check_fusion_with, checked_passes, optimize_o3,
 };
 use ir::{Builder, InsertPoint, Module};
 use passes::{FlattenTensors, Pass};
@@ -147,7 +147,11 @@ fn check_gelu_with_o3(o3: &Optimize) -> (bool, String) {
     let (source, module) = hlo::load("gelu.hlo", text.as_bytes()).unwrap();
     let id = emitters::fusions(&module)[0];
     let mut out = Vec::new();
-    let ok = check_fusion_with(&source, &module, id, checked_passes(), o3, 1, &mut out).unwrap();
+    let options = CheckOptions {
+        optimize: o3,
+        ..CheckOptions::default()
+    };
+    let ok = check_fusion_with(&source, &module, id, checked_passes(), &options, &mut out).unwrap();
     (ok, String::from_utf8(out).unwrap())
 }
 

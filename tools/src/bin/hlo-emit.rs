@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 use hlo_emit_tools::bundle::{self, BundleOptions};
+use hlo_emit_tools::check::{CheckOptions, check_fusion_with, passes_to_check};
 use hlo_emit_tools::pipeline::{self, Options, Stage};
 use passes::Timings;
 
@@ -65,7 +66,8 @@ struct Cli {
     #[arg(long, value_name = "PASS")]
     stop_after: Option<String>,
 
-    /// Print a table of wall time per stage and pass to standard error.
+    /// Print a table of wall time per stage and pass to standard error; with `--check`, a
+    /// `time:` line per checked stage (interpreter seconds, instructions, throughput).
     #[arg(long)]
     time_passes: bool,
 
@@ -93,8 +95,10 @@ struct Cli {
     /// emitter, every pass, the translation to LLVM IR and LLVM's O3 with libdevice (the
     /// module that becomes PTX); one line per stage with the largest error; the first stage
     /// out of tolerance is named with the element and both values, and the exit status is 1.
-    /// Tolerances: exact for integers; bf16 2^-7, f16 2^-10, f32 1e-5, f64 1e-12 absolute or
-    /// relative. Fusions of more than 2^27 elements are refused (too large for the host).
+    /// Every output element must be written exactly once. Tolerances: exact for integers;
+    /// bf16 2^-7, f16 2^-10, f32 1e-5, f64 1e-12 absolute or relative. Stages run two at a
+    /// time (one per core); a pass that leaves the IR unchanged is not run again. Fusions
+    /// of more than 2^27 elements are refused (too large for the host).
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "1")]
     check: Option<u64>,
 
@@ -308,8 +312,13 @@ fn check(
     let mut failed = Vec::new();
     let mut out = std::io::stdout();
     for id in selected_fusions(cli, source, module)? {
-        let passes = hlo_emit_tools::check::passes_to_check(&pipeline_passes(cli))?;
-        if !hlo_emit_tools::check::check_fusion(source, module, id, passes, inputs, &mut out)? {
+        let passes = passes_to_check(&pipeline_passes(cli))?;
+        let options = CheckOptions {
+            inputs,
+            stage_times: cli.time_passes,
+            ..CheckOptions::default()
+        };
+        if !check_fusion_with(source, module, id, passes, &options, &mut out)? {
             failed.push(module.computation(id).name.clone());
         }
     }

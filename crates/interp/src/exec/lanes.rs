@@ -79,17 +79,18 @@ pub(super) fn map_n(
 ) -> Result<Val> {
     if let Some(Val::Vector(first)) = vals.first() {
         let mut out = Vec::with_capacity(first.len());
+        // Lane `i` of every operand (at most three), without allocating per lane.
+        let mut lanes = [vals[0]; 3];
         for i in 0..first.len() {
-            let lanes: Vec<&Val> = vals
-                .iter()
-                .map(|v| match v {
+            for (slot, v) in lanes.iter_mut().zip(vals) {
+                *slot = match v {
                     Val::Vector(l) => l
                         .get(i)
-                        .ok_or_else(|| fail!(InvalidIr, "vector lengths differ")),
-                    other => Err(not_scalar(other, prog)),
-                })
-                .collect::<Result<_>>()?;
-            out.push(map_n(&lanes, site, prog, f)?);
+                        .ok_or_else(|| fail!(InvalidIr, "vector lengths differ"))?,
+                    other => return Err(not_scalar(other, prog)),
+                };
+            }
+            out.push(map_n(&lanes[..vals.len()], site, prog, f)?);
         }
         return Ok(Val::Vector(Rc::new(out)));
     }

@@ -20,6 +20,7 @@ use crate::error::{Result, ThreadId, fail};
 use crate::inst::{Geometry, Inst, Program, Reg, Src};
 use crate::layout::MAX_RANK;
 use crate::memory::Memory;
+use crate::ops::Fault;
 use crate::scalar::{mask, sext};
 use crate::value::{Ptr, Tensor, Val};
 use std::collections::HashMap;
@@ -119,6 +120,26 @@ impl Thread {
     #[inline(always)]
     pub(crate) fn set(&mut self, r: Reg, v: Val) {
         self.regs[(self.fp + r) as usize] = v;
+    }
+
+    /// Writes a scalar op's result. The common case, a value over a scalar register, is
+    /// written in place: building a `Val` and moving it in costs a store-forwarding stall
+    /// per op, the largest single cost of scalar code.
+    #[inline(always)]
+    fn set_lane(
+        &mut self,
+        r: Reg,
+        v: std::result::Result<u64, Fault>,
+        site: u32,
+    ) -> Result<Option<Stop>> {
+        match (v, &mut self.regs[(self.fp + r) as usize]) {
+            (Ok(x), Val::S(slot)) => *slot = x,
+            (v, _) => {
+                let v = lane(v, site)?;
+                self.set(r, v);
+            }
+        }
+        Ok(None)
     }
 
     #[inline(always)]
@@ -226,21 +247,26 @@ impl Thread {
             }
             Inst::Op1 { op, dst, a } => {
                 let v = match self.get(*a) {
-                    Val::S(x) => lane(op.eval(*x), site)?,
+                    Val::S(x) => return self.set_lane(*dst, op.eval(*x), site),
                     other => map1(other, site, prog, &|x| op.eval(x))?,
                 };
                 self.set(*dst, v);
             }
             Inst::Op2 { op, dst, a, b } => {
                 let v = match (self.get(*a), self.get(*b)) {
-                    (Val::S(x), Val::S(y)) => lane(op.eval(*x, *y), site)?,
+                    (Val::S(x), Val::S(y)) => return self.set_lane(*dst, op.eval(*x, *y), site),
                     (x, y) => map_n(&[x, y], site, prog, &|v| op.eval(v[0], v[1]))?,
                 };
                 self.set(*dst, v);
             }
             Inst::Fma { op, dst, abc } => {
                 let vals = abc.map(|r| self.get(r));
-                let v = map_n(&vals, site, prog, &|v| op.eval(v[0], v[1], v[2]))?;
+                let v = match vals {
+                    [Val::S(a), Val::S(b), Val::S(c)] => {
+                        return self.set_lane(*dst, op.eval(*a, *b, *c), site);
+                    }
+                    _ => map_n(&vals, site, prog, &|v| op.eval(v[0], v[1], v[2]))?,
+                };
                 self.set(*dst, v);
             }
             Inst::FunnelShl { width, dst, abc } => {
