@@ -529,23 +529,35 @@ fn fits_the_host(source: &SourceFile, computation: &hlo::Computation) -> Result<
         .map(|i| &computation.instruction(i).shape);
     let elements: u128 = shapes
         .flat_map(leaves)
-        .map(|a| {
-            a.dims.iter().fold(1u128, |n, &d| {
-                n.saturating_mul(u128::try_from(d).unwrap_or(0))
-            })
-        })
+        .map(|a| padded_elements(&a))
         .fold(0u128, u128::saturating_add);
-    if elements <= HOST_ELEMENT_LIMIT {
+    // The evaluator also holds each instruction's value in turn.
+    let largest = computation
+        .instructions
+        .iter()
+        .flat_map(|i| leaves(&i.shape))
+        .map(|a| padded_elements(&a))
+        .max()
+        .unwrap_or(0);
+    if elements.max(largest) <= HOST_ELEMENT_LIMIT {
         return Ok(());
     }
+    let elements = elements.max(largest);
     Err(hlo::Diagnostic::new(
         computation.span,
         format!(
-            "too large to check on the host: fusion '{}' has {elements} elements in its parameters and outputs, limit {HOST_ELEMENT_LIMIT}; use a smaller shape",
+            "too large to check on the host: fusion '{}' has {elements} elements (padding included) in its parameters and outputs or in one instruction, limit {HOST_ELEMENT_LIMIT}; use a smaller shape",
             computation.name
         ),
     )
     .render(source))
+}
+
+/// The elements of `a`'s buffer, padding included (saturating: the verifier bounds them).
+fn padded_elements(a: &ArrayShape) -> u128 {
+    a.layout_or_default()
+        .checked_padded_element_count(&a.dims)
+        .map_or(u128::MAX, |n| n.max(0) as u128)
 }
 
 /// `a, 3 x b, a` from `a, b, b, b, a`: a fusion with 94 outputs of one shape reads as one.
@@ -682,7 +694,7 @@ fn compare_stage(
         for (k, shape) in outputs.iter().enumerate() {
             if c.not_written_once.is_none() {
                 c.not_written_once =
-                    written_once(&run.write_counts[first_output + k], shape.element_type, k).err();
+                    written_once(&run.write_counts[first_output + k], shape, k).err();
             }
         }
         for (k, (shape, want)) in outputs.iter().zip(&case.expected).enumerate() {
@@ -697,20 +709,44 @@ fn compare_stage(
 
 /// Every element of output `k` written exactly once (XLA's `gpu_test_correctness` checks the
 /// same bijection between threads and outputs): `counts` has one entry per byte, in memory
-/// order; an element's first byte stands for it.
-fn written_once(counts: &[u8], ty: PrimitiveType, k: usize) -> Result<(), String> {
-    let bytes = (ty.bit_width() as usize).div_ceil(8).max(1);
-    let bad = counts.iter().step_by(bytes).position(|&n| n != 1);
-    match bad.map(|i| (i, counts[i * bytes])) {
-        None => Ok(()),
-        Some((i, 0)) => Err(format!(
-            "output {k} element {i} (in memory order) is never written: every output element must be written exactly once"
-        )),
-        Some((i, n)) => Err(format!(
-            "output {k} element {i} (in memory order) is written {}{n} times: every output element must be written exactly once",
-            if n == u8::MAX { "at least " } else { "" }
-        )),
-    }
+/// order; an element's first byte stands for it. The padding of a tiled layout is nobody's
+/// to write.
+fn written_once(counts: &[u8], shape: &ArrayShape, k: usize) -> Result<(), String> {
+    let bytes = (shape.element_type.bit_width() as usize).div_ceil(8).max(1);
+    let mut bad = None;
+    interp::for_each_element(&shape.dims, shape.layout.as_ref(), |linear, physical| {
+        let n = counts.get(physical * bytes).copied().unwrap_or(0);
+        if n != 1 && bad.is_none() {
+            bad = Some((linear, n));
+        }
+    });
+    let Some((linear, n)) = bad else {
+        return Ok(());
+    };
+    let mut rest = linear as i64;
+    let mut index: Vec<String> = shape
+        .dims
+        .iter()
+        .rev()
+        .map(|&d| {
+            let i = rest % d;
+            rest /= d;
+            i.to_string()
+        })
+        .collect();
+    index.reverse();
+    let element = format!(
+        "output {k} element [{}] (linear {linear})",
+        index.join(", ")
+    );
+    let times = match n {
+        0 => "is never written".to_string(),
+        u8::MAX => format!("is written at least {n} times"),
+        n => format!("is written {n} times"),
+    };
+    Err(format!(
+        "{element} {times}: every output element must be written exactly once"
+    ))
 }
 
 /// Folds the differences of one output into `c`, keeping the first mismatch.

@@ -126,6 +126,17 @@ impl Layout {
         self.tiled_bounds(dims).iter().product()
     }
 
+    /// [`Self::padded_element_count`] computed with checked arithmetic: `None` when a
+    /// tiled bound or the count overflows `i64` (a huge tile pads a small array up to its
+    /// size, so padding alone can overflow). For a layout that passed [`Self::validate`].
+    pub fn checked_padded_element_count(&self, dims: &[i64]) -> Option<i64> {
+        let mut bounds = self.physical_bounds(dims);
+        for tile in &self.tiles {
+            bounds = tile_bounds(&bounds, &tile.dims)?;
+        }
+        bounds.iter().try_fold(1i64, |n, &d| n.checked_mul(d))
+    }
+
     /// Position of the element at logical `index` in the padded buffer, in elements.
     pub fn physical_index(&self, dims: &[i64], index: &[i64]) -> i64 {
         let (bounds, tiled_index) = self.tiled(dims, index);
@@ -192,7 +203,27 @@ fn tile_once(index: &[i64], bounds: &[i64], tile: &[i64]) -> (Vec<i64>, Vec<i64>
 }
 
 fn div_ceil(a: i64, b: i64) -> i64 {
-    (a + b - 1) / b
+    a / b + i64::from(a % b != 0)
+}
+
+/// The bounds [`tile_once`] gives, with checked arithmetic (`None` on overflow).
+fn tile_bounds(bounds: &[i64], tile: &[i64]) -> Option<Vec<i64>> {
+    let split = bounds.len() - tile.len();
+    let mut out = bounds[..split].to_vec();
+    let mut covered = Vec::with_capacity(tile.len());
+    let mut carry = 1i64;
+    for (&t, &d) in tile.iter().zip(&bounds[split..]) {
+        let d = carry.checked_mul(d)?;
+        if t == COMBINE_DIMENSION {
+            carry = d;
+        } else {
+            covered.push((t, d));
+            carry = 1;
+        }
+    }
+    out.extend(covered.iter().map(|&(t, d)| div_ceil(d, t)));
+    out.extend(covered.iter().map(|&(t, _)| t));
+    Some(out)
 }
 
 impl fmt::Display for Tile {

@@ -8,6 +8,14 @@ use crate::primitive::PrimitiveType;
 /// The size XLA stores for an unbounded dynamic dimension, printed `?`.
 pub const UNBOUNDED_SIZE: i64 = i64::MIN;
 
+/// The largest array this compiler takes on, padding of tiled layouts included: fewer than
+/// `ARRAY_SIZE_LIMIT` elements and fewer than `ARRAY_SIZE_LIMIT` bytes. The HLO verifier
+/// enforces it on every shape, so every element count, byte size and linear index of one
+/// array in a verified module fits in an `i64` with room to spare (a sum of two, an index
+/// plus one). 2^62 bytes is far beyond any GPU's memory; the limit exists so that no size
+/// computed from the input can wrap around.
+pub const ARRAY_SIZE_LIMIT: i64 = 1 << 62;
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Shape {
     Array(ArrayShape),
@@ -41,8 +49,43 @@ impl ArrayShape {
         self.dims.len()
     }
 
+    /// The number of elements (padding not included). Exact for a verified shape
+    /// ([`ARRAY_SIZE_LIMIT`]); saturates at `i64::MAX` rather than wrapping for one that
+    /// is not.
     pub fn element_count(&self) -> i64 {
-        self.dims.iter().product()
+        self.dims
+            .iter()
+            .try_fold(1i64, |n, &d| n.checked_mul(d))
+            .unwrap_or(i64::MAX)
+    }
+
+    /// Checks [`ARRAY_SIZE_LIMIT`]: the buffer's elements and bytes, padding included
+    /// (dynamic dimensions at their bounds), or what is too large. A dimension of unbounded
+    /// size has no buffer size and passes.
+    pub fn check_size(&self) -> Result<(), String> {
+        if self.dims.contains(&UNBOUNDED_SIZE) {
+            return Ok(());
+        }
+        let layout = self.layout_or_default();
+        let elements = layout
+            .checked_padded_element_count(&self.dims)
+            .filter(|&n| n < ARRAY_SIZE_LIMIT);
+        let bits = match layout.element_size_in_bits {
+            0 => i64::from(self.element_type.bit_width()),
+            n => n,
+        };
+        let bytes = elements
+            .and_then(|n| n.checked_mul(bits))
+            .map(|b| b / 8 + i64::from(b % 8 != 0));
+        match (elements, bytes) {
+            (Some(_), Some(b)) if b < ARRAY_SIZE_LIMIT => Ok(()),
+            (Some(_), _) => Err(format!(
+                "{self} is too large: an array must take fewer than 2^62 bytes"
+            )),
+            (None, _) => Err(format!(
+                "{self} is too large: an array must have fewer than 2^62 elements, padding included"
+            )),
+        }
     }
 
     pub fn is_dynamic(&self) -> bool {

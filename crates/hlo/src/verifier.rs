@@ -12,7 +12,8 @@
 //! 2. Per computation: layouts of the old-style signature; parameter numbers are `0..n-1`,
 //!    each once; the signature (when written) agrees with the parameters and the root.
 //! 3. Per instruction, in text order: operands exist; every array shape's layout is valid
-//!    for its bounds (into tuples); the op's shape rules ([`crate::shape_inference`]: the
+//!    for its bounds and the array, padding included, is under
+//!    [`crate::shape::ARRAY_SIZE_LIMIT`] (into tuples); the op's shape rules ([`crate::shape_inference`]: the
 //!    written shape must be compatible with the inferred one, or pass the op's own
 //!    checks); called computations exist and have the parameters and results the caller
 //!    needs — `fusion` and `call` (parameters match the operands, root matches the
@@ -53,6 +54,15 @@ pub fn verify_module(module: &HloModule) -> VResult {
         }
     }
     Ok(())
+}
+
+/// The first array in `shape` (into tuples) over [`crate::shape::ARRAY_SIZE_LIMIT`], as a
+/// message. For shapes whose layouts are valid.
+fn size_error(shape: &Shape) -> Option<String> {
+    match shape {
+        Shape::Array(a) => a.check_size().err(),
+        Shape::Tuple(elements) => elements.iter().find_map(size_error),
+    }
 }
 
 /// The first invalid layout in `shape` (into tuples), as a message.
@@ -269,7 +279,7 @@ fn check_instruction(
         };
         operands.push(&operand.shape);
     }
-    if let Some(e) = layout_error(&instr.shape) {
+    if let Some(e) = layout_error(&instr.shape).or_else(|| size_error(&instr.shape)) {
         return Err(Diagnostic::new(instr.spans.shape, format!("{op}: {e}")));
     }
     check_shape(instr, &operands, &instr.shape).map_err(|e| e.to_diagnostic(instr))?;

@@ -52,7 +52,7 @@ fn element_bits(e: &Elements, i: usize) -> u64 {
 
 /// Calls `f(linear, physical)` for every element of `dims` in row-major order, `physical`
 /// being its position in a buffer laid out by `layout`.
-fn for_each_element(dims: &[i64], layout: Option<&Layout>, mut f: impl FnMut(usize, usize)) {
+pub fn for_each_element(dims: &[i64], layout: Option<&Layout>, mut f: impl FnMut(usize, usize)) {
     let rank = dims.len() as i64;
     let row_major =
         |l: &&Layout| l.tiles.is_empty() && l.minor_to_major.iter().rev().copied().eq(0..rank);

@@ -38,7 +38,7 @@ mod ops;
 mod scalar;
 mod value;
 
-pub use buffer::Buffer;
+pub use buffer::{Buffer, for_each_element};
 pub use error::{Error, ErrorKind, Site, ThreadId};
 pub use exec::Launch;
 
