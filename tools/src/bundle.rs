@@ -127,6 +127,10 @@ pub fn write_bundle(
     options: &BundleOptions,
 ) -> Result<String, String> {
     let chain = plan_chain(source, module)?;
+    for kernel in &chain.kernels {
+        let computation = module.computation(kernel.fusion);
+        crate::check::fits_the_host(source, computation, "evaluate for a GPU bundle")?;
+    }
     let values = evaluate_chain(source, module, &chain)?;
     // Every kernel compiles before anything is written: no half-written bundle.
     let compile_options = Options {

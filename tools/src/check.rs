@@ -207,7 +207,7 @@ pub fn check_fusion_with(
     let inputs = options.inputs;
     let computation = module.computation(id);
     let name = &computation.name;
-    fits_the_host(source, computation)?;
+    fits_the_host(source, computation, "check")?;
     let emitted = emitters::emit_fusion(module, id).map_err(|d| {
         format!(
             "{}\nnote: in the emitter, fusion '{name}'",
@@ -519,9 +519,32 @@ impl StageChecker<'_> {
 /// under about 2 GB.
 pub const HOST_ELEMENT_LIMIT: u128 = 1 << 27;
 
-/// Refuses, before anything is allocated, a fusion too large to check on the host: an
-/// error at the fusion's computation rather than an allocation failure that aborts.
-fn fits_the_host(source: &SourceFile, computation: &hlo::Computation) -> Result<(), String> {
+/// Refuses, before anything is allocated, a fusion too large for the host to `task` (what
+/// the evaluator and interpreter are for: "check"): an error at the fusion's computation
+/// rather than an allocation failure that aborts.
+pub(crate) fn fits_the_host(
+    source: &SourceFile,
+    computation: &hlo::Computation,
+    task: &str,
+) -> Result<(), String> {
+    // The interpreter keeps indices in fixed arrays (its hot loop).
+    let too_deep = computation.instructions.iter().find_map(|i| {
+        leaves(&i.shape)
+            .iter()
+            .find(|a| a.rank() > interp::MAX_RANK)
+            .map(|a| (i, a.rank()))
+    });
+    if let Some((instr, rank)) = too_deep {
+        return Err(hlo::Diagnostic::new(
+            instr.spans.whole,
+            format!(
+                "unsupported: cannot {task} on the host: '{}' has rank {rank}, the interpreter takes ranks up to {}",
+                instr.name,
+                interp::MAX_RANK
+            ),
+        )
+        .render(source));
+    }
     let shapes = computation
         .parameters()
         .into_iter()
@@ -546,7 +569,7 @@ fn fits_the_host(source: &SourceFile, computation: &hlo::Computation) -> Result<
     Err(hlo::Diagnostic::new(
         computation.span,
         format!(
-            "too large to check on the host: fusion '{}' has {elements} elements (padding included) in its parameters and outputs or in one instruction, limit {HOST_ELEMENT_LIMIT}; use a smaller shape",
+            "too large to {task} on the host: fusion '{}' has {elements} elements (padding included) in its parameters and outputs or in one instruction, limit {HOST_ELEMENT_LIMIT}; use a smaller shape",
             computation.name
         ),
     )

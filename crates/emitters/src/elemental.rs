@@ -451,23 +451,47 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
         self.emit1(instr.operands[0], &operand_index)
     }
 
-    /// An integer start index as an `index` clamped into `[0, hi]`.
+    /// An integer start index as an `index` clamped into `[0, hi]` (XLA's clamp). The
+    /// clamp happens in the index's own type, signed or unsigned as its HLO type says, and
+    /// only then is the value cast: a cast first would read an unsigned index past the
+    /// signed range as negative (clamped to 0 instead of `hi`), and a 32-bit `index`
+    /// would truncate a 64-bit one before it is clamped.
     fn clamped_index(&mut self, start: Value, from: InstrId, hi: i64) -> Value {
         let unsigned = self
             .instr(from)
             .shape
             .as_array()
             .is_some_and(|a| a.element_type.is_unsigned_int());
+        let ty = self.b.module.value_type(start);
+        let bits = ty.int_width().expect("start indices are integers");
+        let type_max: i128 = if unsigned {
+            (1i128 << bits) - 1
+        } else {
+            (1i128 << (bits - 1)) - 1
+        };
+        let mut i = start;
+        if !unsigned {
+            let zero = self.b.int(0, ty);
+            i = self.b.binary("arith.maxsi", i, zero);
+        }
+        if i128::from(hi) < type_max {
+            let hi = self.b.int(hi.into(), ty);
+            i = self.b.binary(
+                if unsigned {
+                    "arith.minui"
+                } else {
+                    "arith.minsi"
+                },
+                i,
+                hi,
+            );
+        }
         let cast = if unsigned {
             "arith.index_castui"
         } else {
             "arith.index_cast"
         };
-        let i = self.b.cast(cast, start, Type::INDEX);
-        let zero = self.b.index(0);
-        let hi = self.b.index(hi);
-        let lo_clamped = self.b.binary("arith.maxsi", i, zero);
-        self.b.binary("arith.minsi", lo_clamped, hi)
+        self.b.cast(cast, i, Type::INDEX)
     }
 
     /// `reduce`: loops over the reduced dimensions (the map's range variables, outermost

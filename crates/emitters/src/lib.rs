@@ -18,6 +18,7 @@ pub mod reduction;
 pub mod transpose_emitter;
 pub mod types;
 
+use crate::types::leaves;
 use std::collections::HashMap;
 
 use hlo::{ComputationId, Diagnostic, HloModule, Opcode};
@@ -121,6 +122,7 @@ fn called_scalar_computations(module: &HloModule, fusion: ComputationId) -> Vec<
 /// Emits the fusion computation `fusion` of `module`.
 pub fn emit_fusion(module: &HloModule, fusion: ComputationId) -> Result<EmittedFusion, Diagnostic> {
     let computation = module.computation(fusion);
+    refuse_empty_arrays(computation)?;
     let (emitter, heroes) = hero::choose_emitter(computation);
     if emitter == EmitterKind::Transpose
         && let Some(plan) = transpose_emitter::TransposePlan::new(computation, &heroes)
@@ -147,6 +149,28 @@ pub fn emit_fusion(module: &HloModule, fusion: ComputationId) -> Result<EmittedF
         emitter: EmitterKind::Loop,
         partition: cx.partition,
     })
+}
+
+/// Refuses a fusion in which an array has no elements (a zero-sized dimension): there is
+/// nothing to launch for an empty output, and a reduction over an empty dimension would
+/// need a kernel that only writes init values. Located at the first such instruction.
+fn refuse_empty_arrays(computation: &hlo::Computation) -> Result<(), Diagnostic> {
+    let empty = computation.instructions.iter().find_map(|instr| {
+        leaves(&instr.shape)
+            .into_iter()
+            .find(|a| a.element_count() == 0)
+            .map(|a| (instr, a.clone()))
+    });
+    match empty {
+        None => Ok(()),
+        Some((instr, shape)) => Err(Diagnostic::new(
+            instr.spans.whole,
+            format!(
+                "unsupported: '{}' has no elements ({shape}): fusions over empty arrays are not emitted",
+                instr.name
+            ),
+        )),
+    }
 }
 
 /// The context for emitting `fusion` with `partition`: function names for its subgraphs

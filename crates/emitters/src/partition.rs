@@ -8,8 +8,8 @@
 //! readers call, instead of being re-emitted once per reading path: code size stays linear in
 //! the size of the graph.
 //!
-//! Parameters and constants belong to no subgraph: reading them costs one `tensor.extract`
-//! or one constant wherever they are used. Comparing maps is structural (after
+//! Parameters and constants belong to no subgraph (unless they are an output of the
+//! fusion): reading them costs one `tensor.extract` or one constant wherever they are used. Comparing maps is structural (after
 //! simplification), so two maps that are equal but written differently only cost an extra
 //! function, never a wrong result.
 
@@ -241,18 +241,20 @@ impl<'c> Partitioner<'c> {
         let order = self.graph.post_order();
         for &id in order.iter().rev() {
             let opcode = self.computation.instruction(id).opcode;
-            if matches!(opcode, Opcode::Parameter | Opcode::Constant) {
-                continue;
-            }
             let root = self.computation.root_instruction();
             let tuple_root = root.opcode == Opcode::Tuple;
+            let is_output = id == self.computation.root
+                || (self.split_outputs && tuple_root && root.operands.contains(&id));
+            // An output that is a parameter or a constant still needs a function that
+            // reads it (the fusion is then a copy or a fill).
+            if matches!(opcode, Opcode::Parameter | Opcode::Constant) && !is_output {
+                continue;
+            }
             if self.split_outputs && tuple_root && id == self.computation.root {
                 continue; // its elements root their own subgraphs
             }
             self.per_op[id.0] = Some(self.operand_maps(id)?);
-            if id == self.computation.root
-                || (self.split_outputs && tuple_root && root.operands.contains(&id))
-            {
+            if is_output {
                 self.start_subgraph(id, SplitReason::FusionRoot)?;
             } else if is_root(id) {
                 self.start_subgraph(id, SplitReason::Requested)?;

@@ -103,7 +103,9 @@ fn an_uneven_split_leaves_the_extra_blocks_idle() {
 
 #[test]
 fn more_blocks_than_any_grid_holds_are_refused() {
-    let text = broadcast(1 << 31, 1 << 30);
+    // 2^57 elements (2^58 bytes, under the verifier's 2^62): 2^48 blocks of 512, more than
+    // (2^31 - 1) x 65,535.
+    let text = broadcast(1 << 31, 1 << 26);
     let (source, module) = hlo::load("huge.hlo", text.as_bytes()).unwrap();
     let e = emit_fusion(&module, fusions(&module)[0]).err().unwrap();
     let message = e.render(&source);

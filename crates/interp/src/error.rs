@@ -38,6 +38,8 @@ pub enum ErrorKind {
     InvalidArgument,
     /// IR the verifier should have rejected (an undefined register, a type mismatch).
     InvalidIr,
+    /// A buffer larger than the host may allocate ([`crate::HOST_BYTES_LIMIT`]).
+    TooLarge,
 }
 
 impl ErrorKind {
@@ -54,6 +56,7 @@ impl ErrorKind {
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::InvalidArgument => "invalid argument",
             ErrorKind::InvalidIr => "invalid IR",
+            ErrorKind::TooLarge => "too large for the host",
         }
     }
 }

@@ -13,7 +13,7 @@ use indexing::{AffineExpr, physical_offset};
 use ir::{Type, TypeKind};
 
 /// The deepest tensor rank the interpreter indexes without allocating.
-pub(crate) const MAX_RANK: usize = 16;
+pub const MAX_RANK: usize = 16;
 
 #[derive(Clone, Debug)]
 enum Offset {
@@ -56,9 +56,9 @@ impl TensorTy {
             None => {
                 let mut strides = vec![1i64; shape.len()];
                 for i in (0..shape.len().saturating_sub(1)).rev() {
-                    strides[i] = strides[i + 1] * shape[i + 1];
+                    strides[i] = strides[i + 1].saturating_mul(shape[i + 1]);
                 }
-                let len = shape.iter().product::<i64>();
+                let len = shape.iter().try_fold(1i64, |n, &d| n.checked_mul(d));
                 (Offset::Strides(strides.into()), len)
             }
             Some(layout) => {
@@ -66,15 +66,21 @@ impl TensorTy {
                 let e = physical_offset(shape, layout, &index);
                 let compiled = Affine::new(&e)
                     .ok_or_else(|| fail!(Unsupported, "layout of '{ty}' is too deep"))?;
-                (Offset::Layout(compiled), layout.padded_element_count(shape))
+                (
+                    Offset::Layout(compiled),
+                    layout.checked_padded_element_count(shape),
+                )
             }
         };
+        let elem_bytes = elem.bytes();
+        let bytes = len.and_then(|n| u64::try_from(n).ok()?.checked_mul(elem_bytes as u64));
+        let len = crate::host_bytes(bytes, &format_args!("'{ty}'"))? / elem_bytes;
         Ok(TensorTy {
             ty,
             shape: shape.clone(),
             elem,
-            elem_bytes: elem.bytes(),
-            len: len as usize,
+            elem_bytes,
+            len,
             offset,
         })
     }
@@ -199,7 +205,10 @@ pub(crate) fn llvm_size(t: Type) -> Result<(u64, Option<Type>)> {
             let (n, elem) = parse_array(text)
                 .ok_or_else(|| fail!(Unsupported, "the size of LLVM type '{t}'"))?;
             let (size, _) = llvm_size(elem)?;
-            Ok((n * size, Some(elem)))
+            let total = n
+                .checked_mul(size)
+                .ok_or_else(|| fail!(TooLarge, "LLVM type '{t}' has more than 2^64 bytes"))?;
+            Ok((total, Some(elem)))
         }
         _ => Err(fail!(Unsupported, "the size of LLVM type '{t}'")),
     }

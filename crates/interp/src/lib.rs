@@ -39,6 +39,26 @@ mod scalar;
 mod value;
 
 pub use buffer::{Buffer, for_each_element};
+pub use layout::MAX_RANK;
+
+/// The largest single buffer the interpreter allocates: a kernel argument, a tensor value
+/// (`tensor.empty`, a dense constant), a shared or global array. Sizes are computed with
+/// checked arithmetic and compared with this before anything is allocated, so a huge
+/// shape is a "too large for the host" error, not an allocation abort.
+pub const HOST_BYTES_LIMIT: u64 = 1 << 32;
+
+/// `bytes` (`None`: past `u64`) of `what` as a size to allocate, or the error that says it
+/// exceeds [`HOST_BYTES_LIMIT`].
+pub fn host_bytes(bytes: Option<u64>, what: &dyn std::fmt::Display) -> Result<usize, Error> {
+    match bytes {
+        Some(n) if n <= HOST_BYTES_LIMIT => Ok(n as usize),
+        _ => Err(error::fail!(
+            TooLarge,
+            "{what} takes {} bytes, more than the {HOST_BYTES_LIMIT} the interpreter allocates at once",
+            bytes.map_or("over 2^64".to_string(), |n| n.to_string())
+        )),
+    }
+}
 pub use error::{Error, ErrorKind, Site, ThreadId};
 pub use exec::Launch;
 

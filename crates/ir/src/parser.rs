@@ -65,6 +65,15 @@ struct BlockScope<'a> {
 }
 
 /// The parser state; custom op parsers receive it.
+/// How deeply regions may nest. Parsing, verifying, printing and every pass walk regions
+/// recursively; the limit keeps that recursion far inside a thread's stack whatever the
+/// input says (real kernels nest a few levels: loops in loops in a function).
+pub const MAX_REGION_NESTING: usize = 256;
+
+/// How deeply types and attributes may nest (`tensor<tensor<...>>`, `[[...]]`, `{a = {...}}`),
+/// for the same reason.
+pub const MAX_NESTING: usize = 256;
+
 pub struct Parser<'a> {
     src: &'a str,
     pos: usize,
@@ -84,6 +93,8 @@ pub struct Parser<'a> {
     op_isolated: Vec<bool>,
     /// The default dialect for the regions of the op being parsed.
     op_dialect: Vec<&'static str>,
+    /// Types and attributes being parsed, one inside another.
+    nesting: usize,
 }
 
 /// Parses a module with the standard registry.
@@ -171,6 +182,7 @@ impl<'a> Parser<'a> {
             default_dialect: vec!["builtin"],
             op_isolated: Vec::new(),
             op_dialect: Vec::new(),
+            nesting: 0,
         }
     }
 
@@ -664,6 +676,24 @@ impl<'a> Parser<'a> {
 
     /// Parses a type.
     pub fn parse_type(&mut self) -> DResult<Type> {
+        self.nested(Self::parse_type_here)
+    }
+
+    /// Runs `parse` one nesting level deeper (a type or attribute inside another), or fails
+    /// past [`MAX_NESTING`] levels: types and attributes parse recursively.
+    fn nested<T>(&mut self, parse: impl FnOnce(&mut Self) -> DResult<T>) -> DResult<T> {
+        if self.nesting >= MAX_NESTING {
+            return Err(self.error(format!(
+                "types or attributes nested deeper than {MAX_NESTING} levels"
+            )));
+        }
+        self.nesting += 1;
+        let result = parse(self);
+        self.nesting -= 1;
+        result
+    }
+
+    fn parse_type_here(&mut self) -> DResult<Type> {
         let loc = self.loc();
         match self.peek() {
             Token::Bare(s) => {
@@ -882,6 +912,10 @@ impl<'a> Parser<'a> {
 
     /// Parses an attribute value.
     pub fn parse_attribute(&mut self) -> DResult<Attribute> {
+        self.nested(Self::parse_attribute_here)
+    }
+
+    fn parse_attribute_here(&mut self) -> DResult<Attribute> {
         let loc = self.loc();
         match self.peek() {
             Token::Bare("unit") => {
@@ -1342,6 +1376,11 @@ impl<'a> Parser<'a> {
 
     /// Parses a region `{ ... }` whose entry block has `args` (declared by the op's syntax).
     pub fn parse_region(&mut self, args: &[Argument<'a>]) -> DResult<RegionId> {
+        if self.block_scopes.len() >= MAX_REGION_NESTING {
+            return Err(self.error(format!(
+                "regions nested deeper than {MAX_REGION_NESTING} levels"
+            )));
+        }
         let region = self.module.create_region();
         let isolated = self.op_isolated.last().copied().unwrap_or(false);
         let dialect = self.op_dialect.last().copied().unwrap_or("");

@@ -1,6 +1,6 @@
 //! `hlo-interp`: runs a kernel of an IR file in the interpreter, on a simulated GPU grid.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -92,16 +92,19 @@ fn run(cli: &Cli) -> Result<(), String> {
     let run = kernel
         .run(Launch { blocks, threads }, args)
         .map_err(|e| e.to_string())?;
-    println!(
-        "@{}: {blocks} x {threads} threads, {} ops executed",
+    let mut report = format!(
+        "@{}: {blocks} x {threads} threads, {} ops executed\n",
         cli.entry, run.ops
     );
     for (i, (ty, buffer)) in params.iter().zip(&run.buffers).enumerate() {
         if let Some(values) = show_elements(*ty, buffer, cli.print_elements) {
-            println!("%arg{i}: {ty} = [{values}]");
+            report.push_str(&format!("%arg{i}: {ty} = [{values}]\n"));
         }
     }
-    Ok(())
+    std::io::stdout()
+        .write_all(report.as_bytes())
+        .and_then(|()| std::io::stdout().flush())
+        .map_err(|e| format!("error: cannot write standard output: {e}"))
 }
 
 /// The parameter types of the function `entry` (a `func.func` or `llvm.func`).
@@ -125,7 +128,9 @@ fn parameter_types(module: &Module, entry: &str) -> Result<Vec<Type>, String> {
 /// readable, or `--ptr-bytes`.
 fn argument(ty: Type, dereferenceable: Option<u64>, cli: &Cli) -> Result<Buffer, String> {
     let Some(elem) = ty.element_type() else {
-        let len = dereferenceable.map_or(cli.ptr_bytes, |n| n as usize);
+        let promised = dereferenceable.unwrap_or(cli.ptr_bytes as u64);
+        let len = interp::host_bytes(Some(promised), &format_args!("a '{ty}' argument"))
+            .map_err(|e| format!("error: {e}"))?;
         let bytes = match cli.fill {
             Fill::Zero => vec![0; len],
             Fill::Iota => (0..len).map(|i| i as u8).collect(),

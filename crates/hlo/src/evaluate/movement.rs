@@ -137,7 +137,10 @@ pub(super) fn slice(x: &HostArray, dims: &[SliceDim]) -> Result<HostArray, Strin
         .iter()
         .zip(&strides)
         .map(|(s, &stride)| {
-            let count = (s.limit - s.start + s.stride - 1) / s.stride;
+            // ⌈span / stride⌉ without `span + stride - 1`, which overflows for a stride
+            // near 2^63.
+            let span = s.limit - s.start;
+            let count = span / s.stride + i64::from(span % s.stride != 0);
             strided(count, s.start, s.stride, stride)
         })
         .collect();

@@ -313,7 +313,7 @@ impl FnCx<'_, '_> {
             return Err(fail!(InvalidIr, "a global without a type"));
         };
         let (bytes, _) = llvm_size(ty)?;
-        let bytes = bytes as usize;
+        let bytes = crate::host_bytes(Some(bytes), &format_args!("global {name}"))?;
         // An initializer region that returns `undef` (how LLVM's `global ... undef`
         // imports) leaves the storage uninitialized, as no region does; others are not run.
         if let Some(&region) = m.regions(g).first()

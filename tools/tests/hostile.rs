@@ -1,0 +1,314 @@
+//! Hostile inputs (issue 17): whatever a file says, the answer is a correct kernel or a
+//! located error — never a panic, an abort, a hang or a stack overflow.
+//!
+//! * Every file of `testdata/hostile/` states what `hlo-emit` must answer (see its
+//!   README): `// EXPECT: ok` — exit 0, `ptxas` accepts the PTX, `--check` passes (or
+//!   refuses with the located error that `// CHECK-REFUSED: TEXT` names);
+//!   `// EXPECT: error: TEXT` — exit 1 with `FILE:LINE:COL: error:` and `TEXT`.
+//! * Inputs too large to commit are generated here: nesting thousands of levels deep
+//!   (HLO tuples, IR regions, types, attributes), a chain of 20,000 calls, an empty file,
+//!   and outputs that cannot be written.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// How a run ended: the exit code (`None`: killed by a signal or by the time limit) and
+/// standard error.
+struct Outcome {
+    code: Option<i32>,
+    stderr: String,
+}
+
+/// The time one run may take before it counts as a hang (the debug build is slow).
+const TIME_LIMIT: Duration = Duration::from_secs(120);
+
+/// Runs `program args`, with `stdout` as its standard output (`None`: discarded).
+fn run(program: &str, args: &[&str], stdout: Option<std::fs::File>) -> Outcome {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout.map_or_else(Stdio::null, Stdio::from))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    // Read on another thread: a child that writes more than a pipe holds (a diagnostic
+    // quoting a 100 KB line) would otherwise block before it exits.
+    let mut pipe = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut pipe, &mut text).unwrap();
+        text
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if start.elapsed() > TIME_LIMIT {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = reader.join().unwrap();
+    if stderr.len() > 2000 {
+        let mut cut = 2000;
+        while !stderr.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        stderr.truncate(cut);
+        stderr.push_str("...");
+    }
+    Outcome {
+        code: status.and_then(|s| s.code()),
+        stderr,
+    }
+}
+
+const HLO_EMIT: &str = env!("CARGO_BIN_EXE_hlo-emit");
+const HLO_OPT: &str = env!("CARGO_BIN_EXE_hlo-opt");
+
+/// `Err` unless `outcome` is exit 1 with a located error about `file` whose first line
+/// contains `text`.
+fn located_error(outcome: &Outcome, file: &str, text: &str) -> Result<(), String> {
+    let first = outcome.stderr.lines().next().unwrap_or("");
+    let located = first
+        .strip_prefix(file)
+        .and_then(|rest| rest.strip_prefix(':'))
+        .and_then(|rest| {
+            let mut parts = rest.splitn(3, ':');
+            let line = parts.next()?.parse::<u32>().ok()?;
+            let col = parts.next()?.parse::<u32>().ok()?;
+            parts
+                .next()?
+                .strip_prefix(" error: ")
+                .map(|m| (line, col, m))
+        });
+    match (outcome.code, located) {
+        (Some(1), Some((_, _, message))) if message.contains(text) => Ok(()),
+        (code, _) => Err(format!(
+            "expected exit 1 with '{file}:LINE:COL: error: ...{text}...', got exit {code:?}:\n{}",
+            outcome.stderr
+        )),
+    }
+}
+
+/// What `// EXPECT:` in `text` asks for: `None` for `ok`, the error text otherwise.
+fn expectation(text: &str, path: &Path) -> Option<String> {
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("// EXPECT: "))
+        .unwrap_or_else(|| panic!("{}: no '// EXPECT:' line", path.display()));
+    if line == "ok" {
+        return None;
+    }
+    Some(
+        line.strip_prefix("error:")
+            .unwrap_or_else(|| panic!("{}: bad EXPECT '{line}'", path.display()))
+            .trim()
+            .to_owned(),
+    )
+}
+
+/// Checks one committed hostile file; `Err` says what went wrong.
+fn check_file(path: &Path, scratch: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let file = path.to_str().unwrap();
+    let ptx = scratch.join("out.ptx");
+    let outcome = run(HLO_EMIT, &[file, "-o", ptx.to_str().unwrap()], None);
+    let Some(error) = expectation(&text, path) else {
+        if outcome.code != Some(0) {
+            return Err(format!(
+                "expected exit 0, got {:?}:\n{}",
+                outcome.code, outcome.stderr
+            ));
+        }
+        let ptxas = codegen::toolchain::ptxas().map_err(|e| e.to_string())?;
+        let assembled = run(
+            ptxas.to_str().unwrap(),
+            &["-arch=sm_90", ptx.to_str().unwrap(), "-o", "/dev/null"],
+            None,
+        );
+        if assembled.code != Some(0) {
+            return Err(format!("ptxas rejects the PTX:\n{}", assembled.stderr));
+        }
+        let checked = run(HLO_EMIT, &[file, "--check"], None);
+        // A file the host cannot check says so, and why: `// CHECK-REFUSED: TEXT`.
+        let refused = text
+            .lines()
+            .find_map(|l| l.strip_prefix("// CHECK-REFUSED: "));
+        return match (checked.code, refused) {
+            (Some(0), None) => Ok(()),
+            (_, Some(why)) => located_error(&checked, file, why),
+            (code, None) => Err(format!("--check: exit {code:?}:\n{}", checked.stderr)),
+        };
+    };
+    located_error(&outcome, file, &error)
+}
+
+#[test]
+fn every_hostile_file_gets_a_kernel_or_a_located_error() {
+    let scratch = tempdir("files");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("testdata/hostile"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 25, "only {} hostile files", files.len());
+    let failures: Vec<String> = files
+        .iter()
+        .filter_map(|path| {
+            check_file(path, &scratch)
+                .err()
+                .map(|e| format!("{}: {e}", path.display()))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A fresh scratch directory for one test.
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hlo-emit-hostile-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Writes `text` to `name` in `dir`; returns its path.
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn nesting_thousands_deep_is_a_located_error() {
+    let dir = tempdir("nesting");
+    let n = 20_000;
+    let tuple = format!(
+        "HloModule m\nENTRY e {{\n  ROOT p = {}f32[]{} parameter(0)\n}}\n",
+        "(".repeat(n),
+        ")".repeat(n)
+    );
+    let file = write(&dir, "tuple.hlo", &tuple);
+    located_error(&run(HLO_EMIT, &[&file], None), &file, "nesting deeper than").unwrap();
+
+    let mut regions = "func.func @f() {\n".to_string();
+    regions.push_str(&"\"scf.execute_region\"() ({\n".repeat(n));
+    regions.push_str("\"scf.yield\"() : () -> ()\n");
+    regions.push_str(&"}) : () -> ()\n\"scf.yield\"() : () -> ()\n".repeat(n - 1));
+    regions.push_str("}) : () -> ()\n  return\n}\n");
+    let file = write(&dir, "regions.mlir", &regions);
+    located_error(
+        &run(HLO_OPT, &[&file], None),
+        &file,
+        "regions nested deeper than",
+    )
+    .unwrap();
+
+    for (name, open, inner, close) in [
+        ("array.mlir", "[", "", "]"),
+        ("dict.mlir", "{b = ", "1", "}"),
+    ] {
+        let text = format!(
+            "func.func @f() attributes {{a = {}{inner}{}}} {{\n  return\n}}\n",
+            open.repeat(n),
+            close.repeat(n)
+        );
+        let file = write(&dir, name, &text);
+        let outcome = run(HLO_OPT, &[&file], None);
+        located_error(&outcome, &file, "nested deeper than").unwrap();
+    }
+    let types = format!(
+        "func.func @f(%a: {}f32{}) {{\n  return\n}}\n",
+        "tensor<".repeat(n),
+        ">".repeat(n)
+    );
+    let file = write(&dir, "types.mlir", &types);
+    located_error(&run(HLO_OPT, &[&file], None), &file, "nested deeper than").unwrap();
+}
+
+#[test]
+fn a_chain_of_twenty_thousand_calls_is_answered() {
+    let dir = tempdir("calls");
+    let n = 20_000;
+    let mut text =
+        format!("HloModule m\nc{n} {{\n  p = f32[] parameter(0)\n  ROOT r = f32[] negate(p)\n}}\n");
+    for i in (0..n).rev() {
+        text.push_str(&format!(
+            "c{i} {{\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c{}\n}}\n",
+            i + 1
+        ));
+    }
+    text.push_str("f {\n  p = f32[8] parameter(0)\n  ROOT m = f32[8] map(p), dimensions={0}, to_apply=c0\n}\n");
+    text.push_str("ENTRY e {\n  a = f32[8] parameter(0)\n  ROOT r = f32[8] fusion(a), kind=kLoop, calls=f\n}\n");
+    let file = write(&dir, "calls.hlo", &text);
+    located_error(&run(HLO_EMIT, &[&file], None), &file, "unsupported").unwrap();
+}
+
+#[test]
+fn empty_input_and_unwritable_outputs_are_errors() {
+    let dir = tempdir("io");
+    let empty = write(&dir, "empty.hlo", "");
+    located_error(
+        &run(HLO_EMIT, &[&empty], None),
+        &empty,
+        "expected a computation",
+    )
+    .unwrap();
+
+    let fusion = root().join("testdata/hostile/root-parameter.hlo");
+    let fusion = fusion.to_str().unwrap();
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    for args in [
+        vec![fusion, "-o", "/dev/full"],
+        vec![fusion, "-o", "/nonexistent-directory/k.ptx"],
+        vec![fusion, "--launch-json", "/dev/full"],
+        vec![fusion, "--dump-dir", "/dev/full/dumps"],
+    ] {
+        let outcome = run(HLO_EMIT, &args, None);
+        assert_eq!(outcome.code, Some(1), "{args:?}: {}", outcome.stderr);
+        assert!(
+            outcome.stderr.starts_with("error: cannot "),
+            "{args:?}: {}",
+            outcome.stderr
+        );
+    }
+    for args in [
+        vec![fusion],
+        vec![fusion, "--check"],
+        vec![fusion, "--emit=mlir"],
+    ] {
+        let outcome = run(HLO_EMIT, &args, Some(full()));
+        assert_eq!(
+            outcome.code,
+            Some(1),
+            "{args:?} > /dev/full: {}",
+            outcome.stderr
+        );
+        assert!(
+            outcome.stderr.contains("error: cannot write"),
+            "{}",
+            outcome.stderr
+        );
+    }
+    let ir = root().join("testdata/ir/ops.mlir");
+    let outcome = run(HLO_OPT, &[ir.to_str().unwrap()], Some(full()));
+    assert_eq!(
+        outcome.code,
+        Some(1),
+        "hlo-opt > /dev/full: {}",
+        outcome.stderr
+    );
+}
