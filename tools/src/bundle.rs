@@ -129,7 +129,7 @@ pub fn write_bundle(
     let chain = plan_chain(source, module)?;
     for kernel in &chain.kernels {
         let computation = module.computation(kernel.fusion);
-        crate::check::fits_the_host(source, computation, "evaluate for a GPU bundle")?;
+        crate::check::fits_the_host(source, computation, "evaluate for a GPU bundle", 1)?;
     }
     let values = evaluate_chain(source, module, &chain)?;
     // Every kernel compiles before anything is written: no half-written bundle.

@@ -207,7 +207,7 @@ pub fn check_fusion_with(
     let inputs = options.inputs;
     let computation = module.computation(id);
     let name = &computation.name;
-    fits_the_host(source, computation, "check")?;
+    fits_the_host(source, computation, "check", inputs)?;
     let emitted = emitters::emit_fusion(module, id).map_err(|d| {
         format!(
             "{}\nnote: in the emitter, fusion '{name}'",
@@ -316,17 +316,7 @@ pub fn check_fusion_with(
                 && !c.unchanged
             {
                 let elements: f64 = outputs.iter().map(|s| s.element_count() as f64).sum();
-                report(
-                    out,
-                    format_args!(
-                        "time:  [{k:2}] {:<22} {:7.2} s, {:.3e} ops, {:.2e} ops/s, {:.2e} output elements/s",
-                        stage,
-                        c.seconds,
-                        c.ops as f64,
-                        c.ops as f64 / c.seconds,
-                        elements * inputs as f64 / c.seconds
-                    ),
-                )?;
+                report_time(out, (k, stage), c, elements * inputs as f64)?;
             }
             if !stages.report(out, (k, stage), verdict, &mut previous)? {
                 return Ok(false);
@@ -339,6 +329,26 @@ pub fn check_fusion_with(
         )?;
         Ok(true)
     })
+}
+
+/// The `time:` line of stage `k`: the interpreter's seconds, instructions and throughput
+/// (`elements`: output elements over every case).
+fn report_time(
+    out: &mut dyn Write,
+    (k, stage): (usize, &str),
+    c: &Comparison,
+    elements: f64,
+) -> Result<(), String> {
+    report(
+        out,
+        format_args!(
+            "time:  [{k:2}] {stage:<22} {:7.2} s, {:.3e} ops, {:.2e} ops/s, {:.2e} output elements/s",
+            c.seconds,
+            c.ops as f64,
+            c.ops as f64 / c.seconds,
+            elements / c.seconds
+        ),
+    )
 }
 
 /// Makes every stage's module, handing each to `interpret` with its stage name: the
@@ -497,11 +507,7 @@ impl StageChecker<'_> {
                 blame(stage, *previous),
                 self.name,
                 m.output,
-                m.index
-                    .iter()
-                    .map(i64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                show_index(&m.index),
                 m.linear,
                 m.seed,
                 show(&m.got),
@@ -520,12 +526,14 @@ impl StageChecker<'_> {
 pub const HOST_ELEMENT_LIMIT: u128 = 1 << 27;
 
 /// Refuses, before anything is allocated, a fusion too large for the host to `task` (what
-/// the evaluator and interpreter are for: "check"): an error at the fusion's computation
-/// rather than an allocation failure that aborts.
+/// the evaluator and interpreter are for: "check") on `seeds` inputs (each seed's buffers
+/// are held together): an error at the fusion's computation rather than an allocation
+/// failure that aborts.
 pub(crate) fn fits_the_host(
     source: &SourceFile,
     computation: &hlo::Computation,
     task: &str,
+    seeds: u64,
 ) -> Result<(), String> {
     // The interpreter keeps indices in fixed arrays (its hot loop).
     let too_deep = computation.instructions.iter().find_map(|i| {
@@ -553,7 +561,8 @@ pub(crate) fn fits_the_host(
     let elements: u128 = shapes
         .flat_map(leaves)
         .map(|a| padded_elements(&a))
-        .fold(0u128, u128::saturating_add);
+        .fold(0u128, u128::saturating_add)
+        .saturating_mul(u128::from(seeds));
     // The evaluator also holds each instruction's value in turn.
     let largest = computation
         .instructions
@@ -569,7 +578,7 @@ pub(crate) fn fits_the_host(
     Err(hlo::Diagnostic::new(
         computation.span,
         format!(
-            "too large to {task} on the host: fusion '{}' has {elements} elements (padding included) in its parameters and outputs or in one instruction, limit {HOST_ELEMENT_LIMIT}; use a smaller shape",
+            "too large to {task} on the host: fusion '{}' has {elements} elements (padding included) in its parameters and outputs (times {seeds} seeded input(s)) or in one instruction, limit {HOST_ELEMENT_LIMIT}; use a smaller shape or fewer inputs",
             computation.name
         ),
     )
@@ -746,22 +755,8 @@ fn written_once(counts: &[u8], shape: &ArrayShape, k: usize) -> Result<(), Strin
     let Some((linear, n)) = bad else {
         return Ok(());
     };
-    let mut rest = linear as i64;
-    let mut index: Vec<String> = shape
-        .dims
-        .iter()
-        .rev()
-        .map(|&d| {
-            let i = rest % d;
-            rest /= d;
-            i.to_string()
-        })
-        .collect();
-    index.reverse();
-    let element = format!(
-        "output {k} element [{}] (linear {linear})",
-        index.join(", ")
-    );
+    let index = show_index(&delinearize(&shape.dims, linear));
+    let element = format!("output {k} element [{index}] (linear {linear})");
     let times = match n {
         0 => "is never written".to_string(),
         u8::MAX => format!("is written at least {n} times"),
@@ -821,6 +816,15 @@ fn difference(g: &Value, w: &Value, tolerance: Option<Tolerance>) -> (f64, f64, 
             (err, err, same, same)
         }
     }
+}
+
+/// `1, 2, 3` for the index `[1, 2, 3]`.
+fn show_index(index: &[i64]) -> String {
+    index
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The row-major multi-index of element `linear` of an array with `dims`.

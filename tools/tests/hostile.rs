@@ -191,47 +191,59 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 fn nesting_thousands_deep_is_a_located_error() {
     let dir = tempdir("nesting");
     let n = 20_000;
-    let tuple = format!(
-        "HloModule m\nENTRY e {{\n  ROOT p = {}f32[]{} parameter(0)\n}}\n",
-        "(".repeat(n),
-        ")".repeat(n)
-    );
-    let file = write(&dir, "tuple.hlo", &tuple);
-    located_error(&run(HLO_EMIT, &[&file], None), &file, "nesting deeper than").unwrap();
-
+    let nested = |open: &str, inner: &str, close: &str| {
+        format!("{}{inner}{}", open.repeat(n), close.repeat(n))
+    };
     let mut regions = "func.func @f() {\n".to_string();
     regions.push_str(&"\"scf.execute_region\"() ({\n".repeat(n));
     regions.push_str("\"scf.yield\"() : () -> ()\n");
     regions.push_str(&"}) : () -> ()\n\"scf.yield\"() : () -> ()\n".repeat(n - 1));
     regions.push_str("}) : () -> ()\n  return\n}\n");
-    let file = write(&dir, "regions.mlir", &regions);
-    located_error(
-        &run(HLO_OPT, &[&file], None),
-        &file,
-        "regions nested deeper than",
-    )
-    .unwrap();
-
-    for (name, open, inner, close) in [
-        ("array.mlir", "[", "", "]"),
-        ("dict.mlir", "{b = ", "1", "}"),
-    ] {
-        let text = format!(
-            "func.func @f() attributes {{a = {}{inner}{}}} {{\n  return\n}}\n",
-            open.repeat(n),
-            close.repeat(n)
-        );
+    let attribute =
+        |value: String| format!("func.func @f() attributes {{a = {value}}} {{\n  return\n}}\n");
+    // (program, file name, text, what the error says)
+    let cases = [
+        (
+            HLO_EMIT,
+            "tuple.hlo",
+            format!(
+                "HloModule m\nENTRY e {{\n  ROOT p = {} parameter(0)\n}}\n",
+                nested("(", "f32[]", ")")
+            ),
+            "nesting deeper than",
+        ),
+        (
+            HLO_OPT,
+            "regions.mlir",
+            regions,
+            "regions nested deeper than",
+        ),
+        (
+            HLO_OPT,
+            "array.mlir",
+            attribute(nested("[", "", "]")),
+            "nested deeper than",
+        ),
+        (
+            HLO_OPT,
+            "dict.mlir",
+            attribute(nested("{b = ", "1", "}")),
+            "nested deeper than",
+        ),
+        (
+            HLO_OPT,
+            "types.mlir",
+            format!(
+                "func.func @f(%a: {}) {{\n  return\n}}\n",
+                nested("tensor<", "f32", ">")
+            ),
+            "nested deeper than",
+        ),
+    ];
+    for (program, name, text, error) in cases {
         let file = write(&dir, name, &text);
-        let outcome = run(HLO_OPT, &[&file], None);
-        located_error(&outcome, &file, "nested deeper than").unwrap();
+        located_error(&run(program, &[&file], None), &file, error).unwrap();
     }
-    let types = format!(
-        "func.func @f(%a: {}f32{}) {{\n  return\n}}\n",
-        "tensor<".repeat(n),
-        ">".repeat(n)
-    );
-    let file = write(&dir, "types.mlir", &types);
-    located_error(&run(HLO_OPT, &[&file], None), &file, "nested deeper than").unwrap();
 }
 
 #[test]
@@ -309,6 +321,20 @@ fn empty_input_and_unwritable_outputs_are_errors() {
         outcome.code,
         Some(1),
         "hlo-opt > /dev/full: {}",
+        outcome.stderr
+    );
+}
+
+/// `--check=N` holds N seeded inputs at once: a huge N is refused before anything is drawn.
+#[test]
+fn a_huge_number_of_check_inputs_is_refused() {
+    let fusion = root().join("testdata/hostile/root-parameter.hlo");
+    let fusion = fusion.to_str().unwrap();
+    let outcome = run(HLO_EMIT, &[fusion, "--check=100000000"], None);
+    located_error(&outcome, fusion, "too large to check on the host").unwrap();
+    assert!(
+        outcome.stderr.contains("times 100000000 seeded input(s)"),
+        "{}",
         outcome.stderr
     );
 }

@@ -116,12 +116,13 @@ impl Layout {
 
     /// The bounds of the buffer after every tile, major to minor: tile counts of the last
     /// level first, then the in-tile dimensions. Its product is [`Self::padded_element_count`].
+    /// For a verified shape (the HLO verifier's `ARRAY_SIZE_LIMIT` keeps them in `i64`).
     pub fn tiled_bounds(&self, dims: &[i64]) -> Vec<i64> {
-        let zero = vec![0; dims.len()];
-        self.tiled(dims, &zero).0
+        self.checked_tiled_bounds(dims)
+            .expect("a verified shape's tiled bounds fit in i64")
     }
 
-    /// Elements in the buffer, padding included.
+    /// Elements in the buffer, padding included (for a verified shape).
     pub fn padded_element_count(&self, dims: &[i64]) -> i64 {
         self.tiled_bounds(dims).iter().product()
     }
@@ -130,11 +131,18 @@ impl Layout {
     /// tiled bound or the count overflows `i64` (a huge tile pads a small array up to its
     /// size, so padding alone can overflow). For a layout that passed [`Self::validate`].
     pub fn checked_padded_element_count(&self, dims: &[i64]) -> Option<i64> {
+        self.checked_tiled_bounds(dims)?
+            .iter()
+            .try_fold(1i64, |n, &d| n.checked_mul(d))
+    }
+
+    /// [`Self::tiled_bounds`], `None` on overflow.
+    fn checked_tiled_bounds(&self, dims: &[i64]) -> Option<Vec<i64>> {
         let mut bounds = self.physical_bounds(dims);
         for tile in &self.tiles {
             bounds = tile_bounds(&bounds, &tile.dims)?;
         }
-        bounds.iter().try_fold(1i64, |n, &d| n.checked_mul(d))
+        Some(bounds)
     }
 
     /// Position of the element at logical `index` in the padded buffer, in elements.
