@@ -193,9 +193,13 @@ impl<'a> Parser<'a> {
         let found = match token.kind {
             TokenKind::Eof => "end of file".to_string(),
             _ => {
+                // At most 24 characters of the token's first line: a string token may
+                // span lines, and the message must stay one line above the source line.
                 let text = self.text_of(token);
-                match text.char_indices().nth(24) {
-                    Some((cut, _)) => format!("'{}...'", &text[..cut]),
+                let line = text.lines().next().unwrap_or("");
+                match line.char_indices().nth(24) {
+                    Some((cut, _)) => format!("'{}...'", &line[..cut]),
+                    None if line.len() < text.len() => format!("'{line}...'"),
                     None => format!("'{text}'"),
                 }
             }

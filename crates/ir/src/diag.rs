@@ -31,26 +31,50 @@ impl Diagnostic {
         self
     }
 
-    /// The diagnostic followed by the offending source line and a caret under the column.
+    /// The diagnostic with the offending source line and a caret under the column after the
+    /// error and after each note, as `mlir-opt` prints them.
     pub fn render(&self, source: &str) -> String {
-        let mut out = self.to_string();
-        if self.loc.is_known()
-            && let Some(line) = source.lines().nth(self.loc.line as usize - 1)
-        {
-            out.push('\n');
-            out.push_str(line);
-            out.push('\n');
-            let col = self.loc.col as usize;
-            out.extend(
-                line.chars().take(col.saturating_sub(1)).map(
-                    |c| {
-                        if c == '\t' { '\t' } else { ' ' }
-                    },
-                ),
-            );
-            out.push('^');
+        let mut out = String::new();
+        let mut part = |loc: Loc, severity: &str, message: &str| {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&Located(&self.file, loc, severity, message).to_string());
+            out.push_str(&excerpt(source, loc));
+        };
+        part(self.loc, "error", &self.message);
+        for (loc, note) in &self.notes {
+            part(*loc, "note", note);
         }
         out
+    }
+}
+
+/// `\n<source line>\n<caret under the column>` for a known location inside `source`, else
+/// nothing. `split`, not `lines`: an error at the end of a file that ends in a newline is on
+/// the empty line after it, and still gets its (empty) line and caret.
+fn excerpt(source: &str, loc: Loc) -> String {
+    let Some(line) = loc
+        .is_known()
+        .then(|| source.split('\n').nth(loc.line as usize - 1))
+        .flatten()
+    else {
+        return String::new();
+    };
+    let indent: String = line
+        .chars()
+        .take((loc.col as usize).saturating_sub(1))
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    format!("\n{line}\n{indent}^")
+}
+
+/// One located line: `file:line:col: severity: message`.
+struct Located<'a>(&'a str, Loc, &'a str, &'a str);
+
+impl fmt::Display for Located<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_located(f, self.0, self.1, self.2, self.3)
     }
 }
 

@@ -1,0 +1,176 @@
+//! Every text reader, fuzzed in process (issue 17): 100,000 seeded mutations each of HLO
+//! modules, IR modules, indexing maps and layouts, with no panic, and every rejection a
+//! located error. Seeds are the project's `testdata/` and XLA's corpus (read in place).
+
+use std::path::{Path, PathBuf};
+
+use fuzzing::readers::{HLO_GRAMMAR, load_hlo, load_ir, load_layout, parse_map};
+use fuzzing::{Outcome, fuzz};
+
+/// Inputs per reader.
+const INPUTS: usize = 100_000;
+const SEED: u64 = 0x5eed_c0de;
+
+fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every file below `dirs` whose name ends in `extension`, sorted.
+fn files(dirs: &[PathBuf], extension: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = dirs.to_vec();
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.to_string_lossy().ends_with(extension) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Seeds: the files' contents, leaving out files over 20 KB (they slow every input down and
+/// add no grammar the small ones lack).
+fn seeds(paths: &[PathBuf]) -> Vec<Vec<u8>> {
+    paths
+        .iter()
+        .map(|p| std::fs::read(p).unwrap())
+        .filter(|bytes| bytes.len() <= 20_000)
+        .collect()
+}
+
+/// Fails with the first failures of `outcome`; also fails when almost nothing was
+/// rejected (the mutations would not be probing the reader).
+fn assert_clean(reader: &str, outcome: &Outcome) {
+    assert!(
+        outcome.failures.is_empty(),
+        "{reader}: {} of {} inputs failed; the first:\n{}",
+        outcome.failed,
+        outcome.inputs,
+        outcome.failures.join("\n\n")
+    );
+    assert_eq!(outcome.inputs, INPUTS, "{reader}");
+    assert!(
+        outcome.rejected * 4 > outcome.inputs,
+        "{reader}: only {} of {} inputs rejected",
+        outcome.rejected,
+        outcome.inputs
+    );
+    eprintln!(
+        "{reader}: {} inputs, {} rejected with located errors, 0 panics",
+        outcome.inputs, outcome.rejected
+    );
+}
+
+#[test]
+fn hlo_reader() {
+    let dirs = [
+        project_root().join("testdata"),
+        project_root().join("../shared/xla-corpus"),
+    ];
+    let seeds = seeds(&files(&dirs, ".hlo"));
+    assert!(seeds.len() >= 90, "only {} seeds", seeds.len());
+    assert_clean("HLO", &fuzz(&seeds, INPUTS, HLO_GRAMMAR, SEED, load_hlo));
+}
+
+#[test]
+fn ir_reader() {
+    let seeds = seeds(&files(&[project_root().join("testdata")], ".mlir"));
+    assert!(seeds.len() >= 20, "only {} seeds", seeds.len());
+    let grammar = b"{}[]()<>=,:%^#!@\"*-_x.0123456789 \nfunc.returnscf.yieldarith.constantindextensorvectori32f32";
+    assert_clean("IR", &fuzz(&seeds, INPUTS, grammar, SEED, load_ir));
+}
+
+/// Every `#xla_gpu.indexing_map<"...">` in the snapshots and lit tests: maps as printed.
+fn printed_maps() -> Vec<Vec<u8>> {
+    let mut maps = Vec::new();
+    let dirs = [project_root().join("testdata")];
+    for path in files(&dirs, ".snap")
+        .into_iter()
+        .chain(files(&dirs, ".mlir"))
+    {
+        let text = std::fs::read_to_string(path).unwrap();
+        for piece in text.split("indexing_map<\"").skip(1) {
+            if let Some((map, _)) = piece.split_once("\">") {
+                maps.push(map.as_bytes().to_vec());
+            }
+        }
+    }
+    maps.sort();
+    maps.dedup();
+    maps
+}
+
+#[test]
+fn indexing_map_reader() {
+    let seeds = printed_maps();
+    assert!(seeds.len() >= 20, "only {} seeds", seeds.len());
+    let grammar =
+        b"()[]{}->,:+-* 0123456789d0s1th_xbl_yinmodfloordivceildivdomainis_simplifiedtrue";
+    assert_clean(
+        "indexing map",
+        &fuzz(&seeds, INPUTS, grammar, SEED, parse_map),
+    );
+}
+
+/// Every layout written in the corpus (`{1,0:T(8,128)(2,1)}` and the like) after a shape.
+fn written_layouts() -> Vec<Vec<u8>> {
+    let dirs = [
+        project_root().join("testdata"),
+        project_root().join("../shared/xla-corpus"),
+    ];
+    let mut layouts = vec![b"{1,0}".to_vec(), b"{0,1:T(2,2)(1,2)*}".to_vec()];
+    for path in files(&dirs, ".hlo") {
+        let text = std::fs::read_to_string(path).unwrap();
+        for piece in text.split("]{").skip(1) {
+            if let Some((layout, _)) = piece.split_once('}') {
+                layouts.push(format!("{{{layout}}}").into_bytes());
+            }
+        }
+    }
+    layouts.sort();
+    layouts.dedup();
+    layouts
+}
+
+#[test]
+fn layout_reader() {
+    let seeds = written_layouts();
+    assert!(seeds.len() >= 5, "only {} seeds", seeds.len());
+    let grammar = b"{}(),:*TLSE0123456789 ";
+    assert_clean("layout", &fuzz(&seeds, INPUTS, grammar, SEED, load_layout));
+}
+
+#[test]
+fn every_truncation_of_a_small_module_is_located() {
+    let text = "HloModule m, entry_computation_layout={(f32[3,5]{1,0:T(2,2)})->f32[3]}\n\
+                add { x = f32[] parameter(0) y = f32[] parameter(1) ROOT s = f32[] add(x, y) }\n\
+                ENTRY e {\n  p = f32[3,5]{1,0:T(2,2)} parameter(0)\n  c = f32[] constant(-inf)\n\
+                  ROOT r = f32[3] reduce(p, c), dimensions={1}, to_apply=add, metadata={op_name=\"r\"}\n}\n";
+    assert_eq!(load_hlo(text.as_bytes()), Ok(true));
+    for end in 0..text.len() - 2 {
+        load_hlo(&text.as_bytes()[..end]).unwrap();
+    }
+}
+
+#[test]
+fn hostile_nesting_is_an_error_not_a_crash() {
+    for input in [
+        format!("c {{ ROOT x = {}f32[]", "(".repeat(100_000)),
+        format!(
+            "c {{ ROOT x = f32[{}] constant({})",
+            "1,".repeat(5_000) + "1",
+            "{".repeat(5_000)
+        ),
+        format!(
+            "c {{ ROOT x = f32[] parameter(0), sharding={}",
+            "{".repeat(100_000)
+        ),
+    ] {
+        assert_eq!(load_hlo(input.as_bytes()), Ok(false));
+    }
+}
