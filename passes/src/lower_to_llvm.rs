@@ -52,15 +52,18 @@ impl Pass for LowerToLlvm {
 }
 
 /// MLIR's conversions to the llvm dialect, in dependency order: structured control flow and
-/// vectors first, then scalars, control flow, functions; unrealized casts must all cancel.
+/// vectors first, then scalars, control flow, functions; NVVM's inline-PTX ops last, when
+/// everything around them is already llvm (run first, its conversion driver folds the
+/// still-unconverted arith ops one by one and chases their replacement chains: quadratic,
+/// 8 s for a 16,000-op chain); unrealized casts must all cancel.
 pub fn pipeline(index_bitwidth: u32) -> String {
     let bits = format!("index-bitwidth={index_bitwidth}");
     format!(
-        "builtin.module(convert-nvvm-to-llvm, convert-scf-to-cf, convert-vector-to-llvm, \
+        "builtin.module(convert-scf-to-cf, convert-vector-to-llvm, \
          convert-arith-to-llvm{{{bits}}}, convert-math-to-llvm, \
          convert-index-to-llvm{{{bits}}}, convert-cf-to-llvm{{{bits}}}, \
          convert-func-to-llvm{{{bits} use-bare-ptr-memref-call-conv=1}}, \
-         reconcile-unrealized-casts, canonicalize, cse)"
+         convert-nvvm-to-llvm, reconcile-unrealized-casts, canonicalize, cse)"
     )
 }
 
