@@ -67,15 +67,8 @@ pub(crate) fn run(prog: &Program, mem: &mut Memory, launch: Launch) -> Result<u6
         for s in &mut env.mem.shared {
             s.reset();
         }
-        for (i, t) in threads.iter_mut().enumerate() {
-            let id = ThreadId {
-                block,
-                thread: i as u64,
-            };
-            t.start(prog, id, entry_args(prog));
-        }
         status.fill(Status::Ready);
-        run_block(&mut env, &mut threads, &mut status)?;
+        run_block(&mut env, block, &mut threads, &mut status)?;
     }
     Ok(env.ops)
 }
@@ -91,21 +84,42 @@ fn entry_args(prog: &Program) -> impl Iterator<Item = Val> + '_ {
     })
 }
 
-fn run_block(env: &mut Env<'_>, threads: &mut [Thread], status: &mut [Status]) -> Result<()> {
+/// Runs one block. Each thread starts just before it first runs, and a thread that exits
+/// hands its register file to the next one: a barrier-free kernel then runs every thread
+/// of the block in the same, cache-warm registers (starting all threads up front touched
+/// `threads x registers` values, far more than the L1 cache holds, before the first ran).
+fn run_block(
+    env: &mut Env<'_>,
+    block: u64,
+    threads: &mut [Thread],
+    status: &mut [Status],
+) -> Result<()> {
     let prog = env.prog;
     let mut phase = 0u32;
     let mut ready: Vec<usize> = (0..threads.len()).collect();
+    let mut first_pass = true;
     loop {
         for &i in &ready {
+            if first_pass {
+                let id = ThreadId {
+                    block,
+                    thread: i as u64,
+                };
+                threads[i].start(prog, id, entry_args(prog));
+            }
             status[i] = match threads[i].run(env)? {
                 Stop::Exit(vals) => {
                     publish_results(env, &threads[i], vals)?;
+                    if first_pass {
+                        hand_on_registers(threads, status, i);
+                    }
                     Status::Exited
                 }
                 Stop::Barrier => Status::Barrier,
                 Stop::Shuffle => Status::Shuffle,
             };
         }
+        first_pass = false;
         ready.clear();
         for w in (0..threads.len()).step_by(WARP) {
             let end = (w + WARP).min(threads.len());
@@ -143,8 +157,8 @@ fn run_block(env: &mut Env<'_>, threads: &mut [Thread], status: &mut [Status]) -
             let t = &threads[other];
             let message = if status[other] == Status::Exited {
                 format!(
-                    "thread {} waits at this barrier, but thread {} has exited",
-                    threads[first].id.thread, t.id.thread
+                    "thread {} waits at this barrier, but thread {other} has exited",
+                    threads[first].id.thread
                 )
             } else {
                 let s = &prog.sites[t.stop_site(prog) as usize];
@@ -174,6 +188,18 @@ fn run_block(env: &mut Env<'_>, threads: &mut [Thread], status: &mut [Status]) -
         }
         phase += 1;
         ready = at_barrier;
+    }
+}
+
+/// Moves the registers of thread `i`, which has just exited in its block's first pass,
+/// to the next thread to start: thread `i + 1`, or after the last thread, thread 0's slot
+/// for the next block (when thread 0 has exited too). An exited thread's slot is only
+/// asked for its index afterwards.
+fn hand_on_registers(threads: &mut [Thread], status: &[Status], i: usize) {
+    if i + 1 < threads.len() {
+        threads.swap(i, i + 1);
+    } else if i > 0 && status[0] == Status::Exited {
+        threads.swap(i, 0);
     }
 }
 

@@ -9,7 +9,7 @@
 use crate::affine::Map;
 use crate::error::Site;
 use crate::layout::{MemTy, TensorTy};
-use crate::ops::{Fma, Op1, Op2};
+use crate::plain::{Eval1, Eval2, Eval3};
 use crate::value::{Mem, Val};
 
 /// A register number, relative to the current function's frame.
@@ -112,18 +112,18 @@ pub(crate) enum Inst {
     /// permute iter args).
     ParCopy(Box<[(Reg, Src)]>),
     Op1 {
-        op: Op1,
+        op: Eval1,
         dst: Reg,
         a: Reg,
     },
     Op2 {
-        op: Op2,
+        op: Eval2,
         dst: Reg,
         a: Reg,
         b: Reg,
     },
     Fma {
-        op: Fma,
+        op: Eval3,
         dst: Reg,
         abc: [Reg; 3],
     },

@@ -35,6 +35,7 @@ mod layout;
 mod math;
 mod memory;
 mod ops;
+mod plain;
 mod scalar;
 mod value;
 

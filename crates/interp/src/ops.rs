@@ -10,7 +10,8 @@
 //! plus two bits).
 
 use crate::math::{MathFn, MathFn2};
-use crate::scalar::{from_f32, from_f64, int_to_float, mask, sext, to_f32, to_f64};
+use crate::plain::{convert, float_binary, float2, fma};
+use crate::scalar::{from_f32, int_to_float, mask, sext, to_f32, to_f64};
 use ir::FloatKind;
 
 /// Why an op has no value.
@@ -196,23 +197,6 @@ pub(crate) enum Op2 {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Fma(pub(crate) FloatKind, pub(crate) FastMath);
 
-/// Applies a float formula written once for `f32` and `f64` (`$x`, `$y` bound to the
-/// decoded operands): `f16`/`bf16` go through `f32` and round.
-macro_rules! float2 {
-    ($kind:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
-        match $kind {
-            FloatKind::F64 => {
-                let ($x, $y) = (f64::from_bits($a), f64::from_bits($b));
-                ($body).to_bits()
-            }
-            k => {
-                let ($x, $y) = (to_f32(k, $a), to_f32(k, $b));
-                from_f32(k, $body)
-            }
-        }
-    };
-}
-
 impl Op1 {
     #[inline]
     pub(crate) fn eval(self, a: u64) -> R {
@@ -307,65 +291,9 @@ impl Fma {
         for v in [a, b, c] {
             fm.check(kind, v)?;
         }
-        let r = match kind {
-            FloatKind::F64 => f64::from_bits(a)
-                .mul_add(f64::from_bits(b), f64::from_bits(c))
-                .to_bits(),
-            FloatKind::F32 => u64::from(
-                f32::from_bits(a as u32)
-                    .mul_add(f32::from_bits(b as u32), f32::from_bits(c as u32))
-                    .to_bits(),
-            ),
-            // f64 holds more than twice the precision plus two bits: rounding the f64 fma
-            // again is the correctly rounded result.
-            k => from_f64(k, to_f64(k, a).mul_add(to_f64(k, b), to_f64(k, c))),
-        };
+        let r = fma(kind, a, b, c);
         fm.check(kind, r)?;
         Ok(r)
-    }
-}
-
-fn float_binary(op: FloatOp, kind: FloatKind, a: u64, b: u64) -> u64 {
-    match op {
-        FloatOp::Add => float2!(kind, a, b, |x, y| x + y),
-        FloatOp::Sub => float2!(kind, a, b, |x, y| x - y),
-        FloatOp::Mul => float2!(kind, a, b, |x, y| x * y),
-        FloatOp::Div => float2!(kind, a, b, |x, y| x / y),
-        FloatOp::Rem => float2!(kind, a, b, |x, y| x % y),
-        // NaN-propagating, -0 below +0 (the HLO evaluator's `maximum`/`minimum`).
-        FloatOp::Maximum => float2!(kind, a, b, |x, y| if x.is_nan() || y.is_nan() {
-            x + y
-        } else if x == y {
-            if x.is_sign_negative() { y } else { x }
-        } else if x > y {
-            x
-        } else {
-            y
-        }),
-        FloatOp::Minimum => float2!(kind, a, b, |x, y| if x.is_nan() || y.is_nan() {
-            x + y
-        } else if x == y {
-            if x.is_sign_negative() { x } else { y }
-        } else if x < y {
-            x
-        } else {
-            y
-        }),
-        // IEEE maxNum/minNum: a NaN operand is ignored; zeros ordered as above.
-        FloatOp::MaxNum => float2!(kind, a, b, |x, y| if x.is_nan() {
-            y
-        } else if y.is_nan() || (x == y && y.is_sign_negative()) || x > y {
-            x
-        } else {
-            y
-        }),
-        FloatOp::MinNum => float2!(kind, a, b, |x, y| if x.is_nan() {
-            y
-        } else if y.is_nan() || (x == y && x.is_sign_negative()) || x < y {
-            x
-        } else {
-            y
-        }),
     }
 }
 
@@ -495,7 +423,7 @@ fn cmpf(pred: u8, x: f64, y: f64) -> bool {
 
 fn cast(c: Cast, a: u64) -> R {
     match c {
-        Cast::ExtF(from, to) | Cast::TruncF(from, to) => Ok(from_f64(to, to_f64(from, a))),
+        Cast::ExtF(from, to) | Cast::TruncF(from, to) => Ok(convert(from, to, a)),
         Cast::ExtSI(from, to) => Ok(sext(a, from) as u64 & mask(to)),
         Cast::Keep => Ok(a),
         Cast::TruncI { from, to, flags } => {
@@ -531,6 +459,7 @@ fn cast(c: Cast, a: u64) -> R {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scalar::from_f64;
 
     fn int(op: IntOp, w: u32, a: i64, b: i64) -> R {
         Op2::Int(op, w, Overflow::default()).eval(a as u64 & mask(w), b as u64 & mask(w))

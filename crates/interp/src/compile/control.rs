@@ -309,12 +309,12 @@ impl FnCx<'_, '_> {
         let fm = FastMath::default();
         let inst = match f {
             Libdevice::Unary(f, _) => Inst::Op1 {
-                op: Op1::Math(f, kind, fm),
+                op: Op1::Math(f, kind, fm).into(),
                 dst,
                 a,
             },
             Libdevice::Binary(f, _) => Inst::Op2 {
-                op: Op2::Math(f, kind, fm),
+                op: Op2::Math(f, kind, fm).into(),
                 dst,
                 a,
                 b: self.operand(op, 1),

@@ -206,7 +206,7 @@ impl FnCx<'_, '_> {
         self.emit(
             op,
             Inst::Fma {
-                op: Fma(kind, fm),
+                op: Fma(kind, fm).into(),
                 dst,
                 abc,
             },
@@ -431,7 +431,7 @@ impl FnCx<'_, '_> {
             self.emit(
                 op,
                 Inst::Op2 {
-                    op: shr,
+                    op: shr.into(),
                     dst: high,
                     a: bits,
                     b: shift,
@@ -448,7 +448,7 @@ impl FnCx<'_, '_> {
         self.emit(
             op,
             Inst::Op1 {
-                op: Op1::Cast(trunc),
+                op: Op1::Cast(trunc).into(),
                 dst,
                 a: bits,
             },
@@ -471,7 +471,7 @@ impl FnCx<'_, '_> {
         self.emit(
             op,
             Inst::Op2 {
-                op: shl,
+                op: shl.into(),
                 dst: high,
                 a: hi,
                 b: shift,
@@ -482,7 +482,7 @@ impl FnCx<'_, '_> {
         self.emit(
             op,
             Inst::Op2 {
-                op: or,
+                op: or.into(),
                 dst,
                 a: high,
                 b: lo,
@@ -536,7 +536,7 @@ impl FnCx<'_, '_> {
             self.emit(
                 op,
                 Inst::Op2 {
-                    op: Op2::CmpI(0, width),
+                    op: Op2::CmpI(0, width).into(),
                     dst: equal,
                     a: value,
                     b: constant,

@@ -109,14 +109,29 @@ impl FnCx<'_, '_> {
     pub(super) fn unary(&mut self, op: OpId, f: Op1) -> Result<()> {
         let a = self.operand(op, 0);
         let dst = self.results(op);
-        self.emit(op, Inst::Op1 { op: f, dst, a });
+        self.emit(
+            op,
+            Inst::Op1 {
+                op: f.into(),
+                dst,
+                a,
+            },
+        );
         Ok(())
     }
 
     pub(super) fn binary(&mut self, op: OpId, f: Op2) -> Result<()> {
         let (a, b) = (self.operand(op, 0), self.operand(op, 1));
         let dst = self.results(op);
-        self.emit(op, Inst::Op2 { op: f, dst, a, b });
+        self.emit(
+            op,
+            Inst::Op2 {
+                op: f.into(),
+                dst,
+                a,
+                b,
+            },
+        );
         Ok(())
     }
 

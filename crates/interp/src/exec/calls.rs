@@ -57,7 +57,7 @@ impl Thread {
             self.regs.push(v);
         }
         self.regs
-            .resize((fp + callee.num_regs) as usize, Val::Undef);
+            .resize_with((fp + callee.num_regs) as usize, || Val::Undef);
         for (i, range) in callee.param_ranges.iter().enumerate() {
             if let (Some((lo, hi)), Val::S(x)) = (range, &self.regs[fp as usize + i])
                 && !(*lo..=*hi).contains(&(*x as i64))

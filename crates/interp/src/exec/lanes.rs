@@ -50,50 +50,54 @@ pub(super) fn lane(r: std::result::Result<u64, Fault>, site: u32) -> Result<Val>
     }
 }
 
-/// Applies `f` to a scalar or to each lane of a vector; poison stays poison.
-pub(super) fn map1(
-    v: &Val,
-    site: u32,
-    prog: &Program,
-    f: &dyn Fn(u64) -> std::result::Result<u64, Fault>,
-) -> Result<Val> {
-    match v {
-        Val::S(x) => lane(f(*x), site),
-        Val::Poison(s) => Ok(Val::Poison(*s)),
-        Val::Vector(lanes) => Ok(Val::Vector(Rc::new(
-            lanes
-                .iter()
-                .map(|l| map1(l, site, prog, f))
-                .collect::<Result<_>>()?,
-        ))),
-        other => Err(not_scalar(other, prog)),
-    }
-}
+/// A lane function: the lanes of the operands in, the result lane out.
+pub(super) type LaneFn<'a> = &'a dyn Fn(&[u64]) -> std::result::Result<u64, Fault>;
 
-/// Applies `f` lane by lane to operands of one shape; poison stays poison.
+/// Applies `f` lane by lane to operands of one shape (scalars, or vectors of scalar lanes)
+/// and writes the result to `out`; poison stays poison. A vector in `out` that no other
+/// value shares and that has the right length is overwritten in place: registers keep the
+/// previous thread's vectors, so vector code allocates nothing per op (allocating and
+/// freeing each result was a quarter of the work of O3's vectorized code).
 pub(super) fn map_n(
+    out: &mut Val,
     vals: &[&Val],
     site: u32,
     prog: &Program,
-    f: &dyn Fn(&[u64]) -> std::result::Result<u64, Fault>,
-) -> Result<Val> {
-    if let Some(Val::Vector(first)) = vals.first() {
-        let mut out = Vec::with_capacity(first.len());
-        // Lane `i` of every operand (at most three), without allocating per lane.
+    f: LaneFn<'_>,
+) -> Result<()> {
+    let Some(Val::Vector(first)) = vals.first() else {
+        *out = scalar_lane(vals, site, prog, f)?;
+        return Ok(());
+    };
+    let n = first.len();
+    // Lane `i` of every operand (at most three), without allocating per lane.
+    let lane_i = |i: usize| -> Result<Val> {
         let mut lanes = [vals[0]; 3];
-        for i in 0..first.len() {
-            for (slot, v) in lanes.iter_mut().zip(vals) {
-                *slot = match v {
-                    Val::Vector(l) => l
-                        .get(i)
-                        .ok_or_else(|| fail!(InvalidIr, "vector lengths differ"))?,
-                    other => return Err(not_scalar(other, prog)),
-                };
-            }
-            out.push(map_n(&lanes[..vals.len()], site, prog, f)?);
+        for (slot, v) in lanes.iter_mut().zip(vals) {
+            *slot = match v {
+                Val::Vector(l) => l
+                    .get(i)
+                    .ok_or_else(|| fail!(InvalidIr, "vector lengths differ"))?,
+                other => return Err(not_scalar(other, prog)),
+            };
         }
-        return Ok(Val::Vector(Rc::new(out)));
+        scalar_lane(&lanes[..vals.len()], site, prog, f)
+    };
+    if let Val::Vector(rc) = out
+        && let Some(lanes) = Rc::get_mut(rc)
+        && lanes.len() == n
+    {
+        for (i, slot) in lanes.iter_mut().enumerate() {
+            *slot = lane_i(i)?;
+        }
+    } else {
+        *out = Val::Vector(Rc::new((0..n).map(lane_i).collect::<Result<_>>()?));
     }
+    Ok(())
+}
+
+/// `f` of scalar operands; a poison operand makes poison.
+fn scalar_lane(vals: &[&Val], site: u32, prog: &Program, f: LaneFn<'_>) -> Result<Val> {
     let mut scalars = [0u64; 3];
     for (slot, v) in scalars.iter_mut().zip(vals) {
         match v {

@@ -14,7 +14,7 @@ mod pointers;
 pub(crate) use lanes::poison;
 
 use calls::MemoKey;
-use lanes::{kind, lane, map_n, map1, not_scalar, select};
+use lanes::{LaneFn, kind, lane, map_n, not_scalar, select};
 
 use crate::error::{Result, ThreadId, fail};
 use crate::inst::{Geometry, Inst, Program, Reg, Src};
@@ -99,8 +99,13 @@ impl Thread {
     /// Resets the thread to the entry of `prog` with `args` as parameters.
     pub(crate) fn start(&mut self, prog: &Program, id: ThreadId, args: impl Iterator<Item = Val>) {
         let f = &prog.funcs[prog.entry as usize];
-        self.regs.clear();
-        self.regs.resize(f.num_regs as usize, Val::Undef);
+        // The registers keep what the previous thread left in them: the verifier has
+        // checked that every use is dominated by its definition, so a thread writes a
+        // register before it reads it, and resetting them all for every simulated thread
+        // was a tenth of the work of a short kernel. (A register a value was moved out of
+        // is still `Undef`, so the compiler's last-use analysis stays checked.)
+        self.regs.truncate(f.num_regs as usize);
+        self.regs.resize_with(f.num_regs as usize, || Val::Undef);
         for (slot, a) in self.regs.iter_mut().zip(args) {
             *slot = a;
         }
@@ -117,14 +122,29 @@ impl Thread {
         &self.regs[(self.fp + r) as usize]
     }
 
+    /// Writes a register. Scalars go through [`Thread::set_scalar`]: a `Val` built on the
+    /// stack by two narrow stores and moved with one 16-byte load stalls store
+    /// forwarding, the largest single cost of scalar code.
     #[inline(always)]
     pub(crate) fn set(&mut self, r: Reg, v: Val) {
-        self.regs[(self.fp + r) as usize] = v;
+        match v {
+            Val::S(x) => self.set_scalar(r, x),
+            v => self.regs[(self.fp + r) as usize] = v,
+        }
     }
 
-    /// Writes a scalar op's result. The common case, a value over a scalar register, is
-    /// written in place: building a `Val` and moving it in costs a store-forwarding stall
-    /// per op, the largest single cost of scalar code.
+    /// Writes a scalar, in place over a scalar register.
+    #[inline(always)]
+    fn set_scalar(&mut self, r: Reg, x: u64) {
+        match &mut self.regs[(self.fp + r) as usize] {
+            Val::S(slot) => *slot = x,
+            // An unwritten register holds nothing to drop.
+            slot @ Val::Undef => std::mem::forget(std::mem::replace(slot, Val::S(x))),
+            slot => *slot = Val::S(x),
+        }
+    }
+
+    /// Writes a scalar op's result: its value, or poison from `site`.
     #[inline(always)]
     fn set_lane(
         &mut self,
@@ -132,9 +152,9 @@ impl Thread {
         v: std::result::Result<u64, Fault>,
         site: u32,
     ) -> Result<Option<Stop>> {
-        match (v, &mut self.regs[(self.fp + r) as usize]) {
-            (Ok(x), Val::S(slot)) => *slot = x,
-            (v, _) => {
+        match v {
+            Ok(x) => self.set_scalar(r, x),
+            v => {
                 let v = lane(v, site)?;
                 self.set(r, v);
             }
@@ -246,36 +266,28 @@ impl Thread {
                 self.scratch = vals;
             }
             Inst::Op1 { op, dst, a } => {
-                let v = match self.get(*a) {
-                    Val::S(x) => return self.set_lane(*dst, op.eval(*x), site),
-                    other => map1(other, site, prog, &|x| op.eval(x))?,
-                };
-                self.set(*dst, v);
+                if let Val::S(x) = self.get(*a) {
+                    return self.set_lane(*dst, op.eval(*x), site);
+                }
+                self.map_into(*dst, &[*a], site, prog, &|v| op.eval(v[0]))?;
             }
             Inst::Op2 { op, dst, a, b } => {
-                let v = match (self.get(*a), self.get(*b)) {
-                    (Val::S(x), Val::S(y)) => return self.set_lane(*dst, op.eval(*x, *y), site),
-                    (x, y) => map_n(&[x, y], site, prog, &|v| op.eval(v[0], v[1]))?,
-                };
-                self.set(*dst, v);
+                if let (Val::S(x), Val::S(y)) = (self.get(*a), self.get(*b)) {
+                    return self.set_lane(*dst, op.eval(*x, *y), site);
+                }
+                self.map_into(*dst, &[*a, *b], site, prog, &|v| op.eval(v[0], v[1]))?;
             }
             Inst::Fma { op, dst, abc } => {
-                let vals = abc.map(|r| self.get(r));
-                let v = match vals {
-                    [Val::S(a), Val::S(b), Val::S(c)] => {
-                        return self.set_lane(*dst, op.eval(*a, *b, *c), site);
-                    }
-                    _ => map_n(&vals, site, prog, &|v| op.eval(v[0], v[1], v[2]))?,
-                };
-                self.set(*dst, v);
+                if let [Val::S(a), Val::S(b), Val::S(c)] = abc.map(|r| self.get(r)) {
+                    return self.set_lane(*dst, op.eval(*a, *b, *c), site);
+                }
+                self.map_into(*dst, abc, site, prog, &|v| op.eval(v[0], v[1], v[2]))?;
             }
             Inst::FunnelShl { width, dst, abc } => {
-                let vals = abc.map(|r| self.get(r));
                 let w = *width;
-                let v = map_n(&vals, site, prog, &|v| {
+                self.map_into(*dst, abc, site, prog, &|v| {
                     Ok(crate::ops::funnel_shl(v[0], v[1], v[2], w))
                 })?;
-                self.set(*dst, v);
             }
             Inst::Select { dst, cond, t, f } => {
                 let v = select(self.get(*cond), self.get(*t), self.get(*f), prog)?;
@@ -477,6 +489,26 @@ impl Thread {
             }
         }
         Ok(None)
+    }
+
+    /// Applies a lane function to the registers `srcs` (at most three) into `dst`, reusing
+    /// the vector `dst` holds where it can (see [`map_n`]).
+    fn map_into(
+        &mut self,
+        dst: Reg,
+        srcs: &[Reg],
+        site: u32,
+        prog: &Program,
+        f: LaneFn<'_>,
+    ) -> Result<()> {
+        let mut out = std::mem::take(&mut self.regs[(self.fp + dst) as usize]);
+        let mut vals = [&Val::Undef; 3];
+        for (slot, &r) in vals.iter_mut().zip(srcs) {
+            *slot = self.get(r);
+        }
+        let result = map_n(&mut out, &vals[..srcs.len()], site, prog, f);
+        self.set(dst, out);
+        result
     }
 
     /// A branch or predicate condition; branching on poison is undefined behaviour.
