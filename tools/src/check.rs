@@ -211,7 +211,7 @@ pub fn check_fusion_with(
     let emitted = emitters::emit_fusion(module, id).map_err(|d| {
         format!(
             "{}\nnote: in the emitter, fusion '{name}'",
-            d.render(source)
+            module.with_call_stack(d).render(source)
         )
     })?;
     let outputs = leaves(&computation.instruction(computation.root).shape);

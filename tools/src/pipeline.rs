@@ -170,9 +170,56 @@ pub struct CompiledKernel {
     pub vector_factor: i64,
 }
 
+/// An instruction of the input that no kernel computes (`emitters::left_to_runtime`).
+#[derive(Clone, Debug)]
+pub struct RuntimeStep {
+    pub instruction: String,
+    pub opcode: String,
+    /// The `custom_call_target`, for a custom call.
+    pub target: Option<String>,
+    pub computation: String,
+}
+
+impl RuntimeStep {
+    /// The steps of `module`, in schedule order.
+    pub fn of(module: &HloModule) -> Vec<RuntimeStep> {
+        emitters::left_to_runtime(module)
+            .into_iter()
+            .map(|(c, i)| {
+                let computation = module.computation(c);
+                let instr = computation.instruction(i);
+                RuntimeStep {
+                    instruction: instr.name.clone(),
+                    opcode: instr.opcode.to_string(),
+                    target: match instr.attribute("custom_call_target").map(|a| &a.value) {
+                        Some(hlo::AttrValue::Str(t)) => Some(t.clone()),
+                        _ => None,
+                    },
+                    computation: computation.name.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// The comment line that travels with the PTX.
+    fn comment(&self) -> String {
+        let target = self
+            .target
+            .as_ref()
+            .map(|t| format!(" \"{t}\""))
+            .unwrap_or_default();
+        format!(
+            "// hlo-emit: left to the runtime: {} = {}{target} in {}",
+            self.instruction, self.opcode, self.computation
+        )
+    }
+}
+
 /// What the fusions of one input compiled to: one module holding every kernel.
 pub struct Compiled {
     pub kernels: Vec<CompiledKernel>,
+    /// What the input asks for besides the kernels.
+    pub runtime: Vec<RuntimeStep>,
     /// The last stage's text: one module (MLIR, LLVM IR, PTX) for the whole input.
     pub output: String,
 }
@@ -192,8 +239,9 @@ pub fn launch_comment(k: &CompiledKernel) -> String {
     )
 }
 
-/// The launch dimensions of every kernel as one JSON document (`--launch-json`).
-pub fn launch_json(kernels: &[CompiledKernel]) -> String {
+/// The launch dimensions of every kernel as one JSON document (`--launch-json`), and the
+/// instructions left to the runtime.
+pub fn launch_json(kernels: &[CompiledKernel], runtime: &[RuntimeStep]) -> String {
     let entries: Vec<String> = kernels
         .iter()
         .map(|k| {
@@ -208,7 +256,31 @@ pub fn launch_json(kernels: &[CompiledKernel]) -> String {
             )
         })
         .collect();
-    format!("{{\"kernels\": [\n{}\n]}}\n", entries.join(",\n"))
+    let steps: Vec<String> = runtime
+        .iter()
+        .map(|r| {
+            let target = r
+                .target
+                .as_ref()
+                .map(|t| format!(", \"target\": \"{}\"", json_escape(t)))
+                .unwrap_or_default();
+            format!(
+                "  {{\"instruction\": \"{}\", \"opcode\": \"{}\", \"computation\": \"{}\"{target}}}",
+                json_escape(&r.instruction),
+                r.opcode,
+                json_escape(&r.computation)
+            )
+        })
+        .collect();
+    let steps = if steps.is_empty() {
+        String::new()
+    } else {
+        format!("\n{}\n", steps.join(",\n"))
+    };
+    format!(
+        "{{\"kernels\": [\n{}\n], \"left_to_runtime\": [{steps}]}}\n",
+        entries.join(",\n")
+    )
 }
 
 /// `s` as the inside of a JSON string.
@@ -273,8 +345,14 @@ pub fn compile(
     let print = PrintOptions {
         generic: options.generic,
     };
+    let runtime = RuntimeStep::of(module);
+    let comments: Vec<String> = kernels
+        .iter()
+        .map(launch_comment)
+        .chain(runtime.iter().map(RuntimeStep::comment))
+        .collect();
     let mut dumped = Vec::new();
-    let result = llvm_stages(&ir, &kernels, options, &mut dumped, timings);
+    let result = llvm_stages(&ir, &comments, options, &mut dumped, timings);
     dumps(None, &dumped)?;
     let output = match result? {
         Some(output) => output,
@@ -293,7 +371,11 @@ pub fn compile(
         }
         None => ir.print_with(print),
     };
-    Ok(Compiled { kernels, output })
+    Ok(Compiled {
+        kernels,
+        runtime,
+        output,
+    })
 }
 
 /// What the emitter decided for one fusion.
@@ -327,7 +409,7 @@ fn lower_fusion(
         .map_err(|d| {
             format!(
                 "{}\nnote: in the emitter, fusion '{name}'",
-                d.render(source)
+                module.with_call_stack(d).render(source)
             )
         })?;
     let emitted = Emitted {
@@ -382,7 +464,7 @@ fn lower_fusion(
 /// for, or `None` when that stage is one of ours.
 fn llvm_stages(
     ir: &ir::Module,
-    kernels: &[CompiledKernel],
+    comments: &[String],
     options: &Options,
     dumps: &mut dyn Write,
     timings: &mut Timings,
@@ -418,7 +500,6 @@ fn llvm_stages(
     if last == "llvm-opt" {
         return Ok(Some(compiled.optimized_ir));
     }
-    let comments: Vec<String> = kernels.iter().map(launch_comment).collect();
     let ptx = format!("{}\n{}", comments.join("\n"), compiled.ptx);
     if options.dumps_after("ptx") {
         dump(dumps, &header("NVPTXCodeGen (ptx)"), &ptx);
@@ -428,7 +509,7 @@ fn llvm_stages(
     }
     let sass = timings
         .time("ptxas-and-nvdisasm", || {
-            machine_code(&ptx, &comments, &options.arch)
+            machine_code(&ptx, comments, &options.arch)
         })
         .map_err(|e| format!("error: {e}\nnote: in ptxas/nvdisasm"))?;
     if options.dumps_after("sass") {

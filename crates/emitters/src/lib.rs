@@ -21,7 +21,7 @@ pub mod types;
 use crate::types::leaves;
 use std::collections::HashMap;
 
-use hlo::{ComputationId, Diagnostic, HloModule, Opcode};
+use hlo::{ComputationId, Diagnostic, HloModule, InstrId, Opcode};
 use indexing::IndexingMap;
 
 pub use elemental::FusionContext;
@@ -82,22 +82,76 @@ pub struct EmittedFusion {
     pub partition: PartitionedComputation,
 }
 
+/// The computations whose instructions the runtime schedules: the entry and, transitively,
+/// the bodies of its control flow (`while` conditions and bodies, `conditional` branches,
+/// `call`ed and `async` computations), in the order they are first reached. Their
+/// `fusion` instructions are the kernels; the rest is the runtime's ([`left_to_runtime`]).
+fn scheduled_computations(module: &HloModule) -> Vec<ComputationId> {
+    let mut out = vec![module.entry];
+    let mut next = 0;
+    while let Some(&c) = out.get(next) {
+        next += 1;
+        for instr in &module.computation(c).instructions {
+            if matches!(
+                instr.opcode,
+                Opcode::While | Opcode::Conditional | Opcode::Call | Opcode::AsyncStart
+            ) {
+                for called in instr.called_computations() {
+                    if !out.contains(&called.id) {
+                        out.push(called.id);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The fusion computations of a module to compile, in order: the computations called by
-/// `fusion` instructions of the entry computation, or, when it has none, the entry
-/// computation itself (XLA's emitter tests write a bare fusion body).
+/// `fusion` instructions of the entry computation and of its control flow, or, when there
+/// are none, the entry computation itself (XLA's emitter tests write a bare fusion body).
 pub fn fusions(module: &HloModule) -> Vec<ComputationId> {
-    let entry = module.computation(module.entry);
     let mut out = Vec::new();
-    for instr in &entry.instructions {
-        if instr.opcode == Opcode::Fusion
-            && let Some(called) = instr.called("calls")
-            && !out.contains(&called.id)
-        {
-            out.push(called.id);
+    for c in scheduled_computations(module) {
+        for instr in &module.computation(c).instructions {
+            if instr.opcode == Opcode::Fusion
+                && let Some(called) = instr.called("calls")
+                && !out.contains(&called.id)
+            {
+                out.push(called.id);
+            }
         }
     }
     if out.is_empty() {
         out.push(module.entry);
+    }
+    out
+}
+
+/// The instructions of a module with fusions that no kernel computes, as (computation,
+/// instruction): library calls (`custom-call`), control flow, collectives, copies, async
+/// pairs... what XLA's runtime runs itself. Parameters, constants, tuples,
+/// `get-tuple-element` and `bitcast` are left out: they are buffers and views, not work.
+/// Empty for a bare fusion body.
+pub fn left_to_runtime(module: &HloModule) -> Vec<(ComputationId, InstrId)> {
+    if fusions(module) == [module.entry] {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for c in scheduled_computations(module) {
+        for (i, instr) in module.computation(c).instructions.iter().enumerate() {
+            if !matches!(
+                instr.opcode,
+                Opcode::Fusion
+                    | Opcode::Parameter
+                    | Opcode::Constant
+                    | Opcode::Tuple
+                    | Opcode::GetTupleElement
+                    | Opcode::Bitcast
+            ) {
+                out.push((c, InstrId(i)));
+            }
+        }
     }
     out
 }

@@ -86,6 +86,9 @@ fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
 pub struct Diagnostic {
     pub span: Span,
     pub message: String,
+    /// Lines printed after the source line as `note: ...` (such as the Python frames that
+    /// built the instruction).
+    pub notes: Vec<String>,
 }
 
 impl Diagnostic {
@@ -93,6 +96,7 @@ impl Diagnostic {
         Diagnostic {
             span,
             message: message.into(),
+            notes: Vec::new(),
         }
     }
 
@@ -112,12 +116,17 @@ impl Diagnostic {
             .take(col - 1)
             .map(|c| if c == '\t' { '\t' } else { ' ' })
             .collect();
-        format!(
+        let mut out = format!(
             "{}:{line}:{col}: error: {}\n{text}\n{pad}^{}",
             source.name,
             self.message,
             "~".repeat(width - 1)
-        )
+        );
+        for note in &self.notes {
+            out.push_str("\nnote: ");
+            out.push_str(note);
+        }
+        out
     }
 }
 

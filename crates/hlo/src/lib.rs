@@ -19,6 +19,7 @@ pub mod primitive;
 mod printer;
 pub mod shape;
 pub mod shape_inference;
+pub mod stack_frames;
 pub mod verifier;
 pub mod window;
 
@@ -47,8 +48,9 @@ pub fn load(name: &str, bytes: &[u8]) -> Result<(SourceFile, HloModule), String>
             return Err(diag.render(&source));
         }
     };
-    match parse_module(&source).and_then(|module| verify_module(&module).map(|()| module)) {
-        Ok(module) => Ok((source, module)),
-        Err(diag) => Err(diag.render(&source)),
+    let module = parse_module(&source).map_err(|d| d.render(&source))?;
+    match verify_module(&module) {
+        Ok(()) => Ok((source, module)),
+        Err(diag) => Err(module.with_call_stack(diag).render(&source)),
     }
 }

@@ -5,10 +5,11 @@
 //! verifier and the emitters report errors at the instruction, operand or attribute that
 //! caused them.
 
-use crate::diag::Span;
+use crate::diag::{Diagnostic, Span};
 use crate::literal::Literal;
 use crate::opcode::Opcode;
 use crate::shape::Shape;
+use crate::stack_frames::StackFrameIndex;
 
 /// Index of an instruction within its computation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -23,6 +24,8 @@ pub struct HloModule {
     /// `HloModule name, attrs...`; `None` for a bare list of computations, the form XLA's
     /// emitter tests use.
     pub header: Option<ModuleHeader>,
+    /// The Python call stacks instructions point into (empty when the text has none).
+    pub stack_frames: StackFrameIndex,
     pub computations: Vec<Computation>,
     /// The `ENTRY` computation, or the last one when none is marked: XLA's test tools treat
     /// the last computation of a bare file as the fusion to compile.
@@ -145,6 +148,30 @@ pub struct PadDim {
 }
 
 impl HloModule {
+    /// `d` with a note per Python frame that built the instruction it points at (through
+    /// the instruction's `metadata={... stack_frame_id=N}`), innermost first: where in the
+    /// JAX program the unsupported or malformed instruction came from.
+    pub fn with_call_stack(&self, mut d: Diagnostic) -> Diagnostic {
+        let at = d.span.start;
+        let Some(instr) = self
+            .computations
+            .iter()
+            .flat_map(|c| &c.instructions)
+            .find(|i| {
+                i.spans.whole.start <= at && at < i.spans.whole.end.max(i.spans.whole.start + 1)
+            })
+        else {
+            return d;
+        };
+        let Some(id) = instr.stack_frame_id() else {
+            return d;
+        };
+        for frame in self.stack_frames.call_stack(id) {
+            d.notes.push(format!("from Python: {frame}"));
+        }
+        d
+    }
+
     pub fn computation(&self, id: ComputationId) -> &Computation {
         &self.computations[id.0]
     }
@@ -197,6 +224,17 @@ impl Computation {
 impl Instruction {
     pub fn attribute(&self, name: &str) -> Option<&Attribute> {
         self.attributes.iter().find(|a| a.name == name)
+    }
+
+    /// `stack_frame_id=N` of the `metadata` attribute: the Python frame that built this
+    /// instruction ([`crate::stack_frames`]).
+    pub fn stack_frame_id(&self) -> Option<u64> {
+        let AttrValue::Raw(metadata) = &self.attribute("metadata")?.value else {
+            return None;
+        };
+        let (_, rest) = metadata.split_once("stack_frame_id=")?;
+        let digits = rest.split(|c: char| !c.is_ascii_digit()).next()?;
+        digits.parse().ok()
     }
 
     /// An integer-list attribute such as `dimensions={0,1}`.

@@ -22,6 +22,8 @@ use crate::primitive::PrimitiveType;
 use crate::shape::{ArrayShape, Shape, UNBOUNDED_SIZE};
 use crate::shape_inference::infer_shape;
 
+mod stack_frames;
+
 type PResult<T> = Result<T, Diagnostic>;
 
 /// Parses a whole HLO text: names resolved, graphs acyclic. Shape rules are the
@@ -286,6 +288,7 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
+        let stack_frames = self.stack_frame_tables()?;
         let mut computations: Vec<Computation> = Vec::new();
         let mut refs: Vec<(usize, usize, usize)> = Vec::new();
         while !self.at(TokenKind::Eof) {
@@ -346,6 +349,7 @@ impl<'a> Parser<'a> {
         };
         Ok(HloModule {
             header,
+            stack_frames,
             computations,
             entry: ComputationId(entry),
         })

@@ -18,6 +18,9 @@ impl fmt::Display for HloModule {
             write_attributes(f, &header.attributes)?;
             f.write_str("\n\n")?;
         }
+        if !self.stack_frames.is_empty() {
+            writeln!(f, "{}", self.stack_frames)?;
+        }
         for (i, computation) in self.computations.iter().enumerate() {
             if i > 0 {
                 f.write_str("\n")?;

@@ -205,8 +205,11 @@ fn run(cli: &Cli) -> Result<(), String> {
         eprint!("{}", timings.report());
     }
     if let Some(path) = &cli.launch_json {
-        std::fs::write(path, pipeline::launch_json(&compiled.kernels))
-            .map_err(|e| format!("error: cannot write '{}': {e}", path.display()))?;
+        std::fs::write(
+            path,
+            pipeline::launch_json(&compiled.kernels, &compiled.runtime),
+        )
+        .map_err(|e| format!("error: cannot write '{}': {e}", path.display()))?;
     }
     let mut output = compiled.output;
     if !output.ends_with('\n') {
