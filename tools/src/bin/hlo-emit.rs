@@ -85,6 +85,16 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     launch_json: Option<PathBuf>,
 
+    /// Run the fusion pipeline (`crates/fusion`: call inlining, ...) before compiling. On by
+    /// default for a whole program (an `HloModule` header) that holds no fusion: unfused HLO
+    /// as JAX lowers it. `--emit=hlo` then prints the fused module.
+    #[arg(long, conflicts_with = "no_fuse")]
+    fuse: bool,
+
+    /// Never run the fusion pipeline: compile the module as written.
+    #[arg(long)]
+    no_fuse: bool,
+
     /// Print how the partitioner split each fusion into functions (the subgraphs, their
     /// roots, and why each was split off: which users read it through which maps).
     #[arg(long)]
@@ -156,7 +166,12 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli) -> Result<(), String> {
     let (name, bytes) = read_input(&cli.input)?;
-    let (source, module) = hlo::load(&name, &bytes)?;
+    let (source, mut module) = hlo::load(&name, &bytes)?;
+    let mut files = DumpFiles::default();
+    if cli.fuse || (!cli.no_fuse && fusion::wants_fusion(&module)) {
+        fuse(cli, &source, &mut module, &mut files)?;
+    }
+    let module = module;
     if cli.print_partition {
         return write_output(cli.output.as_ref(), &partitions(&source, &module)?);
     }
@@ -192,7 +207,6 @@ fn run(cli: &Cli) -> Result<(), String> {
         passes: pipeline_passes(cli),
     };
     let mut timings = Timings::default();
-    let mut files = DumpFiles::default();
     let compiled = pipeline::compile(
         &source,
         &module,
@@ -216,6 +230,32 @@ fn run(cli: &Cli) -> Result<(), String> {
         output.push('\n');
     }
     write_output(cli.output.as_ref(), &output)
+}
+
+/// Runs the fusion pipeline on `module`, dumping it after each pass that changed it when
+/// the stages are dumped.
+fn fuse(
+    cli: &Cli,
+    source: &hlo::SourceFile,
+    module: &mut hlo::HloModule,
+    files: &mut DumpFiles,
+) -> Result<(), String> {
+    let dumping = cli.dump_after_each_pass || cli.dump_dir.is_some();
+    let mut dumped = Ok(());
+    let result = fusion::run_pipeline(module, |pass, fused| {
+        if dumping && dumped.is_ok() {
+            let title = format!("{} ({})", pass.display_name, pass.name);
+            let text = format!("{}\n{fused}", pipeline::header(&title));
+            dumped = files.flush(cli, text.as_bytes(), None);
+        }
+    });
+    dumped?;
+    result.map_err(|d| {
+        format!(
+            "{}\nnote: in the fusion pipeline",
+            module.with_call_stack(d).render(source)
+        )
+    })
 }
 
 /// `--pass-pipeline`'s passes, or the standard pipeline's.
@@ -294,6 +334,7 @@ fn dump_file_name(index: usize, title: &str) -> String {
         .and_then(|(_, rest)| rest.split_once(')'))
         .map_or("stage", |(flag, _)| flag);
     let extension = match flag {
+        flag if fusion::PIPELINE.iter().any(|p| p.name == flag) => "hlo",
         "ptx" => "ptx",
         "sass" => "sass",
         "translate" | "llvm-opt" => "ll",

@@ -1,0 +1,280 @@
+//! `inline-calls`: replaces every `call` by a copy of the computation it calls, as XLA's
+//! CallInliner does. The copies keep their names (made unique in the caller with a `.N`
+//! suffix), attributes, metadata and source spans, so diagnostics still point at the callee's
+//! text and its Python frames.
+
+use std::collections::{HashMap, HashSet};
+
+use hlo::{Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction, Opcode};
+
+/// More instructions than any real program has: calls that duplicate their callees (each
+/// level calling the next twice) grow exponentially when inlined, so the module's size
+/// after inlining is bounded.
+const MAX_INSTRUCTIONS: usize = 1 << 20;
+
+pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
+    let mut changed = false;
+    let mut total: usize = module
+        .computations
+        .iter()
+        .map(|c| c.instructions.len())
+        .sum();
+    // Callees first, so each computation is inlined once, from call-free callees: linear
+    // in the size of the result, however deep the chain of calls.
+    for c in callees_first(module) {
+        let own = module.computation(c).instructions.len();
+        let limit = MAX_INSTRUCTIONS.saturating_sub(total - own);
+        if let Some(inlined) = inline_in(module, c, limit)? {
+            total = total - own + inlined.instructions.len();
+            module.computations[c.0] = inlined;
+            changed = true;
+        }
+    }
+    Ok(changed)
+}
+
+/// Every computation, each after the computations its `call`s reach (an explicit stack:
+/// chains of calls may be as deep as the input is long).
+fn callees_first(module: &HloModule) -> Vec<ComputationId> {
+    let n = module.computations.len();
+    let mut visited = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    for start in 0..n {
+        let mut stack = vec![(ComputationId(start), false)];
+        while let Some((c, expanded)) = stack.pop() {
+            if expanded {
+                order.push(c);
+                continue;
+            }
+            if std::mem::replace(&mut visited[c.0], true) {
+                continue;
+            }
+            stack.push((c, true));
+            for instr in &module.computation(c).instructions {
+                if instr.opcode == Opcode::Call
+                    && let Some(callee) = instr.called("to_apply")
+                    && !visited[callee.id.0]
+                {
+                    stack.push((callee.id, false));
+                }
+            }
+        }
+    }
+    order
+}
+
+/// Computation `id` with each of its calls replaced by the callee's instructions, in at
+/// most `limit` instructions; `None` when it has no call.
+fn inline_in(
+    module: &HloModule,
+    id: ComputationId,
+    limit: usize,
+) -> Result<Option<Computation>, Diagnostic> {
+    let computation = module.computation(id);
+    if !computation
+        .instructions
+        .iter()
+        .any(|i| i.opcode == Opcode::Call)
+    {
+        return Ok(None);
+    }
+    let mut names = Names {
+        taken: computation
+            .instructions
+            .iter()
+            .map(|i| i.name.clone())
+            .collect(),
+        ..Names::default()
+    };
+    let mut out: Vec<Instruction> = Vec::new();
+    // The new instruction that holds each old instruction's value.
+    let mut value: Vec<InstrId> = vec![InstrId(usize::MAX); computation.instructions.len()];
+    for old in operands_first(computation) {
+        let instr = &computation.instructions[old.0];
+        if instr.opcode != Opcode::Call {
+            let mut copy = instr.clone();
+            copy.operands = instr.operands.iter().map(|o| value[o.0]).collect();
+            value[old.0] = push(&mut out, copy);
+            continue;
+        }
+        let Some(callee) = instr.called("to_apply") else {
+            return Err(Diagnostic::new(
+                instr.spans.whole,
+                format!("call '{}' has no to_apply computation", instr.name),
+            ));
+        };
+        let callee = module.computation(callee.id);
+        let args: Vec<InstrId> = instr.operands.iter().map(|o| value[o.0]).collect();
+        let mut inner = vec![InstrId(usize::MAX); callee.instructions.len()];
+        for j in operands_first(callee) {
+            let body = &callee.instructions[j.0];
+            if let Some(p) = body.parameter_number() {
+                inner[j.0] = *usize::try_from(p)
+                    .ok()
+                    .and_then(|p| args.get(p))
+                    .ok_or_else(|| {
+                        Diagnostic::new(
+                            body.spans.whole,
+                            format!(
+                                "parameter {p} of '{}', called by '{}' with {} operands",
+                                callee.name,
+                                instr.name,
+                                args.len()
+                            ),
+                        )
+                    })?;
+                continue;
+            }
+            if out.len() >= limit {
+                return Err(Diagnostic::new(
+                    instr.spans.whole,
+                    format!(
+                        "inlining the calls of '{}' makes the module more than {MAX_INSTRUCTIONS} instructions",
+                        computation.name
+                    ),
+                ));
+            }
+            let mut copy = body.clone();
+            copy.operands = body.operands.iter().map(|o| inner[o.0]).collect();
+            copy.name = names.unique(&body.name);
+            inner[j.0] = push(&mut out, copy);
+        }
+        value[old.0] = inner[callee.root.0];
+    }
+    Ok(Some(Computation {
+        root: value[computation.root.0],
+        instructions: out,
+        ..computation.clone()
+    }))
+}
+
+fn push(out: &mut Vec<Instruction>, instr: Instruction) -> InstrId {
+    out.push(instr);
+    InstrId(out.len() - 1)
+}
+
+/// Names taken in a computation, and per name the next suffix to try.
+#[derive(Default)]
+struct Names {
+    taken: HashSet<String>,
+    next: HashMap<String, usize>,
+}
+
+impl Names {
+    /// `name`, or `name.N` with the next N that is free; recorded as taken. Linear over
+    /// many copies of one name (a callee inlined many times).
+    fn unique(&mut self, name: &str) -> String {
+        if self.taken.insert(name.to_string()) {
+            return name.to_string();
+        }
+        let n = self.next.entry(name.to_string()).or_insert(1);
+        loop {
+            let candidate = format!("{name}.{n}");
+            *n += 1;
+            if self.taken.insert(candidate.clone()) {
+                return candidate;
+            }
+        }
+    }
+}
+
+/// Every instruction of `computation`, operands before users, otherwise in text order
+/// (definitions may come in any order in text; unused ones are kept).
+fn operands_first(computation: &Computation) -> Vec<InstrId> {
+    let n = computation.instructions.len();
+    let mut placed = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    // The parser rejected cycles, so each sweep places at least one instruction.
+    while order.len() < n {
+        for (i, instr) in computation.instructions.iter().enumerate() {
+            if !placed[i] && instr.operands.iter().all(|o| placed[o.0]) {
+                placed[i] = true;
+                order.push(InstrId(i));
+            }
+        }
+    }
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> HloModule {
+        hlo::load("t.hlo", text.as_bytes()).unwrap().1
+    }
+
+    #[test]
+    fn calls_become_their_bodies_with_unique_names() {
+        let mut module = load(
+            "HloModule m\n\
+             inner {\n  a = f32[4] parameter(0)\n  ROOT n = f32[4] negate(a)\n}\n\
+             outer {\n  a = f32[4] parameter(0)\n  n = f32[4] call(a), to_apply=inner\n  ROOT e = f32[4] exponential(n)\n}\n\
+             ENTRY main {\n  x = f32[4] parameter(0)\n  n = f32[4] call(x), to_apply=outer\n  ROOT y = f32[4] add(n, x)\n}\n",
+        );
+        assert!(run(&mut module).unwrap());
+        hlo::verify_module(&module).unwrap();
+        let entry = module.entry_computation();
+        let ops: Vec<String> = entry
+            .instructions
+            .iter()
+            .map(|i| format!("{}={}", i.name, i.opcode))
+            .collect();
+        assert_eq!(ops, ["x=parameter", "n.1=negate", "e=exponential", "y=add"]);
+        assert!(!run(&mut module).unwrap(), "a second run finds no call");
+    }
+
+    #[test]
+    fn exponential_inlining_is_refused_and_deep_chains_are_linear() {
+        // Each level calls the next twice: 2^30 instructions once inlined.
+        let mut text = String::from(
+            "HloModule m\nc30 {\n  p = f32[] parameter(0)\n  ROOT r = f32[] negate(p)\n}\n",
+        );
+        for i in (0..30).rev() {
+            text.push_str(&format!(
+                "c{i} {{\n  p = f32[] parameter(0)\n  a = f32[] call(p), to_apply=c{n}\n  ROOT b = f32[] call(a), to_apply=c{n}\n}}\n",
+                n = i + 1
+            ));
+        }
+        text.push_str(
+            "ENTRY e {\n  x = f32[] parameter(0)\n  ROOT r = f32[] call(x), to_apply=c0\n}\n",
+        );
+        let error = run(&mut load(&text)).unwrap_err();
+        assert!(
+            error.message.contains("more than 1048576 instructions"),
+            "{}",
+            error.message
+        );
+
+        // A chain of 20,000 calls inlines in one pass per computation.
+        let n = 20_000;
+        let mut text = format!(
+            "HloModule m\nc{n} {{\n  p = f32[] parameter(0)\n  ROOT r = f32[] negate(p)\n}}\n"
+        );
+        for i in (0..n).rev() {
+            text.push_str(&format!(
+                "c{i} {{\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c{}\n}}\n",
+                i + 1
+            ));
+        }
+        text.push_str(
+            "ENTRY e {\n  x = f32[] parameter(0)\n  ROOT r = f32[] call(x), to_apply=c0\n}\n",
+        );
+        let mut module = load(&text);
+        assert!(run(&mut module).unwrap());
+        assert_eq!(module.entry_computation().instructions.len(), 2);
+    }
+
+    #[test]
+    fn a_call_whose_root_is_a_parameter_forwards_the_operand() {
+        let mut module = load(
+            "HloModule m\n\
+             id {\n  ROOT a = f32[2] parameter(0)\n}\n\
+             ENTRY main {\n  x = f32[2] parameter(0)\n  ROOT c = f32[2] call(x), to_apply=id\n}\n",
+        );
+        assert!(run(&mut module).unwrap());
+        let entry = module.entry_computation();
+        assert_eq!(entry.instructions.len(), 1);
+        assert_eq!(entry.root, InstrId(0));
+    }
+}
