@@ -3,13 +3,14 @@
 //! XLA's passes (`NAME.hlo`).
 //!
 //! * Every XLA-printed module parses (stack-frame tables, schedules, metadata,
-//!   backend_config) and passes `--check` through every stage, each of its fusions against
-//!   the evaluator. (`deliverable.rs` feeds their output to ptxas, llvm-as and mlir-opt.)
-//! * The unfused modules compile (the fusion pipeline inlines JAX's `call`s first) and ptxas
-//!   accepts them; the ones listed in `NOT_YET` must fail with the message given there, so
-//!   that a change in what works shows up as a test to update. Without a fusion pass yet,
-//!   an unfused module is one loop kernel that recomputes every reduction per element
-//!   (`--check` of log_softmax takes 80 s), so `--check` runs on the XLA-printed form only.
+//!   backend_config), and every module of both forms passes `--check` through every stage,
+//!   each of its fusions against the evaluator. (`deliverable.rs` feeds their output to
+//!   ptxas, llvm-as and mlir-opt.)
+//! * The unfused modules go through the fusion pipeline (calls inlined, then fused after
+//!   XLA:GPU's rules) and ptxas accepts them; the ones listed in `NOT_YET` must fail with
+//!   the message given there, so that a change in what works shows up as a test to update.
+//! * The fusion pass makes each reduce a hero: no unfused module becomes one loop kernel
+//!   that recomputes a reduction per element (`reductions_are_never_recomputed`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -70,8 +71,11 @@ fn the_corpus_has_both_forms_of_every_function() {
 }
 
 #[test]
-fn xla_printed_modules_pass_check_through_every_stage() {
-    let files: Vec<PathBuf> = corpus().into_iter().filter(|p| is_xla_printed(p)).collect();
+fn every_module_passes_check_through_every_stage() {
+    let files: Vec<PathBuf> = corpus()
+        .into_iter()
+        .filter(|p| is_xla_printed(p) || !NOT_YET.iter().any(|(n, _)| *n == stem(p)))
+        .collect();
     let mut failures = Vec::new();
     for path in &files {
         let (ok, text) = hlo_emit(&[path.to_str().unwrap(), "--check", "-o", "/dev/null"]);
@@ -108,6 +112,30 @@ fn unfused_modules_compile_and_ptxas_accepts_them() {
             (false, Some((_, why))) if text.contains(why) => {}
             (true, Some(_)) => failures.push(format!("{name}: compiles now; take it off NOT_YET")),
             _ => failures.push(format!("{name}:\n{text}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Every unfused module with a reduce compiles to several kernels, each reduce a kernel of
+/// its own (the fusion's root), as XLA:GPU launches them.
+#[test]
+fn reductions_are_never_recomputed() {
+    let mut failures = Vec::new();
+    for path in corpus().iter().filter(|p| !is_xla_printed(p)) {
+        if NOT_YET.iter().any(|(n, _)| *n == stem(path)) {
+            continue;
+        }
+        let (ok, text) = hlo_emit(&[path.to_str().unwrap(), "--emit=hlo"]);
+        assert!(ok, "{}: {text}", path.display());
+        let reduces = text.matches(" reduce(").count();
+        let input_fusions = text.matches("kind=kInput").count();
+        // A variadic reduce (argmax) is one reduce in one fusion too.
+        if reduces != input_fusions {
+            failures.push(format!(
+                "{}: {reduces} reduces, {input_fusions} reduction fusions:\n{text}",
+                path.display()
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

@@ -3,9 +3,9 @@
 //! suffix), attributes, metadata and source spans, so diagnostics still point at the callee's
 //! text and its Python frames.
 
-use std::collections::{HashMap, HashSet};
-
 use hlo::{Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction, Opcode};
+
+use crate::{Names, operands_first};
 
 /// More instructions than any real program has: calls that duplicate their callees (each
 /// level calling the next twice) grow exponentially when inlined, so the module's size
@@ -151,49 +151,6 @@ fn inline_in(
 fn push(out: &mut Vec<Instruction>, instr: Instruction) -> InstrId {
     out.push(instr);
     InstrId(out.len() - 1)
-}
-
-/// Names taken in a computation, and per name the next suffix to try.
-#[derive(Default)]
-struct Names {
-    taken: HashSet<String>,
-    next: HashMap<String, usize>,
-}
-
-impl Names {
-    /// `name`, or `name.N` with the next N that is free; recorded as taken. Linear over
-    /// many copies of one name (a callee inlined many times).
-    fn unique(&mut self, name: &str) -> String {
-        if self.taken.insert(name.to_string()) {
-            return name.to_string();
-        }
-        let n = self.next.entry(name.to_string()).or_insert(1);
-        loop {
-            let candidate = format!("{name}.{n}");
-            *n += 1;
-            if self.taken.insert(candidate.clone()) {
-                return candidate;
-            }
-        }
-    }
-}
-
-/// Every instruction of `computation`, operands before users, otherwise in text order
-/// (definitions may come in any order in text; unused ones are kept).
-fn operands_first(computation: &Computation) -> Vec<InstrId> {
-    let n = computation.instructions.len();
-    let mut placed = vec![false; n];
-    let mut order = Vec::with_capacity(n);
-    // The parser rejected cycles, so each sweep places at least one instruction.
-    while order.len() < n {
-        for (i, instr) in computation.instructions.iter().enumerate() {
-            if !placed[i] && instr.operands.iter().all(|o| placed[o.0]) {
-                placed[i] = true;
-                order.push(InstrId(i));
-            }
-        }
-    }
-    order
 }
 
 #[cfg(test)]

@@ -5,9 +5,13 @@
 //! --dump-after-each-pass` prints the module after each.
 
 mod dead_computations;
+mod fuse;
 mod inline_calls;
 
-use hlo::{Diagnostic, HloModule, Opcode};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+use hlo::{Computation, Diagnostic, HloModule, InstrId, Opcode};
 
 /// An HLO-to-HLO pass: `Ok(true)` when it changed the module.
 pub struct HloPass {
@@ -34,6 +38,14 @@ pub const PIPELINE: &[HloPass] = &[
         name: "remove-dead-computations",
         display_name: "RemoveDeadComputations",
         run: dead_computations::run,
+    },
+    // The kernels: reductions as heroes with their prologues, elementwise producers into
+    // their consumers, cheap ones duplicated (the rules are in `fuse.rs`). Without it the
+    // whole program would be one loop kernel that recomputes every reduction per element.
+    HloPass {
+        name: "fuse",
+        display_name: "Fuse",
+        run: fuse::run,
     },
 ];
 
@@ -69,4 +81,61 @@ pub fn run_pipeline(
         }
     }
     Ok(())
+}
+
+/// Names taken in a computation, and per name the next suffix to try.
+#[derive(Default)]
+pub(crate) struct Names {
+    pub(crate) taken: HashSet<String>,
+    pub(crate) next: HashMap<String, usize>,
+}
+
+impl Names {
+    /// `name`, or `name.N` with the next N that is free; recorded as taken. Linear over
+    /// many copies of one name (a callee inlined many times).
+    pub(crate) fn unique(&mut self, name: &str) -> String {
+        if self.taken.insert(name.to_string()) {
+            return name.to_string();
+        }
+        let n = self.next.entry(name.to_string()).or_insert(1);
+        loop {
+            let candidate = format!("{name}.{n}");
+            *n += 1;
+            if self.taken.insert(candidate.clone()) {
+                return candidate;
+            }
+        }
+    }
+}
+
+/// Every instruction of `computation`, operands before users, otherwise in text order
+/// (definitions may come in any order in text; unused ones are kept). Kahn's algorithm
+/// with the ready instructions in a heap by text position: n log n, whatever the order
+/// of the text.
+pub(crate) fn operands_first(computation: &Computation) -> Vec<InstrId> {
+    let n = computation.instructions.len();
+    let mut waiting_on = vec![0usize; n];
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, instr) in computation.instructions.iter().enumerate() {
+        waiting_on[i] = instr.operands.len();
+        for o in &instr.operands {
+            users[o.0].push(i);
+        }
+    }
+    let mut ready: BinaryHeap<Reverse<usize>> = (0..n)
+        .filter(|&i| waiting_on[i] == 0)
+        .map(Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(Reverse(i)) = ready.pop() {
+        order.push(InstrId(i));
+        for &u in &users[i] {
+            waiting_on[u] -= 1;
+            if waiting_on[u] == 0 {
+                ready.push(Reverse(u));
+            }
+        }
+    }
+    // The parser rejected cycles, so every instruction was placed.
+    order
 }

@@ -1,0 +1,314 @@
+//! `fuse`: groups the entry's instructions into fusions after XLA:GPU's rules, so that a
+//! program becomes the kernels XLA would launch.
+//!
+//! Producers are decided after all their users (reverse topological order), as XLA's
+//! `InstructionFusion` visits them:
+//!
+//! * **A reduce is a hero.** It starts a fusion of its own and never fuses into a consumer:
+//!   a consumer reads the reduced values at other indices than it writes (`x - mean` reads
+//!   `mean` per row), so fusing would recompute the whole reduction per output element.
+//!   Its producers fuse into it (its prologue).
+//! * **A producer whose users are all in one fusion joins it.**
+//! * **A producer used by several fusions** is duplicated into each when it is cheap
+//!   (elementwise but not transcendental or a division, broadcasts, reshapes, constants,
+//!   iota, converts), as XLA duplicates cheap ops; otherwise it gets a fusion of its own and
+//!   the others read its result.
+//! * A producer with a user outside any fusion (`tuple`, `custom-call`, the entry's root)
+//!   is materialized: it is the root of a fusion of its own.
+//! * Parameters, tuples, `get-tuple-element` and instructions that call computations
+//!   (other than a reduce's reducer) stay in the entry. A constant no fusion uses stays too.
+//!
+//! Each fusion's computation takes the values it reads from outside as parameters, in
+//! first-use order; the fusion instruction takes the name of its root, so the entry reads
+//! as before with fusions in place of the instructions they absorbed.
+
+use std::collections::HashMap;
+
+use hlo::{
+    AttrValue, Attribute, Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction,
+    Opcode, Payload,
+};
+
+use crate::{Names, operands_first};
+
+pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
+    let entry = module.entry_computation();
+    let groups = group(entry);
+    if groups.is_empty() {
+        return Ok(false);
+    }
+    let first_new = module.computations.len();
+    let mut fused = Vec::new();
+    let mut names = Names {
+        taken: module.computations.iter().map(|c| c.name.clone()).collect(),
+        ..Names::default()
+    };
+    let mut fusion_of_root = HashMap::new();
+    for (g, group) in groups.iter().enumerate() {
+        let root = &entry.instructions[group.root.0];
+        let name = names.unique(&format!("fused_{}", root.name));
+        let (computation, operands) = fusion_computation(entry, group, name);
+        fusion_of_root.insert(group.root, (ComputationId(first_new + g), operands));
+        fused.push(computation);
+    }
+    let new_entry = rewrite_entry(entry, &groups, &fusion_of_root, |c| {
+        &fused[c.0 - first_new].name
+    });
+    let entry_id = module.entry;
+    module.computations[entry_id.0] = new_entry;
+    module.computations.extend(fused);
+    Ok(true)
+}
+
+/// One fusion: its root (the value it produces) and its members, in topological order.
+struct Group {
+    root: InstrId,
+    members: Vec<InstrId>,
+    has_reduce: bool,
+}
+
+/// Instructions that stay in the entry: parameters, plumbing, and anything that calls a
+/// computation other than a reduce's reducer (control flow, custom calls, maps, sorts...)
+/// or has a tuple shape other than a variadic reduce's.
+fn fusible(instr: &Instruction) -> bool {
+    !matches!(
+        instr.opcode,
+        Opcode::Parameter | Opcode::Tuple | Opcode::GetTupleElement | Opcode::Fusion
+    ) && (instr.opcode == Opcode::Reduce
+        || (instr.called_computations().next().is_none() && instr.shape.as_array().is_some()))
+}
+
+/// Cheap enough to compute again in every fusion that uses it (XLA's "not expensive").
+fn cheap(instr: &Instruction) -> bool {
+    use Opcode::*;
+    let expensive = matches!(
+        instr.opcode,
+        Divide
+            | Remainder
+            | Power
+            | Exp
+            | Expm1
+            | Log
+            | Log1p
+            | Logistic
+            | Tanh
+            | Sqrt
+            | Rsqrt
+            | Cbrt
+            | Sin
+            | Cos
+            | Tan
+            | Atan2
+            | Erf
+            | Acos
+            | Acosh
+            | Asin
+            | Asinh
+            | Atan
+            | Atanh
+            | Cosh
+            | Sinh
+    );
+    !expensive
+        && (instr.opcode.is_elementwise_unary()
+            || instr.opcode.is_elementwise_binary()
+            || matches!(
+                instr.opcode,
+                Broadcast
+                    | Reshape
+                    | Bitcast
+                    | Constant
+                    | Iota
+                    | Convert
+                    | Compare
+                    | Select
+                    | Clamp
+            ))
+}
+
+/// The fusions of `entry`, in the order of their roots.
+fn group(entry: &Computation) -> Vec<Group> {
+    let n = entry.instructions.len();
+    let mut users: Vec<Vec<InstrId>> = vec![Vec::new(); n];
+    for (i, instr) in entry.instructions.iter().enumerate() {
+        for &o in &instr.operands {
+            // An instruction reading one operand twice is one user.
+            if users[o.0].last() != Some(&InstrId(i)) {
+                users[o.0].push(InstrId(i));
+            }
+        }
+    }
+    // The fusions each instruction belongs to (several when duplicated).
+    let mut member_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut roots: Vec<InstrId> = Vec::new();
+    let order = operands_first(entry);
+    for &p in order.iter().rev() {
+        let instr = &entry.instructions[p.0];
+        if !fusible(instr) {
+            continue;
+        }
+        let outside = p == entry.root
+            || users[p.0]
+                .iter()
+                .any(|u| member_of[u.0].is_empty() || !fusible(&entry.instructions[u.0]));
+        let mut groups: Vec<usize> = users[p.0]
+            .iter()
+            .flat_map(|u| member_of[u.0].iter().copied())
+            .collect();
+        groups.sort_unstable();
+        groups.dedup();
+        let joins = instr.opcode != Opcode::Reduce
+            && !outside
+            && (groups.len() == 1 || (groups.len() > 1 && cheap(instr)));
+        if joins {
+            member_of[p.0] = groups;
+        } else if instr.opcode == Opcode::Constant && groups.is_empty() {
+            // Read only outside fusions: it stays a constant of the entry.
+        } else {
+            member_of[p.0] = vec![roots.len()];
+            roots.push(p);
+        }
+    }
+    let mut groups: Vec<Group> = roots
+        .iter()
+        .map(|&root| Group {
+            root,
+            members: Vec::new(),
+            has_reduce: false,
+        })
+        .collect();
+    for &i in &order {
+        for &g in &member_of[i.0] {
+            groups[g].members.push(i);
+            groups[g].has_reduce |= entry.instructions[i.0].opcode == Opcode::Reduce;
+        }
+    }
+    // Roots were found last-first; the entry lists its fusions operands first.
+    let mut position = vec![0; n];
+    for (k, &i) in order.iter().enumerate() {
+        position[i.0] = k;
+    }
+    groups.sort_by_key(|g| position[g.root.0]);
+    groups
+}
+
+/// The fused computation of `group`, and the entry values it reads (its operands).
+fn fusion_computation(
+    entry: &Computation,
+    group: &Group,
+    name: String,
+) -> (Computation, Vec<InstrId>) {
+    let mut instructions: Vec<Instruction> = Vec::new();
+    let mut operands: Vec<InstrId> = Vec::new();
+    let mut local: HashMap<InstrId, InstrId> = HashMap::new();
+    let mut names = Names::default();
+    for &m in &group.members {
+        let instr = &entry.instructions[m.0];
+        let mut copy = instr.clone();
+        copy.operands = Vec::with_capacity(instr.operands.len());
+        for &o in &instr.operands {
+            let id = match local.get(&o) {
+                Some(&id) => id,
+                None => {
+                    let outer = &entry.instructions[o.0];
+                    let number = operands.len();
+                    operands.push(o);
+                    let param = Instruction {
+                        name: names.unique(&format!("param_{number}")),
+                        opcode: Opcode::Parameter,
+                        shape: outer.shape.clone(),
+                        operands: Vec::new(),
+                        payload: Payload::Parameter(number as i64),
+                        attributes: Vec::new(),
+                        spans: outer.spans.clone(),
+                    };
+                    instructions.push(param);
+                    let id = InstrId(instructions.len() - 1);
+                    local.insert(o, id);
+                    id
+                }
+            };
+            copy.operands.push(id);
+        }
+        copy.name = names.unique(&instr.name);
+        instructions.push(copy);
+        local.insert(m, InstrId(instructions.len() - 1));
+    }
+    let root = local[&group.root];
+    let computation = Computation {
+        name,
+        span: entry.instructions[group.root.0].spans.whole,
+        is_entry: false,
+        signature: None,
+        instructions,
+        root,
+        attributes: Vec::new(),
+    };
+    (computation, operands)
+}
+
+/// The entry with each fusion's members replaced by one `fusion` instruction.
+fn rewrite_entry<'a>(
+    entry: &Computation,
+    groups: &[Group],
+    fusion_of_root: &HashMap<InstrId, (ComputationId, Vec<InstrId>)>,
+    fused_name: impl Fn(ComputationId) -> &'a String,
+) -> Computation {
+    let n = entry.instructions.len();
+    let (mut absorbed, mut has_reduce) = (vec![false; n], vec![false; n]);
+    for g in groups {
+        for &m in &g.members {
+            absorbed[m.0] |= m != g.root;
+        }
+        has_reduce[g.root.0] = g.has_reduce;
+    }
+    let mut instructions: Vec<Instruction> = Vec::new();
+    let mut new_id: Vec<InstrId> = vec![InstrId(usize::MAX); entry.instructions.len()];
+    for i in operands_first(entry) {
+        if absorbed[i.0] {
+            continue;
+        }
+        let instr = &entry.instructions[i.0];
+        let copy = match fusion_of_root.get(&i) {
+            Some((computation, operands)) => {
+                let input = has_reduce[i.0];
+                Instruction {
+                    name: instr.name.clone(),
+                    opcode: Opcode::Fusion,
+                    shape: instr.shape.clone(),
+                    operands: operands.iter().map(|o| new_id[o.0]).collect(),
+                    payload: Payload::None,
+                    attributes: vec![
+                        Attribute {
+                            name: "kind".into(),
+                            value: AttrValue::Enum(if input { "kInput" } else { "kLoop" }.into()),
+                            span: instr.spans.whole,
+                        },
+                        Attribute {
+                            name: "calls".into(),
+                            value: AttrValue::Computation(hlo::module::ComputationRef {
+                                name: fused_name(*computation).clone(),
+                                id: *computation,
+                                span: instr.spans.whole,
+                            }),
+                            span: instr.spans.whole,
+                        },
+                    ],
+                    spans: instr.spans.clone(),
+                }
+            }
+            None => {
+                let mut copy = instr.clone();
+                copy.operands = instr.operands.iter().map(|o| new_id[o.0]).collect();
+                copy
+            }
+        };
+        instructions.push(copy);
+        new_id[i.0] = InstrId(instructions.len() - 1);
+    }
+    Computation {
+        root: new_id[entry.root.0],
+        instructions,
+        ..entry.clone()
+    }
+}
