@@ -6,9 +6,8 @@
 //!   backend_config), and every module of both forms passes `--check` through every stage,
 //!   each of its fusions against the evaluator. (`deliverable.rs` feeds their output to
 //!   ptxas, llvm-as and mlir-opt.)
-//! * The unfused modules go through the fusion pipeline (calls inlined, then fused after
-//!   XLA:GPU's rules) and ptxas accepts them; the ones listed in `NOT_YET` must fail with
-//!   the message given there, so that a change in what works shows up as a test to update.
+//! * The unfused modules go through the fusion pipeline (calls inlined, gathers made
+//!   canonical, then fused after XLA:GPU's rules) and ptxas accepts them.
 //! * The fusion pass makes each reduce a hero: no unfused module becomes one loop kernel
 //!   that recomputes a reduction per element (`reductions_are_never_recomputed`).
 
@@ -16,13 +15,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const HLO_EMIT: &str = env!("CARGO_BIN_EXE_hlo-emit");
-
-/// Unfused modules `hlo-emit` refuses today, and the message that says why.
-const NOT_YET: &[(&str, &str)] = &[
-    // JAX's `table[ids]` gather is not in the canonical form the emitters index; the gather
-    // canonicalization pass of the fusion pipeline is still to come.
-    ("embedding", "only XLA's canonical gather is supported"),
-];
 
 fn corpus() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/jax");
@@ -72,10 +64,7 @@ fn the_corpus_has_both_forms_of_every_function() {
 
 #[test]
 fn every_module_passes_check_through_every_stage() {
-    let files: Vec<PathBuf> = corpus()
-        .into_iter()
-        .filter(|p| is_xla_printed(p) || !NOT_YET.iter().any(|(n, _)| *n == stem(p)))
-        .collect();
+    let files = corpus();
     let mut failures = Vec::new();
     for path in &files {
         let (ok, text) = hlo_emit(&[path.to_str().unwrap(), "--check", "-o", "/dev/null"]);
@@ -95,23 +84,18 @@ fn unfused_modules_compile_and_ptxas_accepts_them() {
     let ptxas = codegen::toolchain::ptxas().unwrap();
     let mut failures = Vec::new();
     for path in corpus().iter().filter(|p| !is_xla_printed(p)) {
-        let name = stem(path);
         let (ok, text) = hlo_emit(&[path.to_str().unwrap(), "-o", ptx]);
-        let expected = NOT_YET.iter().find(|(n, _)| *n == name);
-        match (ok, expected) {
-            (true, None) => {
-                let out = Command::new(&ptxas)
-                    .args(["-arch=sm_90", ptx, "-o", "/dev/null"])
-                    .output()
-                    .unwrap();
-                if !out.status.success() {
-                    let why = String::from_utf8_lossy(&out.stderr).into_owned();
-                    failures.push(format!("{name}: ptxas rejects the PTX:\n{why}"));
-                }
-            }
-            (false, Some((_, why))) if text.contains(why) => {}
-            (true, Some(_)) => failures.push(format!("{name}: compiles now; take it off NOT_YET")),
-            _ => failures.push(format!("{name}:\n{text}")),
+        if !ok {
+            failures.push(format!("{}:\n{text}", path.display()));
+            continue;
+        }
+        let out = Command::new(&ptxas)
+            .args(["-arch=sm_90", ptx, "-o", "/dev/null"])
+            .output()
+            .unwrap();
+        if !out.status.success() {
+            let why = String::from_utf8_lossy(&out.stderr).into_owned();
+            failures.push(format!("{}: ptxas rejects the PTX:\n{why}", path.display()));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -123,9 +107,6 @@ fn unfused_modules_compile_and_ptxas_accepts_them() {
 fn reductions_are_never_recomputed() {
     let mut failures = Vec::new();
     for path in corpus().iter().filter(|p| !is_xla_printed(p)) {
-        if NOT_YET.iter().any(|(n, _)| *n == stem(path)) {
-            continue;
-        }
         let (ok, text) = hlo_emit(&[path.to_str().unwrap(), "--emit=hlo"]);
         assert!(ok, "{}: {text}", path.display());
         let reduces = text.matches(" reduce(").count();

@@ -4,6 +4,7 @@
 //! step with why it is there; the verifier runs after every step, and `hlo-emit
 //! --dump-after-each-pass` prints the module after each.
 
+mod canonicalize_gathers;
 mod dead_computations;
 mod fuse;
 mod inline_calls;
@@ -38,6 +39,13 @@ pub const PIPELINE: &[HloPass] = &[
         name: "remove-dead-computations",
         display_name: "RemoveDeadComputations",
         run: dead_computations::run,
+    },
+    // JAX writes `table[ids]` as a gather with collapsed slice dimensions; the emitters
+    // index XLA's canonical gather, which XLA's GatherSimplifier produces at this point.
+    HloPass {
+        name: "canonicalize-gathers",
+        display_name: "CanonicalizeGathers",
+        run: canonicalize_gathers::run,
     },
     // The kernels: reductions as heroes with their prologues, elementwise producers into
     // their consumers, cheap ones duplicated (the rules are in `fuse.rs`). Without it the
