@@ -67,15 +67,70 @@ struct Group {
     has_reduce: bool,
 }
 
-/// Instructions that stay in the entry: parameters, plumbing, and anything that calls a
-/// computation other than a reduce's reducer (control flow, custom calls, maps, sorts...)
-/// or has a tuple shape other than a variadic reduce's.
+/// Instructions that stay in the entry: parameters and plumbing; what XLA:GPU hands to
+/// libraries or the runtime rather than to a fusion emitter (matrix products and
+/// convolutions go to cuBLAS/cuDNN, custom calls, collectives, I/O, random numbers,
+/// in-place updates); anything that calls a computation other than a reduce's reducer
+/// (control flow, maps, sorts, scatters); tuple shapes other than a variadic reduce's.
+/// They are listed as left to the runtime.
 fn fusible(instr: &Instruction) -> bool {
-    !matches!(
+    use Opcode::*;
+    let stays = matches!(
         instr.opcode,
-        Opcode::Parameter | Opcode::Tuple | Opcode::GetTupleElement | Opcode::Fusion
-    ) && (instr.opcode == Opcode::Reduce
-        || (instr.called_computations().next().is_none() && instr.shape.as_array().is_some()))
+        Parameter
+            | Tuple
+            | GetTupleElement
+            | Fusion
+            | CustomCall
+            | Dot
+            | RaggedDot
+            | Convolution
+            | Fft
+            | Cholesky
+            | TriangularSolve
+            | Rng
+            | RngBitGenerator
+            | RngGetAndUpdateState
+            | Infeed
+            | Outfeed
+            | Send
+            | SendDone
+            | Recv
+            | RecvDone
+            | AfterAll
+            | AddDependency
+            | AllGather
+            | AllGatherStart
+            | AllGatherDone
+            | AllReduceStart
+            | AllReduceDone
+            | AllToAll
+            | RaggedAllToAll
+            | CollectiveBroadcast
+            | CollectivePermute
+            | CollectivePermuteStart
+            | CollectivePermuteDone
+            | ReplicaId
+            | PartitionId
+            | OptimizationBarrier
+            | Domain
+            | AsyncStart
+            | AsyncUpdate
+            | AsyncDone
+            | CopyStart
+            | CopyDone
+            | GetDimensionSize
+            | SetDimensionSize
+            | DynamicReshape
+            | DynamicUpdateSlice
+            | BatchNormGrad
+            | BatchNormInference
+            | BatchNormTraining
+            | TopK
+    );
+    !stays
+        && (instr.opcode == Reduce
+            || (instr.called_computations().next().is_none() && instr.shape.as_array().is_some()))
 }
 
 /// Cheap enough to compute again in every fusion that uses it (XLA's "not expensive").
