@@ -152,15 +152,16 @@ impl fmt::Display for StackFrameIndex {
         if self.is_empty() {
             return Ok(());
         }
-        f.write_str("FileNames\n")?;
-        for (i, name) in self.file_names.iter().enumerate() {
-            writeln!(f, "{} {}", i + 1, quoted(name))?;
-        }
-        f.write_str("\nFunctionNames\n")?;
-        for (i, name) in self.function_names.iter().enumerate() {
-            writeln!(f, "{} {}", i + 1, quoted(name))?;
-        }
-        f.write_str("\nFileLocations\n")?;
+        let names = |f: &mut fmt::Formatter<'_>, title: &str, names: &[String]| {
+            writeln!(f, "{title}")?;
+            for (i, name) in names.iter().enumerate() {
+                writeln!(f, "{} {}", i + 1, quoted(name))?;
+            }
+            writeln!(f)
+        };
+        names(f, "FileNames", &self.file_names)?;
+        names(f, "FunctionNames", &self.function_names)?;
+        f.write_str("FileLocations\n")?;
         for (i, l) in self.file_locations.iter().enumerate() {
             writeln!(
                 f,
