@@ -12,9 +12,10 @@
 
 use crate::pass::Pass;
 use crate::rewrite::is_trivially_dead;
-use ir::intern::FxHashMap;
-use ir::{BlockId, Diagnostic, Ident, Module, NamedAttr, OpId, Traits, Type, Value};
+use ir::intern::{FxHashMap, FxHasher};
+use ir::{BlockId, Diagnostic, Module, OpId, Traits, Value};
 use std::borrow::Cow;
+use std::hash::{Hash, Hasher};
 
 /// Common subexpression elimination (see the module documentation).
 #[derive(Clone, Copy, Debug, Default)]
@@ -40,40 +41,106 @@ impl Pass for Cse {
     }
 }
 
-/// What makes two pure ops equal.
-#[derive(PartialEq, Eq, Hash)]
-struct Key {
-    name: Ident,
-    operands: Vec<Value>,
-    props: Vec<NamedAttr>,
-    attrs: Vec<NamedAttr>,
-    types: Vec<Type>,
+/// Known ops of one open scope, by [`fingerprint`]: the first op of each fingerprint, and
+/// the rare others with the same fingerprint. Ops are compared in place ([`equivalent`]),
+/// so a lookup allocates nothing (a key of four vectors per op made CSE a quarter slower
+/// per op on long chains, and it grew with the cache misses of the allocations).
+#[derive(Default)]
+struct Scope {
+    first: FxHashMap<u64, OpId>,
+    more: FxHashMap<u64, Vec<OpId>>,
 }
 
-/// Known ops, one table per open scope, innermost last.
-type Scopes = Vec<FxHashMap<Key, OpId>>;
+impl Scope {
+    fn find(&self, m: &Module, hash: u64, op: OpId) -> Option<OpId> {
+        let first = *self.first.get(&hash)?;
+        if equivalent(m, first, op) {
+            return Some(first);
+        }
+        self.more
+            .get(&hash)?
+            .iter()
+            .copied()
+            .find(|&known| equivalent(m, known, op))
+    }
 
-/// The key of `op` if CSE may replace it.
-fn key(m: &Module, op: OpId) -> Option<Key> {
-    let def = m.op_def(op)?;
-    if !def.has(Traits::PURE)
-        || def.has(Traits::TERMINATOR)
-        || !m.regions(op).is_empty()
-        || m.num_results(op) == 0
-    {
-        return None;
+    fn insert(&mut self, hash: u64, op: OpId) {
+        if let Some(&first) = self.first.get(&hash) {
+            debug_assert_ne!(first, op);
+            self.more.entry(hash).or_default().push(op);
+        } else {
+            self.first.insert(hash, op);
+        }
     }
-    let mut operands = m.operand_vec(op);
-    if def.has(Traits::COMMUTATIVE) {
-        operands.sort_unstable();
-    }
-    Some(Key {
-        name: m.name(op),
-        operands,
-        props: m.props(op).to_vec(),
-        attrs: m.attrs(op).to_vec(),
-        types: m.result_types(op),
+}
+
+/// Open scopes, innermost last.
+type Scopes = Vec<Scope>;
+
+/// Whether CSE may replace `op`: registered, pure, not a terminator, no regions, results.
+fn eligible(m: &Module, op: OpId) -> bool {
+    m.op_def(op).is_some_and(|def| {
+        def.has(Traits::PURE)
+            && !def.has(Traits::TERMINATOR)
+            && m.regions(op).is_empty()
+            && m.num_results(op) > 0
     })
+}
+
+fn commutative(m: &Module, op: OpId) -> bool {
+    m.op_def(op).is_some_and(|d| d.has(Traits::COMMUTATIVE))
+}
+
+/// A hash of what makes two eligible ops equal: name, operands (order-free for
+/// commutative ops), properties, attributes and result types.
+fn fingerprint(m: &Module, op: OpId) -> u64 {
+    let mut h = FxHasher::default();
+    m.name(op).hash(&mut h);
+    if commutative(m, op) {
+        // A sum of per-operand hashes does not depend on the order.
+        let mut sum = 0u64;
+        for v in m.operands(op) {
+            let mut one = FxHasher::default();
+            v.hash(&mut one);
+            sum = sum.wrapping_add(one.finish());
+        }
+        sum.hash(&mut h);
+    } else {
+        for v in m.operands(op) {
+            v.hash(&mut h);
+        }
+    }
+    m.props(op).hash(&mut h);
+    m.attrs(op).hash(&mut h);
+    for r in m.results(op) {
+        m.value_type(r).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// Whether eligible ops `a` and `b` compute the same values (see the module documentation).
+fn equivalent(m: &Module, a: OpId, b: OpId) -> bool {
+    if m.name(a) != m.name(b)
+        || m.num_operands(a) != m.num_operands(b)
+        || m.num_results(a) != m.num_results(b)
+        || m.props(a) != m.props(b)
+        || m.attrs(a) != m.attrs(b)
+        || !m
+            .results(a)
+            .zip(m.results(b))
+            .all(|(x, y)| m.value_type(x) == m.value_type(y))
+    {
+        return false;
+    }
+    if commutative(m, a) {
+        let mut x = m.operand_vec(a);
+        let mut y = m.operand_vec(b);
+        x.sort_unstable();
+        y.sort_unstable();
+        x == y
+    } else {
+        m.operands(a).eq(m.operands(b))
+    }
 }
 
 /// Runs CSE inside the regions of `op`, seeing the ops in `scopes`.
@@ -88,10 +155,10 @@ fn simplify_regions(m: &mut Module, op: OpId, scopes: &mut Scopes) {
         let Some((&entry, rest)) = blocks.split_first() else {
             continue;
         };
-        scopes.push(FxHashMap::default());
+        scopes.push(Scope::default());
         simplify_block(m, entry, scopes);
         for &block in rest {
-            scopes.push(FxHashMap::default());
+            scopes.push(Scope::default());
             simplify_block(m, block, scopes);
             scopes.pop();
         }
@@ -106,16 +173,17 @@ fn simplify_block(m: &mut Module, block: BlockId, scopes: &mut Scopes) {
             m.erase_op(op);
             continue;
         }
-        if let Some(key) = key(m, op) {
-            match scopes.iter().rev().find_map(|s| s.get(&key)) {
-                Some(&existing) => {
+        if eligible(m, op) {
+            let hash = fingerprint(m, op);
+            match scopes.iter().rev().find_map(|s| s.find(m, hash, op)) {
+                Some(existing) => {
                     let replacements: Vec<Value> = m.results(existing).collect();
                     m.replace_op(op, &replacements);
                     continue;
                 }
                 None => {
                     if let Some(scope) = scopes.last_mut() {
-                        scope.insert(key, op);
+                        scope.insert(hash, op);
                     }
                 }
             }

@@ -5,6 +5,34 @@ pub mod bundle;
 pub mod check;
 pub mod pipeline;
 
+use std::process::ExitCode;
+
+/// Parses the command line with `command`, as clap's `get_matches` does, except that
+/// `--help` and `--version` whose text cannot be written (standard output on a full
+/// device, a closed pipe) end in status 1 with an error instead of clap's silent 0.
+/// Usage errors keep clap's message and status 2.
+pub fn parse_command_line(command: clap::Command) -> Result<clap::ArgMatches, ExitCode> {
+    use clap::error::ErrorKind;
+    match command.try_get_matches() {
+        Ok(matches) => Ok(matches),
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            // clap writes help to standard output; `print` reports a failed write, which
+            // `exit` ignores.
+            let written = e
+                .print()
+                .and_then(|()| std::io::Write::flush(&mut std::io::stdout()));
+            Err(match written {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(io) => {
+                    eprintln!("error: cannot write standard output: {io}");
+                    ExitCode::FAILURE
+                }
+            })
+        }
+        Err(e) => e.exit(),
+    }
+}
+
 /// mimalloc instead of glibc's malloc, for every binary and test that links this library:
 /// the compiler and the interpreter make and free many small objects, and glibc's free-list
 /// consolidation was a fifth of the emitter's time on long chains. Measured (release, this

@@ -73,6 +73,7 @@ fn run(program: &str, args: &[&str], stdout: Option<std::fs::File>) -> Outcome {
 
 const HLO_EMIT: &str = env!("CARGO_BIN_EXE_hlo-emit");
 const HLO_OPT: &str = env!("CARGO_BIN_EXE_hlo-opt");
+const HLO_INTERP: &str = env!("CARGO_BIN_EXE_hlo-interp");
 
 /// `Err` unless `outcome` is exit 1 with a located error about `file` whose first line
 /// contains `text`.
@@ -118,6 +119,9 @@ fn expectation(text: &str, path: &Path) -> Option<String> {
 
 /// Checks one committed hostile file; `Err` says what went wrong.
 fn check_file(path: &Path, scratch: &Path) -> Result<(), String> {
+    if path.extension().is_some_and(|e| e == "mlir") {
+        return check_ir_file(path, scratch);
+    }
     let text = std::fs::read_to_string(path).unwrap();
     let file = path.to_str().unwrap();
     let ptx = scratch.join("out.ptx");
@@ -152,13 +156,43 @@ fn check_file(path: &Path, scratch: &Path) -> Result<(), String> {
     located_error(&outcome, file, &error)
 }
 
+/// Checks one hostile IR file: `hlo-opt` runs the passes of its `// PASSES:` line; `ok`
+/// means exit 0 with IR that `hlo-opt` reads back.
+fn check_ir_file(path: &Path, scratch: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let file = path.to_str().unwrap();
+    let out = scratch.join("out.mlir");
+    let passes: Vec<&str> = text
+        .lines()
+        .find_map(|l| l.strip_prefix("// PASSES: "))
+        .map_or_else(Vec::new, |p| p.split_whitespace().collect());
+    let args: Vec<&str> = [file, "-o", out.to_str().unwrap()]
+        .into_iter()
+        .chain(passes)
+        .collect();
+    let outcome = run(HLO_OPT, &args, None);
+    let Some(error) = expectation(&text, path) else {
+        if outcome.code != Some(0) {
+            return Err(format!(
+                "expected exit 0, got {:?}:\n{}",
+                outcome.code, outcome.stderr
+            ));
+        }
+        let written = std::fs::read_to_string(&out).unwrap();
+        return ir::parse_module(&written)
+            .map(|_| ())
+            .map_err(|d| format!("the output does not parse: {d:?}\n{written}"));
+    };
+    located_error(&outcome, file, &error)
+}
+
 #[test]
 fn every_hostile_file_gets_a_kernel_or_a_located_error() {
     let scratch = tempdir("files");
     let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("testdata/hostile"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
+        .filter(|p| p.extension().is_some_and(|e| e == "hlo" || e == "mlir"))
         .collect();
     files.sort();
     assert!(files.len() >= 25, "only {} hostile files", files.len());
@@ -323,6 +357,27 @@ fn empty_input_and_unwritable_outputs_are_errors() {
         "hlo-opt > /dev/full: {}",
         outcome.stderr
     );
+    // Help and version text that cannot be written is an error too (clap's own exit
+    // ignores the failed write).
+    for program in [HLO_EMIT, HLO_OPT, HLO_INTERP] {
+        for flag in ["--help", "--version"] {
+            let outcome = run(program, &[flag], Some(full()));
+            assert_eq!(
+                (
+                    outcome.code,
+                    outcome.stderr.starts_with("error: cannot write")
+                ),
+                (Some(1), true),
+                "{program} {flag} > /dev/full: {}",
+                outcome.stderr
+            );
+        }
+        assert_eq!(
+            run(program, &["--help"], None).code,
+            Some(0),
+            "{program} --help"
+        );
+    }
 }
 
 /// `--check=N` holds N seeded inputs at once: a huge N is refused before anything is drawn.

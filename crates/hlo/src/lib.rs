@@ -35,15 +35,26 @@ pub use primitive::PrimitiveType;
 pub use shape::{ArrayShape, Shape};
 pub use verifier::verify_module;
 
+/// The largest HLO text the front end reads: spans are 32-bit byte offsets.
+pub const MAX_TEXT_BYTES: usize = u32::MAX as usize;
+
 /// Loads HLO text from raw bytes, the front door for tools: decodes UTF-8, parses and
 /// verifies the module. Errors come rendered (`file:line:col: error: ...`, the line, a caret).
-pub fn load(name: &str, bytes: &[u8]) -> Result<(SourceFile, HloModule), String> {
-    let source = match std::str::from_utf8(bytes) {
+/// Bytes given by value become the source text without a copy.
+pub fn load(name: &str, bytes: impl Into<Vec<u8>>) -> Result<(SourceFile, HloModule), String> {
+    let bytes = bytes.into();
+    if bytes.len() > MAX_TEXT_BYTES {
+        return Err(format!(
+            "{name}: error: the file has {} bytes; HLO text is read up to {MAX_TEXT_BYTES} bytes (4 GiB)",
+            bytes.len()
+        ));
+    }
+    let source = match String::from_utf8(bytes) {
         Ok(text) => SourceFile::new(name, text),
         Err(e) => {
-            let source = SourceFile::new(name, String::from_utf8_lossy(bytes));
+            let at = e.utf8_error().valid_up_to();
+            let source = SourceFile::new(name, String::from_utf8_lossy(e.as_bytes()));
             // The lossy text keeps every byte before the first invalid one.
-            let at = e.valid_up_to();
             let diag = Diagnostic::new(Span::new(at, at + 1), "the file is not valid UTF-8");
             return Err(diag.render(&source));
         }

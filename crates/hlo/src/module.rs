@@ -92,7 +92,9 @@ pub struct InstrSpans {
 pub enum Payload {
     None,
     Parameter(i64),
-    Literal(Literal),
+    /// Boxed: a module holds millions of instructions and few constants, and a literal
+    /// inline would make every instruction 32 bytes larger.
+    Literal(Box<Literal>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

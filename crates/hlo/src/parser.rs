@@ -6,12 +6,12 @@
 //! are resolved to indices at the end of each computation (operands) and of the module
 //! (called computations), so definitions may come in any order; cycles are rejected.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use crate::diag::{Diagnostic, SourceFile, Span};
 use crate::graph;
 use crate::layout::{COMBINE_DIMENSION, Layout, Tile};
-use crate::lexer::{self, Token, TokenKind};
+use crate::lexer::{self, Lexer, Token, TokenKind};
 use crate::literal::{ArrayLiteral, Literal, Value};
 use crate::module::{
     AttrValue, Attribute, Computation, ComputationId, ComputationRef, HloModule, InstrId,
@@ -29,14 +29,17 @@ type PResult<T> = Result<T, Diagnostic>;
 /// Parses a whole HLO text: names resolved, graphs acyclic. Shape rules are the
 /// verifier's job ([`crate::verify_module`]).
 pub fn parse_module(source: &SourceFile) -> PResult<HloModule> {
-    let tokens = lexer::lex(&source.text)?;
-    let mut parser = Parser {
-        text: &source.text,
-        tokens,
-        pos: 0,
-        depth: 0,
+    let mut parser = Parser::new(&source.text);
+    let parsed = parser.module();
+    // A lexical error anywhere in the file is the error, as when the whole text was lexed
+    // first: the one that stopped the parser, or else one after where a syntax error did.
+    if let Some(error) = parser.lex_error.take() {
+        return Err(error);
+    }
+    let module = match parsed {
+        Ok(module) => module,
+        Err(error) => return Err(parser.lexer.first_error().unwrap_or(error)),
     };
-    let module = parser.module()?;
     graph::check_acyclic(&module)?;
     Ok(module)
 }
@@ -105,8 +108,16 @@ fn attr_kind(name: &str) -> AttrKind {
 
 struct Parser<'a> {
     text: &'a str,
-    tokens: Vec<Token>,
-    pos: usize,
+    lexer: Lexer<'a>,
+    /// The current token and the ones after it, [`LOOKAHEAD`] in all: the parser holds
+    /// these, not the file's tokens.
+    ahead: VecDeque<Token>,
+    /// The first lexical error; the lexer then gives [`TokenKind::Eof`] at its place.
+    lex_error: Option<Diagnostic>,
+    /// Where the last token taken ended (0 before the first).
+    prev_end: u32,
+    /// How many tokens have been taken.
+    taken: usize,
     /// Current nesting of tuple shapes, literals and literal dimensions; bounded so that
     /// hostile input gets an error instead of overflowing the stack.
     depth: usize,
@@ -115,18 +126,59 @@ struct Parser<'a> {
 /// Deeper nesting than any real module has (XLA's deepest tuples are a handful of levels).
 const MAX_NESTING: usize = 256;
 
-/// An operand as written, before its name is resolved.
-struct PendingOperand {
-    name: String,
+/// An operand as written, before its name is resolved. Every instruction's operands are
+/// held until its computation ends, so this stays small: the name is a slice of the text
+/// and the rare declared shape is boxed.
+struct PendingOperand<'a> {
+    name: &'a str,
     span: Span,
-    declared_shape: Option<Shape>,
+    declared_shape: Option<Box<Shape>>,
 }
 
+/// Tokens the parser looks at before taking one: the current one and two after it (an
+/// attribute `, name =`, a `ROOT` that is not a name).
+const LOOKAHEAD: usize = 3;
+
 impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Parser<'a> {
+        let mut parser = Parser {
+            text,
+            lexer: Lexer::new(text),
+            ahead: VecDeque::with_capacity(LOOKAHEAD),
+            lex_error: None,
+            prev_end: 0,
+            taken: 0,
+            depth: 0,
+        };
+        while parser.ahead.len() < LOOKAHEAD {
+            parser.lex_one();
+        }
+        parser
+    }
+
+    /// Appends the lexer's next token to the lookahead; after an error, the end of file.
+    fn lex_one(&mut self) {
+        let token = match self.lex_error {
+            Some(ref e) => Token {
+                kind: TokenKind::Eof,
+                span: Span::new(e.span.start as usize, e.span.start as usize),
+            },
+            None => self.lexer.next_token().unwrap_or_else(|e| {
+                let at = e.span.start as usize;
+                self.lex_error = Some(e);
+                Token {
+                    kind: TokenKind::Eof,
+                    span: Span::new(at, at),
+                }
+            }),
+        };
+        self.ahead.push_back(token);
+    }
+
     // ---- token cursor -------------------------------------------------------------------
 
     fn peek(&self) -> Token {
-        self.tokens[self.pos]
+        self.ahead[0]
     }
 
     fn peek_kind(&self) -> TokenKind {
@@ -134,9 +186,7 @@ impl<'a> Parser<'a> {
     }
 
     fn peek_nth_kind(&self, n: usize) -> TokenKind {
-        self.tokens
-            .get(self.pos + n)
-            .map_or(TokenKind::Eof, |t| t.kind)
+        self.ahead.get(n).map_or(TokenKind::Eof, |t| t.kind)
     }
 
     fn text_of(&self, token: Token) -> &'a str {
@@ -158,7 +208,10 @@ impl<'a> Parser<'a> {
     fn bump(&mut self) -> Token {
         let token = self.peek();
         if token.kind != TokenKind::Eof {
-            self.pos += 1;
+            self.ahead.pop_front();
+            self.lex_one();
+            self.prev_end = token.span.end;
+            self.taken += 1;
         }
         token
     }
@@ -178,9 +231,7 @@ impl<'a> Parser<'a> {
     }
 
     fn prev_end(&self) -> u32 {
-        self.pos
-            .checked_sub(1)
-            .map_or(0, |p| self.tokens[p].span.end)
+        self.prev_end
     }
 
     fn span_from(&self, start: Span) -> Span {
@@ -250,13 +301,18 @@ impl<'a> Parser<'a> {
 
     /// A name, with or without `%`, returned without it.
     fn name(&mut self, what: &str) -> PResult<(String, Span)> {
+        self.name_in_text(what)
+            .map(|(name, span)| (name.to_string(), span))
+    }
+
+    /// A name (without its `%`) as a slice of the text.
+    fn name_in_text(&mut self, what: &str) -> PResult<(&'a str, Span)> {
         let token = self.peek();
         let name = match token.kind {
             TokenKind::Ident => self.text_of(token),
             TokenKind::PercentName => &self.text_of(token)[1..],
             _ => return Err(self.error_expected(what)),
         };
-        let name = name.to_string();
         self.bump();
         Ok((name, token.span))
     }
@@ -384,6 +440,7 @@ impl<'a> Parser<'a> {
         let header_span = self.span_from(start);
         self.expect(TokenKind::LBrace)?;
         let mut instructions = Vec::new();
+        // Every instruction's operands in order, one list for the computation.
         let mut pending = Vec::new();
         let mut root = None;
         let mut shape_written = Vec::new();
@@ -400,7 +457,7 @@ impl<'a> Parser<'a> {
                 root = Some(InstrId(instructions.len()));
             }
             instructions.push(instr);
-            pending.push(operands);
+            pending.extend(operands);
         }
         if instructions.is_empty() {
             return Err(Diagnostic::new(
@@ -448,7 +505,7 @@ impl<'a> Parser<'a> {
 
     /// One instruction, its unresolved operands, whether it is the ROOT, and whether its
     /// shape was written (XLA lets the text leave out shapes it can infer).
-    fn instruction(&mut self) -> PResult<(Instruction, Vec<PendingOperand>, bool, bool)> {
+    fn instruction(&mut self) -> PResult<(Instruction, Vec<PendingOperand<'a>>, bool, bool)> {
         let start = self.peek().span;
         let is_root = self.at_ident("ROOT") && self.peek_nth_kind(1) != TokenKind::Equal;
         if is_root {
@@ -489,7 +546,7 @@ impl<'a> Parser<'a> {
                 self.expect(TokenKind::LParen)?;
                 let literal = self.literal(&shape)?;
                 self.expect(TokenKind::RParen)?;
-                (Payload::Literal(literal), Vec::new())
+                (Payload::Literal(Box::new(literal)), Vec::new())
             }
             Opcode::Parameter => {
                 self.expect(TokenKind::LParen)?;
@@ -531,14 +588,18 @@ impl<'a> Parser<'a> {
     }
 
     /// `name`, `%name`, or `shape %name`.
-    fn operand(&mut self) -> PResult<PendingOperand> {
+    fn operand(&mut self) -> PResult<PendingOperand<'a>> {
         let start = self.peek().span;
         let typed = self.at(TokenKind::LParen)
             || (self.at(TokenKind::Ident)
                 && self.peek_nth_kind(1) == TokenKind::LBracket
                 && PrimitiveType::from_name(self.peek_text()).is_some());
-        let declared_shape = if typed { Some(self.shape()?) } else { None };
-        let (name, name_span) = self.name("an operand name")?;
+        let declared_shape = if typed {
+            Some(Box::new(self.shape()?))
+        } else {
+            None
+        };
+        let (name, name_span) = self.name_in_text("an operand name")?;
         Ok(PendingOperand {
             name,
             span: if typed {
@@ -709,13 +770,13 @@ impl<'a> Parser<'a> {
     /// written without a gap between them, up to the next `,` or the end of the block.
     /// Returned with whitespace normalised to single spaces and comments dropped.
     fn raw_value(&mut self) -> PResult<String> {
-        let first = self.pos;
+        let first = self.taken;
         let mut depth = 0usize;
+        let mut out = String::new();
         loop {
             // Tokens of one value are written together (`b01f_01io->b01f`,
             // `[2,4]<=[8]T(1,0)`); after a gap at depth 0, the next item begins.
-            let gap =
-                self.pos > first && self.tokens[self.pos - 1].span.end != self.peek().span.start;
+            let gap = self.taken > first && self.prev_end != self.peek().span.start;
             match self.peek_kind() {
                 TokenKind::Eof if depth > 0 => {
                     return Err(self.error_expected("the end of a bracketed attribute value"));
@@ -733,17 +794,14 @@ impl<'a> Parser<'a> {
                 | TokenKind::RParen => break,
                 _ => {}
             }
-            self.bump();
-        }
-        if self.pos == first {
-            return Err(self.error_expected("an attribute value"));
-        }
-        let mut out = String::new();
-        for (i, token) in self.tokens[first..self.pos].iter().enumerate() {
-            if i > 0 && self.tokens[first + i - 1].span.end != token.span.start {
+            if gap {
                 out.push(' ');
             }
-            out.push_str(self.text_of(*token));
+            let token = self.bump();
+            out.push_str(self.text_of(token));
+        }
+        if self.taken == first {
+            return Err(self.error_expected("an attribute value"));
         }
         Ok(out)
     }
@@ -985,9 +1043,11 @@ fn int_fits(value: i128, ty: PrimitiveType) -> bool {
 }
 
 /// Resolves operand names within one computation.
+/// Sets the operands of `instructions` from `pending`, the operands as written: each
+/// instruction's in turn, as many as its operand spans.
 fn resolve_operands(
     instructions: &mut [Instruction],
-    pending: &[Vec<PendingOperand>],
+    pending: &[PendingOperand<'_>],
 ) -> PResult<()> {
     let mut ids: HashMap<&str, usize> = HashMap::with_capacity(instructions.len());
     for (i, instr) in instructions.iter().enumerate() {
@@ -1000,24 +1060,21 @@ fn resolve_operands(
     }
     let resolved = pending
         .iter()
-        .map(|operands| {
-            operands
-                .iter()
-                .map(|operand| {
-                    ids.get(operand.name.as_str())
-                        .map(|&id| InstrId(id))
-                        .ok_or_else(|| {
-                            Diagnostic::new(
-                                operand.span,
-                                format!("use of undefined instruction '{}'", operand.name),
-                            )
-                        })
-                })
-                .collect::<PResult<Vec<_>>>()
+        .map(|operand| {
+            ids.get(operand.name).map(|&id| InstrId(id)).ok_or_else(|| {
+                Diagnostic::new(
+                    operand.span,
+                    format!("use of undefined instruction '{}'", operand.name),
+                )
+            })
         })
         .collect::<PResult<Vec<_>>>()?;
-    for (instr, ops) in instructions.iter_mut().zip(resolved) {
-        instr.operands = ops;
+    drop(ids);
+    let mut rest = resolved.as_slice();
+    for instr in instructions.iter_mut() {
+        let (operands, after) = rest.split_at(instr.spans.operands.len());
+        rest = after;
+        instr.operands = operands.to_vec();
     }
     Ok(())
 }
@@ -1071,9 +1128,12 @@ fn infer_missing_shapes(instructions: &mut [Instruction], shape_written: &[bool]
 /// Typed operands (`add(f32[2] %a, ...)`) must agree with the instruction they name.
 fn check_declared_operand_shapes(
     instructions: &[Instruction],
-    pending: &[Vec<PendingOperand>],
+    pending: &[PendingOperand<'_>],
 ) -> PResult<()> {
-    for (instr, operands) in instructions.iter().zip(pending) {
+    let mut rest = pending;
+    for instr in instructions {
+        let (operands, after) = rest.split_at(instr.operands.len());
+        rest = after;
         for (id, operand) in instr.operands.iter().zip(operands) {
             let Some(declared) = &operand.declared_shape else {
                 continue;

@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 use hlo_emit_tools::bundle::{self, BundleOptions};
 use hlo_emit_tools::check::{CheckOptions, check_fusion_with, passes_to_check};
 use hlo_emit_tools::pipeline::{self, Options, Stage};
@@ -144,7 +144,12 @@ enum Emit {
 const COMPILER_STACK_BYTES: usize = 1 << 30;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match hlo_emit_tools::parse_command_line(Cli::command())
+        .and_then(|m| Cli::from_arg_matches(&m).map_err(|e| e.exit()))
+    {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     let compiler = std::thread::Builder::new()
         .name("hlo-emit".into())
         .stack_size(COMPILER_STACK_BYTES)
@@ -166,7 +171,7 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli) -> Result<(), String> {
     let (name, bytes) = read_input(&cli.input)?;
-    let (source, mut module) = hlo::load(&name, &bytes)?;
+    let (source, mut module) = hlo::load(&name, bytes)?;
     let mut files = DumpFiles::default();
     if cli.fuse || (!cli.no_fuse && fusion::wants_fusion(&module)) {
         fuse(cli, &source, &mut module, &mut files)?;

@@ -76,7 +76,10 @@ struct Cli {
 
 fn main() -> ExitCode {
     let registry = PassRegistry::standard();
-    let matches = command(&registry).get_matches();
+    let matches = match hlo_emit_tools::parse_command_line(command(&registry)) {
+        Ok(matches) => matches,
+        Err(code) => return code,
+    };
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
