@@ -55,7 +55,7 @@ fn run(program: &Path, args: &[&str]) -> Result<String, String> {
 /// refuse the file.
 fn kernels(path: &Path) -> Option<Vec<String>> {
     let text = std::fs::read(path).unwrap();
-    let (_, mut module) = hlo::load(&path.display().to_string(), &text).ok()?;
+    let (_, mut module) = hlo::load(&path.display().to_string(), &text[..]).ok()?;
     if fusion::wants_fusion(&module) {
         fusion::run_pipeline(&mut module, |_, _| {}).ok()?;
     }

@@ -32,7 +32,7 @@ fn compile_fusions(
 ) -> Result<Vec<String>, String> {
     let text = std::fs::read(path).unwrap();
     let name = path.file_name().unwrap().to_string_lossy();
-    let (source, module) = hlo::load(&name, &text)?;
+    let (source, module) = hlo::load(&name, &text[..])?;
     group(&emitters::fusions(&module))
         .into_iter()
         .map(|fusions| {

@@ -136,7 +136,7 @@ fn interpret(
 fn check_file(path: &Path) -> Result<(), String> {
     let text = std::fs::read(path).unwrap();
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    let (source, module) = hlo::load(&name, &text)?;
+    let (source, module) = hlo::load(&name, &text[..])?;
     let id = emitters::fusions(&module)[0];
     let c = module.computation(id);
     let emitted = emitters::emit_fusion(&module, id).map_err(|d| d.render(&source))?;

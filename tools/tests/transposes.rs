@@ -39,7 +39,7 @@ fn options() -> Options {
 fn run(path: &Path) -> Result<(), String> {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let text = std::fs::read(path).unwrap();
-    let (source, module) = hlo::load(&name, &text)?;
+    let (source, module) = hlo::load(&name, &text[..])?;
     let id = emitters::fusions(&module)[0];
     let emitted = emitters::emit_fusion(&module, id).map_err(|d| d.render(&source))?;
     let expected_kind = if LOOP_EMITTED.contains(&name.as_str()) {

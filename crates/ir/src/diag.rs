@@ -108,6 +108,25 @@ impl std::error::Error for Diagnostic {}
 /// Result of parsing or verifying.
 pub type DResult<T> = Result<T, Diagnostic>;
 
+/// A parser's message is one line, with the source line and caret after it: a line break
+/// in quoted IR (an unknown attribute's balanced text may span lines) folds with the
+/// indentation after it into one space.
+pub(crate) fn one_line(message: String) -> String {
+    if !message.contains('\n') {
+        return message;
+    }
+    let mut out = String::with_capacity(message.len());
+    for (i, line) in message.split('\n').enumerate() {
+        if i == 0 {
+            out.push_str(line.trim_end());
+        } else {
+            out.push(' ');
+            out.push_str(line.trim());
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,5 +151,14 @@ mod tests {
             Diagnostic::new("t".into(), Loc::UNKNOWN, "x").to_string(),
             "t: error: x"
         );
+    }
+
+    #[test]
+    fn parser_messages_fold_quoted_lines() {
+        assert_eq!(
+            one_line("got '#a<b(%x)\n    %y = c\n  }'".to_string()),
+            "got '#a<b(%x) %y = c }'"
+        );
+        assert_eq!(one_line("plain".to_string()), "plain");
     }
 }

@@ -11,7 +11,7 @@
 //! MLIR's `OpAsmParser`.
 
 use crate::attrs::{self, Attribute, DenseValues, FloatValue, NamedAttr, Scalar, SymbolRef};
-use crate::diag::{DResult, Diagnostic};
+use crate::diag::{DResult, Diagnostic, one_line};
 use crate::float;
 use crate::intern::{FxHashMap, Ident};
 use crate::lexer::{self, Token};
@@ -259,7 +259,7 @@ impl<'a> Parser<'a> {
 
     /// An error at `loc`.
     pub fn error_at(&self, loc: Loc, message: impl Into<String>) -> Diagnostic {
-        Diagnostic::new(self.module.file.clone(), loc, message)
+        Diagnostic::new(self.module.file.clone(), loc, one_line(message.into()))
     }
 
     fn expected(&mut self, what: &str) -> Diagnostic {
