@@ -33,6 +33,12 @@ pub fn parse_command_line(command: clap::Command) -> Result<clap::ArgMatches, Ex
     }
 }
 
+/// [`parse_command_line`] for a binary whose whole command line is the derived `C`.
+pub fn parse_cli<C: clap::Parser>() -> Result<C, ExitCode> {
+    let matches = parse_command_line(C::command())?;
+    C::from_arg_matches(&matches).map_err(|e| e.exit())
+}
+
 /// mimalloc instead of glibc's malloc, for every binary and test that links this library:
 /// the compiler and the interpreter make and free many small objects, and glibc's free-list
 /// consolidation was a fifth of the emitter's time on long chains. Measured (release, this

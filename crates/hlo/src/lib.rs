@@ -38,17 +38,22 @@ pub use verifier::verify_module;
 /// The largest HLO text the front end reads: spans are 32-bit byte offsets.
 pub const MAX_TEXT_BYTES: usize = u32::MAX as usize;
 
+/// Refuses a text of `len` bytes past [`MAX_TEXT_BYTES`] (its offsets would wrap).
+fn check_text_size(name: &str, len: usize) -> Result<(), String> {
+    if len > MAX_TEXT_BYTES {
+        return Err(format!(
+            "{name}: error: the file has {len} bytes; HLO text is read up to {MAX_TEXT_BYTES} bytes (4 GiB)"
+        ));
+    }
+    Ok(())
+}
+
 /// Loads HLO text from raw bytes, the front door for tools: decodes UTF-8, parses and
 /// verifies the module. Errors come rendered (`file:line:col: error: ...`, the line, a caret).
 /// Bytes given by value become the source text without a copy.
 pub fn load(name: &str, bytes: impl Into<Vec<u8>>) -> Result<(SourceFile, HloModule), String> {
     let bytes = bytes.into();
-    if bytes.len() > MAX_TEXT_BYTES {
-        return Err(format!(
-            "{name}: error: the file has {} bytes; HLO text is read up to {MAX_TEXT_BYTES} bytes (4 GiB)",
-            bytes.len()
-        ));
-    }
+    check_text_size(name, bytes.len())?;
     let source = match String::from_utf8(bytes) {
         Ok(text) => SourceFile::new(name, text),
         Err(e) => {
@@ -63,5 +68,21 @@ pub fn load(name: &str, bytes: impl Into<Vec<u8>>) -> Result<(SourceFile, HloMod
     match verify_module(&module) {
         Ok(()) => Ok((source, module)),
         Err(diag) => Err(module.with_call_stack(diag).render(&source)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_past_four_gib_is_refused_by_size() {
+        assert!(check_text_size("f.hlo", MAX_TEXT_BYTES).is_ok());
+        let error = check_text_size("f.hlo", MAX_TEXT_BYTES + 1).unwrap_err();
+        assert!(
+            error.starts_with("f.hlo: error: the file has 4294967296 bytes"),
+            "{error}"
+        );
+        assert!(check_text_size("f.hlo", usize::MAX).is_err());
     }
 }

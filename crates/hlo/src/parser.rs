@@ -158,21 +158,17 @@ impl<'a> Parser<'a> {
 
     /// Appends the lexer's next token to the lookahead; after an error, the end of file.
     fn lex_one(&mut self) {
-        let token = match self.lex_error {
-            Some(ref e) => Token {
-                kind: TokenKind::Eof,
-                span: Span::new(e.span.start as usize, e.span.start as usize),
-            },
-            None => self.lexer.next_token().unwrap_or_else(|e| {
-                let at = e.span.start as usize;
-                self.lex_error = Some(e);
-                Token {
-                    kind: TokenKind::Eof,
-                    span: Span::new(at, at),
-                }
-            }),
-        };
-        self.ahead.push_back(token);
+        if self.lex_error.is_none() {
+            match self.lexer.next_token() {
+                Ok(token) => return self.ahead.push_back(token),
+                Err(e) => self.lex_error = Some(e),
+            }
+        }
+        let at = self.lex_error.as_ref().map_or(0, |e| e.span.start);
+        self.ahead.push_back(Token {
+            kind: TokenKind::Eof,
+            span: Span { start: at, end: at },
+        });
     }
 
     // ---- token cursor -------------------------------------------------------------------

@@ -708,8 +708,15 @@ impl<'a> Parser<'a> {
                     "tensor" | "vector" => {
                         self.parse_punct(b'<')?;
                         let (shape, elem) = self.parse_shape_and_element()?;
-                        check_shaped_size(&shape, elem)
-                            .map_err(|e| self.error_at(loc, format!("{s} type {e}")))?;
+                        if !within_size_limit(&shape, elem) {
+                            let t = Type::vector(&shape, elem);
+                            return Err(self.error_at(
+                                loc,
+                                format!(
+                                    "{s} type is too large: a shaped type must have fewer than 2^62 elements and bytes (dimensions of '{t}')"
+                                ),
+                            ));
+                        }
                         let t = if s == "tensor" {
                             self.parse_tensor_encoding(&shape, elem)?
                         } else {
@@ -1817,32 +1824,17 @@ fn check_int_fits(v: i128, ty: Type) -> Result<(), String> {
 /// fewer than 2^62 elements and bytes, so that the passes' element counts, byte sizes and
 /// linear indices (flattening, lowering to pointers) fit in 64 bits. Dynamic dimensions
 /// count as unknown.
-fn check_shaped_size(shape: &[i64], elem: Type) -> Result<(), String> {
+fn within_size_limit(shape: &[i64], elem: Type) -> bool {
     let limit = hlo::shape::ARRAY_SIZE_LIMIT;
     let bits = match elem.bit_width() {
         Some(bits) => bits.max(8),
         None if elem == Type::INDEX => 64,
         None => 8,
     };
-    let bytes = shape
+    shape
         .iter()
         .filter(|&&d| d != DYNAMIC)
         .try_fold(1i64, |n, &d| n.checked_mul(d).filter(|&n| n < limit))
         .and_then(|elements| elements.checked_mul(i64::from(bits / 8)))
-        .filter(|&bytes| bytes < limit);
-    match bytes {
-        Some(_) => Ok(()),
-        None => Err(format!(
-            "is too large: a shaped type must have fewer than 2^62 elements and bytes (dimensions {})",
-            shape
-                .iter()
-                .map(|&d| if d == DYNAMIC {
-                    "?".to_string()
-                } else {
-                    d.to_string()
-                })
-                .collect::<Vec<_>>()
-                .join("x")
-        )),
-    }
+        .is_some_and(|bytes| bytes < limit)
 }

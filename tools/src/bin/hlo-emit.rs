@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
+use clap::{Parser, ValueEnum};
 use hlo_emit_tools::bundle::{self, BundleOptions};
 use hlo_emit_tools::check::{CheckOptions, check_fusion_with, passes_to_check};
 use hlo_emit_tools::pipeline::{self, Options, Stage};
@@ -144,9 +144,7 @@ enum Emit {
 const COMPILER_STACK_BYTES: usize = 1 << 30;
 
 fn main() -> ExitCode {
-    let cli = match hlo_emit_tools::parse_command_line(Cli::command())
-        .and_then(|m| Cli::from_arg_matches(&m).map_err(|e| e.exit()))
-    {
+    let cli = match hlo_emit_tools::parse_cli::<Cli>() {
         Ok(cli) => cli,
         Err(code) => return code,
     };

@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
+use clap::{Parser, ValueEnum};
 use interp::{Buffer, Kernel, Launch};
 use ir::{Module, Registry, Type, parse_module_with};
 
@@ -67,9 +67,7 @@ fn parse_grid(text: &str) -> Result<(u64, u64), String> {
 }
 
 fn main() -> ExitCode {
-    let cli = match hlo_emit_tools::parse_command_line(Cli::command())
-        .and_then(|m| Cli::from_arg_matches(&m).map_err(|e| e.exit()))
-    {
+    let cli = match hlo_emit_tools::parse_cli::<Cli>() {
         Ok(cli) => cli,
         Err(code) => return code,
     };
