@@ -709,11 +709,15 @@ impl<'a> Parser<'a> {
                         self.parse_punct(b'<')?;
                         let (shape, elem) = self.parse_shape_and_element()?;
                         if !within_size_limit(&shape, elem) {
-                            let t = Type::vector(&shape, elem);
+                            let t = if s == "tensor" {
+                                Type::tensor(&shape, elem)
+                            } else {
+                                Type::vector(&shape, elem)
+                            };
                             return Err(self.error_at(
                                 loc,
                                 format!(
-                                    "{s} type is too large: a shaped type must have fewer than 2^62 elements and bytes (dimensions of '{t}')"
+                                    "{s} type is too large: a shaped type must have fewer than 2^62 elements and bytes ('{t}')"
                                 ),
                             ));
                         }
