@@ -6,8 +6,9 @@
 //!   refuses with the located error that `// CHECK-REFUSED: TEXT` names);
 //!   `// EXPECT: error: TEXT` — exit 1 with `FILE:LINE:COL: error:` and `TEXT`.
 //! * Inputs too large to commit are generated here: nesting thousands of levels deep
-//!   (HLO tuples, IR regions, types, attributes), a chain of 20,000 calls, an empty file,
-//!   and outputs that cannot be written.
+//!   (HLO tuples, IR regions, types, attributes), a chain of 20,000 calls, chains of
+//!   dynamic slices and pads past the emitter's nesting limits, an empty file, and outputs that cannot be
+//!   written.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -296,6 +297,55 @@ fn a_chain_of_twenty_thousand_calls_is_answered() {
     text.push_str("ENTRY e {\n  a = f32[8] parameter(0)\n  ROOT r = f32[8] fusion(a), kind=kLoop, calls=f\n}\n");
     let file = write(&dir, "calls.hlo", &text);
     located_error(&run(HLO_EMIT, &[&file], None), &file, "unsupported").unwrap();
+}
+
+/// Ops that read their operands themselves recurse into them while emitting: a chain of
+/// them past the emitter's limit is a located error (dynamic slices, which open no region),
+/// and so are regions nested deeper than the IR may hold (pads, one branch each; one
+/// concatenate of many operands, a branch per operand).
+#[test]
+fn chains_past_the_emitters_nesting_limits_are_located_errors() {
+    let dir = tempdir("chains");
+    let chain = |n: usize, line: &dyn Fn(usize) -> String| {
+        let mut text = String::from("f {\n  v0 = f32[64] parameter(0)\n  z = s32[] constant(1)\n");
+        text.push_str("  c = f32[] constant(0)\n");
+        for i in 1..=n {
+            text.push_str(&format!("  {}\n", line(i)));
+        }
+        text + &format!("  ROOT r = f32[64] negate(v{n})\n}}\n")
+    };
+    let slices = chain(emitters::elemental::MAX_OPERAND_RECURSION + 1, &|i| {
+        format!(
+            "v{i} = f32[64] dynamic-slice(v{}, z), dynamic_slice_sizes={{64}}",
+            i - 1
+        )
+    });
+    let pads = chain(emitters::elemental::MAX_REGION_DEPTH + 1, &|i| {
+        format!("v{i} = f32[64] pad(v{}, c), padding=1_-1", i - 1)
+    });
+    let n = emitters::elemental::MAX_REGION_DEPTH + 2;
+    let params: String = (0..n)
+        .map(|i| format!("  p{i} = f32[2] parameter({i})\n"))
+        .collect();
+    let operands: Vec<String> = (0..n).map(|i| format!("p{i}")).collect();
+    let concatenate = format!(
+        "f {{\n{params}  ROOT c = f32[{}] concatenate({}), dimensions={{0}}\n}}\n",
+        2 * n,
+        operands.join(", ")
+    );
+    let cases = [
+        ("slices.hlo", slices, "nested more than"),
+        ("pads.hlo", pads, "nests loops and branches more than"),
+        (
+            "concatenate.hlo",
+            concatenate,
+            "nests loops and branches more than",
+        ),
+    ];
+    for (name, text, error) in cases {
+        let file = write(&dir, name, &text);
+        located_error(&run(HLO_EMIT, &[&file], None), &file, error).unwrap();
+    }
 }
 
 #[test]

@@ -7,6 +7,14 @@
 //! twice at the same index is computed once, and a value computed inside an `scf.if` branch
 //! or loop body is never used outside it.
 //!
+//! Operand chains are walked with an explicit stack, not by recursion: a fusion may chain
+//! any number of elementwise ops and index transforms (a 2-million-op chain overflowed a
+//! 1 GiB stack), and deep recursion also made emission superlinear (every level a fresh
+//! stack frame, out of the caches). Ops that read their operands themselves (reduce, pad,
+//! gather, dynamic slices, ...) still recurse into them: chains of those are bounded by
+//! [`MAX_OPERAND_RECURSION`], and the regions they open inside each other by
+//! [`MAX_REGION_DEPTH`].
+//!
 //! Semantics follow XLA's elemental emitter: integer division by zero gives -1 (unsigned:
 //! all ones) and remainder by zero gives the dividend; `INT_MIN / -1` is `INT_MIN`; shifts by
 //! the bit width or more give 0 (arithmetic right shifts: the sign); float→int conversion
@@ -14,6 +22,7 @@
 //! floats is unordered (true for NaN), the other directions ordered.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use hlo::{
     Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction, Opcode, PrimitiveType,
@@ -22,6 +31,7 @@ use hlo::{
 use indexing::hlo_indexing::output_to_input;
 use indexing::{AffineExpr, IndexingMap};
 use ir::dialects::{func as irfunc, scf, xla_gpu};
+use ir::intern::FxHashMap;
 use ir::{Attribute, Builder, InsertPoint, OpState, Type, Value};
 
 use crate::partition::PartitionedComputation;
@@ -57,15 +67,66 @@ pub struct ElementalEmitter<'a, 'm> {
     /// The function's leading arguments: the fusion's parameter tensors, or the scalar
     /// computation's parameters.
     params: Vec<Value>,
-    /// One map per open region, innermost last.
-    cache: Vec<ValueCache>,
-    per_op: HashMap<InstrId, Vec<IndexingMap>>,
+    /// One cache per open region, innermost last.
+    cache: Vec<RegionCache>,
+    per_op: FxHashMap<InstrId, Rc<[IndexingMap]>>,
+    /// How many ops that read their operands themselves (see
+    /// [`Self::plain_operand_count`]) are being emitted one inside the other's operands.
+    operand_recursion: usize,
 }
 
 type R<T> = Result<T, Diagnostic>;
 
-/// Values of instructions by (instruction, index values), for one region.
-type ValueCache = HashMap<(InstrId, Vec<Value>), Vec<Value>>;
+/// How many ops that read their operands themselves (reduce, pad, gather, dynamic slices,
+/// ...) may be emitted inside each other's operands: each level is a few native stack
+/// frames, so a deeper chain would overflow the compiler's stack. Real fusions have a
+/// handful; past the limit is a located error.
+pub const MAX_OPERAND_RECURSION: usize = 10_000;
+
+/// How deep the regions (loop bodies, branches) that one value opens may nest: half of
+/// what the IR reader accepts ([`ir::parser::MAX_REGION_NESTING`]), leaving the other half
+/// to the kernel around the value (module, functions, the emitters' loops) and to the loops
+/// that the passes add, so that every stage's IR stays readable. A `concatenate` of N
+/// operands nests N - 1 branches; a chain of `pad`s one each.
+pub const MAX_REGION_DEPTH: usize = ir::parser::MAX_REGION_NESTING / 2;
+
+/// What one region has emitted, so that nothing is emitted twice in it.
+#[derive(Default)]
+struct RegionCache {
+    /// Values by (instruction, index values).
+    values: FxHashMap<(InstrId, Vec<Value>), Vec<Value>>,
+    /// Operand indices by (instruction, operand number, index values): the operand walk
+    /// computes them before the op itself is emitted, which then reads them from here.
+    operand_indices: FxHashMap<(InstrId, usize, Vec<Value>), Vec<Value>>,
+}
+
+/// One operand's indexing map of an op: the partition's (which lives as long as the fusion
+/// context) or the per-op analysis's, shared rather than copied for every use.
+enum OperandMap<'a> {
+    Partition(&'a IndexingMap),
+    Computed(Rc<[IndexingMap]>, usize),
+}
+
+impl std::ops::Deref for OperandMap<'_> {
+    type Target = IndexingMap;
+
+    fn deref(&self) -> &IndexingMap {
+        match self {
+            OperandMap::Partition(map) => map,
+            OperandMap::Computed(maps, k) => &maps[*k],
+        }
+    }
+}
+
+/// An instruction whose plain operands (see [`ElementalEmitter::plain_operand_count`]) are
+/// being emitted before it, on the operand walk's stack.
+struct PendingValue {
+    id: InstrId,
+    index: Vec<Value>,
+    next_operand: usize,
+    /// Its plain operands; `None` for an op that reads its operands itself.
+    operand_count: Option<usize>,
+}
 
 fn unsupported(span: Span, what: impl std::fmt::Display) -> Diagnostic {
     Diagnostic::new(span, format!("unsupported: {what}"))
@@ -88,8 +149,9 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
             computation,
             scope,
             params,
-            cache: vec![HashMap::new()],
-            per_op: HashMap::new(),
+            cache: vec![RegionCache::default()],
+            per_op: FxHashMap::default(),
+            operand_recursion: 0,
         }
     }
 
@@ -98,17 +160,142 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
     }
 
     /// The values of `id` at `index` (one per leaf of its shape).
+    ///
+    /// Plain operands are emitted first, depth first from an explicit stack, in the order a
+    /// recursive emission would produce; an op is emitted once all its plain operands are
+    /// in the cache, so emitting it recurses no further than its region-emitting operands.
     pub fn emit(&mut self, id: InstrId, index: &[Value]) -> R<Vec<Value>> {
-        let key = (id, index.to_vec());
-        if let Some(v) = self.cache.iter().rev().find_map(|c| c.get(&key)) {
+        if let Some(v) = self.cached(id, index) {
             return Ok(v.clone());
         }
-        let values = self.emit_uncached(id, index)?;
-        self.cache
-            .last_mut()
-            .expect("a cache scope")
-            .insert(key, values.clone());
-        Ok(values)
+        let mut stack = vec![self.pending(id, index.to_vec())?];
+        loop {
+            let top = stack
+                .last_mut()
+                .expect("the walk ends when its root is emitted");
+            if top.next_operand < top.operand_count.unwrap_or(0) {
+                let (user, k) = (top.id, top.next_operand);
+                top.next_operand += 1;
+                let user_index = top.index.clone();
+                let operand_index = self.operand_index(user, k, &user_index)?;
+                let operand = self.instr(user).operands[k];
+                if self.cached(operand, &operand_index).is_none() {
+                    stack.push(self.pending(operand, operand_index)?);
+                }
+                continue;
+            }
+            let done = stack.pop().expect("the stack is not empty");
+            let values = if done.operand_count.is_some() {
+                self.emit_uncached(done.id, &done.index)?
+            } else {
+                self.emit_nested(done.id, &done.index)?
+            };
+            self.cache
+                .last_mut()
+                .expect("a cache scope")
+                .values
+                .insert((done.id, done.index), values.clone());
+            if stack.is_empty() {
+                return Ok(values);
+            }
+        }
+    }
+
+    fn cached(&self, id: InstrId, index: &[Value]) -> Option<&Vec<Value>> {
+        let key = (id, index.to_vec());
+        self.cache.iter().rev().find_map(|c| c.values.get(&key))
+    }
+
+    fn pending(&self, id: InstrId, index: Vec<Value>) -> R<PendingValue> {
+        let operand_count = self.plain_operand_count(id)?;
+        Ok(PendingValue {
+            id,
+            index,
+            next_operand: 0,
+            operand_count,
+        })
+    }
+
+    /// How many of `id`'s operands [`Self::emit_uncached`] reads, in order and in the current
+    /// region, as `operand(id, k, index, &[])`: all of them for elementwise ops, tuples and
+    /// index transforms, none for leaves. `None` for calls of other subgraphs and ops that
+    /// emit regions, which read their operands themselves (inside loops and branches, or at
+    /// indices they compute).
+    fn plain_operand_count(&self, id: InstrId) -> R<Option<usize>> {
+        let instr = self.instr(id);
+        if self.belongs_to_other_subgraph(id) {
+            return Ok(None);
+        }
+        // The op's own type error comes before any of its operands' (as when recursing).
+        self.element_types(instr)?;
+        use Opcode::*;
+        Ok(match instr.opcode {
+            Parameter | Constant | Iota => Some(0),
+            Gather | Reduce | ReduceWindow | DynamicUpdateSlice | Pad | Concatenate
+            | DynamicSlice => None,
+            GetTupleElement | Broadcast | Transpose | Reshape | Slice | Reverse | Copy
+            | Bitcast => Some(1),
+            _ => Some(instr.operands.len()),
+        })
+    }
+
+    /// Emits an op that reads its operands itself, which recurses: counted against
+    /// [`MAX_OPERAND_RECURSION`].
+    fn emit_nested(&mut self, id: InstrId, index: &[Value]) -> R<Vec<Value>> {
+        if self.operand_recursion >= MAX_OPERAND_RECURSION {
+            let instr = self.instr(id);
+            return Err(unsupported(
+                instr.spans.whole,
+                format!(
+                    "'{}' is nested more than {MAX_OPERAND_RECURSION} deep in ops that read \
+                     their operands themselves (reduce, pad, gather, concatenate, dynamic \
+                     slices)",
+                    instr.name
+                ),
+            ));
+        }
+        self.operand_recursion += 1;
+        let values = self.emit_uncached(id, index);
+        self.operand_recursion -= 1;
+        values
+    }
+
+    fn belongs_to_other_subgraph(&self, id: InstrId) -> bool {
+        let instr = self.instr(id);
+        matches!(self.scope, Scope::Subgraph(current)
+            if !matches!(instr.opcode, Opcode::Parameter | Opcode::Constant)
+                && self.cx.partition.subgraph_of(id).is_some_and(|owner| owner != current))
+    }
+
+    fn element_types(&self, instr: &Instruction) -> R<Vec<Type>> {
+        leaf_element_types(&instr.shape).map_err(|e| {
+            unsupported(
+                instr.spans.whole,
+                format!("{e} in {} '{}'", instr.opcode, instr.name),
+            )
+        })
+    }
+
+    /// Runs `f` with a fresh cache for a region just opened (a loop body, a branch) by
+    /// `id`; refuses regions nested past [`MAX_REGION_DEPTH`].
+    fn in_region<T>(&mut self, id: InstrId, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        // The function body's cache is the first; each open region adds one.
+        if self.cache.len() > MAX_REGION_DEPTH {
+            let instr = self.instr(id);
+            return Err(unsupported(
+                instr.spans.whole,
+                format!(
+                    "'{}' nests loops and branches more than {MAX_REGION_DEPTH} deep (a \
+                     concatenate of N operands nests N - 1 branches, a pad or a reduce one or \
+                     more each)",
+                    instr.name
+                ),
+            ));
+        }
+        self.cache.push(RegionCache::default());
+        let result = f(self);
+        self.cache.pop();
+        result
     }
 
     /// The single value of an array-shaped instruction.
@@ -119,16 +306,13 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
 
     fn emit_uncached(&mut self, id: InstrId, index: &[Value]) -> R<Vec<Value>> {
         let instr = self.instr(id);
-        if let Scope::Subgraph(current) = self.scope
-            && !matches!(instr.opcode, Opcode::Parameter | Opcode::Constant)
+        if self.belongs_to_other_subgraph(id)
             && let Some(owner) = self.cx.partition.subgraph_of(id)
-            && owner != current
         {
             return self.call_subgraph(owner, index);
         }
         let span = instr.spans.whole;
-        let types = leaf_element_types(&instr.shape)
-            .map_err(|e| unsupported(span, format!("{e} in {} '{}'", instr.opcode, instr.name)))?;
+        let types = self.element_types(instr)?;
         use Opcode::*;
         let v = match instr.opcode {
             Parameter => return self.parameter(instr, index),
@@ -191,10 +375,35 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
         index: &[Value],
         symbols: &[Value],
     ) -> R<Vec<Value>> {
-        let map = self.per_op_map(id, k)?;
-        let operand_index = self.apply(&map, index, symbols);
+        let operand_index = if symbols.is_empty() {
+            self.operand_index(id, k, index)?
+        } else {
+            let map = self.per_op_map(id, k)?;
+            self.apply(&map, index, symbols)
+        };
         let operand = self.instr(id).operands[k];
         self.emit(operand, &operand_index)
+    }
+
+    /// The index at which `id` at `index` reads operand `k`, computed once per region.
+    fn operand_index(&mut self, id: InstrId, k: usize, index: &[Value]) -> R<Vec<Value>> {
+        let key = (id, k, index.to_vec());
+        if let Some(v) = self
+            .cache
+            .iter()
+            .rev()
+            .find_map(|c| c.operand_indices.get(&key))
+        {
+            return Ok(v.clone());
+        }
+        let map = self.per_op_map(id, k)?;
+        let operand_index = self.apply(&map, index, &[]);
+        self.cache
+            .last_mut()
+            .expect("a cache scope")
+            .operand_indices
+            .insert(key, operand_index.clone());
+        Ok(operand_index)
     }
 
     fn elementwise_operands(&mut self, id: InstrId, index: &[Value]) -> R<Vec<Value>> {
@@ -203,19 +412,25 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
             .collect()
     }
 
-    fn per_op_map(&mut self, id: InstrId, k: usize) -> R<IndexingMap> {
+    fn per_op_map(&mut self, id: InstrId, k: usize) -> R<OperandMap<'a>> {
+        let cx: &'a FusionContext<'a> = self.cx;
         if let Scope::Subgraph(_) = self.scope
-            && let Some(maps) = self.cx.partition.operand_maps(id)
+            && let Some(maps) = cx.partition.operand_maps(id)
         {
-            return Ok(maps[k].clone());
+            return Ok(OperandMap::Partition(&maps[k]));
         }
-        if !self.per_op.contains_key(&id) {
-            let instr = self.instr(id);
-            let maps = output_to_input(instr, self.computation)
-                .map_err(|e| Diagnostic::new(instr.spans.whole, e.to_string()))?;
-            self.per_op.insert(id, maps);
-        }
-        Ok(self.per_op[&id][k].clone())
+        let maps = match self.per_op.get(&id) {
+            Some(maps) => maps.clone(),
+            None => {
+                let instr = self.instr(id);
+                let maps: Rc<[IndexingMap]> = output_to_input(instr, self.computation)
+                    .map_err(|e| Diagnostic::new(instr.spans.whole, e.to_string()))?
+                    .into();
+                self.per_op.insert(id, maps.clone());
+                maps
+            }
+        };
+        Ok(OperandMap::Computed(maps, k))
     }
 
     /// The map's results at (`dims`, `symbols`): a result that is a plain dimension, symbol
@@ -361,6 +576,7 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
             return Ok(self.operand(id, 0, index, &[])?[0]);
         };
         self.if_else(
+            id,
             cond,
             ty,
             |e| Ok(e.operand(id, 0, index, &[])?[0]),
@@ -384,6 +600,7 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
         match cond {
             None => Ok(self.operand(id, k, index, &[])?[0]),
             Some(c) => self.if_else(
+                id,
                 c,
                 ty,
                 |e| Ok(e.operand(id, k, index, &[])?[0]),
@@ -429,6 +646,7 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
             return self.emit1(update, &update_index);
         };
         self.if_else(
+            id,
             in_window,
             ty,
             |e| e.emit1(update, &update_index),
@@ -540,11 +758,11 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
         let args = self.b.module.block_args(body).to_vec();
         let saved = self.b.insertion_point();
         self.b.set_insertion_point(InsertPoint::BlockEnd(body));
-        self.cache.push(HashMap::new());
         let mut ivs = ivs;
         ivs.push(args[0]);
-        let result = self.reduce_loops(id, n, index, map, callee, types, args[1..].to_vec(), ivs);
-        self.cache.pop();
+        let result = self.in_region(id, |this| {
+            this.reduce_loops(id, n, index, map, callee, types, args[1..].to_vec(), ivs)
+        });
         let yielded = result?;
         scf::build_yield(self.b.module, body, &yielded);
         self.b.set_insertion_point(saved);
@@ -587,13 +805,13 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
         let (input_index, accs) = args[map.range_vars.len()..].split_at(map.results.len());
         let saved = self.b.insertion_point();
         self.b.set_insertion_point(InsertPoint::BlockEnd(body));
-        self.cache.push(HashMap::new());
         let mut call_args = accs.to_vec();
-        let read: R<()> = inputs.iter().try_for_each(|&x| {
-            call_args.push(self.emit1(x, input_index)?);
-            Ok(())
+        let read: R<()> = self.in_region(id, |this| {
+            inputs.iter().try_for_each(|&x| {
+                call_args.push(this.emit1(x, input_index)?);
+                Ok(())
+            })
         });
-        self.cache.pop();
         read?;
         let ip = self.b.insertion_point();
         let call = xla_gpu::build_pure_call(self.b.module, ip, &callee, &call_args, &types);
@@ -606,6 +824,7 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
     /// `scf.if cond -> ty { then } else { otherwise }`, each branch in its own cache scope.
     fn if_else(
         &mut self,
+        id: InstrId,
         cond: Value,
         ty: Type,
         then: impl FnOnce(&mut Self) -> R<Value>,
@@ -617,15 +836,11 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
         let saved = self.b.insertion_point();
         self.b
             .set_insertion_point(InsertPoint::BlockEnd(then_block));
-        self.cache.push(HashMap::new());
-        let v = then(self);
-        self.cache.pop();
+        let v = self.in_region(id, then);
         scf::build_yield(self.b.module, then_block, &[v?]);
         self.b
             .set_insertion_point(InsertPoint::BlockEnd(else_block));
-        self.cache.push(HashMap::new());
-        let v = otherwise(self);
-        self.cache.pop();
+        let v = self.in_region(id, otherwise);
         scf::build_yield(self.b.module, else_block, &[v?]);
         self.b.set_insertion_point(saved);
         Ok(self.b.module.result(op, 0))

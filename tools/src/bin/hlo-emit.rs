@@ -137,10 +137,11 @@ enum Emit {
     Sass,
 }
 
-/// The stack of the thread that compiles. The emitters and passes recurse over operand
-/// chains and nested regions, so a fusion of N chained ops needs stack in proportion to N
-/// (about 8 MiB per thousand ops in the emitter); the main thread's 8 MiB overflowed at a
-/// few thousand. Reserved, not committed: pages are touched only as deep as the input goes.
+/// The stack of the thread that compiles. Nothing recurses along operand chains of
+/// elementwise ops (a 150,000-op chain compiles and checks in 8 MiB), but ops that emit loops
+/// or branches (pad, reduce, gather, ...) recurse into their operands, up to
+/// `emitters::elemental::MAX_REGION_NESTING` deep: 10,000 pads take under 64 MiB in a
+/// release build. Reserved, not committed: pages are touched only as deep as the input goes.
 const COMPILER_STACK_BYTES: usize = 1 << 30;
 
 fn main() -> ExitCode {
