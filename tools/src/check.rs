@@ -109,32 +109,40 @@ struct Case {
 
 /// The first element out of tolerance at a stage.
 #[derive(Clone, Debug)]
-struct Mismatch {
-    seed: u64,
-    output: usize,
+pub(crate) struct Mismatch {
+    pub(crate) seed: u64,
+    pub(crate) output: usize,
     linear: usize,
-    index: Vec<i64>,
-    got: Value,
-    want: Value,
+    pub(crate) index: Vec<i64>,
+    pub(crate) got: Value,
+    pub(crate) want: Value,
 }
 
 /// How one stage compares with the evaluator over every case.
 #[derive(Clone, Debug, Default)]
-struct Comparison {
-    max_abs: f64,
-    max_rel: f64,
-    bit_exact: bool,
-    mismatch: Option<Mismatch>,
+pub(crate) struct Comparison {
+    pub(crate) max_abs: f64,
+    pub(crate) max_rel: f64,
+    pub(crate) bit_exact: bool,
+    pub(crate) mismatch: Option<Mismatch>,
     /// The first output element not written exactly once (what is wrong with it).
     not_written_once: Option<String>,
     /// Interpreter instructions executed and seconds taken (module compilation included).
-    ops: u64,
+    pub(crate) ops: u64,
     seconds: f64,
     /// The stage's IR is the previous stage's, whose comparison this is: not run again.
     unchanged: bool,
 }
 
 impl Comparison {
+    /// Nothing compared yet: bit-exact until an element differs.
+    pub(crate) fn new() -> Comparison {
+        Comparison {
+            bit_exact: true,
+            ..Comparison::default()
+        }
+    }
+
     fn passes(&self) -> bool {
         self.mismatch.is_none() && self.not_written_once.is_none()
     }
@@ -399,10 +407,14 @@ fn produce_stages(
 }
 
 /// The architecture whose NVPTX options the checked O3 module is built with.
-const CHECK_ARCH: &str = "sm_90";
+pub(crate) const CHECK_ARCH: &str = "sm_90";
 
 /// LLVM IR imported into our IR (the llvm dialect), to run in the interpreter.
-fn import_llvm_ir(like: &ir::Module, llvm_ir: &str, fusion: &str) -> Result<ir::Module, String> {
+pub(crate) fn import_llvm_ir(
+    like: &ir::Module,
+    llvm_ir: &str,
+    fusion: &str,
+) -> Result<ir::Module, String> {
     let text = codegen::import::llvm_ir_to_mlir(llvm_ir)
         .map_err(|e| format!("error: {e}\nnote: checking fusion '{fusion}'"))?;
     ir::parse_module_with(&text, &like.file, like.registry().clone()).map_err(|d| {
@@ -649,7 +661,7 @@ fn report(out: &mut dyn Write, line: std::fmt::Arguments) -> Result<(), String> 
     writeln!(out, "{line}").map_err(|e| format!("error: cannot write the check report: {e}"))
 }
 
-fn show(v: &Value) -> String {
+pub(crate) fn show(v: &Value) -> String {
     match v {
         Value::Pred(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
@@ -687,15 +699,21 @@ fn make_case(
         }
     }
     for shape in outputs {
-        let any = random_array(shape, 0, hlo::evaluate::RandomRange::Between(0.0, 0.0))?;
-        let laid_out = Buffer::from_host_array(&any, shape.layout.as_ref())?;
-        arguments.push(Buffer::new(vec![0xff; laid_out.len()]));
+        arguments.push(unwritten_output(shape)?);
     }
     Ok(Case {
         seed,
         arguments,
         expected,
     })
+}
+
+/// An output buffer of `shape` as laid out, every byte `0xff` (so that a write the kernel
+/// misses shows).
+pub(crate) fn unwritten_output(shape: &ArrayShape) -> Result<Buffer, String> {
+    let any = random_array(shape, 0, hlo::evaluate::RandomRange::Between(0.0, 0.0))?;
+    let laid_out = Buffer::from_host_array(&any, shape.layout.as_ref())?;
+    Ok(Buffer::new(vec![0xff; laid_out.len()]))
 }
 
 fn host_leaves(v: &HostValue) -> Vec<&HostArray> {
@@ -713,10 +731,7 @@ fn compare_stage(
     outputs: &[ArrayShape],
     reduced: u64,
 ) -> Result<Comparison, String> {
-    let mut c = Comparison {
-        bit_exact: true,
-        ..Comparison::default()
-    };
+    let mut c = Comparison::new();
     for case in cases {
         let run = kernel
             .run(launch, case.arguments.clone())
@@ -768,7 +783,7 @@ fn written_once(counts: &[u8], shape: &ArrayShape, k: usize) -> Result<(), Strin
 }
 
 /// Folds the differences of one output into `c`, keeping the first mismatch.
-fn compare_array(
+pub(crate) fn compare_array(
     c: &mut Comparison,
     case: (u64, usize),
     reduced: u64,
@@ -819,7 +834,7 @@ fn difference(g: &Value, w: &Value, tolerance: Option<Tolerance>) -> (f64, f64, 
 }
 
 /// `1, 2, 3` for the index `[1, 2, 3]`.
-fn show_index(index: &[i64]) -> String {
+pub(crate) fn show_index(index: &[i64]) -> String {
     index
         .iter()
         .map(i64::to_string)

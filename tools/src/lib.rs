@@ -4,6 +4,7 @@
 pub mod bundle;
 pub mod check;
 pub mod pipeline;
+pub mod program;
 
 use std::process::ExitCode;
 

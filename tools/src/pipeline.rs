@@ -239,64 +239,6 @@ pub fn launch_comment(k: &CompiledKernel) -> String {
     )
 }
 
-/// The launch dimensions of every kernel as one JSON document (`--launch-json`), and the
-/// instructions left to the runtime.
-pub fn launch_json(kernels: &[CompiledKernel], runtime: &[RuntimeStep]) -> String {
-    let entries: Vec<String> = kernels
-        .iter()
-        .map(|k| {
-            let l = &k.launch;
-            let [x, y, z] = l.grid();
-            format!(
-                "  {{\"kernel\": \"{}\", \"fusion\": \"{}\", \"grid\": [{x}, {y}, {z}], \"block\": [{}, 1, 1], \"shared_memory_bytes\": {}}}",
-                k.kernel,
-                json_escape(&k.fusion),
-                l.threads_per_block,
-                l.shared_memory_bytes
-            )
-        })
-        .collect();
-    let steps: Vec<String> = runtime
-        .iter()
-        .map(|r| {
-            let target = r
-                .target
-                .as_ref()
-                .map(|t| format!(", \"target\": \"{}\"", json_escape(t)))
-                .unwrap_or_default();
-            format!(
-                "  {{\"instruction\": \"{}\", \"opcode\": \"{}\", \"computation\": \"{}\"{target}}}",
-                json_escape(&r.instruction),
-                r.opcode,
-                json_escape(&r.computation)
-            )
-        })
-        .collect();
-    let steps = if steps.is_empty() {
-        String::new()
-    } else {
-        format!("\n{}\n", steps.join(",\n"))
-    };
-    format!(
-        "{{\"kernels\": [\n{}\n], \"left_to_runtime\": [{steps}]}}\n",
-        entries.join(",\n")
-    )
-}
-
-/// `s` as the inside of a JSON string.
-fn json_escape(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// Where the stage dumps go: `fusion` names the fusion whose own stages (the emitter and
 /// our passes) they are, `None` the stages of the linked module (LLVM IR, PTX).
 pub type DumpSink<'a> = dyn FnMut(Option<&str>, &[u8]) -> Result<(), String> + 'a;

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use hlo_emit_tools::check::{
     CheckOptions, Optimize, check_fusion, check_fusion_with, checked_passes, optimize_o3,
 };
+use hlo_emit_tools::program;
 use ir::{Builder, InsertPoint, Module};
 use passes::{FlattenTensors, Pass};
 
@@ -347,4 +348,40 @@ fn every_corpus_file_that_compiles_matches_the_evaluator() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     eprintln!("--check passed on {checked} corpus files; {refused} refused");
     assert!(checked >= 67, "only {checked} corpus files checked");
+}
+
+/// The whole-program check runs the kernels in launch order against the evaluator on the
+/// module as written: it passes on the unfused layer norm, and fails (naming the result
+/// and the element) when the module it compares with is not the one that was fused, as
+/// when the fusion pipeline changes what a program computes.
+#[test]
+fn the_whole_program_check_catches_a_wrong_fusion() {
+    let path = root().join("testdata/jax/layer_norm.hlo");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (source, unfused) = hlo::load("layer_norm.hlo", text.as_bytes()).unwrap();
+    let mut fused = unfused.clone();
+    fusion::run_pipeline(&mut fused, |_, _| {}).unwrap();
+    let mut report = Vec::new();
+    let ok = program::check_program(&source, &unfused, &fused, 1, &mut report).unwrap();
+    let report = String::from_utf8(report).unwrap();
+    assert!(ok, "{report}");
+    assert!(
+        report.starts_with("check: program: 4 kernel launches in order"),
+        "{report}"
+    );
+    // The same program, but the centred input is scaled by 2 before normalising: the
+    // fused kernels (of the original) no longer compute what it says.
+    let changed = text.replace("sub.15 = f32[16,256]{1,0} subtract(x.1, sub.14)",
+        "sub.15a = f32[16,256]{1,0} subtract(x.1, sub.14)\n  sub.15 = f32[16,256]{1,0} add(sub.15a, sub.15a)");
+    assert_ne!(changed, text);
+    let (_, other) = hlo::load("layer_norm.hlo", changed.as_bytes()).unwrap();
+    let mut report = Vec::new();
+    let ok = program::check_program(&source, &other, &fused, 1, &mut report).unwrap();
+    let report = String::from_utf8(report).unwrap();
+    assert!(!ok, "{report}");
+    assert!(report.contains("MISMATCH"), "{report}");
+    assert!(
+        report.contains("error: the program's result 0 ('add.9') element ["),
+        "{report}"
+    );
 }

@@ -1415,23 +1415,50 @@ c {
         error(text, vec![vector(Elements::S32(vec![2, 3]))]),
         "t.hlo:3:3: error: unsupported: power on s32 in 'p'"
     );
+}
+
+#[test]
+fn gather_in_any_form() {
+    let operand: Vec<i32> = (0..3)
+        .flat_map(|r| (0..4).map(move |c| 10 * r + c))
+        .collect();
+    // An embedding lookup as JAX writes it: one index per row, the row dimension collapsed,
+    // the index vector dimension implicit (equal to the indices' rank).
     let text = "c {
   operand = s32[3,4] parameter(0)
-  indices = s32[2] parameter(1)
-  ROOT g = s32[2,4] gather(operand, indices), offset_dims={1}, collapsed_slice_dims={0},
+  indices = s32[3] parameter(1)
+  ROOT g = s32[3,4] gather(operand, indices), offset_dims={1}, collapsed_slice_dims={0},
     start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
 }";
-    let message = error(
+    let out = run(
         text,
         vec![
-            array(&[3, 4], Elements::S32(vec![0; 12])),
-            vector(Elements::S32(vec![0, 1])),
+            array(&[3, 4], Elements::S32(operand.clone())),
+            vector(Elements::S32(vec![2, 0, 7])),
         ],
     );
-    assert!(
-        message.starts_with("t.hlo:4:3: error: unsupported: gather not in XLA's canonical form"),
-        "{message}"
+    // Index 7 is clamped to the last row.
+    let rows = [20, 21, 22, 23, 0, 1, 2, 3, 20, 21, 22, 23];
+    assert_eq!(elements(&out), &Elements::S32(rows.to_vec()));
+    // Batching dimensions: result[b] = operand[b, indices[b], 1..3], the offset dimension
+    // first in the result.
+    let text = "c {
+  operand = s32[2,3,4] parameter(0)
+  indices = s32[2,1] parameter(1)
+  ROOT g = s32[2,2] gather(operand, indices), offset_dims={0}, collapsed_slice_dims={1},
+    operand_batching_dims={0}, start_indices_batching_dims={0}, start_index_map={1},
+    index_vector_dim=1, slice_sizes={1,1,2}
+}";
+    let batched: Vec<i32> = (0..24).collect();
+    let out = run(
+        text,
+        vec![
+            array(&[2, 3, 4], Elements::S32(batched)),
+            array(&[2, 1], Elements::S32(vec![1, 2])),
+        ],
     );
+    // Batch 0 reads row 1 (4, 5), batch 1 row 2 (20, 21); the result is [offset, batch].
+    assert_eq!(elements(&out), &Elements::S32(vec![4, 20, 5, 21]));
 }
 
 #[test]

@@ -8,6 +8,7 @@ use clap::{Parser, ValueEnum};
 use hlo_emit_tools::bundle::{self, BundleOptions};
 use hlo_emit_tools::check::{CheckOptions, check_fusion_with, passes_to_check};
 use hlo_emit_tools::pipeline::{self, Options, Stage};
+use hlo_emit_tools::program;
 use passes::Timings;
 
 /// Compile XLA HLO fusions to NVIDIA GPU kernels the way XLA:GPU's MLIR emitters do.
@@ -81,7 +82,10 @@ struct Cli {
     #[arg(long)]
     print_op_generic: bool,
 
-    /// Write the launch dimensions of the kernel(s) as JSON to FILE.
+    /// Write the launch dimensions of the kernel(s) as JSON to FILE, and the launch sequence
+    /// when the ENTRY is a chain of fusions: the kernels in launch order with the buffers
+    /// each reads and writes, every buffer's type, dims, layout and bytes, and the ENTRY's
+    /// parameter and result buffers.
     #[arg(long, value_name = "FILE")]
     launch_json: Option<PathBuf>,
 
@@ -108,7 +112,10 @@ struct Cli {
     /// Every output element must be written exactly once. Tolerances: exact for integers;
     /// bf16 2^-7, f16 2^-10, f32 1e-5, f64 1e-12 absolute or relative. Stages run two at a
     /// time (one per core); a pass that leaves the IR unchanged is not run again. Fusions
-    /// of more than 2^27 elements are refused (too large for the host).
+    /// of more than 2^27 elements are refused (too large for the host). Then, without
+    /// `--fusion`, the whole program: the kernels run in launch order from the linked module
+    /// after O3, each reading the buffers earlier ones wrote, and the ENTRY's results are
+    /// compared with the evaluator on the module as written (before the fusion pipeline).
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "1")]
     check: Option<u64>,
 
@@ -172,7 +179,12 @@ fn run(cli: &Cli) -> Result<(), String> {
     let (name, bytes) = read_input(&cli.input)?;
     let (source, mut module) = hlo::load(&name, bytes)?;
     let mut files = DumpFiles::default();
+    // The module as written: `--check` compares the whole program with it.
+    let mut unfused = None;
     if cli.fuse || (!cli.no_fuse && fusion::wants_fusion(&module)) {
+        if cli.check.is_some() {
+            unfused = Some(module.clone());
+        }
         fuse(cli, &source, &mut module, &mut files)?;
     }
     let module = module;
@@ -180,7 +192,13 @@ fn run(cli: &Cli) -> Result<(), String> {
         return write_output(cli.output.as_ref(), &partitions(&source, &module)?);
     }
     if let Some(inputs) = cli.check {
-        return check(cli, &source, &module, inputs);
+        return check(
+            cli,
+            &source,
+            unfused.as_ref().unwrap_or(&module),
+            &module,
+            inputs,
+        );
     }
     if let Some(dir) = &cli.gpu_bundle {
         let options = BundleOptions {
@@ -225,7 +243,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     if let Some(path) = &cli.launch_json {
         std::fs::write(
             path,
-            pipeline::launch_json(&compiled.kernels, &compiled.runtime),
+            program::launch_json(&source, &module, &compiled.kernels, &compiled.runtime),
         )
         .map_err(|e| format!("error: cannot write '{}': {e}", path.display()))?;
     }
@@ -348,9 +366,12 @@ fn dump_file_name(index: usize, title: &str) -> String {
 }
 
 /// `--check`: every selected fusion after every pass; the report goes to standard output.
+/// Checks each fusion stage by stage, then (without `--fusion`) the whole program against
+/// the evaluator on `reference`, the module as written.
 fn check(
     cli: &Cli,
     source: &hlo::SourceFile,
+    reference: &hlo::HloModule,
     module: &hlo::HloModule,
     inputs: u64,
 ) -> Result<(), String> {
@@ -370,13 +391,17 @@ fn check(
             failed.push(module.computation(id).name.clone());
         }
     }
-    match failed.as_slice() {
-        [] => Ok(()),
-        names => Err(format!(
+    if !failed.is_empty() {
+        return Err(format!(
             "error: --check failed for fusion(s) {}",
-            names.join(", ")
-        )),
+            failed.join(", ")
+        ));
     }
+    if cli.fusion.is_none() && !program::check_program(source, reference, module, inputs, &mut out)?
+    {
+        return Err("error: --check failed for the program as a whole".to_string());
+    }
+    Ok(())
 }
 
 /// The partition of every fusion of the module.

@@ -393,7 +393,7 @@ impl Evaluator<'_> {
                 movement::dynamic_slice(x, &arrays[1..], int_list(instr, "dynamic_slice_sizes")?)
             }
             DynamicUpdateSlice => movement::dynamic_update_slice(x, arrays[1], &arrays[2..]),
-            Gather => movement::gather(instr, x, arrays[1]),
+            Gather => movement::gather(instr, x, arrays[1], result),
             Bitcast => match &computation.instruction(instr.operands[0]).shape {
                 Shape::Array(from) => movement::bitcast(x, from, result),
                 Shape::Tuple(_) => Err("bitcast of a tuple".into()),

@@ -335,11 +335,10 @@ pub(super) fn gather(
     instr: &Instruction,
     x: &HostArray,
     indices: &HostArray,
+    result: &ArrayShape,
 ) -> Result<HostArray, String> {
-    if let Some(why) = non_canonical_gather(instr, x, indices) {
-        return Err(format!(
-            "unsupported: gather not in XLA's canonical form (run the gather simplifier): {why}"
-        ));
+    if non_canonical_gather(instr, x, indices).is_some() {
+        return general_gather(instr, x, indices, result);
     }
     let map = instr.int_list("start_index_map").unwrap_or_default();
     let sizes = instr.int_list("slice_sizes").unwrap_or_default();
@@ -364,6 +363,103 @@ pub(super) fn gather(
             .map(|(&n, &s)| strided(n, 0, 1, s)),
     );
     viewed(x, &axes, None)
+}
+
+/// `gather` in any form, as XLA's operation semantics define it, one output element at a
+/// time (the reference for unfused modules, which hold gathers as JAX writes them): the
+/// output's batch dimensions (those not in `offset_dims`) pick a row of start indices
+/// (along `index_vector_dim`, or one index when it is the indices' rank), whose components
+/// start operand dimensions `start_index_map` (clamped so that the slice fits); operand
+/// batching dimensions take the batch coordinate of their paired indices dimension; the
+/// offset dimensions walk the operand dimensions that are neither collapsed nor batching,
+/// in order.
+fn general_gather(
+    instr: &Instruction,
+    x: &HostArray,
+    indices: &HostArray,
+    result: &ArrayShape,
+) -> Result<HostArray, String> {
+    let list = |name| instr.int_list(name).unwrap_or_default();
+    let to_dims = |name| -> Result<Vec<usize>, String> {
+        list(name)
+            .iter()
+            .map(|&d| usize::try_from(d).map_err(|_| format!("{name}: negative dimension {d}")))
+            .collect()
+    };
+    let (offset_dims, collapsed) = (to_dims("offset_dims")?, to_dims("collapsed_slice_dims")?);
+    let (operand_batching, indices_batching) = (
+        to_dims("operand_batching_dims")?,
+        to_dims("start_indices_batching_dims")?,
+    );
+    let (start_map, sizes) = (to_dims("start_index_map")?, list("slice_sizes"));
+    let (x_dims, index_dims) = (x.dims(), indices.dims());
+    let vector_dim = instr
+        .int("index_vector_dim")
+        .and_then(|d| usize::try_from(d).ok())
+        .unwrap_or(index_dims.len());
+    let batch_dims: Vec<usize> = (0..result.dims.len())
+        .filter(|d| !offset_dims.contains(d))
+        .collect();
+    let window_dims: Vec<usize> = (0..x_dims.len())
+        .filter(|d| !collapsed.contains(d) && !operand_batching.contains(d))
+        .collect();
+    let index_batch_dims: Vec<usize> = (0..index_dims.len()).filter(|&d| d != vector_dim).collect();
+    let components = index_dims.get(vector_dim).map_or(1, |&n| n as usize);
+    let consistent = window_dims.len() == offset_dims.len()
+        && index_batch_dims.len() == batch_dims.len()
+        && start_map.len() == components
+        && sizes.len() == x_dims.len()
+        && operand_batching.len() == indices_batching.len()
+        && start_map
+            .iter()
+            .chain(&operand_batching)
+            .all(|&d| d < x_dims.len())
+        && indices_batching.iter().all(|&d| d < index_dims.len());
+    if !consistent {
+        return Err("gather: dimension numbers do not fit the operand and indices".into());
+    }
+    let (x_strides, index_strides) = (row_major_strides(x_dims), row_major_strides(index_dims));
+    let count = result.element_count() as usize;
+    let mut values = Vec::with_capacity(count);
+    let mut out = vec![0i64; result.dims.len()];
+    let mut at = vec![0usize; index_dims.len()];
+    let mut operand = vec![0i64; x_dims.len()];
+    for i in 0..count {
+        let mut rest = i;
+        for d in (0..out.len()).rev() {
+            let n = result.dims[d] as usize;
+            out[d] = (rest % n) as i64;
+            rest /= n;
+        }
+        for (&index_dim, &out_dim) in index_batch_dims.iter().zip(&batch_dims) {
+            at[index_dim] = out[out_dim] as usize;
+        }
+        operand.fill(0);
+        for (k, &d) in start_map.iter().enumerate() {
+            if vector_dim < at.len() {
+                at[vector_dim] = k;
+            }
+            let linear: usize = at.iter().zip(&index_strides).map(|(a, s)| a * s).sum();
+            operand[d] = clamp_start(index_at(indices, linear)?, x_dims[d], sizes[d]);
+        }
+        for (&d, &index_dim) in operand_batching.iter().zip(&indices_batching) {
+            operand[d] = at[index_dim] as i64;
+        }
+        for (&d, &out_dim) in window_dims.iter().zip(&offset_dims) {
+            operand[d] += out[out_dim];
+        }
+        if operand.iter().zip(x_dims).any(|(&o, &n)| o >= n) {
+            return Err("gather: a slice reaches past the operand".into());
+        }
+        let linear: usize = operand
+            .iter()
+            .zip(&x_strides)
+            .map(|(&o, s)| o as usize * s)
+            .sum();
+        values.push(x.value(linear));
+    }
+    let elements = Elements::from_values(x.element_type(), count, |i| values[i])?;
+    HostArray::new(result.dims.clone(), elements)
 }
 
 /// `iota`: each element is its coordinate in dimension `dim`, converted to the type.
