@@ -5,8 +5,8 @@
 
 use half::{bf16, f16};
 use hlo::evaluate::{
-    Elements, HostArray, HostValue, RandomRange, evaluate, evaluate_fusion, random_arguments,
-    random_array, random_value,
+    Elements, HostArray, HostValue, RandomRange, evaluate, evaluate_fusion,
+    evaluate_fusion_with_sums_pushed, random_arguments, random_array, random_value,
 };
 use hlo::{ArrayShape, HloModule, PrimitiveType, Shape, SourceFile, parse_module, verify_module};
 
@@ -1498,4 +1498,48 @@ fn arguments_must_match_the_parameters() {
         "t.hlo:2:3: error: argument 0 has shape f32[3] but parameter 'p' is f32[2]"
     );
     assert!(HostArray::new(vec![2, 2], Elements::S32(vec![1, 2, 3])).is_err());
+}
+
+/// Float sums pushed by their rounding bound: `(n - 1) u` times the sum of the magnitudes of
+/// the `n` terms (init included), up or down; sums of other reducers (here `maximum`) stay.
+#[test]
+fn float_sums_are_pushed_by_their_rounding_bound() {
+    let text = "add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY c {
+  p = f32[2,4] parameter(0)
+  z = f32[] constant(0)
+  s = f32[2] reduce(p, z), dimensions={1}, to_apply=add
+  m = f32[2] reduce(p, z), dimensions={1}, to_apply=max
+  ROOT t = (f32[2], f32[2]) tuple(s, m)
+}";
+    let m = module(text);
+    let rows = vec![1.0, -1.0, 0.5, 0.25, 2.0, 2.0, 2.0, 2.0];
+    let args = [array(&[2, 4], Elements::F32(rows))];
+    let exact = evaluate_fusion(&m, m.entry, &args).unwrap();
+    let f32s_of = |a: &HostArray| match a.elements() {
+        Elements::F32(x) => x.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(f32s_of(&exact[0]), [0.75, 8.0]);
+    let u = f64::from(f32::EPSILON) / 2.0;
+    for sign in [1.0, -1.0] {
+        let pushed = evaluate_fusion_with_sums_pushed(&m, m.entry, &args, sign).unwrap();
+        // Five terms each (the init 0 and four elements): magnitudes 2.75 and 8.
+        let want = [
+            (0.75 + sign * 4.0 * u * 2.75) as f32,
+            (8.0 + sign * 4.0 * u * 8.0) as f32,
+        ];
+        assert_eq!(f32s_of(&pushed[0]), want);
+        assert_ne!(f32s_of(&pushed[0]), f32s_of(&exact[0]));
+        assert_eq!(f32s_of(&pushed[1]), f32s_of(&exact[1]));
+    }
 }

@@ -110,7 +110,9 @@ struct Cli {
     /// module that becomes PTX); one line per stage with the largest error; the first stage
     /// out of tolerance is named with the element and both values, and the exit status is 1.
     /// Every output element must be written exactly once. Tolerances: exact for integers;
-    /// bf16 2^-7, f16 2^-10, f32 1e-5, f64 1e-12 absolute or relative. Stages run two at a
+    /// bf16 2^-7, f16 2^-10, f32 1e-5, f64 1e-12 absolute or relative, wider after float
+    /// sums (by the reduction's size, and by how far an element moves when the sums are
+    /// pushed by their rounding bounds, for ill-conditioned elements). Stages run two at a
     /// time (one per core); a pass that leaves the IR unchanged is not run again. Fusions
     /// of more than 2^27 elements are refused (too large for the host). Then, without
     /// `--fusion`, the whole program: the kernels run in launch order from the linked module

@@ -90,8 +90,38 @@ pub fn evaluate(
     let evaluator = Evaluator {
         module,
         lanes: None,
+        push_sums: 0.0,
     };
     evaluator.run(computation, args.to_vec())
+}
+
+/// [`evaluate_fusion`] with the result of every float `reduce` whose reducer adds pushed by
+/// the bound on its rounding error in the direction `sign` (+1 or -1): `(n - 1) u` times the
+/// sum of the magnitudes of its `n` terms (the init value included), the bound of any
+/// summation order in the reduction's type (`u` its unit roundoff; Higham, *Accuracy and
+/// Stability of Numerical Algorithms*, 4.2). How far the fusion's outputs move tells how
+/// much a correct kernel, which sums in another order, may differ from [`evaluate_fusion`]:
+/// an output that divides by a sum of terms of both signs moves a lot, one that only adds
+/// up positive terms hardly at all.
+pub fn evaluate_fusion_with_sums_pushed(
+    module: &HloModule,
+    fusion: ComputationId,
+    args: &[HostValue],
+    sign: f64,
+) -> R<Vec<HostArray>> {
+    let c = module.computations.get(fusion.0).ok_or_else(|| {
+        Diagnostic::new(
+            Default::default(),
+            format!("the module has no computation #{}", fusion.0),
+        )
+    })?;
+    check_arguments(c, args)?;
+    let evaluator = Evaluator {
+        module,
+        lanes: None,
+        push_sums: sign,
+    };
+    Ok(evaluator.run(fusion, args.to_vec())?.into_leaves())
 }
 
 /// Runs a fusion computation on one value per parameter and returns its outputs: the root
@@ -187,6 +217,9 @@ struct Evaluator<'m> {
     /// `Some(n)` while evaluating a scalar computation for `n` element positions at once
     /// (reducers, `map`): each rank-0 value is then an array of `n` lanes.
     lanes: Option<usize>,
+    /// 0, or the direction in which float sums are pushed by their rounding bound (see
+    /// [`evaluate_fusion_with_sums_pushed`]).
+    push_sums: f64,
 }
 
 impl Evaluator<'_> {

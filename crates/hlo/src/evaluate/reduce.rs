@@ -13,7 +13,10 @@
 use super::movement::{offsets, row_major_strides, strided};
 use super::value::{Elements, HostArray, HostValue};
 use super::{Evaluator, Plan, R, array, located};
-use crate::module::{ComputationId, Instruction};
+use crate::PrimitiveType;
+use crate::literal::Value;
+use crate::module::{Computation, ComputationId, Instruction};
+use crate::opcode::Opcode;
 
 /// The computation an instruction calls through `attribute`.
 pub(super) fn callee(instr: &Instruction, attribute: &str) -> R<ComputationId> {
@@ -81,6 +84,7 @@ pub(super) fn reduce(
     let per_output = Evaluator {
         module: ev.module,
         lanes: Some(outputs.len()),
+        push_sums: 0.0,
     };
     let mut accs: Vec<HostValue> = inits
         .iter()
@@ -103,6 +107,14 @@ pub(super) fn reduce(
         }
     }
     let out_dims: Vec<i64> = kept.iter().map(|&d| dims[d]).collect();
+    if ev.push_sums != 0.0 && adds(reducer) {
+        let (x, init) = (inputs[0], inits[0]);
+        accs = accs
+            .into_iter()
+            .map(|acc| push_sums(acc, x, init, &outputs, &steps, ev.push_sums))
+            .collect::<Result<_, _>>()
+            .map_err(|m| located(instr, m))?;
+    }
     let results = accs
         .into_iter()
         .map(|acc| match acc {
@@ -112,6 +124,60 @@ pub(super) fn reduce(
         .collect::<Result<Vec<_>, _>>()
         .map_err(|m| located(instr, m))?;
     Ok(shaped_like(instr, results))
+}
+
+/// Whether `reducer` is a float addition of its two parameters (a sum).
+fn adds(reducer: &Computation) -> bool {
+    let root = reducer.root_instruction();
+    reducer.parameters().len() == 2
+        && root.opcode == Opcode::Add
+        && root
+            .shape
+            .as_array()
+            .is_some_and(|a| a.element_type.is_float() && a.rank() == 0)
+        && root
+            .operands
+            .iter()
+            .all(|&o| reducer.instruction(o).opcode == Opcode::Parameter)
+}
+
+/// `sums` (the lanes of a sum of `x` over `steps` from `init`, one lane per output) pushed
+/// by `sign` times each sum's rounding bound, `(n - 1) u sum |terms|` (see
+/// `evaluate_fusion_with_sums_pushed`).
+fn push_sums(
+    sums: HostValue,
+    x: &HostArray,
+    init: &HostArray,
+    outputs: &[usize],
+    steps: &[usize],
+    sign: f64,
+) -> Result<HostValue, String> {
+    let HostValue::Array(sums) = sums else {
+        return Err("a sum that is a tuple".into());
+    };
+    let ty = sums.element_type();
+    let unit_roundoff = match ty {
+        PrimitiveType::F64 => f64::EPSILON / 2.0,
+        PrimitiveType::F32 => f64::from(f32::EPSILON) / 2.0,
+        PrimitiveType::F16 => 2f64.powi(-11),
+        _ => 2f64.powi(-8),
+    };
+    let float = |v: Value| match v {
+        Value::Float(f) => f,
+        _ => 0.0,
+    };
+    let terms = steps.len() as f64 + 1.0;
+    let magnitude_of_init = float(init.value(0)).abs();
+    let pushed = Elements::from_values(ty, outputs.len(), |k| {
+        let magnitudes: f64 = steps
+            .iter()
+            .map(|&step| float(x.value(outputs[k] + step)).abs())
+            .sum::<f64>()
+            + magnitude_of_init;
+        let bound = (terms - 1.0) * unit_roundoff * magnitudes;
+        Value::Float(float(sums.value(k)) + sign * bound)
+    })?;
+    Ok(lanes(pushed))
 }
 
 /// The results as the instruction's shape has them: one array, or a tuple of arrays.
@@ -139,6 +205,7 @@ pub(super) fn map(
     let per_element = Evaluator {
         module: ev.module,
         lanes: Some(count),
+        push_sums: 0.0,
     };
     let result = per_element.run(callee(instr, "to_apply")?, args)?;
     let elements = match result {

@@ -107,6 +107,7 @@ fn step(
     let per_lane = Evaluator {
         module: ev.module,
         lanes: Some(lanes_read.len()),
+        push_sums: 0.0,
     };
     let results = per_lane.run_plan(reducer, plan, args)?.into_leaves();
     if results.len() != accs.len() {
