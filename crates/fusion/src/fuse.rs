@@ -4,10 +4,13 @@
 //! Producers are decided after all their users (reverse topological order), as XLA's
 //! `InstructionFusion` visits them:
 //!
-//! * **A reduce is a hero.** It starts a fusion of its own and never fuses into a consumer:
-//!   a consumer reads the reduced values at other indices than it writes (`x - mean` reads
-//!   `mean` per row), so fusing would recompute the whole reduction per output element.
-//!   Its producers fuse into it (its prologue).
+//! * **A reduce is a hero.** Its producers fuse into it (its prologue). It never fuses into
+//!   a consumer that reads the reduced values at other indices than it writes (`x - mean`
+//!   reads `mean` per row): that would recompute the whole reduction per output element. It
+//!   does join a consumer fusion that is its **epilogue**, as the reduction emitter takes
+//!   it: every member computed once per reduced element, at that element's index
+//!   (elementwise ops with the reduce's dimensions, constants, broadcasts of scalars:
+//!   `mean = sum / n`), with no other reduce.
 //! * **A producer whose users are all in one fusion joins it.**
 //! * **A producer used by several fusions** is duplicated into each when it is cheap
 //!   (elementwise but not transcendental or a division, broadcasts, reshapes, constants,
@@ -181,6 +184,50 @@ fn cheap(instr: &Instruction) -> bool {
             ))
 }
 
+/// Whether `root` computes `reduce` through an epilogue the reduction emitter takes
+/// (`emitters::reduction`): a chain of elementwise ops with the reduce's dimensions, each
+/// reading one value of the chain and otherwise only constants and broadcast scalars
+/// (`mean = sum / n`, `rsqrt(var / n + eps)`), so that it is computed once per reduced
+/// element, at that element's index. A reshape, even to `[n, 1]`, ends the chain.
+fn is_epilogue(entry: &Computation, root: InstrId, reduce: InstrId) -> bool {
+    let reduced = &entry.instructions[reduce.0].shape;
+    let scalar_operand = |id: InstrId| {
+        let instr = &entry.instructions[id.0];
+        match instr.opcode {
+            Opcode::Constant => true,
+            Opcode::Broadcast => instr.operands.first().is_some_and(|&o| {
+                let operand = &entry.instructions[o.0];
+                operand.shape.as_array().is_some_and(|a| a.rank() == 0)
+                    && matches!(operand.opcode, Opcode::Parameter | Opcode::Constant)
+            }),
+            _ => false,
+        }
+    };
+    let mut id = root;
+    while id != reduce {
+        let instr = &entry.instructions[id.0];
+        let elementwise = instr.opcode.is_elementwise_unary()
+            || instr.opcode.is_elementwise_binary()
+            || matches!(
+                instr.opcode,
+                Opcode::Convert | Opcode::Compare | Opcode::Select | Opcode::Clamp
+            );
+        if !elementwise || instr.shape != *reduced {
+            return false;
+        }
+        let mut chain = instr
+            .operands
+            .iter()
+            .copied()
+            .filter(|&o| !scalar_operand(o));
+        match (chain.next(), chain.next()) {
+            (Some(next), None) => id = next,
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// The fusions of `entry`, in the order of their roots.
 fn group(entry: &Computation) -> Vec<Group> {
     let n = entry.instructions.len();
@@ -196,6 +243,8 @@ fn group(entry: &Computation) -> Vec<Group> {
     // The fusions each instruction belongs to (several when duplicated).
     let mut member_of: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut roots: Vec<InstrId> = Vec::new();
+    // Per fusion: whether a reduce is its hero already.
+    let mut hero_found: Vec<bool> = Vec::new();
     let order = operands_first(entry);
     for &p in order.iter().rev() {
         let instr = &entry.instructions[p.0];
@@ -212,16 +261,26 @@ fn group(entry: &Computation) -> Vec<Group> {
             .collect();
         groups.sort_unstable();
         groups.dedup();
-        let joins = instr.opcode != Opcode::Reduce
-            && !outside
-            && (groups.len() == 1 || (groups.len() > 1 && cheap(instr)));
+        let joins = !outside
+            && match (instr.opcode, groups.as_slice()) {
+                // A reduce joins only as the hero of its epilogue.
+                (Opcode::Reduce, &[g]) => !hero_found[g] && is_epilogue(entry, roots[g], p),
+                (Opcode::Reduce, _) => false,
+                (_, [_]) => true,
+                (_, []) => false,
+                _ => cheap(instr),
+            };
         if joins {
+            for &g in &groups {
+                hero_found[g] |= instr.opcode == Opcode::Reduce;
+            }
             member_of[p.0] = groups;
         } else if instr.opcode == Opcode::Constant && groups.is_empty() {
             // Read only outside fusions: it stays a constant of the entry.
         } else {
             member_of[p.0] = vec![roots.len()];
             roots.push(p);
+            hero_found.push(instr.opcode == Opcode::Reduce);
         }
     }
     let mut groups: Vec<Group> = roots
