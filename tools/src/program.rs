@@ -123,6 +123,18 @@ pub(crate) fn plan_chain(source: &SourceFile, module: &HloModule) -> Result<Chai
         let instr = entry.instruction(id);
         match instr.opcode {
             Opcode::Parameter => {}
+            Opcode::Constant => {
+                let value = uniform_constant(instr)
+                    .ok_or_else(|| refuse(instr, "a constant whose elements differ"))?;
+                let shape = array_shape(instr).map_err(|what| refuse(instr, &what))?;
+                held.insert(id, vec![chain.buffers.len()]);
+                chain.buffers.push(BufferPlan {
+                    name: instr.name.clone(),
+                    shape,
+                    init: Init::Constant(value),
+                    reduced: 1,
+                });
+            }
             Opcode::Fusion => {
                 let fusion = instr
                     .called("calls")
@@ -198,6 +210,7 @@ pub(crate) fn plan_chain(source: &SourceFile, module: &HloModule) -> Result<Chai
 fn chain_breaker(entry: &hlo::Computation) -> Option<&hlo::Instruction> {
     entry.instructions.iter().find(|instr| match instr.opcode {
         Opcode::Parameter | Opcode::Tuple => false,
+        Opcode::Constant => uniform_constant(instr).is_none(),
         Opcode::Fusion => instr
             .operands
             .iter()
@@ -355,6 +368,44 @@ fn leaf_name(name: &str, index: usize, tuple: bool) -> String {
     }
 }
 
+/// An array of `shape` whose every element is `v` (`±inf` is an integer type's extreme).
+pub(crate) fn filled(shape: &ArrayShape, v: f64) -> Result<HostArray, String> {
+    let count = shape.element_count() as usize;
+    let value = if shape.element_type.is_float() {
+        Value::Float(v)
+    } else if v.is_infinite() {
+        let (min, max) = RandomRange::Between(v, v).int_bounds(shape.element_type);
+        Value::Int(if v < 0.0 { min } else { max })
+    } else {
+        Value::Int(v as i128)
+    };
+    let elements = Elements::from_values(shape.element_type, count, |_| value)?;
+    HostArray::new(shape.dims.clone(), elements)
+}
+
+/// The one value every element of an ENTRY `constant` holds (as its type rounds it), when
+/// there is one and a buffer can be filled with it: a float, or an integer that an `f64`
+/// holds exactly. XLA's printed ENTRYs pass such scalars (a reduce's init value, `-inf`)
+/// to their fusions.
+fn uniform_constant(instr: &hlo::Instruction) -> Option<f64> {
+    let array = instr.shape.as_array()?;
+    let value = HostValue::from_literal(instr.literal()?, &instr.shape).ok()?;
+    let HostValue::Array(values) = value else {
+        return None;
+    };
+    let first = values.value(0);
+    if (1..values.len()).any(|i| values.value(i) != first) {
+        return None;
+    }
+    match first {
+        Value::Float(f) if array.element_type.is_float() => Some(f),
+        Value::Int(i) if array.element_type.is_int() && i.unsigned_abs() < 1 << 53 => {
+            Some(i as f64)
+        }
+        _ => None,
+    }
+}
+
 /// The evaluator's value of every buffer, in buffer order.
 pub(crate) fn evaluate_chain(
     source: &SourceFile,
@@ -365,20 +416,7 @@ pub(crate) fn evaluate_chain(
     for buffer in &chain.buffers {
         values.push(match buffer.init {
             Init::Draw { seed, low, high } => Some(drawn(&buffer.shape, seed, low, high)?),
-            Init::Constant(v) => {
-                let count = buffer.shape.element_count() as usize;
-                let value = if buffer.shape.element_type.is_float() {
-                    Value::Float(v)
-                } else if v.is_infinite() {
-                    let (min, max) =
-                        RandomRange::Between(v, v).int_bounds(buffer.shape.element_type);
-                    Value::Int(if v < 0.0 { min } else { max })
-                } else {
-                    Value::Int(v as i128)
-                };
-                let elements = Elements::from_values(buffer.shape.element_type, count, |_| value)?;
-                Some(HostArray::new(buffer.shape.dims.clone(), elements)?)
-            }
+            Init::Constant(v) => Some(filled(&buffer.shape, v)?),
             Init::Output { .. } => None,
         });
     }
@@ -647,6 +685,15 @@ pub fn check_program(
                 chain.parameters.len(),
                 args.len()
             ));
+        }
+        for (b, buffer) in chain.buffers.iter().enumerate() {
+            if let Init::Constant(v) = buffer.init {
+                let array = filled(&buffer.shape, v)?;
+                buffers[b] = Some(Buffer::from_host_array(
+                    &array,
+                    buffer.shape.layout.as_ref(),
+                )?);
+            }
         }
         for (arg, &b) in args.iter().zip(&chain.parameters) {
             let HostValue::Array(array) = arg else {

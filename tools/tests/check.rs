@@ -360,7 +360,7 @@ fn the_whole_program_check_catches_a_wrong_fusion() {
     let text = std::fs::read_to_string(&path).unwrap();
     let (source, unfused) = hlo::load("layer_norm.hlo", text.as_bytes()).unwrap();
     let mut fused = unfused.clone();
-    fusion::run_pipeline(&mut fused, |_, _| {}).unwrap();
+    fusion::run_pipeline(&mut fused, |_, _, _| {}).unwrap();
     let mut report = Vec::new();
     let ok = program::check_program(&source, &unfused, &fused, 1, &mut report).unwrap();
     let report = String::from_utf8(report).unwrap();

@@ -57,7 +57,7 @@ fn kernels(path: &Path) -> Option<Vec<String>> {
     let text = std::fs::read(path).unwrap();
     let (_, mut module) = hlo::load(&path.display().to_string(), &text[..]).ok()?;
     if fusion::wants_fusion(&module) {
-        fusion::run_pipeline(&mut module, |_, _| {}).ok()?;
+        fusion::run_pipeline(&mut module, |_, _, _| {}).ok()?;
     }
     let names = emitters::kernel_names(&module);
     let fusions = emitters::fusions(&module);

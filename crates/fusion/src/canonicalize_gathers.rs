@@ -16,10 +16,12 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let mut changed = false;
     for computation in &mut module.computations {
         for i in 0..computation.instructions.len() {
-            let gather = computation.instructions[i].clone();
-            if gather.opcode != Opcode::Gather || gather.operands.len() != 2 {
+            let candidate = &computation.instructions[i];
+            if candidate.opcode != Opcode::Gather || candidate.operands.len() != 2 {
                 continue;
             }
+            // Cloned only when it is a gather: the pass visits every instruction.
+            let gather = candidate.clone();
             let indices_shape = computation.instructions[gather.operands[1].0].shape.clone();
             let (Some(indices_shape), Some(value_type)) = (
                 indices_shape.as_array(),

@@ -14,8 +14,10 @@
 //! * **A producer whose users are all in one fusion joins it.**
 //! * **A producer used by several fusions** is duplicated into each when it is cheap
 //!   (elementwise but not transcendental or a division, broadcasts, reshapes, constants,
-//!   iota, converts), as XLA duplicates cheap ops; otherwise it gets a fusion of its own and
-//!   the others read its result.
+//!   iota, converts), as XLA duplicates cheap ops, into at most eight (constants, iotas,
+//!   scalars and broadcast scalars into any number): copies of copies along a chain of
+//!   cheap ops would otherwise put the whole chain into every later fusion, quadratic in
+//!   its length. Otherwise it gets a fusion of its own and the others read its result.
 //! * A producer with a user outside any fusion (`tuple`, `custom-call`, the entry's root)
 //!   is materialized: it is the root of a fusion of its own.
 //! * Parameters, tuples, `get-tuple-element` and instructions that call computations
@@ -184,6 +186,23 @@ fn cheap(instr: &Instruction) -> bool {
             ))
 }
 
+/// The most fusions a cheap producer is copied into (XLA bounds code duplication the same
+/// way); beyond, it is a fusion of its own.
+const MAX_COPIES: usize = 8;
+
+/// A value whose every element costs nothing to make again: a constant, an iota, a scalar,
+/// a broadcast of a scalar.
+fn tiny(entry: &Computation, instr: &Instruction) -> bool {
+    let scalar = |i: &Instruction| i.shape.as_array().is_some_and(|a| a.rank() == 0);
+    matches!(instr.opcode, Opcode::Constant | Opcode::Iota)
+        || scalar(instr)
+        || (instr.opcode == Opcode::Broadcast
+            && instr
+                .operands
+                .first()
+                .is_some_and(|&o| scalar(&entry.instructions[o.0])))
+}
+
 /// Whether `root` computes `reduce` through an epilogue the reduction emitter takes
 /// (`emitters::reduction`): a chain of elementwise ops with the reduce's dimensions, each
 /// reading one value of the chain and otherwise only constants and broadcast scalars
@@ -268,7 +287,10 @@ fn group(entry: &Computation) -> Vec<Group> {
                 (Opcode::Reduce, _) => false,
                 (_, [_]) => true,
                 (_, []) => false,
-                _ => cheap(instr),
+                // Duplicated into each user fusion when cheap, in at most MAX_COPIES
+                // fusions: copies of copies along a chain of cheap ops would otherwise put
+                // the whole chain into every later fusion (quadratic in its length).
+                _ => cheap(instr) && (groups.len() <= MAX_COPIES || tiny(entry, instr)),
             };
         if joins {
             for &g in &groups {

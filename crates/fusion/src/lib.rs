@@ -11,6 +11,7 @@ mod inline_calls;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::time::{Duration, Instant};
 
 use hlo::{Computation, Diagnostic, HloModule, InstrId, Opcode};
 
@@ -69,15 +70,18 @@ pub fn wants_fusion(module: &HloModule) -> bool {
             .any(|i| i.opcode == Opcode::Fusion)
 }
 
-/// Runs the pipeline on `module`; `after(pass, module)` sees the module after each pass
-/// that changed it. A pass that leaves a module the verifier rejects is a bug here, and is
-/// reported as such (at the offending instruction, naming the pass).
+/// Runs the pipeline on `module`; `after(pass, module, run)` sees the module after each pass,
+/// whether the pass changed it and how long it took (verification included). A pass that
+/// leaves a module the verifier rejects is a bug here, and is reported as such (at the
+/// offending instruction, naming the pass).
 pub fn run_pipeline(
     module: &mut HloModule,
-    mut after: impl FnMut(&HloPass, &HloModule),
+    mut after: impl FnMut(&HloPass, &HloModule, PassRun),
 ) -> Result<(), Diagnostic> {
     for pass in PIPELINE {
-        if (pass.run)(module)? {
+        let start = Instant::now();
+        let changed = (pass.run)(module)?;
+        if changed {
             hlo::verify_module(module).map_err(|mut d| {
                 d.notes.push(format!(
                     "the module is invalid after the fusion pass '{}' (a bug in hlo-emit)",
@@ -85,10 +89,18 @@ pub fn run_pipeline(
                 ));
                 d
             })?;
-            after(pass, module);
         }
+        let elapsed = start.elapsed();
+        after(pass, module, PassRun { changed, elapsed });
     }
     Ok(())
+}
+
+/// What one pass of [`run_pipeline`] did.
+#[derive(Clone, Copy, Debug)]
+pub struct PassRun {
+    pub changed: bool,
+    pub elapsed: Duration,
 }
 
 /// Names taken in a computation, and per name the next suffix to try.

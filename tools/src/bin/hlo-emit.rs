@@ -181,13 +181,14 @@ fn run(cli: &Cli) -> Result<(), String> {
     let (name, bytes) = read_input(&cli.input)?;
     let (source, mut module) = hlo::load(&name, bytes)?;
     let mut files = DumpFiles::default();
+    let mut timings = Timings::default();
     // The module as written: `--check` compares the whole program with it.
     let mut unfused = None;
     if cli.fuse || (!cli.no_fuse && fusion::wants_fusion(&module)) {
         if cli.check.is_some() {
             unfused = Some(module.clone());
         }
-        fuse(cli, &source, &mut module, &mut files)?;
+        fuse(cli, &source, &mut module, &mut files, &mut timings)?;
     }
     let module = module;
     if cli.print_partition {
@@ -211,6 +212,10 @@ fn run(cli: &Cli) -> Result<(), String> {
         return write_output(cli.output.as_ref(), &summary);
     }
     if cli.emit == Emit::Hlo {
+        // The fusion pipeline's passes are the only ones that ran.
+        if cli.time_passes {
+            eprint!("{}", timings.report());
+        }
         return write_output(cli.output.as_ref(), &module.to_string());
     }
     let fusions = selected_fusions(cli, &source, &module)?;
@@ -230,7 +235,6 @@ fn run(cli: &Cli) -> Result<(), String> {
         generic: cli.print_op_generic,
         passes: pipeline_passes(cli),
     };
-    let mut timings = Timings::default();
     let compiled = pipeline::compile(
         &source,
         &module,
@@ -257,17 +261,19 @@ fn run(cli: &Cli) -> Result<(), String> {
 }
 
 /// Runs the fusion pipeline on `module`, dumping it after each pass that changed it when
-/// the stages are dumped.
+/// the stages are dumped; each pass's time goes to `timings`.
 fn fuse(
     cli: &Cli,
     source: &hlo::SourceFile,
     module: &mut hlo::HloModule,
     files: &mut DumpFiles,
+    timings: &mut Timings,
 ) -> Result<(), String> {
     let dumping = cli.dump_after_each_pass || cli.dump_dir.is_some();
     let mut dumped = Ok(());
-    let result = fusion::run_pipeline(module, |pass, fused| {
-        if dumping && dumped.is_ok() {
+    let result = fusion::run_pipeline(module, |pass, fused, run| {
+        timings.record(pass.display_name, run.elapsed);
+        if dumping && run.changed && dumped.is_ok() {
             let title = format!("{} ({})", pass.display_name, pass.name);
             let text = format!("{}\n{fused}", pipeline::header(&title));
             dumped = files.flush(cli, text.as_bytes(), None);
