@@ -19,7 +19,11 @@
 //!   cheap ops would otherwise put the whole chain into every later fusion, quadratic in
 //!   its length. Otherwise it gets a fusion of its own and the others read its result.
 //! * A producer with a user outside any fusion (`tuple`, `custom-call`, the entry's root)
-//!   is materialized: it is the root of a fusion of its own.
+//!   is materialized: it is the root of a fusion of its own, unless it is one of the
+//!   program's results (read outside only by the ROOT tuple) and its other users are in
+//!   one loop fusion of its shape: it then joins that fusion as an extra output (XLA's
+//!   producer-consumer multi-output fusion; Adam's new moments and parameters are one
+//!   kernel), and the entry reads each output through a `get-tuple-element`.
 //! * Parameters, tuples, `get-tuple-element` and instructions that call computations
 //!   (other than a reduce's reducer) stay in the entry. A constant no fusion uses stays too.
 //!
@@ -68,6 +72,9 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
 /// One fusion: its root (the value it produces) and its members, in topological order.
 struct Group {
     root: InstrId,
+    /// Members that are also outputs of the fusion (the program's results), after `root`
+    /// in the fusion's tuple ROOT.
+    extra_outputs: Vec<InstrId>,
     members: Vec<InstrId>,
     has_reduce: bool,
 }
@@ -247,6 +254,31 @@ fn is_epilogue(entry: &Computation, root: InstrId, reduce: InstrId) -> bool {
     true
 }
 
+/// The fusion a producer `p` that is one of the program's results joins as an extra output
+/// (XLA's producer-consumer multi-output fusion): when its other users are all in one loop
+/// fusion whose root has its shape, it is computed there and written out once, instead of
+/// in a kernel of its own that the fusion reads back (Adam's `m` and `v`, which the
+/// parameter update also reads). Only the ENTRY's ROOT tuple may read it outside, so that
+/// no cycle through the entry can form.
+fn output_of_consumer(
+    entry: &Computation,
+    p: InstrId,
+    outside_users: &[InstrId],
+    groups: &[usize],
+    roots: &[InstrId],
+) -> Option<usize> {
+    let instr = &entry.instructions[p.0];
+    let &[g] = groups else {
+        return None;
+    };
+    let only_results_outside =
+        outside_users == [entry.root] && entry.instruction(entry.root).opcode == Opcode::Tuple;
+    let same_shape = instr.shape.as_array().is_some()
+        && instr.shape == entry.instructions[roots[g].0].shape
+        && instr.opcode != Opcode::Reduce;
+    (only_results_outside && same_shape).then_some(g)
+}
+
 /// The fusions of `entry`, in the order of their roots.
 fn group(entry: &Computation) -> Vec<Group> {
     let n = entry.instructions.len();
@@ -262,18 +294,21 @@ fn group(entry: &Computation) -> Vec<Group> {
     // The fusions each instruction belongs to (several when duplicated).
     let mut member_of: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut roots: Vec<InstrId> = Vec::new();
-    // Per fusion: whether a reduce is its hero already.
+    // Per fusion: whether a reduce is its hero already, and its other outputs.
     let mut hero_found: Vec<bool> = Vec::new();
+    let mut extra_outputs: Vec<Vec<InstrId>> = Vec::new();
     let order = operands_first(entry);
     for &p in order.iter().rev() {
         let instr = &entry.instructions[p.0];
         if !fusible(instr) {
             continue;
         }
-        let outside = p == entry.root
-            || users[p.0]
-                .iter()
-                .any(|u| member_of[u.0].is_empty() || !fusible(&entry.instructions[u.0]));
+        let outside_users: Vec<InstrId> = users[p.0]
+            .iter()
+            .copied()
+            .filter(|u| member_of[u.0].is_empty() || !fusible(&entry.instructions[u.0]))
+            .collect();
+        let outside = p == entry.root || !outside_users.is_empty();
         let mut groups: Vec<usize> = users[p.0]
             .iter()
             .flat_map(|u| member_of[u.0].iter().copied())
@@ -297,20 +332,32 @@ fn group(entry: &Computation) -> Vec<Group> {
                 hero_found[g] |= instr.opcode == Opcode::Reduce;
             }
             member_of[p.0] = groups;
+        } else if let Some(g) = output_of_consumer(entry, p, &outside_users, &groups, &roots)
+            .filter(|&g| !hero_found[g])
+        {
+            member_of[p.0] = vec![g];
+            extra_outputs[g].push(p);
         } else if instr.opcode == Opcode::Constant && groups.is_empty() {
             // Read only outside fusions: it stays a constant of the entry.
         } else {
             member_of[p.0] = vec![roots.len()];
             roots.push(p);
             hero_found.push(instr.opcode == Opcode::Reduce);
+            extra_outputs.push(Vec::new());
         }
     }
     let mut groups: Vec<Group> = roots
         .iter()
-        .map(|&root| Group {
-            root,
-            members: Vec::new(),
-            has_reduce: false,
+        .zip(extra_outputs)
+        .map(|(&root, mut extra_outputs)| {
+            // In the order of the entry (they were found last-first).
+            extra_outputs.reverse();
+            Group {
+                root,
+                extra_outputs,
+                members: Vec::new(),
+                has_reduce: false,
+            }
         })
         .collect();
     for &i in &order {
@@ -370,7 +417,27 @@ fn fusion_computation(
         instructions.push(copy);
         local.insert(m, InstrId(instructions.len() - 1));
     }
-    let root = local[&group.root];
+    let mut root = local[&group.root];
+    if !group.extra_outputs.is_empty() {
+        // A multi-output fusion: its ROOT is the tuple of the outputs.
+        let outputs: Vec<InstrId> = std::iter::once(group.root)
+            .chain(group.extra_outputs.iter().copied())
+            .collect();
+        let shapes = outputs
+            .iter()
+            .map(|o| entry.instructions[o.0].shape.clone())
+            .collect();
+        instructions.push(Instruction {
+            name: names.unique("outputs"),
+            opcode: Opcode::Tuple,
+            shape: hlo::Shape::Tuple(shapes),
+            operands: outputs.iter().map(|o| local[o]).collect(),
+            payload: Payload::None,
+            attributes: Vec::new(),
+            spans: entry.instructions[group.root.0].spans.clone(),
+        });
+        root = InstrId(instructions.len() - 1);
+    }
     let computation = Computation {
         name,
         span: entry.instructions[group.root.0].spans.whole,
@@ -400,18 +467,35 @@ fn rewrite_entry<'a>(
     }
     let mut instructions: Vec<Instruction> = Vec::new();
     let mut new_id: Vec<InstrId> = vec![InstrId(usize::MAX); entry.instructions.len()];
+    let extra_outputs: HashMap<InstrId, &[InstrId]> = groups
+        .iter()
+        .map(|g| (g.root, g.extra_outputs.as_slice()))
+        .collect();
+    let mut names = Names {
+        taken: entry.instructions.iter().map(|i| i.name.clone()).collect(),
+        ..Names::default()
+    };
     for i in operands_first(entry) {
         if absorbed[i.0] {
             continue;
         }
         let instr = &entry.instructions[i.0];
+        let extra = extra_outputs.get(&i).copied().unwrap_or_default();
         let copy = match fusion_of_root.get(&i) {
             Some((computation, operands)) => {
                 let input = has_reduce[i.0];
+                let (name, shape) = if extra.is_empty() {
+                    (instr.name.clone(), instr.shape.clone())
+                } else {
+                    let outputs = std::iter::once(i).chain(extra.iter().copied());
+                    let shapes = outputs.map(|o| entry.instructions[o.0].shape.clone());
+                    let name = names.unique(&format!("{}.fusion", instr.name));
+                    (name, hlo::Shape::Tuple(shapes.collect()))
+                };
                 Instruction {
-                    name: instr.name.clone(),
+                    name,
                     opcode: Opcode::Fusion,
-                    shape: instr.shape.clone(),
+                    shape,
                     operands: operands.iter().map(|o| new_id[o.0]).collect(),
                     payload: Payload::None,
                     attributes: vec![
@@ -441,6 +525,27 @@ fn rewrite_entry<'a>(
         };
         instructions.push(copy);
         new_id[i.0] = InstrId(instructions.len() - 1);
+        if !extra.is_empty() {
+            // Each output is read through a get-tuple-element with the output's name.
+            let fusion = new_id[i.0];
+            for (k, &output) in std::iter::once(&i).chain(extra).enumerate() {
+                let original = &entry.instructions[output.0];
+                instructions.push(Instruction {
+                    name: original.name.clone(),
+                    opcode: Opcode::GetTupleElement,
+                    shape: original.shape.clone(),
+                    operands: vec![fusion],
+                    payload: Payload::None,
+                    attributes: vec![Attribute {
+                        name: "index".into(),
+                        value: AttrValue::Int(k as i64),
+                        span: original.spans.whole,
+                    }],
+                    spans: original.spans.clone(),
+                });
+                new_id[output.0] = InstrId(instructions.len() - 1);
+            }
+        }
     }
     Computation {
         root: new_id[entry.root.0],
