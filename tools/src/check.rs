@@ -198,6 +198,18 @@ impl Comparison {
         }
     }
 
+    /// `bit-exact`, or the largest errors.
+    pub(crate) fn summary(&self) -> String {
+        if self.bit_exact {
+            "bit-exact".to_string()
+        } else {
+            format!(
+                "max abs err {:.3e}, max rel err {:.3e}",
+                self.max_abs, self.max_rel
+            )
+        }
+    }
+
     fn passes(&self) -> bool {
         self.mismatch.is_none() && self.not_written_once.is_none()
     }
@@ -529,14 +541,7 @@ impl StageChecker<'_> {
                 return Ok(false);
             }
         };
-        let summary = if c.bit_exact {
-            "bit-exact".to_string()
-        } else {
-            format!(
-                "max abs err {:.3e}, max rel err {:.3e}",
-                c.max_abs, c.max_rel
-            )
-        };
+        let summary = c.summary();
         if let Some(what) = &c.not_written_once {
             report(out, format_args!("check: {label:<28} NOT WRITTEN ONCE"))?;
             report(

@@ -733,14 +733,7 @@ pub fn check_program(
             compare_array(&mut c, (seed, k), reduced, &got, want, expected.slack(k));
         }
     }
-    let summary = if c.bit_exact {
-        "bit-exact".to_string()
-    } else {
-        format!(
-            "max abs err {:.3e}, max rel err {:.3e}",
-            c.max_abs, c.max_rel
-        )
-    };
+    let summary = c.summary();
     let against = if std::ptr::eq(reference, module) {
         "the evaluator on the ENTRY"
     } else {

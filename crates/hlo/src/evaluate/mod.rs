@@ -80,6 +80,16 @@ pub fn evaluate(
     computation: ComputationId,
     args: &[HostValue],
 ) -> R<HostValue> {
+    evaluate_with(module, computation, args, 0.0)
+}
+
+/// [`evaluate`] with float sums pushed in the direction `push_sums` (0: not at all).
+fn evaluate_with(
+    module: &HloModule,
+    computation: ComputationId,
+    args: &[HostValue],
+    push_sums: f64,
+) -> R<HostValue> {
     let c = module.computations.get(computation.0).ok_or_else(|| {
         Diagnostic::new(
             Default::default(),
@@ -90,7 +100,7 @@ pub fn evaluate(
     let evaluator = Evaluator {
         module,
         lanes: None,
-        push_sums: 0.0,
+        push_sums,
     };
     evaluator.run(computation, args.to_vec())
 }
@@ -109,19 +119,7 @@ pub fn evaluate_fusion_with_sums_pushed(
     args: &[HostValue],
     sign: f64,
 ) -> R<Vec<HostArray>> {
-    let c = module.computations.get(fusion.0).ok_or_else(|| {
-        Diagnostic::new(
-            Default::default(),
-            format!("the module has no computation #{}", fusion.0),
-        )
-    })?;
-    check_arguments(c, args)?;
-    let evaluator = Evaluator {
-        module,
-        lanes: None,
-        push_sums: sign,
-    };
-    Ok(evaluator.run(fusion, args.to_vec())?.into_leaves())
+    Ok(evaluate_with(module, fusion, args, sign)?.into_leaves())
 }
 
 /// Runs a fusion computation on one value per parameter and returns its outputs: the root
