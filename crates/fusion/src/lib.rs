@@ -6,6 +6,7 @@
 
 mod canonicalize_gathers;
 mod dead_computations;
+mod explain;
 mod fuse;
 mod inline_calls;
 
@@ -14,6 +15,8 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use hlo::{Computation, Diagnostic, HloModule, InstrId, Opcode};
+
+pub use explain::explain_fusion;
 
 /// An HLO-to-HLO pass: `Ok(true)` when it changed the module.
 pub struct HloPass {

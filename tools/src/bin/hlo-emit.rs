@@ -100,9 +100,17 @@ struct Cli {
     no_fuse: bool,
 
     /// Print how the partitioner split each fusion into functions (the subgraphs, their
-    /// roots, and why each was split off: which users read it through which maps).
+    /// roots, and why each was split off: which users read it through which maps); with
+    /// `--fusion`, that fusion's only.
     #[arg(long)]
     print_partition: bool,
+
+    /// Print the entry's fusions in launch order and which of the fusion pass's rules made
+    /// each kernel: a reduce hero and its prologue, an epilogue, extra outputs, cheap
+    /// producers copied into several fusions, a kernel of its own for a value several
+    /// fusions read. Read back from the fused module, so it also explains XLA's fusions.
+    #[arg(long)]
+    explain_fusion: bool,
 
     /// Instead of compiling, check each fusion's meaning after every stage: the HLO reference
     /// evaluator and the IR interpreter run on N seeded random inputs (default 1) after the
@@ -191,8 +199,15 @@ fn run(cli: &Cli) -> Result<(), String> {
         fuse(cli, &source, &mut module, &mut files, &mut timings)?;
     }
     let module = module;
+    if cli.explain_fusion {
+        return write_output(cli.output.as_ref(), &fusion::explain_fusion(&module));
+    }
     if cli.print_partition {
-        return write_output(cli.output.as_ref(), &partitions(&source, &module)?);
+        let fusions = selected_fusions(cli, &source, &module)?;
+        return write_output(
+            cli.output.as_ref(),
+            &partitions(&source, &module, &fusions)?,
+        );
     }
     if let Some(inputs) = cli.check {
         return check(
@@ -412,10 +427,14 @@ fn check(
     Ok(())
 }
 
-/// The partition of every fusion of the module.
-fn partitions(source: &hlo::SourceFile, module: &hlo::HloModule) -> Result<String, String> {
+/// The partition of each of `fusions`.
+fn partitions(
+    source: &hlo::SourceFile,
+    module: &hlo::HloModule,
+    fusions: &[hlo::ComputationId],
+) -> Result<String, String> {
     let mut out = String::new();
-    for id in emitters::fusions(module) {
+    for &id in fusions {
         let computation = module.computation(id);
         let partition = emitters::PartitionedComputation::new(computation, |_| false)
             .map_err(|d| d.render(source))?;

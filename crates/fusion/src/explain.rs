@@ -1,0 +1,161 @@
+//! Which of `fuse`'s rules made each kernel, read back from the fused module (so it can be
+//! asked of any module with fusions, XLA's own included): `hlo-emit --explain-fusion`.
+//!
+//! For each fusion of the entry, in launch order: its kind and root; a reduce hero with
+//! its prologue; an epilogue (what the root computes from the reduced values, once per
+//! reduced element); extra outputs (a multi-output fusion's other results); producers that
+//! are copies of an instruction also copied into other fusions; and, for a fusion whose
+//! result other fusions read, why it is a kernel of its own.
+
+use std::collections::HashMap;
+
+use hlo::{Computation, HloModule, InstrId, Opcode};
+
+/// One paragraph per fusion of the entry (see the module documentation).
+pub fn explain_fusion(module: &HloModule) -> String {
+    let entry = module.entry_computation();
+    let fusions: Vec<(&hlo::Instruction, &Computation)> = entry
+        .instructions
+        .iter()
+        .filter(|i| i.opcode == Opcode::Fusion)
+        .filter_map(|i| Some((i, module.computation(i.called("calls")?.id))))
+        .collect();
+    // How many fusions hold an instruction of each name: more than one is a copy.
+    let mut copies: HashMap<&str, usize> = HashMap::new();
+    for (_, c) in &fusions {
+        for instr in &c.instructions {
+            // Constants are copied wherever they are read; they explain nothing.
+            if !matches!(
+                instr.opcode,
+                Opcode::Parameter | Opcode::Tuple | Opcode::Constant
+            ) {
+                *copies.entry(instr.name.as_str()).or_default() += 1;
+            }
+        }
+    }
+    let mut readers: HashMap<InstrId, usize> = HashMap::new();
+    for instr in &entry.instructions {
+        for &o in &instr.operands {
+            if instr.opcode == Opcode::Fusion {
+                *readers.entry(o).or_default() += 1;
+            }
+        }
+    }
+    let mut out = String::new();
+    for (k, (instr, c)) in fusions.iter().enumerate() {
+        let kind = match instr.attribute("kind").map(|a| &a.value) {
+            Some(hlo::AttrValue::Enum(kind)) => kind.as_str(),
+            _ => "kLoop",
+        };
+        let root = c.root_instruction();
+        out.push_str(&format!(
+            "fusion {k}: {} ({kind}), root '{}' ({})\n",
+            c.name, root.name, root.opcode
+        ));
+        let outputs = if root.opcode == Opcode::Tuple {
+            root.operands.clone()
+        } else {
+            vec![c.root]
+        };
+        if outputs.len() > 1 {
+            let names: Vec<&str> = outputs[1..]
+                .iter()
+                .map(|&o| c.instruction(o).name.as_str())
+                .collect();
+            out.push_str(&format!(
+                "  extra outputs: {} (results of the program that '{}' also reads: one kernel writes them all)\n",
+                names.join(", "),
+                c.instruction(outputs[0]).name
+            ));
+        }
+        let reduces: Vec<InstrId> = (0..c.instructions.len())
+            .map(InstrId)
+            .filter(|&i| c.instruction(i).opcode == Opcode::Reduce)
+            .collect();
+        for &r in &reduces {
+            out.push_str(&format!(
+                "  hero: reduce '{}' (a reduce is a hero; what it reads is its prologue)\n",
+                c.instruction(r).name
+            ));
+            let epilogue = epilogue_of(c, outputs[0], r);
+            if !epilogue.is_empty() {
+                out.push_str(&format!(
+                    "  epilogue: {} (computed once per reduced element, at its index)\n",
+                    epilogue.join(", ")
+                ));
+            }
+        }
+        let mut copied: Vec<&str> = c
+            .instructions
+            .iter()
+            .filter(|i| copies.get(i.name.as_str()).is_some_and(|&n| n > 1))
+            .map(|i| i.name.as_str())
+            .collect();
+        copied.sort_unstable();
+        if !copied.is_empty() {
+            out.push_str(&format!(
+                "  copied into other fusions too: {} (cheap: computed again rather than read back)\n",
+                copied.join(", ")
+            ));
+        }
+        let id = entry
+            .instructions
+            .iter()
+            .position(|i| std::ptr::eq(i, *instr))
+            .map(InstrId);
+        let read_by = id.and_then(|id| readers.get(&id)).copied().unwrap_or(0);
+        if read_by > 1 && reduces.is_empty() {
+            out.push_str(&format!(
+                "  a kernel of its own: {read_by} fusions read '{}', which is not cheap enough to compute in each\n",
+                root.name
+            ));
+        } else if reduces.is_empty()
+            && outputs.len() == 1
+            && id.is_some_and(|id| result_of_program(entry, id))
+        {
+            out.push_str(&format!(
+                "  a kernel of its own: '{}' is a result of the program\n",
+                root.name
+            ));
+        }
+    }
+    out
+}
+
+/// Whether the entry's ROOT is `id` or a tuple that holds it (through get-tuple-elements).
+fn result_of_program(entry: &Computation, id: InstrId) -> bool {
+    let root = entry.root_instruction();
+    entry.root == id
+        || (root.opcode == Opcode::Tuple
+            && root.operands.iter().any(|&o| {
+                o == id
+                    || (entry.instruction(o).opcode == Opcode::GetTupleElement
+                        && entry.instruction(o).operands.first() == Some(&id))
+            }))
+}
+
+/// The names of the ops between `output` and the reduce `hero`, when `output` reads it
+/// through a chain of single-operand steps (others constants or broadcast scalars).
+fn epilogue_of(c: &Computation, output: InstrId, hero: InstrId) -> Vec<String> {
+    let mut chain = Vec::new();
+    let mut id = output;
+    while id != hero {
+        let instr = c.instruction(id);
+        let mut next = instr.operands.iter().copied().filter(|&o| {
+            let operand = c.instruction(o);
+            !matches!(
+                operand.opcode,
+                Opcode::Constant | Opcode::Broadcast | Opcode::Parameter
+            )
+        });
+        match (next.next(), next.next()) {
+            (Some(n), None) => {
+                chain.push(instr.name.clone());
+                id = n;
+            }
+            _ => return Vec::new(),
+        }
+    }
+    chain.reverse();
+    chain
+}
