@@ -57,21 +57,26 @@ pub fn explain_fusion(module: &HloModule) -> String {
         } else {
             vec![c.root]
         };
+        let reduces: Vec<InstrId> = (0..c.instructions.len())
+            .map(InstrId)
+            .filter(|&i| c.instruction(i).opcode == Opcode::Reduce)
+            .collect();
         if outputs.len() > 1 {
             let names: Vec<&str> = outputs[1..]
                 .iter()
                 .map(|&o| c.instruction(o).name.as_str())
                 .collect();
-            out.push_str(&format!(
-                "  extra outputs: {} (results of the program that '{}' also reads: one kernel writes them all)\n",
-                names.join(", "),
-                c.instruction(outputs[0]).name
-            ));
+            let why = if reduces.is_empty() {
+                format!(
+                    "results of the program that '{}' also reads: one kernel writes them all",
+                    c.instruction(outputs[0]).name
+                )
+            } else {
+                "computed for the reduction anyway, written out once for the fusions that read them"
+                    .to_string()
+            };
+            out.push_str(&format!("  extra outputs: {} ({why})\n", names.join(", ")));
         }
-        let reduces: Vec<InstrId> = (0..c.instructions.len())
-            .map(InstrId)
-            .filter(|&i| c.instruction(i).opcode == Opcode::Reduce)
-            .collect();
         for &r in &reduces {
             out.push_str(&format!(
                 "  hero: reduce '{}' (a reduce is a hero; what it reads is its prologue)\n",

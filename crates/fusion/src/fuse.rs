@@ -23,7 +23,10 @@
 //!   program's results (read outside only by the ROOT tuple) and its other users are in
 //!   one loop fusion of its shape: it then joins that fusion as an extra output (XLA's
 //!   producer-consumer multi-output fusion; Adam's new moments and parameters are one
-//!   kernel), and the entry reads each output through a `get-tuple-element`.
+//!   kernel), and the entry reads each output through a `get-tuple-element`. Likewise an
+//!   expensive producer read by several fusions, the first of them a reduction of an
+//!   array of its shape, is that fusion's side output rather than a kernel of its own
+//!   (softmax's `exp(x - max)`).
 //! * Parameters, tuples, `get-tuple-element` and instructions that call computations
 //!   (other than a reduce's reducer) stay in the entry. A constant no fusion uses stays too.
 //!
@@ -279,6 +282,32 @@ fn output_of_consumer(
     (only_results_outside && same_shape).then_some(g)
 }
 
+/// The reduction fusion an expensive producer `p` read by several fusions joins as a side
+/// output (XLA's reduction multi-output fusion): one of them has a reduce hero whose input
+/// has `p`'s shape, and it comes first (its root before every other reader's, so that no
+/// reader feeds it). That fusion computes `p` in its prologue anyway and writes it out once;
+/// the others read it back, instead of a kernel of its own making it (softmax's
+/// `exp(x - max)`, summed and then divided by the sum).
+fn side_output_of_reduction(
+    entry: &Computation,
+    p: InstrId,
+    groups: &[usize],
+    roots: &[InstrId],
+    hero_found: &[bool],
+    position: &[usize],
+) -> Option<usize> {
+    let instr = &entry.instructions[p.0];
+    if groups.len() < 2 || cheap(instr) || instr.shape.as_array().is_none() {
+        return None;
+    }
+    let &first = groups.iter().min_by_key(|&&g| position[roots[g].0])?;
+    let hero = &entry.instructions[roots[first].0];
+    let reads_like_hero = hero.opcode == Opcode::Reduce
+        && hero.operands.len() == 2
+        && entry.instructions[hero.operands[0].0].shape == instr.shape;
+    (hero_found[first] && reads_like_hero).then_some(first)
+}
+
 /// The fusions of `entry`, in the order of their roots.
 fn group(entry: &Computation) -> Vec<Group> {
     let n = entry.instructions.len();
@@ -298,6 +327,10 @@ fn group(entry: &Computation) -> Vec<Group> {
     let mut hero_found: Vec<bool> = Vec::new();
     let mut extra_outputs: Vec<Vec<InstrId>> = Vec::new();
     let order = operands_first(entry);
+    let mut position = vec![0; n];
+    for (k, &i) in order.iter().enumerate() {
+        position[i.0] = k;
+    }
     for &p in order.iter().rev() {
         let instr = &entry.instructions[p.0];
         if !fusible(instr) {
@@ -337,6 +370,12 @@ fn group(entry: &Computation) -> Vec<Group> {
         {
             member_of[p.0] = vec![g];
             extra_outputs[g].push(p);
+        } else if let Some(g) = (!outside)
+            .then(|| side_output_of_reduction(entry, p, &groups, &roots, &hero_found, &position))
+            .flatten()
+        {
+            member_of[p.0] = vec![g];
+            extra_outputs[g].push(p);
         } else if instr.opcode == Opcode::Constant && groups.is_empty() {
             // Read only outside fusions: it stays a constant of the entry.
         } else {
@@ -367,10 +406,6 @@ fn group(entry: &Computation) -> Vec<Group> {
         }
     }
     // Roots were found last-first; the entry lists its fusions operands first.
-    let mut position = vec![0; n];
-    for (k, &i) in order.iter().enumerate() {
-        position[i.0] = k;
-    }
     groups.sort_by_key(|g| position[g.root.0]);
     groups
 }
