@@ -213,6 +213,12 @@ fn tiny(entry: &Computation, instr: &Instruction) -> bool {
                 .is_some_and(|&o| scalar(&entry.instructions[o.0])))
 }
 
+/// The dimensions of an array-shaped instruction (layouts aside: the reduction emitter
+/// reads the reduce at the epilogue's logical index).
+fn dims(instr: &Instruction) -> Option<&[i64]> {
+    instr.shape.as_array().map(|a| a.dims.as_slice())
+}
+
 /// Whether `root` computes `reduce` through an epilogue the reduction emitter takes
 /// (`emitters::reduction`): a chain of elementwise ops with the reduce's dimensions, each
 /// reading one value of the chain and otherwise only constants and broadcast scalars
@@ -241,7 +247,7 @@ fn is_epilogue(entry: &Computation, root: InstrId, reduce: InstrId) -> bool {
                 instr.opcode,
                 Opcode::Convert | Opcode::Compare | Opcode::Select | Opcode::Clamp
             );
-        if !elementwise || instr.shape != *reduced {
+        if !elementwise || dims(instr) != reduced.as_array().map(|a| a.dims.as_slice()) {
             return false;
         }
         let mut chain = instr

@@ -9,6 +9,7 @@ mod dead_computations;
 mod explain;
 mod fuse;
 mod inline_calls;
+mod move_reshapes;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -50,6 +51,13 @@ pub const PIPELINE: &[HloPass] = &[
         name: "canonicalize-gathers",
         display_name: "CanonicalizeGathers",
         run: canonicalize_gathers::run,
+    },
+    // JAX reshapes each reduction to `[rows, 1]` before dividing it (`mean`, `var`); the
+    // elementwise ops move before such reshapes, so they can be a reduction's epilogue.
+    HloPass {
+        name: "move-reshapes",
+        display_name: "ReshapeMover",
+        run: move_reshapes::run,
     },
     // The kernels: reductions as heroes with their prologues, elementwise producers into
     // their consumers, cheap ones duplicated (the rules are in `fuse.rs`). Without it the

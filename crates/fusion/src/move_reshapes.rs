@@ -1,0 +1,160 @@
+//! `move-reshapes`: an elementwise op whose array operands are reshapes that only add or
+//! drop dimensions of size 1 (the others broadcast scalars) runs before the reshape
+//! instead, as XLA's `ReshapeMover` moves reshapes toward the outputs. JAX writes
+//! `mean = reshape(sum) / n` with the sum reshaped to `[rows, 1]`; moved, the division reads
+//! the reduce directly, and the fusion pass can make it the reduction's epilogue.
+//!
+//! `op(reshape(x), broadcast(s))` becomes `reshape(op(x, broadcast(s)))`, the new `op`
+//! with `x`'s dimensions and the original instruction (its name, shape and metadata) the
+//! reshape, so its users are unchanged. The entry is visited operands first, so a chain of
+//! such ops (`rsqrt(reshape(var) + eps)`) moves the reshape to its end. What no longer has
+//! a reader is removed.
+
+use hlo::{AttrValue, Attribute, Diagnostic, HloModule, InstrId, Instruction, Opcode, Payload};
+
+use crate::{Names, operands_first};
+
+pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
+    let entry_id = module.entry;
+    let computation = &mut module.computations[entry_id.0];
+    let mut names = Names {
+        taken: computation
+            .instructions
+            .iter()
+            .map(|i| i.name.clone())
+            .collect(),
+        ..Names::default()
+    };
+    let mut changed = false;
+    for i in operands_first(computation) {
+        let Some(source) = moved_shape(computation, i) else {
+            continue;
+        };
+        // The moved value keeps the reshapes' source layout, in its own element type.
+        let shaped = |ty| {
+            hlo::Shape::Array(hlo::ArrayShape {
+                element_type: ty,
+                ..source.clone()
+            })
+        };
+        let original = computation.instructions[i.0].clone();
+        let element_type = original.shape.as_array().map(|a| a.element_type);
+        let Some(element_type) = element_type else {
+            continue;
+        };
+        let mut operands = Vec::with_capacity(original.operands.len());
+        for &o in &original.operands {
+            let operand = computation.instructions[o.0].clone();
+            operands.push(if operand.opcode == Opcode::Reshape {
+                operand.operands[0]
+            } else {
+                // A broadcast scalar, broadcast again to the new dimensions.
+                let ty = operand.shape.as_array().map(|a| a.element_type);
+                computation.instructions.push(Instruction {
+                    name: names.unique(&format!("{}.unreshaped", operand.name)),
+                    shape: shaped(ty.unwrap_or(element_type)),
+                    attributes: vec![Attribute {
+                        name: "dimensions".into(),
+                        value: AttrValue::IntList(Vec::new()),
+                        span: operand.spans.whole,
+                    }],
+                    ..operand
+                });
+                InstrId(computation.instructions.len() - 1)
+            });
+        }
+        let (metadata, attributes): (Vec<Attribute>, Vec<Attribute>) = original
+            .attributes
+            .iter()
+            .cloned()
+            .partition(|a| a.name == "metadata");
+        computation.instructions.push(Instruction {
+            name: names.unique(&format!("{}.unreshaped", original.name)),
+            shape: shaped(element_type),
+            operands,
+            attributes,
+            ..original.clone()
+        });
+        let moved = InstrId(computation.instructions.len() - 1);
+        computation.instructions[i.0] = Instruction {
+            opcode: Opcode::Reshape,
+            operands: vec![moved],
+            payload: Payload::None,
+            attributes: metadata,
+            ..original
+        };
+        changed = true;
+    }
+    if changed {
+        remove_dead_instructions(computation);
+    }
+    Ok(changed)
+}
+
+/// Drops the instructions the root no longer reads (the reshapes and broadcasts the moved
+/// ops read before), so that the fusion pass does not make kernels of them. Parameters
+/// stay: they are the program's signature.
+fn remove_dead_instructions(c: &mut hlo::Computation) {
+    let n = c.instructions.len();
+    let mut live = vec![false; n];
+    let mut stack = vec![c.root];
+    while let Some(i) = stack.pop() {
+        if !std::mem::replace(&mut live[i.0], true) {
+            stack.extend(c.instructions[i.0].operands.iter().copied());
+        }
+    }
+    let mut new_id = vec![InstrId(usize::MAX); n];
+    let mut kept = Vec::with_capacity(n);
+    for (i, instr) in std::mem::take(&mut c.instructions).into_iter().enumerate() {
+        if live[i] || instr.opcode == Opcode::Parameter {
+            new_id[i] = InstrId(kept.len());
+            kept.push(instr);
+        }
+    }
+    for instr in &mut kept {
+        for o in &mut instr.operands {
+            *o = new_id[o.0];
+        }
+    }
+    c.instructions = kept;
+    c.root = new_id[c.root.0];
+}
+
+/// The shape `i` is computed with once moved (but for its element type): that of the
+/// reshapes' operands, when `i` is elementwise, at least one operand is a reshape that only adds or drops
+/// dimensions of size 1, all such reshapes start from the same dimensions, and every other
+/// operand is a broadcast scalar.
+fn moved_shape(c: &hlo::Computation, i: InstrId) -> Option<hlo::ArrayShape> {
+    let instr = &c.instructions[i.0];
+    let elementwise = instr.opcode.is_elementwise_unary()
+        || instr.opcode.is_elementwise_binary()
+        || matches!(
+            instr.opcode,
+            Opcode::Convert | Opcode::Compare | Opcode::Select | Opcode::Clamp
+        );
+    if !elementwise || instr.shape.as_array().is_none() {
+        return None;
+    }
+    let non_unit = |dims: &[i64]| dims.iter().copied().filter(|&d| d != 1).collect::<Vec<_>>();
+    let mut from: Option<&hlo::ArrayShape> = None;
+    for &o in &instr.operands {
+        let operand = &c.instructions[o.0];
+        let source = operand
+            .operands
+            .first()
+            .and_then(|&s| c.instructions[s.0].shape.as_array());
+        match (operand.opcode, operand.shape.as_array(), source) {
+            (Opcode::Reshape, Some(to), Some(source))
+                if non_unit(&to.dims) == non_unit(&source.dims) && to.dims != source.dims =>
+            {
+                if from.is_some_and(|f| f.dims != source.dims) {
+                    return None;
+                }
+                from = Some(source);
+            }
+            (Opcode::Broadcast, Some(_), Some(source)) if source.rank() == 0 => {}
+            _ => return None,
+        }
+    }
+    from.cloned()
+}
