@@ -41,7 +41,7 @@ use hlo::{
     Opcode, Payload,
 };
 
-use crate::{Names, operands_first};
+use crate::{Names, elementwise, operands_first};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let entry = module.entry_computation();
@@ -241,13 +241,9 @@ fn is_epilogue(entry: &Computation, root: InstrId, reduce: InstrId) -> bool {
     let mut id = root;
     while id != reduce {
         let instr = &entry.instructions[id.0];
-        let elementwise = instr.opcode.is_elementwise_unary()
-            || instr.opcode.is_elementwise_binary()
-            || matches!(
-                instr.opcode,
-                Opcode::Convert | Opcode::Compare | Opcode::Select | Opcode::Clamp
-            );
-        if !elementwise || dims(instr) != reduced.as_array().map(|a| a.dims.as_slice()) {
+        if !elementwise(instr.opcode)
+            || dims(instr) != reduced.as_array().map(|a| a.dims.as_slice())
+        {
             return false;
         }
         let mut chain = instr
@@ -512,10 +508,7 @@ fn rewrite_entry<'a>(
         .iter()
         .map(|g| (g.root, g.extra_outputs.as_slice()))
         .collect();
-    let mut names = Names {
-        taken: entry.instructions.iter().map(|i| i.name.clone()).collect(),
-        ..Names::default()
-    };
+    let mut names = Names::of(entry);
     for i in operands_first(entry) {
         if absorbed[i.0] {
             continue;

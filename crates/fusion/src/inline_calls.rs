@@ -78,14 +78,7 @@ fn inline_in(
     {
         return Ok(None);
     }
-    let mut names = Names {
-        taken: computation
-            .instructions
-            .iter()
-            .map(|i| i.name.clone())
-            .collect(),
-        ..Names::default()
-    };
+    let mut names = Names::of(computation);
     let mut out: Vec<Instruction> = Vec::new();
     // The new instruction that holds each old instruction's value.
     let mut value: Vec<InstrId> = vec![InstrId(usize::MAX); computation.instructions.len()];

@@ -114,6 +114,17 @@ pub struct PassRun {
     pub elapsed: Duration,
 }
 
+/// Whether `opcode` computes each element from the operands' elements at the same index
+/// (what fusion may chain, move and make an epilogue of).
+pub(crate) fn elementwise(opcode: Opcode) -> bool {
+    opcode.is_elementwise_unary()
+        || opcode.is_elementwise_binary()
+        || matches!(
+            opcode,
+            Opcode::Convert | Opcode::Compare | Opcode::Select | Opcode::Clamp
+        )
+}
+
 /// Names taken in a computation, and per name the next suffix to try.
 #[derive(Default)]
 pub(crate) struct Names {
@@ -122,6 +133,18 @@ pub(crate) struct Names {
 }
 
 impl Names {
+    /// The names of `computation`'s instructions, taken.
+    pub(crate) fn of(computation: &Computation) -> Names {
+        Names {
+            taken: computation
+                .instructions
+                .iter()
+                .map(|i| i.name.clone())
+                .collect(),
+            ..Names::default()
+        }
+    }
+
     /// `name`, or `name.N` with the next N that is free; recorded as taken. Linear over
     /// many copies of one name (a callee inlined many times).
     pub(crate) fn unique(&mut self, name: &str) -> String {

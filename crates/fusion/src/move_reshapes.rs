@@ -12,19 +12,12 @@
 
 use hlo::{AttrValue, Attribute, Diagnostic, HloModule, InstrId, Instruction, Opcode, Payload};
 
-use crate::{Names, operands_first};
+use crate::{Names, elementwise, operands_first};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let entry_id = module.entry;
     let computation = &mut module.computations[entry_id.0];
-    let mut names = Names {
-        taken: computation
-            .instructions
-            .iter()
-            .map(|i| i.name.clone())
-            .collect(),
-        ..Names::default()
-    };
+    let mut names = Names::of(computation);
     let mut changed = false;
     for i in operands_first(computation) {
         let Some(source) = moved_shape(computation, i) else {
@@ -121,18 +114,12 @@ fn remove_dead_instructions(c: &mut hlo::Computation) {
 }
 
 /// The shape `i` is computed with once moved (but for its element type): that of the
-/// reshapes' operands, when `i` is elementwise, at least one operand is a reshape that only adds or drops
-/// dimensions of size 1, all such reshapes start from the same dimensions, and every other
-/// operand is a broadcast scalar.
+/// reshapes' operands, when `i` is elementwise, at least one operand is a reshape that only
+/// adds or drops dimensions of size 1, all such reshapes start from the same dimensions,
+/// and every other operand is a broadcast scalar.
 fn moved_shape(c: &hlo::Computation, i: InstrId) -> Option<hlo::ArrayShape> {
     let instr = &c.instructions[i.0];
-    let elementwise = instr.opcode.is_elementwise_unary()
-        || instr.opcode.is_elementwise_binary()
-        || matches!(
-            instr.opcode,
-            Opcode::Convert | Opcode::Compare | Opcode::Select | Opcode::Clamp
-        );
-    if !elementwise || instr.shape.as_array().is_none() {
+    if !elementwise(instr.opcode) || instr.shape.as_array().is_none() {
         return None;
     }
     let non_unit = |dims: &[i64]| dims.iter().copied().filter(|&d| d != 1).collect::<Vec<_>>();
