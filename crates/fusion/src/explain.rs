@@ -61,8 +61,22 @@ pub fn explain_fusion(module: &HloModule) -> String {
             .map(InstrId)
             .filter(|&i| c.instruction(i).opcode == Opcode::Reduce)
             .collect();
-        if outputs.len() > 1 {
-            let names: Vec<&str> = outputs[1..]
+        let (siblings, others): (Vec<InstrId>, Vec<InstrId>) = outputs
+            .iter()
+            .skip(1)
+            .partition(|&&o| c.instruction(o).opcode == Opcode::Reduce);
+        if !siblings.is_empty() {
+            let names: Vec<&str> = siblings
+                .iter()
+                .map(|&o| c.instruction(o).name.as_str())
+                .collect();
+            out.push_str(&format!(
+                "  sibling reductions: {} (reduce the same shape over the same dimensions and read a value in common: one pass computes them all)\n",
+                names.join(", ")
+            ));
+        }
+        if !others.is_empty() {
+            let names: Vec<&str> = others
                 .iter()
                 .map(|&o| c.instruction(o).name.as_str())
                 .collect();

@@ -27,6 +27,9 @@
 //!   expensive producer read by several fusions, the first of them a reduction of an
 //!   array of its shape, is that fusion's side output rather than a kernel of its own
 //!   (softmax's `exp(x - max)`).
+//! * **Sibling reductions** (same input shape, same reduced dimensions, a value read in
+//!   common, nothing read but parameters and constants) are one fusion with several
+//!   outputs: one pass over the input (a masked mean's sum and count).
 //! * Parameters, tuples, `get-tuple-element` and instructions that call computations
 //!   (other than a reduce's reducer) stay in the entry. A constant no fusion uses stays too.
 //!
@@ -45,7 +48,7 @@ use crate::{Names, elementwise, operands_first};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let entry = module.entry_computation();
-    let groups = group(entry);
+    let groups = merge_sibling_reductions(entry, group(entry));
     if groups.is_empty() {
         return Ok(false);
     }
@@ -191,6 +194,7 @@ fn cheap(instr: &Instruction) -> bool {
                     | Iota
                     | Convert
                     | Compare
+                    | IsFinite
                     | Select
                     | Clamp
             ))
@@ -308,6 +312,90 @@ fn side_output_of_reduction(
         && hero.operands.len() == 2
         && entry.instructions[hero.operands[0].0].shape == instr.shape;
     (hero_found[first] && reads_like_hero).then_some(first)
+}
+
+/// Sibling reductions in one kernel (XLA's sibling multi-output fusion): fusions whose
+/// roots are reduces of arrays of one shape over the same dimensions, that read a value in
+/// common and nothing but the entry's parameters and constants (so neither feeds the
+/// other), become one fusion with both reduces as outputs, which the reduction emitter
+/// computes in one pass over the input (a masked mean's sum and count).
+fn merge_sibling_reductions(entry: &Computation, groups: Vec<Group>) -> Vec<Group> {
+    // What makes reductions siblings: the input's dimensions and the reduced ones.
+    type Key = (Vec<i64>, Vec<i64>);
+    let key = |g: &Group| -> Option<Key> {
+        let root = &entry.instructions[g.root.0];
+        let input = entry.instructions.get(root.operands.first()?.0)?;
+        let independent = g.members.iter().all(|&m| {
+            entry.instructions[m.0].operands.iter().all(|o| {
+                g.members.contains(o)
+                    || matches!(
+                        entry.instructions[o.0].opcode,
+                        Opcode::Parameter | Opcode::Constant
+                    )
+            })
+        });
+        (root.opcode == Opcode::Reduce
+            && root.operands.len() == 2
+            && g.extra_outputs.is_empty()
+            && independent)
+            .then(|| {
+                let dims = input.shape.as_array().map(|a| a.dims.clone());
+                (
+                    dims.unwrap_or_default(),
+                    root.int_list("dimensions").unwrap_or_default().to_vec(),
+                )
+            })
+    };
+    let inputs = |g: &Group| -> Vec<InstrId> {
+        let mut read: Vec<InstrId> = g
+            .members
+            .iter()
+            .flat_map(|&m| entry.instructions[m.0].operands.iter().copied())
+            .filter(|o| !g.members.contains(o))
+            .filter(|o| entry.instructions[o.0].opcode == Opcode::Parameter)
+            .collect();
+        read.sort_unstable();
+        read.dedup();
+        read
+    };
+    let mut merged: Vec<Group> = Vec::with_capacity(groups.len());
+    // Reduction fusions kept so far: where in `merged`, their key, the parameters they read.
+    let mut open: Vec<(usize, Key, Vec<InstrId>)> = Vec::new();
+    for g in groups {
+        let Some(k) = key(&g) else {
+            merged.push(g);
+            continue;
+        };
+        let read = inputs(&g);
+        let sibling = open
+            .iter()
+            .find(|(_, other, reads)| *other == k && reads.iter().any(|r| read.contains(r)));
+        match sibling {
+            Some(&(at, _, _)) => {
+                let into = &mut merged[at];
+                into.extra_outputs.push(g.root);
+                for m in g.members {
+                    if !into.members.contains(&m) {
+                        into.members.push(m);
+                    }
+                }
+            }
+            None => {
+                open.push((merged.len(), k, read));
+                merged.push(g);
+            }
+        }
+    }
+    // Members in entry order, as `fusion_computation` adds them.
+    let order = operands_first(entry);
+    let mut position = vec![0; entry.instructions.len()];
+    for (k, &i) in order.iter().enumerate() {
+        position[i.0] = k;
+    }
+    for g in &mut merged {
+        g.members.sort_by_key(|m| position[m.0]);
+    }
+    merged
 }
 
 /// The fusions of `entry`, in the order of their roots.

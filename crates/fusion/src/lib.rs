@@ -121,7 +121,7 @@ pub(crate) fn elementwise(opcode: Opcode) -> bool {
         || opcode.is_elementwise_binary()
         || matches!(
             opcode,
-            Opcode::Convert | Opcode::Compare | Opcode::Select | Opcode::Clamp
+            Opcode::Convert | Opcode::Compare | Opcode::Select | Opcode::Clamp | Opcode::IsFinite
         )
 }
 
