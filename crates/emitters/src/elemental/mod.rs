@@ -82,6 +82,15 @@ pub struct ElementalEmitter<'a, 'm> {
 
 type R<T> = Result<T, Diagnostic>;
 
+/// The start of a `reduce` or `reduce-window` (see `ElementalEmitter::reduction`).
+struct Reduction<'a> {
+    n: usize,
+    inits: Vec<Value>,
+    map: OperandMap<'a>,
+    callee: String,
+    types: Vec<Type>,
+}
+
 /// One operand's indexing map of an op: the partition's (which lives as long as the fusion
 /// context) or the per-op analysis's, shared rather than copied for every use.
 enum OperandMap<'a> {
@@ -528,6 +537,22 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
     /// first, so elements are combined in row-major order) carrying the accumulators, calling
     /// the reducer function on (accumulators, inputs).
     fn reduce(&mut self, id: InstrId, index: &[Value]) -> R<Vec<Value>> {
+        let r = self.reduction(id, index)?;
+        self.reduce_loops(
+            id,
+            r.n,
+            index,
+            &r.map,
+            &r.callee,
+            &r.types,
+            r.inits,
+            Vec::new(),
+        )
+    }
+
+    /// What `reduce` and `reduce-window` start from: the number of inputs, the init values
+    /// (read at `index`), the input map, the reducer function and the accumulator types.
+    fn reduction(&mut self, id: InstrId, index: &[Value]) -> R<Reduction<'a>> {
         let instr = self.instr(id);
         let n = instr.operands.len() / 2;
         let mut inits = Vec::with_capacity(n);
@@ -537,7 +562,13 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
         let map = self.per_op_map(id, 0)?;
         let callee = self.scalar_function(instr, "to_apply")?;
         let types: Vec<Type> = inits.iter().map(|&v| self.b.module.value_type(v)).collect();
-        self.reduce_loops(id, n, index, &map, &callee, &types, inits, Vec::new())
+        Ok(Reduction {
+            n,
+            inits,
+            map,
+            callee,
+            types,
+        })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -588,16 +619,14 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
     /// `xla_gpu.pure_call` (a `func.call` would not verify in real MLIR: the unregistered
     /// loop op might be a symbol table, which hides `@reducer` from it).
     fn reduce_window(&mut self, id: InstrId, index: &[Value]) -> R<Vec<Value>> {
-        let instr = self.instr(id);
-        let n = instr.operands.len() / 2;
-        let mut inits = Vec::with_capacity(n);
-        for k in 0..n {
-            inits.push(self.operand(id, n + k, index, &[])?[0]);
-        }
-        let map = self.per_op_map(id, 0)?;
-        let callee = self.scalar_function(instr, "to_apply")?;
-        let types: Vec<Type> = inits.iter().map(|&v| self.b.module.value_type(v)).collect();
-        let inputs = instr.operands[..n].to_vec();
+        let Reduction {
+            n,
+            inits,
+            map,
+            callee,
+            types,
+        } = self.reduction(id, index)?;
+        let inputs = self.instr(id).operands[..n].to_vec();
         if map.range_vars.is_empty() && map.constraints.is_empty() {
             // A window of one element that never reaches padding.
             let input_index = self.apply(&map, index, &[]);
