@@ -11,6 +11,8 @@ use std::collections::HashMap;
 
 use hlo::{Computation, HloModule, InstrId, Opcode};
 
+use crate::fuse::epilogue_chain;
+
 /// One paragraph per fusion of the entry (see the module documentation).
 pub fn explain_fusion(module: &HloModule) -> String {
     let entry = module.entry_computation();
@@ -96,7 +98,12 @@ pub fn explain_fusion(module: &HloModule) -> String {
                 "  hero: reduce '{}' (a reduce is a hero; what it reads is its prologue)\n",
                 c.instruction(r).name
             ));
-            let epilogue = epilogue_of(c, outputs[0], r);
+            let epilogue: Vec<&str> = epilogue_chain(c, outputs[0], r)
+                .unwrap_or_default()
+                .iter()
+                .rev()
+                .map(|&i| c.instruction(i).name.as_str())
+                .collect();
             if !epilogue.is_empty() {
                 out.push_str(&format!(
                     "  epilogue: {} (computed once per reduced element, at its index)\n",
@@ -151,30 +158,4 @@ fn result_of_program(entry: &Computation, id: InstrId) -> bool {
                     || (entry.instruction(o).opcode == Opcode::GetTupleElement
                         && entry.instruction(o).operands.first() == Some(&id))
             }))
-}
-
-/// The names of the ops between `output` and the reduce `hero`, when `output` reads it
-/// through a chain of single-operand steps (others constants or broadcast scalars).
-fn epilogue_of(c: &Computation, output: InstrId, hero: InstrId) -> Vec<String> {
-    let mut chain = Vec::new();
-    let mut id = output;
-    while id != hero {
-        let instr = c.instruction(id);
-        let mut next = instr.operands.iter().copied().filter(|&o| {
-            let operand = c.instruction(o);
-            !matches!(
-                operand.opcode,
-                Opcode::Constant | Opcode::Broadcast | Opcode::Parameter
-            )
-        });
-        match (next.next(), next.next()) {
-            (Some(n), None) => {
-                chain.push(instr.name.clone());
-                id = n;
-            }
-            _ => return Vec::new(),
-        }
-    }
-    chain.reverse();
-    chain
 }

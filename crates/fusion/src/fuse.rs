@@ -223,44 +223,49 @@ fn dims(instr: &Instruction) -> Option<&[i64]> {
     instr.shape.as_array().map(|a| a.dims.as_slice())
 }
 
-/// Whether `root` computes `reduce` through an epilogue the reduction emitter takes
-/// (`emitters::reduction`): a chain of elementwise ops with the reduce's dimensions, each
+/// The epilogue through which `root` computes `reduce`, when the reduction emitter takes
+/// it (`emitters::reduction`): a chain of elementwise ops with the reduce's dimensions, each
 /// reading one value of the chain and otherwise only constants and broadcast scalars
 /// (`mean = sum / n`, `rsqrt(var / n + eps)`), so that it is computed once per reduced
-/// element, at that element's index. A reshape, even to `[n, 1]`, ends the chain.
-fn is_epilogue(entry: &Computation, root: InstrId, reduce: InstrId) -> bool {
-    let reduced = &entry.instructions[reduce.0].shape;
+/// element, at that element's index. A reshape, even to `[n, 1]`, ends the chain. The ops
+/// from `root` toward the reduce; `None` when there is no such chain.
+pub(crate) fn epilogue_chain(
+    c: &Computation,
+    root: InstrId,
+    reduce: InstrId,
+) -> Option<Vec<InstrId>> {
+    let reduced = c.instructions[reduce.0].shape.as_array()?;
     let scalar_operand = |id: InstrId| {
-        let instr = &entry.instructions[id.0];
+        let instr = &c.instructions[id.0];
         match instr.opcode {
             Opcode::Constant => true,
             Opcode::Broadcast => instr.operands.first().is_some_and(|&o| {
-                let operand = &entry.instructions[o.0];
+                let operand = &c.instructions[o.0];
                 operand.shape.as_array().is_some_and(|a| a.rank() == 0)
                     && matches!(operand.opcode, Opcode::Parameter | Opcode::Constant)
             }),
             _ => false,
         }
     };
+    let mut chain = Vec::new();
     let mut id = root;
     while id != reduce {
-        let instr = &entry.instructions[id.0];
-        if !elementwise(instr.opcode)
-            || dims(instr) != reduced.as_array().map(|a| a.dims.as_slice())
-        {
-            return false;
+        let instr = &c.instructions[id.0];
+        if !elementwise(instr.opcode) || dims(instr) != Some(reduced.dims.as_slice()) {
+            return None;
         }
-        let mut chain = instr
+        chain.push(id);
+        let mut read = instr
             .operands
             .iter()
             .copied()
             .filter(|&o| !scalar_operand(o));
-        match (chain.next(), chain.next()) {
+        match (read.next(), read.next()) {
             (Some(next), None) => id = next,
-            _ => return false,
+            _ => return None,
         }
     }
-    true
+    Some(chain)
 }
 
 /// The fusion a producer `p` that is one of the program's results joins as an extra output
@@ -441,7 +446,9 @@ fn group(entry: &Computation) -> Vec<Group> {
         let joins = !outside
             && match (instr.opcode, groups.as_slice()) {
                 // A reduce joins only as the hero of its epilogue.
-                (Opcode::Reduce, &[g]) => !hero_found[g] && is_epilogue(entry, roots[g], p),
+                (Opcode::Reduce, &[g]) => {
+                    !hero_found[g] && epilogue_chain(entry, roots[g], p).is_some()
+                }
                 (Opcode::Reduce, _) => false,
                 (_, [_]) => true,
                 (_, []) => false,

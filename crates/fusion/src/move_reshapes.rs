@@ -90,11 +90,8 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
 fn remove_dead_instructions(c: &mut hlo::Computation) {
     let n = c.instructions.len();
     let mut live = vec![false; n];
-    let mut stack = vec![c.root];
-    while let Some(i) = stack.pop() {
-        if !std::mem::replace(&mut live[i.0], true) {
-            stack.extend(c.instructions[i.0].operands.iter().copied());
-        }
+    for i in hlo::graph::ComputationGraph::new(c).post_order() {
+        live[i.0] = true;
     }
     let mut new_id = vec![InstrId(usize::MAX); n];
     let mut kept = Vec::with_capacity(n);
