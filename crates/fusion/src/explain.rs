@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use hlo::{Computation, HloModule, InstrId, Opcode};
 
-use crate::fuse::epilogue_chain;
+use crate::fuse::{cheap, epilogue_chain};
 
 /// One paragraph per fusion of the entry (see the module documentation).
 pub fn explain_fusion(module: &HloModule) -> String {
@@ -130,6 +130,18 @@ pub fn explain_fusion(module: &HloModule) -> String {
             .position(|i| std::ptr::eq(i, *instr))
             .map(InstrId);
         let read_by = id.and_then(|id| readers.get(&id)).copied().unwrap_or(0);
+        let broadcast_by: Vec<&str> = id
+            .map(|id| fusions_broadcasting(module, id))
+            .unwrap_or_default();
+        if !cheap(root) && outputs.len() == 1 && !broadcast_by.is_empty() {
+            out.push_str(&format!(
+                "  not fused into {}: '{}' ({}) is expensive and broadcast there, where it would be computed once per element
+",
+                broadcast_by.join(", "),
+                root.name,
+                root.opcode
+            ));
+        }
         if read_by > 1 && reduces.is_empty() {
             out.push_str(&format!(
                 "  a kernel of its own: {read_by} fusions read '{}', which is not cheap enough to compute in each\n",
@@ -158,4 +170,34 @@ fn result_of_program(entry: &Computation, id: InstrId) -> bool {
                     || (entry.instruction(o).opcode == Opcode::GetTupleElement
                         && entry.instruction(o).operands.first() == Some(&id))
             }))
+}
+
+/// The fusions of the entry that read `id` through a broadcast that expands it.
+fn fusions_broadcasting(module: &HloModule, id: InstrId) -> Vec<&str> {
+    let entry = module.entry_computation();
+    let elements = |i: &hlo::Instruction| i.shape.as_array().map_or(0, |a| a.element_count());
+    entry
+        .instructions
+        .iter()
+        .filter(|reader| reader.opcode == Opcode::Fusion)
+        .filter_map(|reader| {
+            let called = module.computation(reader.called("calls")?.id);
+            let broadcasts = reader
+                .operands
+                .iter()
+                .enumerate()
+                .filter(|&(_, &o)| o == id)
+                .any(|(k, _)| {
+                    called.instructions.iter().any(|user| {
+                        user.opcode == Opcode::Broadcast
+                            && user.operands.first().is_some_and(|&p| {
+                                let param = called.instruction(p);
+                                param.parameter_number() == Some(k as i64)
+                                    && elements(user) > elements(param)
+                            })
+                    })
+                });
+            broadcasts.then_some(called.name.as_str())
+        })
+        .collect()
 }

@@ -11,7 +11,10 @@
 //!   it: every member computed once per reduced element, at that element's index
 //!   (elementwise ops with the reduce's dimensions, constants, broadcasts of scalars:
 //!   `mean = sum / n`), with no other reduce.
-//! * **A producer whose users are all in one fusion joins it.**
+//! * **A producer whose users are all in one fusion joins it**, unless it is expensive and
+//!   that fusion reads its elements several times each (through a broadcast that expands
+//!   it, a gather, a reduce-window): `rsqrt(var + eps)` broadcast over a row would be
+//!   computed once per element instead of once per row (XLA's `ReusesOperandElements`).
 //! * **A producer used by several fusions** is duplicated into each when it is cheap
 //!   (elementwise but not transcendental or a division, broadcasts, reshapes, constants,
 //!   iota, converts), as XLA duplicates cheap ops, into at most eight (constants, iotas,
@@ -152,7 +155,7 @@ fn fusible(instr: &Instruction) -> bool {
 }
 
 /// Cheap enough to compute again in every fusion that uses it (XLA's "not expensive").
-fn cheap(instr: &Instruction) -> bool {
+pub(crate) fn cheap(instr: &Instruction) -> bool {
     use Opcode::*;
     let expensive = matches!(
         instr.opcode,
@@ -403,6 +406,42 @@ fn merge_sibling_reductions(entry: &Computation, groups: Vec<Group>) -> Vec<Grou
     merged
 }
 
+/// Whether fusion `g` would read some element of a producer more than once per output
+/// element: one of the producer's `users` in `g` expands it, or is itself so read.
+fn reuses_elements(
+    entry: &Computation,
+    users: &[InstrId],
+    g: usize,
+    member_of: &[Vec<usize>],
+    reused: &[bool],
+) -> bool {
+    users
+        .iter()
+        .filter(|u| member_of[u.0].contains(&g))
+        .any(|&u| reused[u.0] || expands(entry, u))
+}
+
+/// Whether `user` reads some elements of its operands for several of its own elements,
+/// as XLA:GPU judges it (`IfFusedReadsElementsMultipleTimes`): a broadcast or gather with
+/// more elements than its (first) operand; a reduce-window, whose windows overlap.
+fn expands(entry: &Computation, user: InstrId) -> bool {
+    let count = |i: InstrId| {
+        entry.instructions[i.0]
+            .shape
+            .as_array()
+            .map_or(0, |a| a.element_count())
+    };
+    let instr = &entry.instructions[user.0];
+    match instr.opcode {
+        Opcode::Broadcast | Opcode::Gather => instr
+            .operands
+            .first()
+            .is_some_and(|&source| count(user) > count(source)),
+        Opcode::ReduceWindow => true,
+        _ => false,
+    }
+}
+
 /// The fusions of `entry`, in the order of their roots.
 fn group(entry: &Computation) -> Vec<Group> {
     let n = entry.instructions.len();
@@ -421,6 +460,9 @@ fn group(entry: &Computation) -> Vec<Group> {
     // Per fusion: whether a reduce is its hero already, and its other outputs.
     let mut hero_found: Vec<bool> = Vec::new();
     let mut extra_outputs: Vec<Vec<InstrId>> = Vec::new();
+    // Per member: whether its fusion reads some of its elements more than once per output
+    // element (through a broadcast that expands it, a gather, a reduce-window).
+    let mut reused = vec![false; n];
     let order = operands_first(entry);
     let mut position = vec![0; n];
     for (k, &i) in order.iter().enumerate() {
@@ -450,7 +492,14 @@ fn group(entry: &Computation) -> Vec<Group> {
                     !hero_found[g] && epilogue_chain(entry, roots[g], p).is_some()
                 }
                 (Opcode::Reduce, _) => false,
-                (_, [_]) => true,
+                // An expensive producer joins a consumer that reads each of its elements
+                // once; one that broadcasts it would compute it again for every copy
+                // (`rsqrt(var + eps)` per element of a layer norm), so it is computed
+                // once elsewhere instead: in a kernel of its own or as an epilogue
+                // (XLA's `ReusesOperandElements` rule).
+                (_, [g]) => {
+                    cheap(instr) || !reuses_elements(entry, &users[p.0], *g, &member_of, &reused)
+                }
                 (_, []) => false,
                 // Duplicated into each user fusion when cheap, in at most MAX_COPIES
                 // fusions: copies of copies along a chain of cheap ops would otherwise put
@@ -458,6 +507,9 @@ fn group(entry: &Computation) -> Vec<Group> {
                 _ => cheap(instr) && (groups.len() <= MAX_COPIES || tiny(entry, instr)),
             };
         if joins {
+            reused[p.0] = groups
+                .iter()
+                .any(|&g| reuses_elements(entry, &users[p.0], g, &member_of, &reused));
             for &g in &groups {
                 hero_found[g] |= instr.opcode == Opcode::Reduce;
             }

@@ -5,11 +5,13 @@
 //! --dump-after-each-pass` prints the module after each.
 
 mod canonicalize_gathers;
+mod cse;
 mod dead_computations;
 mod explain;
 mod fuse;
 mod inline_calls;
 mod move_reshapes;
+mod simplify;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -52,12 +54,39 @@ pub const PIPELINE: &[HloPass] = &[
         display_name: "CanonicalizeGathers",
         run: canonicalize_gathers::run,
     },
+    // JAX's shape plumbing (identity broadcasts, reshape chains, `x * 1`, dtype round
+    // trips) goes, so that the rules below see the ops that compute something.
+    HloPass {
+        name: "algebraic-simplifier",
+        display_name: "AlgebraicSimplifier",
+        run: simplify::run,
+    },
+    // JAX traces a value once per use (`x - mean` twice in a layer norm); one instruction
+    // per value, so fusion decides once and no kernel computes it twice.
+    HloPass {
+        name: "hlo-cse",
+        display_name: "HloCSE",
+        run: cse::run,
+    },
     // JAX reshapes each reduction to `[rows, 1]` before dividing it (`mean`, `var`); the
     // elementwise ops move before such reshapes, so they can be a reduction's epilogue.
     HloPass {
         name: "move-reshapes",
         display_name: "ReshapeMover",
         run: move_reshapes::run,
+    },
+    // Moving reshapes leaves `reshape(reshape(x))` pairs and broadcasts of the same scalar
+    // to the same shape: simplified again, as XLA runs its simplifier after each such
+    // pass.
+    HloPass {
+        name: "algebraic-simplifier",
+        display_name: "AlgebraicSimplifier",
+        run: simplify::run,
+    },
+    HloPass {
+        name: "hlo-cse",
+        display_name: "HloCSE",
+        run: cse::run,
     },
     // The kernels: reductions as heroes with their prologues, elementwise producers into
     // their consumers, cheap ones duplicated (the rules are in `fuse.rs`). Without it the
@@ -123,6 +152,76 @@ pub(crate) fn elementwise(opcode: Opcode) -> bool {
             opcode,
             Opcode::Convert | Opcode::Compare | Opcode::Select | Opcode::Clamp | Opcode::IsFinite
         )
+}
+
+/// Whether `opcode` only computes its result from its operands: no side effect, no
+/// state, nothing random. Such an instruction may be removed when nothing reads it and
+/// merged with an identical one (`hlo-cse`); any other stays where the program put it.
+pub(crate) fn is_pure(opcode: Opcode) -> bool {
+    use Opcode::*;
+    elementwise(opcode)
+        || matches!(
+            opcode,
+            Bitcast
+                | BitcastConvert
+                | Broadcast
+                | Concatenate
+                | Constant
+                | Dot
+                | DynamicSlice
+                | DynamicUpdateSlice
+                | Gather
+                | GetTupleElement
+                | Iota
+                | Map
+                | Pad
+                | Real
+                | Imag
+                | Complex
+                | Reduce
+                | ReducePrecision
+                | ReduceWindow
+                | Reshape
+                | Reverse
+                | Slice
+                | Sort
+                | Transpose
+                | Tuple
+        )
+}
+
+/// Drops the pure instructions nothing live reads (what a rewrite left behind), so that
+/// the fusion pass does not make kernels of them. Live are the root, the parameters (the
+/// program's signature), every impure instruction and what they read.
+pub(crate) fn remove_dead_code(c: &mut Computation) {
+    let n = c.instructions.len();
+    let mut live = vec![false; n];
+    let mut stack: Vec<usize> = (0..n)
+        .filter(|&i| {
+            let opcode = c.instructions[i].opcode;
+            i == c.root.0 || opcode == Opcode::Parameter || !is_pure(opcode)
+        })
+        .collect();
+    while let Some(i) = stack.pop() {
+        if !std::mem::replace(&mut live[i], true) {
+            stack.extend(c.instructions[i].operands.iter().map(|o| o.0));
+        }
+    }
+    let mut new_id = vec![InstrId(usize::MAX); n];
+    let mut kept = Vec::with_capacity(n);
+    for (i, instr) in std::mem::take(&mut c.instructions).into_iter().enumerate() {
+        if live[i] {
+            new_id[i] = InstrId(kept.len());
+            kept.push(instr);
+        }
+    }
+    for instr in &mut kept {
+        for o in &mut instr.operands {
+            *o = new_id[o.0];
+        }
+    }
+    c.instructions = kept;
+    c.root = new_id[c.root.0];
 }
 
 /// Names taken in a computation, and per name the next suffix to try.

@@ -12,7 +12,7 @@
 
 use hlo::{AttrValue, Attribute, Diagnostic, HloModule, InstrId, Instruction, Opcode, Payload};
 
-use crate::{Names, elementwise, operands_first};
+use crate::{Names, elementwise, operands_first, remove_dead_code};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let entry_id = module.entry;
@@ -79,35 +79,9 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
         changed = true;
     }
     if changed {
-        remove_dead_instructions(computation);
+        remove_dead_code(computation);
     }
     Ok(changed)
-}
-
-/// Drops the instructions the root no longer reads (the reshapes and broadcasts the moved
-/// ops read before), so that the fusion pass does not make kernels of them. Parameters
-/// stay: they are the program's signature.
-fn remove_dead_instructions(c: &mut hlo::Computation) {
-    let n = c.instructions.len();
-    let mut live = vec![false; n];
-    for i in hlo::graph::ComputationGraph::new(c).post_order() {
-        live[i.0] = true;
-    }
-    let mut new_id = vec![InstrId(usize::MAX); n];
-    let mut kept = Vec::with_capacity(n);
-    for (i, instr) in std::mem::take(&mut c.instructions).into_iter().enumerate() {
-        if live[i] || instr.opcode == Opcode::Parameter {
-            new_id[i] = InstrId(kept.len());
-            kept.push(instr);
-        }
-    }
-    for instr in &mut kept {
-        for o in &mut instr.operands {
-            *o = new_id[o.0];
-        }
-    }
-    c.instructions = kept;
-    c.root = new_id[c.root.0];
 }
 
 /// The shape `i` is computed with once moved (but for its element type): that of the

@@ -466,3 +466,25 @@ fn write_output(path: Option<&PathBuf>, text: &str) -> Result<(), String> {
             .map_err(|e| format!("error: cannot write standard output: {e}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stage names are flags (`--print-ir-after`, `--stop-after`) and dump file names: an
+    /// HLO pass named like an MLIR pass or an LLVM stage would make them ambiguous.
+    #[test]
+    fn fusion_pass_names_are_not_other_stage_names() {
+        let registry = passes::PassRegistry::standard();
+        for pass in fusion::PIPELINE {
+            assert!(
+                registry.get(pass.name).is_none()
+                    && !pipeline::LLVM_STAGES.contains(&pass.name)
+                    && pass.name != "emit",
+                "the fusion pass '{}' shares its name with another stage",
+                pass.name
+            );
+            assert!(dump_file_name(0, &format!("X ({})", pass.name)).ends_with(".hlo"));
+        }
+    }
+}
