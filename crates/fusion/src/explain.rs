@@ -77,15 +77,38 @@ pub fn explain_fusion(module: &HloModule) -> String {
                 names.join(", ")
             ));
         }
+        // Loop outputs that no other output reads are siblings; those another reads are
+        // results of the program computed on its way.
+        let read_by: Vec<Vec<bool>> = outputs.iter().map(|&o| ancestors(c, o)).collect();
+        let reader = |o: InstrId| outputs.iter().zip(&read_by).find(|(_, r)| r[o.0]);
+        let (loop_siblings, others): (Vec<InstrId>, Vec<InstrId>) = others
+            .into_iter()
+            .partition(|&o| reduces.is_empty() && reader(o).is_none());
+        if !loop_siblings.is_empty() {
+            let names: Vec<&str> = loop_siblings
+                .iter()
+                .map(|&o| c.instruction(o).name.as_str())
+                .collect();
+            out.push_str(&format!(
+                "  siblings: {} (loops over the same shape that read a value in common: one kernel writes them all)\n",
+                names.join(", ")
+            ));
+        }
         if !others.is_empty() {
             let names: Vec<&str> = others
                 .iter()
                 .map(|&o| c.instruction(o).name.as_str())
                 .collect();
             let why = if reduces.is_empty() {
+                let mut readers: Vec<&str> = others
+                    .iter()
+                    .filter_map(|&o| reader(o))
+                    .map(|(&r, _)| c.instruction(r).name.as_str())
+                    .collect();
+                readers.dedup();
                 format!(
                     "results of the program that '{}' also reads: one kernel writes them all",
-                    c.instruction(outputs[0]).name
+                    readers.join("', '")
                 )
             } else {
                 "computed for the reduction anyway, written out once for the fusions that read them"
@@ -200,4 +223,16 @@ fn fusions_broadcasting(module: &HloModule, id: InstrId) -> Vec<&str> {
             broadcasts.then_some(called.name.as_str())
         })
         .collect()
+}
+
+/// Per instruction of `c`: whether `of` reads it, directly or through others.
+fn ancestors(c: &Computation, of: InstrId) -> Vec<bool> {
+    let mut seen = vec![false; c.instructions.len()];
+    let mut stack = c.instruction(of).operands.clone();
+    while let Some(i) = stack.pop() {
+        if !std::mem::replace(&mut seen[i.0], true) {
+            stack.extend(c.instruction(i).operands.iter().copied());
+        }
+    }
+    seen
 }

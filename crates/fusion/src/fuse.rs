@@ -30,9 +30,10 @@
 //!   expensive producer read by several fusions, the first of them a reduction of an
 //!   array of its shape, is that fusion's side output rather than a kernel of its own
 //!   (softmax's `exp(x - max)`).
-//! * **Sibling reductions** (same input shape, same reduced dimensions, a value read in
-//!   common, nothing read but parameters and constants) are one fusion with several
-//!   outputs: one pass over the input (a masked mean's sum and count).
+//! * **Siblings** (reductions of one input shape over the same dimensions, or loop fusions
+//!   of one output shape, that read a value in common, where neither feeds the other) are
+//!   one fusion with several outputs: one pass over the input (a masked mean's sum and
+//!   count; `sin(x)` and `cos(x)`).
 //! * Parameters, tuples, `get-tuple-element` and instructions that call computations
 //!   (other than a reduce's reducer) stay in the entry. A constant no fusion uses stays too.
 //!
@@ -40,7 +41,7 @@
 //! first-use order; the fusion instruction takes the name of its root, so the entry reads
 //! as before with fusions in place of the instructions they absorbed.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use hlo::{
     AttrValue, Attribute, Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction,
@@ -51,7 +52,7 @@ use crate::{Names, elementwise, operands_first};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let entry = module.entry_computation();
-    let groups = merge_sibling_reductions(entry, group(entry));
+    let groups = merge_siblings(entry, group(entry));
     if groups.is_empty() {
         return Ok(false);
     }
@@ -322,86 +323,118 @@ fn side_output_of_reduction(
     (hero_found[first] && reads_like_hero).then_some(first)
 }
 
-/// Sibling reductions in one kernel (XLA's sibling multi-output fusion): fusions whose
-/// roots are reduces of arrays of one shape over the same dimensions, that read a value in
-/// common and nothing but the entry's parameters and constants (so neither feeds the
-/// other), become one fusion with both reduces as outputs, which the reduction emitter
-/// computes in one pass over the input (a masked mean's sum and count).
-fn merge_sibling_reductions(entry: &Computation, groups: Vec<Group>) -> Vec<Group> {
-    // What makes reductions siblings: the input's dimensions and the reduced ones.
-    type Key = (Vec<i64>, Vec<i64>);
+/// The most outputs a fusion of siblings has (XLA bounds a fusion's operands and outputs
+/// too): beyond, the next sibling starts a fusion of its own.
+const MAX_SIBLING_OUTPUTS: usize = 8;
+
+/// Siblings in one kernel (XLA's sibling multi-output fusion): fusions that read a value in
+/// common and iterate over the same space become one fusion with all their outputs, which
+/// reads the common input once. Two kinds qualify:
+///
+/// * reductions whose roots reduce arrays of one shape over the same dimensions: the
+///   reduction emitter computes them in one pass over the input (a masked mean's sum and
+///   count);
+/// * loop fusions whose roots have the same dimensions (`sin(x)` and `cos(x)` as two
+///   results), with their extra outputs (of that shape too): the loop emitter writes every
+///   output at each index.
+///
+/// A fusion joins an earlier sibling only when everything it reads from outside is computed
+/// before that sibling's root: the merged fusion then takes the earlier one's place in the
+/// entry, where all its inputs exist, and neither fusion can feed the other.
+fn merge_siblings(entry: &Computation, groups: Vec<Group>) -> Vec<Group> {
+    let order = operands_first(entry);
+    let mut position = vec![0; entry.instructions.len()];
+    for (k, &i) in order.iter().enumerate() {
+        position[i.0] = k;
+    }
+    // What makes fusions siblings: whether they reduce, the dimensions they iterate over
+    // (a reduce's input, a loop's root) and the reduced dimensions.
+    type Key = (bool, Vec<i64>, Vec<i64>);
     let key = |g: &Group| -> Option<Key> {
         let root = &entry.instructions[g.root.0];
-        let input = entry.instructions.get(root.operands.first()?.0)?;
-        let independent = g.members.iter().all(|&m| {
-            entry.instructions[m.0].operands.iter().all(|o| {
-                g.members.contains(o)
-                    || matches!(
-                        entry.instructions[o.0].opcode,
-                        Opcode::Parameter | Opcode::Constant
-                    )
-            })
-        });
-        (root.opcode == Opcode::Reduce
-            && root.operands.len() == 2
-            && g.extra_outputs.is_empty()
-            && independent)
-            .then(|| {
-                let dims = input.shape.as_array().map(|a| a.dims.clone());
-                (
-                    dims.unwrap_or_default(),
-                    root.int_list("dimensions").unwrap_or_default().to_vec(),
-                )
-            })
+        if g.has_reduce {
+            // A reduction's side outputs have other shapes than its reduce.
+            if !g.extra_outputs.is_empty() {
+                return None;
+            }
+            let input = entry.instructions.get(root.operands.first()?.0)?;
+            let single = root.opcode == Opcode::Reduce && root.operands.len() == 2;
+            let dims = input.shape.as_array()?.dims.clone();
+            let reduced = root.int_list("dimensions")?.to_vec();
+            single.then_some((true, dims, reduced))
+        } else {
+            Some((false, root.shape.as_array()?.dims.clone(), Vec::new()))
+        }
     };
+    // The values a fusion reads from outside, sorted.
     let inputs = |g: &Group| -> Vec<InstrId> {
         let mut read: Vec<InstrId> = g
             .members
             .iter()
             .flat_map(|&m| entry.instructions[m.0].operands.iter().copied())
             .filter(|o| !g.members.contains(o))
-            .filter(|o| entry.instructions[o.0].opcode == Opcode::Parameter)
             .collect();
         read.sort_unstable();
         read.dedup();
         read
     };
     let mut merged: Vec<Group> = Vec::with_capacity(groups.len());
-    // Reduction fusions kept so far: where in `merged`, their key, the parameters they read.
-    let mut open: Vec<(usize, Key, Vec<InstrId>)> = Vec::new();
+    // Per (key, value read): the fusions kept so far that may take siblings, by their
+    // root's position (to index in `merged`). A fusion leaves every list it is in once it
+    // has MAX_SIBLING_OUTPUTS outputs, so that a lookup does not step over full ones.
+    let mut open: HashMap<(Key, InstrId), BTreeMap<usize, usize>> = HashMap::new();
+    let mut lists_of: HashMap<usize, Vec<(Key, InstrId)>> = HashMap::new();
     for g in groups {
         let Some(k) = key(&g) else {
             merged.push(g);
             continue;
         };
         let read = inputs(&g);
-        let sibling = open
+        let room = |m: usize| {
+            merged[m].extra_outputs.len() + g.extra_outputs.len() + 2 <= MAX_SIBLING_OUTPUTS
+        };
+        // A sibling qualifies when its root comes after everything `g` reads.
+        let after = read.iter().map(|r| position[r.0] + 1).max().unwrap_or(0);
+        let sibling = read
             .iter()
-            .find(|(_, other, reads)| *other == k && reads.iter().any(|r| read.contains(r)));
+            .filter_map(|&r| {
+                let candidates = open.get(&(k.clone(), r))?;
+                let valid = candidates.range(after..).map(|(_, &m)| m);
+                valid.take(MAX_SIBLING_OUTPUTS).find(|&m| room(m))
+            })
+            .min();
         match sibling {
-            Some(&(at, _, _)) => {
+            Some(at) => {
                 let into = &mut merged[at];
                 into.extra_outputs.push(g.root);
-                for m in g.members {
-                    if !into.members.contains(&m) {
-                        into.members.push(m);
+                into.extra_outputs.extend(g.extra_outputs);
+                into.members.extend(g.members);
+                if into.extra_outputs.len() + 1 >= MAX_SIBLING_OUTPUTS {
+                    let root_position = position[into.root.0];
+                    for list in lists_of.remove(&at).unwrap_or_default() {
+                        if let Some(candidates) = open.get_mut(&list) {
+                            candidates.remove(&root_position);
+                        }
                     }
                 }
             }
             None => {
-                open.push((merged.len(), k, read));
+                let lists: Vec<(Key, InstrId)> = read.iter().map(|&r| (k.clone(), r)).collect();
+                for list in &lists {
+                    open.entry(list.clone())
+                        .or_default()
+                        .insert(position[g.root.0], merged.len());
+                }
+                lists_of.insert(merged.len(), lists);
                 merged.push(g);
             }
         }
     }
-    // Members in entry order, as `fusion_computation` adds them.
-    let order = operands_first(entry);
-    let mut position = vec![0; entry.instructions.len()];
-    for (k, &i) in order.iter().enumerate() {
-        position[i.0] = k;
-    }
+    // Members in entry order, as `fusion_computation` adds them; a cheap producer copied
+    // into two siblings is one member of the merged fusion.
     for g in &mut merged {
         g.members.sort_by_key(|m| position[m.0]);
+        g.members.dedup();
     }
     merged
 }

@@ -127,6 +127,13 @@ pub(crate) enum Inst {
         dst: Reg,
         abc: [Reg; 3],
     },
+    /// libdevice's carry chain `mad.lo.cc.u32 $0, a, b, c; madc.hi.u32 $1, a, b, 0;` (the
+    /// Payne-Hanek reduction of sin, cos, tan): `a * b + c` in 64 bits, as the struct
+    /// `{low 32 bits, high 32 bits}`.
+    MadWide32 {
+        dst: Reg,
+        abc: [Reg; 3],
+    },
     /// `llvm.intr.fshl` on `width`-bit integers: the high half of `a:b << (c mod width)`.
     FunnelShl {
         width: u32,
@@ -279,6 +286,14 @@ pub(crate) enum Inst {
     Gep {
         base: Reg,
         terms: Box<[GepTerm]>,
+        dst: Reg,
+    },
+    /// `llvm.alloca`: `count` (an integer of `width` bits) times `elem_bytes` of the
+    /// thread's own memory, uninitialized.
+    Alloca {
+        count: Reg,
+        width: u32,
+        elem_bytes: u64,
         dst: Reg,
     },
     Load {

@@ -214,6 +214,7 @@ impl Memory {
         match mem {
             Mem::Global(i) => &self.globals[i as usize],
             Mem::Shared(i) => &self.shared[i as usize],
+            Mem::Private(_) => unreachable!("a thread's private memory is the thread's"),
         }
     }
 
@@ -221,6 +222,7 @@ impl Memory {
         match mem {
             Mem::Global(i) => &mut self.globals[i as usize],
             Mem::Shared(i) => &mut self.shared[i as usize],
+            Mem::Private(_) => unreachable!("a thread's private memory is the thread's"),
         }
     }
 }

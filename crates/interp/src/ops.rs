@@ -168,6 +168,25 @@ pub(crate) enum Cast {
     UIToFP(u32, FloatKind),
     FPToSI(FloatKind, u32),
     FPToUI(FloatKind, u32),
+    /// PTX's `cvt.{rni,rzi,rmi,rpi}.{s,u}N.fM` (NVVM's `f2i.rn`, `d2ull.rz`, ...): rounded
+    /// as `rounding` says, saturated to the integer's range, NaN to 0; `ftz` flushes an
+    /// f32 subnormal input to zero first.
+    FPToIntPtx {
+        kind: FloatKind,
+        width: u32,
+        signed: bool,
+        rounding: PtxRounding,
+        ftz: bool,
+    },
+}
+
+/// The rounding of a PTX float-to-integer conversion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PtxRounding {
+    NearestEven,
+    Zero,
+    Down,
+    Up,
 }
 
 /// An op of one operand.
@@ -453,6 +472,31 @@ fn cast(c: Cast, a: u64) -> R {
             }
             Ok(t as u64)
         }
+        Cast::FPToIntPtx {
+            kind,
+            width,
+            signed,
+            rounding,
+            ftz,
+        } => {
+            let x = to_f64(kind, a);
+            // PTX flushes only f32 subnormals.
+            let subnormal = kind == FloatKind::F32 && x.abs() < f64::from(f32::MIN_POSITIVE);
+            let x = if ftz && subnormal { 0.0 } else { x };
+            let t = match rounding {
+                PtxRounding::NearestEven => x.round_ties_even(),
+                PtxRounding::Zero => x.trunc(),
+                PtxRounding::Down => x.floor(),
+                PtxRounding::Up => x.ceil(),
+            };
+            // Rust's float-to-integer `as` saturates and sends NaN to 0, as PTX does.
+            Ok(match (signed, width) {
+                (true, 64) => t as i64 as u64,
+                (true, _) => (t as i32) as u32 as u64 & mask(width),
+                (false, 64) => t as u64,
+                (false, _) => (t as u32) as u64,
+            })
+        }
     }
 }
 
@@ -572,6 +616,27 @@ mod tests {
         assert_eq!(to_i8.eval(f(127.9)), Ok(127));
         assert_eq!(to_i8.eval(f(128.0)), Err(Fault::Poison));
         assert_eq!(to_i8.eval(f(f32::NAN)), Err(Fault::Poison));
+        let ptx = |signed, width, rounding| {
+            Op1::Cast(Cast::FPToIntPtx {
+                kind: FloatKind::F32,
+                width,
+                signed,
+                rounding,
+                ftz: true,
+            })
+        };
+        let rni = ptx(true, 32, PtxRounding::NearestEven);
+        assert_eq!(rni.eval(f(2.5)), Ok(2));
+        assert_eq!(rni.eval(f(3.5)), Ok(4));
+        assert_eq!(rni.eval(f(-2.5)), Ok((-2i32) as u32 as u64));
+        assert_eq!(rni.eval(f(3e9)), Ok(i32::MAX as u64));
+        assert_eq!(rni.eval(f(-3e9)), Ok(i32::MIN as u32 as u64));
+        assert_eq!(rni.eval(f(f32::NAN)), Ok(0));
+        let rmi = ptx(true, 32, PtxRounding::Down);
+        assert_eq!(rmi.eval(f(-1e-40)), Ok(0), "a subnormal is flushed first");
+        assert_eq!(rmi.eval(f(-0.5)), Ok(u32::MAX as u64));
+        assert_eq!(ptx(false, 64, PtxRounding::Up).eval(f(-7.0)), Ok(0));
+        assert_eq!(ptx(false, 64, PtxRounding::Up).eval(f(6.2)), Ok(7));
         let to_u8 = Op1::Cast(Cast::FPToUI(FloatKind::F32, 8));
         assert_eq!(to_u8.eval(f(-0.5)), Ok(0));
         assert_eq!(to_u8.eval(f(256.0)), Err(Fault::Poison));

@@ -20,6 +20,9 @@ pub(crate) enum Mem {
     Global(u32),
     /// A block's shared memory (index into the shared storages).
     Shared(u32),
+    /// A thread's own memory (`llvm.alloca`; index into the thread's private storages,
+    /// which only pointer instructions reach).
+    Private(u32),
 }
 
 /// A pointer: a storage and a byte offset into it (which may lie outside it: only accesses

@@ -1,6 +1,7 @@
 //! The pointer level (after `lower-tensors`): `llvm.getelementptr`/`load`/`store` over the
 //! argument buffers, address space 3 globals as per-block shared memory, constant globals,
-//! `nvvm` special registers, `nvvm.barrier0`, `nvvm.shfl.sync` and libdevice calls.
+//! `nvvm` special registers, `nvvm.barrier0`, `nvvm.shfl.sync`, libdevice calls and
+//! thread-private stack arrays (`llvm.alloca`).
 
 mod common;
 
@@ -216,5 +217,92 @@ llvm.func @main(%in: !llvm.ptr, %out: !llvm.ptr) {
         run(text, 1, 2048, vec![f32s(&[0.0; 32]), f32s(&[0.0; 32])]),
         ErrorKind::InvalidArgument,
         &["blocks of 2048 threads (a GPU block has at most 1024)"],
+    );
+}
+
+/// Each thread reverses four values through its own stack array (`llvm.alloca`), as
+/// libdevice's argument reduction keeps its partial products; lifetime markers are no-ops.
+/// (Written in MLIR's generic form, as the import of O3's module prints them.)
+const STACK: &str = r#"
+module {
+  llvm.func @main(%in: !llvm.ptr, %out: !llvm.ptr) {
+    %tid = nvvm.read.ptx.sreg.tid.x range <i32, 0, 8> : i32
+    %one = llvm.mlir.constant(1 : i32) : i32
+    %slots = "llvm.alloca"(%one) <{alignment = 4 : i64, elem_type = !llvm.array<4 x f32>}> : (i32) -> !llvm.ptr
+    "llvm.intr.lifetime.start"(%slots) : (!llvm.ptr) -> ()
+    %c0 = llvm.mlir.constant(0 : i32) : i32
+    %c1 = llvm.mlir.constant(1 : i32) : i32
+    %c2 = llvm.mlir.constant(2 : i32) : i32
+    %c3 = llvm.mlir.constant(3 : i32) : i32
+    %c4 = llvm.mlir.constant(4 : i32) : i32
+    %base = arith.muli %tid, %c4 : i32
+    %i0 = arith.addi %base, %c0 : i32
+    %p0 = llvm.getelementptr inbounds %in[%i0] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+    %v0 = llvm.load %p0 : !llvm.ptr -> f32
+    %s0 = llvm.getelementptr %slots[0, %c0] : (!llvm.ptr, i32) -> !llvm.ptr, !llvm.array<4 x f32>
+    llvm.store %v0, %s0 : f32, !llvm.ptr
+    %i1 = arith.addi %base, %c1 : i32
+    %p1 = llvm.getelementptr inbounds %in[%i1] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+    %v1 = llvm.load %p1 : !llvm.ptr -> f32
+    %s1 = llvm.getelementptr %slots[0, %c1] : (!llvm.ptr, i32) -> !llvm.ptr, !llvm.array<4 x f32>
+    llvm.store %v1, %s1 : f32, !llvm.ptr
+    %i2 = arith.addi %base, %c2 : i32
+    %p2 = llvm.getelementptr inbounds %in[%i2] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+    %v2 = llvm.load %p2 : !llvm.ptr -> f32
+    %s2 = llvm.getelementptr %slots[0, %c2] : (!llvm.ptr, i32) -> !llvm.ptr, !llvm.array<4 x f32>
+    llvm.store %v2, %s2 : f32, !llvm.ptr
+    %i3 = arith.addi %base, %c3 : i32
+    %p3 = llvm.getelementptr inbounds %in[%i3] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+    %v3 = llvm.load %p3 : !llvm.ptr -> f32
+    %s3 = llvm.getelementptr %slots[0, %c3] : (!llvm.ptr, i32) -> !llvm.ptr, !llvm.array<4 x f32>
+    llvm.store %v3, %s3 : f32, !llvm.ptr
+    %w0 = llvm.load %s3 : !llvm.ptr -> f32
+    %o0 = llvm.getelementptr inbounds %out[%i0] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+    llvm.store %w0, %o0 : f32, !llvm.ptr
+    %w1 = llvm.load %s2 : !llvm.ptr -> f32
+    %o1 = llvm.getelementptr inbounds %out[%i1] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+    llvm.store %w1, %o1 : f32, !llvm.ptr
+    %w2 = llvm.load %s1 : !llvm.ptr -> f32
+    %o2 = llvm.getelementptr inbounds %out[%i2] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+    llvm.store %w2, %o2 : f32, !llvm.ptr
+    %w3 = llvm.load %s0 : !llvm.ptr -> f32
+    %o3 = llvm.getelementptr inbounds %out[%i3] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+    llvm.store %w3, %o3 : f32, !llvm.ptr
+    "llvm.intr.lifetime.end"(%slots) : (!llvm.ptr) -> ()
+    llvm.return
+  }
+}"#;
+
+#[test]
+fn stack_arrays_are_private_to_each_thread() {
+    let input: Vec<f32> = (0..32).map(|i| i as f32).collect();
+    let out = run(STACK, 1, 8, vec![f32s(&input), f32s(&[0.0; 32])]).unwrap();
+    let want: Vec<f32> = (0..32).map(|j| (j / 4 * 4 + 3 - j % 4) as f32).collect();
+    assert_eq!(to_f32s(&out[1]), want);
+}
+
+#[test]
+fn stack_arrays_past_the_per_thread_limit_are_refused() {
+    let text = STACK.replace(
+        "%slots = \"llvm.alloca\"(%one)",
+        "%many = llvm.mlir.constant(1000000 : i32) : i32\n    %slots = \"llvm.alloca\"(%many)",
+    );
+    expect_error(
+        run(&text, 1, 8, vec![f32s(&[0.0; 32]), f32s(&[0.0; 32])]),
+        ErrorKind::TooLarge,
+        &[
+            "'llvm.alloca' of 1000000 x 16 bytes",
+            "524288 bytes of stack",
+        ],
+    );
+}
+
+#[test]
+fn stack_arrays_start_uninitialized() {
+    let text = STACK.replace("    llvm.store %v3, %s3 : f32, !llvm.ptr\n", "");
+    expect_error(
+        run(&text, 1, 8, vec![f32s(&[0.0; 32]), f32s(&[0.0; 32])]),
+        ErrorKind::UninitializedRead,
+        &["stack slot #0"],
     );
 }

@@ -14,11 +14,11 @@ use super::FnCx;
 use crate::error::{Result, fail};
 use crate::inst::{Inst, Pos, Reg, ShuffleMode, Src};
 use crate::math::{MathFn, MathFn2};
-use crate::ops::{Cast, FastMath, FloatOp, Fma, IntOp, Op1, Op2, Overflow};
+use crate::ops::{Cast, FastMath, FloatOp, Fma, IntOp, Op1, Op2, Overflow, PtxRounding};
 use crate::scalar::ScalarTy;
 use crate::value::Val;
 use ir::dialects::{dense_ints, operand_segments};
-use ir::{Attribute, BlockId, OpId};
+use ir::{Attribute, BlockId, FloatKind, OpId};
 use std::rc::Rc;
 
 /// `llvm` integer binary ops.
@@ -359,6 +359,10 @@ impl FnCx<'_, '_> {
             "llvm.nvvm.lohi.i2d" => return self.double_from_halves(op),
             _ => {}
         }
+        if let Some(cast) = ptx_float_to_int(&plain, name.contains(".ftz")) {
+            let kind = self.float_kind(op)?;
+            return self.unary(op, Op1::Cast(cast(kind)));
+        }
         if name.starts_with("llvm.nvvm.barrier") && name != "llvm.nvvm.barrier.cta.arrive" {
             self.emit(op, Inst::Barrier);
             return Ok(());
@@ -382,14 +386,25 @@ impl FnCx<'_, '_> {
     }
 
     /// `llvm.inline_asm` of one PTX instruction of one float operand, as libdevice writes
-    /// some approximations (`rcp.approx.ftz.f32 $0,$1;`, `rsqrt.approx.ftz.f64 $0, $1;`);
-    /// any other assembly is refused.
+    /// some approximations (`rcp.approx.ftz.f32 $0,$1;`, `rsqrt.approx.ftz.f64 $0, $1;`),
+    /// and libdevice's 32-bit multiply-add carry chain ([`Inst::MadWide32`]); any other
+    /// assembly is refused.
     fn inline_asm(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
         let asm = m
             .prop(op, "asm_string")
             .and_then(Attribute::as_str)
             .unwrap_or("");
+        let compact: String = asm
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '{' && *c != '}')
+            .collect();
+        if compact == "mad.lo.cc.u32$0,$2,$3,$4;madc.hi.u32$1,$2,$3,0;" && m.num_operands(op) == 3 {
+            let abc = [0, 1, 2].map(|i| self.operand(op, i));
+            let dst = self.results(op);
+            self.emit(op, Inst::MadWide32 { dst, abc });
+            return Ok(());
+        }
         let mnemonic = asm
             .split_whitespace()
             .next()
@@ -634,4 +649,35 @@ fn llvm_fastmath(attr: Option<&Attribute>) -> FastMath {
             .unwrap_or_default(),
         _ => FastMath::default(),
     }
+}
+
+/// NVVM's float-to-integer conversions, `llvm.nvvm.<f|d>2<i|ui|ll|ull>.<rn|rz|rm|rp>` (the
+/// name without `.ftz`): the cast for the operand's float kind.
+fn ptx_float_to_int(plain: &str, ftz: bool) -> Option<impl Fn(FloatKind) -> Cast> {
+    let (conversion, rounding) = plain.strip_prefix("llvm.nvvm.")?.split_once('.')?;
+    let (from, to) = conversion.split_once('2')?;
+    if from != "f" && from != "d" {
+        return None;
+    }
+    let (width, signed) = match to {
+        "i" => (32, true),
+        "ui" => (32, false),
+        "ll" => (64, true),
+        "ull" => (64, false),
+        _ => return None,
+    };
+    let rounding = match rounding {
+        "rn" => PtxRounding::NearestEven,
+        "rz" => PtxRounding::Zero,
+        "rm" => PtxRounding::Down,
+        "rp" => PtxRounding::Up,
+        _ => return None,
+    };
+    Some(move |kind| Cast::FPToIntPtx {
+        kind,
+        width,
+        signed,
+        rounding,
+        ftz,
+    })
 }

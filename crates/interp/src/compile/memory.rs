@@ -280,6 +280,25 @@ impl FnCx<'_, '_> {
         Ok(())
     }
 
+    pub(super) fn alloca(&mut self, op: OpId) -> Result<()> {
+        let ty = self.m.prop(op, "elem_type").and_then(Attribute::as_type);
+        let Some(ty) = ty else {
+            let e = fail!(InvalidIr, "'llvm.alloca' without an element type");
+            return Err(self.err(op, e));
+        };
+        let (elem_bytes, _) = llvm_size(ty).map_err(|e| self.err(op, e))?;
+        let count = self.m.operand(op, 0);
+        let width = self.int_width(op, count)?;
+        let inst = Inst::Alloca {
+            count: self.reg(count),
+            width,
+            elem_bytes,
+            dst: self.results(op),
+        };
+        self.emit(op, inst);
+        Ok(())
+    }
+
     pub(super) fn address_of(&mut self, op: OpId) -> Result<()> {
         let name = self
             .m

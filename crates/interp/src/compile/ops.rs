@@ -101,6 +101,9 @@ impl FnCx<'_, '_> {
             "llvm.getelementptr" => self.gep(op),
             "llvm.load" => self.load(op),
             "llvm.store" => self.store(op),
+            "llvm.alloca" => self.alloca(op),
+            // Lifetime markers only tell LLVM when a stack slot's contents die.
+            "llvm.intr.lifetime.start" | "llvm.intr.lifetime.end" => Ok(()),
             "llvm.mlir.addressof" => self.address_of(op),
             _ => Err(self.unsupported(op)),
         }

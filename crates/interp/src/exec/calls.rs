@@ -75,6 +75,7 @@ impl Thread {
             pc: self.pc,
             fp: self.fp,
             memo,
+            private_slots: self.private.len(),
         });
         self.func = func;
         self.pc = 0;
@@ -94,6 +95,7 @@ impl Thread {
         self.func = frame.func;
         self.pc = frame.pc;
         self.fp = frame.fp;
+        self.private.truncate(frame.private_slots);
         if let Some(key) = frame.memo {
             self.memo.insert(key, out.as_slice().into());
         }

@@ -19,7 +19,7 @@ use lanes::{LaneFn, kind, lane, map_n, not_scalar, select};
 use crate::error::{Result, ThreadId, fail};
 use crate::inst::{Geometry, Inst, Program, Reg, Src};
 use crate::layout::MAX_RANK;
-use crate::memory::Memory;
+use crate::memory::{Memory, Storage};
 use crate::ops::Fault;
 use crate::scalar::{mask, sext};
 use crate::value::{Ptr, Tensor, Val};
@@ -52,6 +52,8 @@ struct Frame {
     fp: u32,
     /// For a pure call, the memo entry its results fill.
     memo: Option<MemoKey>,
+    /// How many private slots the caller had: the callee's are freed when it returns.
+    private_slots: usize,
 }
 
 /// What a thread runs against.
@@ -77,6 +79,9 @@ pub(crate) struct Thread {
     /// CSE merges those calls after inlining); without a memo the interpreter would
     /// recompute shared subgraphs once per path, exponentially often.
     memo: HashMap<MemoKey, Box<[Val]>>,
+    /// The thread's `llvm.alloca` slots ([`Mem::Private`]), freed when the function that
+    /// made them returns.
+    pub(crate) private: Vec<Storage>,
 }
 
 impl Thread {
@@ -93,6 +98,7 @@ impl Thread {
             },
             scratch: Vec::new(),
             memo: HashMap::new(),
+            private: Vec::new(),
         }
     }
 
@@ -111,6 +117,7 @@ impl Thread {
         }
         self.frames.clear();
         self.memo.clear();
+        self.private.clear();
         self.func = prog.entry;
         self.pc = 0;
         self.fp = 0;
@@ -282,6 +289,16 @@ impl Thread {
                     return self.set_lane(*dst, op.eval(*a, *b, *c), site);
                 }
                 self.map_into(*dst, abc, site, prog, &|v| op.eval(v[0], v[1], v[2]))?;
+            }
+            Inst::MadWide32 { dst, abc } => {
+                let [a, b, c] = abc.map(|r| match self.get(r) {
+                    Val::S(x) => Ok(*x & 0xffff_ffff),
+                    Val::Poison(s) => Err(lanes::poison(prog, *s, "used in a carry chain")),
+                    other => Err(not_scalar(other, prog)),
+                });
+                let wide = a? * b? + c?;
+                let halves = vec![Val::S(wide & 0xffff_ffff), Val::S(wide >> 32)];
+                self.set(*dst, Val::Vector(Rc::new(halves)));
             }
             Inst::FunnelShl { width, dst, abc } => {
                 let w = *width;
@@ -484,9 +501,11 @@ impl Thread {
             | Inst::VecInsert { .. }
             | Inst::ShuffleVector { .. }
             | Inst::Broadcast { .. } => self.data(inst, site, env)?,
-            Inst::AddressOf { .. } | Inst::Gep { .. } | Inst::Load { .. } | Inst::Store { .. } => {
-                self.memory(inst, env)?
-            }
+            Inst::AddressOf { .. }
+            | Inst::Gep { .. }
+            | Inst::Alloca { .. }
+            | Inst::Load { .. }
+            | Inst::Store { .. } => self.memory(inst, env)?,
         }
         Ok(None)
     }

@@ -1,14 +1,15 @@
-//! Pointer instructions: `llvm.mlir.addressof`, `llvm.getelementptr`, and loads and stores
-//! with bounds, initialization and alignment checks.
+//! Pointer instructions: `llvm.mlir.addressof`, `llvm.getelementptr`, `llvm.alloca` (a
+//! thread's own memory, uninitialized until stored), and loads and stores with bounds,
+//! initialization and alignment checks.
 
 use super::lanes::{not_scalar, poison};
 use super::{Env, Thread};
 use crate::error::{Result, fail};
 use crate::inst::{GepTerm, Inst, Program};
 use crate::layout::MemTy;
-use crate::memory::Memory;
+use crate::memory::Storage;
 use crate::scalar::sext;
-use crate::value::{Ptr, Val};
+use crate::value::{Mem, Ptr, Val};
 use std::rc::Rc;
 
 impl Thread {
@@ -38,6 +39,27 @@ impl Thread {
                 }
                 self.set(*dst, Val::Ptr(p));
             }
+            Inst::Alloca {
+                count,
+                width,
+                elem_bytes,
+                dst,
+            } => {
+                let n = match self.get(*count) {
+                    Val::S(x) => sext(*x, *width),
+                    Val::Poison(s) => return Err(poison(prog, *s, "used as an alloca size")),
+                    other => return Err(not_scalar(other, prog)),
+                };
+                let bytes = self.private_bytes_left(n, *elem_bytes)?;
+                let slot = self.private.len() as u32;
+                let name = format!("stack slot #{slot}");
+                self.private.push(Storage::uninit(name, bytes, 1));
+                let p = Ptr {
+                    mem: Mem::Private(slot),
+                    offset: 0,
+                };
+                self.set(*dst, Val::Ptr(p));
+            }
             Inst::Load {
                 ptr,
                 ty,
@@ -45,7 +67,11 @@ impl Thread {
                 dst,
             } => {
                 let p = self.ptr(*ptr, prog)?;
-                let v = load(env.mem, p, *ty, *align)?;
+                let storage = match p.mem {
+                    Mem::Private(slot) => self.private_slot(slot)?,
+                    _ => env.mem.get(p.mem),
+                };
+                let v = load(storage, p, *ty, *align)?;
                 self.set(*dst, v);
             }
             Inst::Store {
@@ -55,7 +81,15 @@ impl Thread {
                 align,
             } => {
                 let p = self.ptr(*ptr, prog)?;
-                store(env.mem, p, *ty, *align, self.get(*value), prog)?;
+                let v = self.get(*value).clone();
+                let storage = match p.mem {
+                    Mem::Private(slot) => {
+                        self.private_slot(slot)?;
+                        &mut self.private[slot as usize]
+                    }
+                    _ => env.mem.get_mut(p.mem),
+                };
+                store(storage, p, *ty, *align, &v, prog)?;
                 if !self.memo.is_empty() {
                     self.memo.clear();
                 }
@@ -66,22 +100,53 @@ impl Thread {
     }
 }
 
-/// Checks that `p` is aligned for an access.
-fn check_alignment(mem: &Memory, p: Ptr, ty: MemTy, align: u64, what: &str) -> Result<()> {
+/// The most private memory a thread may hold at once: CUDA's limit of local memory per
+/// thread (512 KiB). A kernel that asks for more is refused rather than simulated.
+const MAX_PRIVATE_BYTES: u64 = 512 << 10;
+
+impl Thread {
+    /// The byte size of a new private slot of `n` elements of `elem_bytes`, when the
+    /// thread's slots stay within [`MAX_PRIVATE_BYTES`].
+    fn private_bytes_left(&self, n: i64, elem_bytes: u64) -> Result<usize> {
+        let held: u64 = self.private.iter().map(|s| s.bytes.len() as u64).sum();
+        let bytes = u64::try_from(n)
+            .ok()
+            .and_then(|n| n.checked_mul(elem_bytes))
+            .filter(|&b| held.saturating_add(b) <= MAX_PRIVATE_BYTES);
+        bytes.map(|b| b as usize).ok_or_else(|| {
+            fail!(
+                TooLarge,
+                "'llvm.alloca' of {n} x {elem_bytes} bytes: a thread holds at most {MAX_PRIVATE_BYTES} bytes of stack ({held} already)"
+            )
+        })
+    }
+
+    /// Private slot `slot`, when it is still live (its function has not returned).
+    fn private_slot(&self, slot: u32) -> Result<&Storage> {
+        self.private.get(slot as usize).ok_or_else(|| {
+            fail!(
+                UndefinedBehavior,
+                "access to stack slot #{slot} after its function returned"
+            )
+        })
+    }
+}
+
+/// Checks that `p` is aligned for an access to `storage`.
+fn check_alignment(storage: &Storage, p: Ptr, ty: MemTy, align: u64, what: &str) -> Result<()> {
     if p.offset.rem_euclid(align as i64) != 0 {
         return Err(fail!(
             Misaligned,
             "{what} of {ty} at byte offset {} of {} needs {align}-byte alignment",
             p.offset,
-            mem.get(p.mem).name
+            storage.name
         ));
     }
     Ok(())
 }
 
-fn load(mem: &Memory, p: Ptr, ty: MemTy, align: u64) -> Result<Val> {
-    check_alignment(mem, p, ty, align, "load")?;
-    let storage = mem.get(p.mem);
+fn load(storage: &Storage, p: Ptr, ty: MemTy, align: u64) -> Result<Val> {
+    check_alignment(storage, p, ty, align, "load")?;
     let eb = ty.elem.bytes();
     let lane = |i: usize| -> Result<Val> {
         let bits = storage.load(p.offset.wrapping_add((i * eb) as i64), eb)?;
@@ -94,15 +159,21 @@ fn load(mem: &Memory, p: Ptr, ty: MemTy, align: u64) -> Result<Val> {
     Ok(Val::Vector(Rc::new(lanes)))
 }
 
-fn store(mem: &mut Memory, p: Ptr, ty: MemTy, align: u64, v: &Val, prog: &Program) -> Result<()> {
-    check_alignment(mem, p, ty, align, "store")?;
+fn store(
+    storage: &mut Storage,
+    p: Ptr,
+    ty: MemTy,
+    align: u64,
+    v: &Val,
+    prog: &Program,
+) -> Result<()> {
+    check_alignment(storage, p, ty, align, "store")?;
     let eb = ty.elem.bytes();
     let single = [v.clone()];
     let lanes: &[Val] = match v {
         Val::Vector(l) => l,
         _ => &single,
     };
-    let storage = mem.get_mut(p.mem);
     for (i, lane) in lanes.iter().enumerate() {
         match lane {
             Val::S(bits) => storage.store(p.offset.wrapping_add((i * eb) as i64), eb, *bits)?,
