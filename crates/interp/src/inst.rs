@@ -6,7 +6,10 @@
 //! counter, a register stack and a call stack, which makes it trivially resumable after a
 //! barrier or a warp shuffle (see [`crate::exec`]).
 
+use std::rc::Rc;
+
 use crate::affine::Map;
+use crate::carry_chain::CarryChain;
 use crate::error::Site;
 use crate::layout::{MemTy, TensorTy};
 use crate::plain::{Eval1, Eval2, Eval3};
@@ -127,12 +130,13 @@ pub(crate) enum Inst {
         dst: Reg,
         abc: [Reg; 3],
     },
-    /// libdevice's carry chain `mad.lo.cc.u32 $0, a, b, c; madc.hi.u32 $1, a, b, 0;` (the
-    /// Payne-Hanek reduction of sin, cos, tan): `a * b + c` in 64 bits, as the struct
-    /// `{low 32 bits, high 32 bits}`.
-    MadWide32 {
+    /// Inline assembly that is a PTX carry chain ([`CarryChain`]): its outputs, of
+    /// `widths` bits, in `dst` (a struct, held as a vector, when there are several).
+    CarryChain {
+        chain: Rc<CarryChain>,
+        args: Box<[Reg]>,
+        widths: Box<[u32]>,
         dst: Reg,
-        abc: [Reg; 3],
     },
     /// `llvm.intr.fshl` on `width`-bit integers: the high half of `a:b << (c mod width)`.
     FunnelShl {

@@ -26,6 +26,7 @@
 
 mod affine;
 mod buffer;
+mod carry_chain;
 mod compile;
 mod error;
 mod exec;

@@ -196,6 +196,11 @@ pub(crate) enum Op1 {
     AbsI(u32),
     Ctlz(u32),
     Cttz(u32),
+    /// LLVM's `abs` with `is_int_min_poison`: the most negative value gives poison.
+    AbsINotMin(u32),
+    /// LLVM's `ctlz` / `cttz` with `is_zero_poison`: a zero operand gives poison.
+    CtlzNonZero(u32),
+    CttzNonZero(u32),
     Ctpop(u32),
     Cast(Cast),
 }
@@ -210,6 +215,13 @@ pub(crate) enum Op2 {
     CmpI(u8, u32),
     /// A `cmpf` predicate (its index in [`ir::dialects::arith::CMPF_PREDICATES`]).
     CmpF(u8, FloatKind),
+    /// LLVM's `scmp` / `ucmp`: -1, 0 or 1 as `a` is below, equal to or above `b`
+    /// (`width`-bit operands, a `result`-bit result).
+    ThreeWay {
+        signed: bool,
+        width: u32,
+        result: u32,
+    },
 }
 
 /// An op of three operands: `math.fma`.
@@ -240,6 +252,14 @@ impl Op1 {
             } else {
                 u64::from(a.trailing_zeros())
             }),
+            Op1::AbsINotMin(w) if a & mask(w) == 1 << (w - 1) => Err(Fault::Poison),
+            Op1::AbsINotMin(w) => Op1::AbsI(w).eval(a),
+            Op1::CtlzNonZero(w) | Op1::CttzNonZero(w) if a == 0 => {
+                let _ = w;
+                Err(Fault::Poison)
+            }
+            Op1::CtlzNonZero(w) => Op1::Ctlz(w).eval(a),
+            Op1::CttzNonZero(w) => Op1::Cttz(w).eval(a),
             Op1::Ctpop(_) => Ok(u64::from(a.count_ones())),
             Op1::Cast(c) => cast(c, a),
         }
@@ -267,6 +287,18 @@ impl Op2 {
             }
             Op2::CmpI(pred, w) => Ok(u64::from(cmpi(pred, w, a, b))),
             Op2::CmpF(pred, kind) => Ok(u64::from(cmpf(pred, to_f64(kind, a), to_f64(kind, b)))),
+            Op2::ThreeWay {
+                signed,
+                width,
+                result,
+            } => {
+                let order = if signed {
+                    sext(a, width).cmp(&sext(b, width))
+                } else {
+                    (a & mask(width)).cmp(&(b & mask(width)))
+                };
+                Ok((order as i64) as u64 & mask(result))
+            }
         }
     }
 }
@@ -655,6 +687,24 @@ mod tests {
         assert_eq!(Op1::Ctlz(8).eval(1), Ok(7));
         assert_eq!(Op1::Ctlz(8).eval(0), Ok(8));
         assert_eq!(Op1::Cttz(32).eval(0), Ok(32));
+        assert_eq!(Op1::CtlzNonZero(32).eval(1), Ok(31));
+        assert_eq!(Op1::CtlzNonZero(32).eval(0), Err(Fault::Poison));
+        assert_eq!(Op1::CttzNonZero(64).eval(8), Ok(3));
+        assert_eq!(Op1::AbsINotMin(8).eval(0x80), Err(Fault::Poison));
+        assert_eq!(Op1::AbsINotMin(8).eval(0xff), Ok(1));
+        let scmp = Op2::ThreeWay {
+            signed: true,
+            width: 32,
+            result: 8,
+        };
+        assert_eq!(scmp.eval(0xffff_ffff, 1), Ok(0xff));
+        assert_eq!(scmp.eval(5, 5), Ok(0));
+        let ucmp = Op2::ThreeWay {
+            signed: false,
+            width: 32,
+            result: 8,
+        };
+        assert_eq!(ucmp.eval(0xffff_ffff, 1), Ok(1));
         assert_eq!(Op1::AbsI(8).eval(0x80), Ok(0x80));
     }
 }

@@ -11,6 +11,7 @@
 //! exactly; their documented error bounds are tabled in `crate::math`'s module comment.
 
 use super::FnCx;
+use crate::carry_chain::CarryChain;
 use crate::error::{Result, fail};
 use crate::inst::{Inst, Pos, Reg, ShuffleMode, Src};
 use crate::math::{MathFn, MathFn2};
@@ -96,6 +97,18 @@ const NVVM_UNARY: &[(&str, MathFn)] = &[
     ("llvm.nvvm.sin.approx.f", MathFn::Sin),
     ("llvm.nvvm.cos.approx.f", MathFn::Cos),
     ("llvm.nvvm.tanh.approx.f32", MathFn::Tanh),
+    ("llvm.nvvm.rsqrt.approx.d", MathFn::Rsqrt),
+    ("llvm.nvvm.ex2.approx.d", MathFn::Exp2),
+    ("llvm.nvvm.saturate.d", MathFn::Saturate),
+    // PTX's `cvt.rni` / `rzi` / `rmi` / `rpi` to a float of the same type.
+    ("llvm.nvvm.round.f", MathFn::RoundEven),
+    ("llvm.nvvm.round.d", MathFn::RoundEven),
+    ("llvm.nvvm.trunc.f", MathFn::Trunc),
+    ("llvm.nvvm.trunc.d", MathFn::Trunc),
+    ("llvm.nvvm.floor.f", MathFn::Floor),
+    ("llvm.nvvm.floor.d", MathFn::Floor),
+    ("llvm.nvvm.ceil.f", MathFn::Ceil),
+    ("llvm.nvvm.ceil.d", MathFn::Ceil),
 ];
 
 impl FnCx<'_, '_> {
@@ -144,6 +157,10 @@ impl FnCx<'_, '_> {
                 let fm = llvm_fastmath(self.m.prop(op, "fastmathFlags"));
                 self.binary(op, Op2::Math(MathFn2::Copysign, kind, fm))
             }),
+            "llvm.intr.ctlz" | "llvm.intr.cttz" | "llvm.intr.ctpop" | "llvm.intr.abs" => {
+                self.bit_count(op, name)
+            }
+            "llvm.intr.scmp" | "llvm.intr.ucmp" => self.three_way(op, name == "llvm.intr.scmp"),
             "llvm.intr.fshl" => self.int_width(op, self.m.operand(op, 0)).map(|width| {
                 let abc = [0, 1, 2].map(|i| self.operand(op, i));
                 let dst = self.results(op);
@@ -326,6 +343,49 @@ impl FnCx<'_, '_> {
         Ok(())
     }
 
+    /// `llvm.intr.ctlz` / `cttz` (poison for zero when `is_zero_poison`), `ctpop` and
+    /// `abs` (poison for the most negative value when `is_int_min_poison`).
+    fn bit_count(&mut self, op: OpId, name: &str) -> Result<()> {
+        let w = self.int_width(op, self.m.operand(op, 0))?;
+        let flag = |name: &str| {
+            self.m
+                .prop(op, name)
+                .and_then(Attribute::as_bool)
+                .unwrap_or(false)
+        };
+        if name == "llvm.intr.abs" {
+            let f = if flag("is_int_min_poison") {
+                Op1::AbsINotMin(w)
+            } else {
+                Op1::AbsI(w)
+            };
+            return self.unary(op, f);
+        }
+        let zero_poison = flag("is_zero_poison");
+        let f = match (name, zero_poison) {
+            ("llvm.intr.ctlz", false) => Op1::Ctlz(w),
+            ("llvm.intr.ctlz", true) => Op1::CtlzNonZero(w),
+            ("llvm.intr.cttz", false) => Op1::Cttz(w),
+            ("llvm.intr.cttz", true) => Op1::CttzNonZero(w),
+            _ => Op1::Ctpop(w),
+        };
+        self.unary(op, f)
+    }
+
+    /// `llvm.intr.scmp` / `ucmp`.
+    fn three_way(&mut self, op: OpId, signed: bool) -> Result<()> {
+        let width = self.int_width(op, self.m.operand(op, 0))?;
+        let result = self.int_width(op, self.m.result(op, 0))?;
+        self.binary(
+            op,
+            Op2::ThreeWay {
+                signed,
+                width,
+                result,
+            },
+        )
+    }
+
     /// `llvm.call_intrinsic "<name>"`: the NVVM intrinsics O3 leaves in a kernel.
     fn call_intrinsic(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
@@ -387,22 +447,33 @@ impl FnCx<'_, '_> {
 
     /// `llvm.inline_asm` of one PTX instruction of one float operand, as libdevice writes
     /// some approximations (`rcp.approx.ftz.f32 $0,$1;`, `rsqrt.approx.ftz.f64 $0, $1;`),
-    /// and libdevice's 32-bit multiply-add carry chain ([`Inst::MadWide32`]); any other
-    /// assembly is refused.
+    /// and libdevice's multi-word integer carry chains ([`CarryChain`]); any other assembly
+    /// is refused.
     fn inline_asm(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
         let asm = m
             .prop(op, "asm_string")
             .and_then(Attribute::as_str)
             .unwrap_or("");
-        let compact: String = asm
-            .chars()
-            .filter(|c| !c.is_whitespace() && *c != '{' && *c != '}')
-            .collect();
-        if compact == "mad.lo.cc.u32$0,$2,$3,$4;madc.hi.u32$1,$2,$3,0;" && m.num_operands(op) == 3 {
-            let abc = [0, 1, 2].map(|i| self.operand(op, i));
+        let result = m.value_type(m.result(op, 0));
+        let widths: Option<Vec<u32>> = match struct_field_types(result) {
+            Some(fields) => fields.iter().map(|t| int_width_of(t)).collect(),
+            None => int_width_of(&result.to_string()).map(|w| vec![w]),
+        };
+        if let Some(widths) = widths
+            && let Some(chain) = CarryChain::parse(asm, widths.len())
+        {
+            let args = (0..m.num_operands(op))
+                .map(|i| self.operand(op, i))
+                .collect();
             let dst = self.results(op);
-            self.emit(op, Inst::MadWide32 { dst, abc });
+            let inst = Inst::CarryChain {
+                chain: Rc::new(chain),
+                args,
+                widths: widths.into(),
+                dst,
+            };
+            self.emit(op, inst);
             return Ok(());
         }
         let mnemonic = asm
@@ -631,12 +702,25 @@ impl FnCx<'_, '_> {
 
 /// The number of fields of `!llvm.struct<(t1, t2, ...)>` whose fields are not aggregates.
 fn struct_fields(ty: ir::Type) -> Option<usize> {
+    struct_field_types(ty).map(|fields| fields.len())
+}
+
+/// The fields of a struct of scalars, as written (`i32`, `f64`).
+fn struct_field_types(ty: ir::Type) -> Option<Vec<String>> {
     let text = ty.to_string();
     let inner = text.strip_prefix("!llvm.struct<(")?.strip_suffix(")>")?;
     if inner.contains(['(', '<']) {
         return None;
     }
-    Some(inner.split(',').count())
+    Some(inner.split(',').map(|f| f.trim().to_string()).collect())
+}
+
+/// The width of an integer type written `iN` (up to 64 bits).
+fn int_width_of(text: &str) -> Option<u32> {
+    text.strip_prefix('i')?
+        .parse()
+        .ok()
+        .filter(|&w| (1..=64).contains(&w))
 }
 
 /// The flags of an `llvm` op's `fastmathFlags` (`#llvm.fastmath<nnan, ninf>`).

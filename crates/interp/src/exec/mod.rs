@@ -290,15 +290,31 @@ impl Thread {
                 }
                 self.map_into(*dst, abc, site, prog, &|v| op.eval(v[0], v[1], v[2]))?;
             }
-            Inst::MadWide32 { dst, abc } => {
-                let [a, b, c] = abc.map(|r| match self.get(r) {
-                    Val::S(x) => Ok(*x & 0xffff_ffff),
-                    Val::Poison(s) => Err(lanes::poison(prog, *s, "used in a carry chain")),
-                    other => Err(not_scalar(other, prog)),
-                });
-                let wide = a? * b? + c?;
-                let halves = vec![Val::S(wide & 0xffff_ffff), Val::S(wide >> 32)];
-                self.set(*dst, Val::Vector(Rc::new(halves)));
+            Inst::CarryChain {
+                chain,
+                args,
+                widths,
+                dst,
+            } => {
+                let inputs = args
+                    .iter()
+                    .map(|&r| match self.get(r) {
+                        Val::S(x) => Ok(*x),
+                        Val::Poison(s) => Err(lanes::poison(prog, *s, "used in inline assembly")),
+                        other => Err(not_scalar(other, prog)),
+                    })
+                    .collect::<Result<Vec<u64>>>()?;
+                let outputs = chain.run(&inputs)?;
+                let mut fields = outputs
+                    .into_iter()
+                    .zip(widths.iter())
+                    .map(|(v, &w)| Val::S(v & mask(w)));
+                let value = if widths.len() == 1 {
+                    fields.next().unwrap_or_default()
+                } else {
+                    Val::Vector(Rc::new(fields.collect()))
+                };
+                self.set(*dst, value);
             }
             Inst::FunnelShl { width, dst, abc } => {
                 let w = *width;
