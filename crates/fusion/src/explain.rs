@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use hlo::{Computation, HloModule, InstrId, Opcode};
 
 use crate::fuse::{cheap, epilogue_chain};
+use crate::operands_first;
 
 /// One paragraph per fusion of the entry (see the module documentation).
 pub fn explain_fusion(module: &HloModule) -> String {
@@ -59,6 +60,10 @@ pub fn explain_fusion(module: &HloModule) -> String {
         } else {
             vec![c.root]
         };
+        let mut position = vec![0; c.instructions.len()];
+        for (k, i) in operands_first(c).into_iter().enumerate() {
+            position[i.0] = k;
+        }
         let reduces: Vec<InstrId> = (0..c.instructions.len())
             .map(InstrId)
             .filter(|&i| c.instruction(i).opcode == Opcode::Reduce)
@@ -121,7 +126,7 @@ pub fn explain_fusion(module: &HloModule) -> String {
                 "  hero: reduce '{}' (a reduce is a hero; what it reads is its prologue)\n",
                 c.instruction(r).name
             ));
-            let epilogue: Vec<&str> = epilogue_chain(c, outputs[0], r)
+            let epilogue: Vec<&str> = epilogue_chain(c, outputs[0], r, &position)
                 .unwrap_or_default()
                 .iter()
                 .rev()

@@ -9,8 +9,9 @@
 //!   reads `mean` per row): that would recompute the whole reduction per output element. It
 //!   does join a consumer fusion that is its **epilogue**, as the reduction emitter takes
 //!   it: every member computed once per reduced element, at that element's index
-//!   (elementwise ops with the reduce's dimensions, constants, broadcasts of scalars:
-//!   `mean = sum / n`), with no other reduce.
+//!   (elementwise ops with the reduce's dimensions reading the chain from the reduce once,
+//!   and besides it constants, broadcasts of scalars, and values computed before the reduce
+//!   read at the same index: `mean = sum / n`, `log(sum) + max`), with no other reduce.
 //! * **A producer whose users are all in one fusion joins it**, unless it is expensive and
 //!   that fusion reads its elements several times each (through a broadcast that expands
 //!   it, a gather, a reduce-window): `rsqrt(var + eps)` broadcast over a row would be
@@ -228,29 +229,21 @@ fn dims(instr: &Instruction) -> Option<&[i64]> {
 }
 
 /// The epilogue through which `root` computes `reduce`, when the reduction emitter takes
-/// it (`emitters::reduction`): a chain of elementwise ops with the reduce's dimensions, each
-/// reading one value of the chain and otherwise only constants and broadcast scalars
-/// (`mean = sum / n`, `rsqrt(var / n + eps)`), so that it is computed once per reduced
-/// element, at that element's index. A reshape, even to `[n, 1]`, ends the chain. The ops
-/// from `root` toward the reduce; `None` when there is no such chain.
+/// it (`emitters::reduction`): a chain of elementwise ops with the reduce's dimensions from
+/// the reduce to `root`, each reading the chain once (`mean = sum / n`,
+/// `rsqrt(var / n + eps)`) and otherwise only side values ([`side_value`]: `log(sum) +
+/// max`, where `max` is another reduction's result read at the same index), so that it is
+/// computed once per reduced element, at that element's index. A reshape, even to `[n, 1]`,
+/// ends the chain. `position` orders `c`'s instructions operands first. The ops from
+/// `root` toward the reduce; `None` when there is no such chain.
 pub(crate) fn epilogue_chain(
     c: &Computation,
     root: InstrId,
     reduce: InstrId,
+    position: &[usize],
 ) -> Option<Vec<InstrId>> {
     let reduced = c.instructions[reduce.0].shape.as_array()?;
-    let scalar_operand = |id: InstrId| {
-        let instr = &c.instructions[id.0];
-        match instr.opcode {
-            Opcode::Constant => true,
-            Opcode::Broadcast => instr.operands.first().is_some_and(|&o| {
-                let operand = &c.instructions[o.0];
-                operand.shape.as_array().is_some_and(|a| a.rank() == 0)
-                    && matches!(operand.opcode, Opcode::Parameter | Opcode::Constant)
-            }),
-            _ => false,
-        }
-    };
+    let mut budget = MAX_EPILOGUE_SIDE_VALUES;
     let mut chain = Vec::new();
     let mut id = root;
     while id != reduce {
@@ -259,17 +252,119 @@ pub(crate) fn epilogue_chain(
             return None;
         }
         chain.push(id);
-        let mut read = instr
-            .operands
-            .iter()
-            .copied()
-            .filter(|&o| !scalar_operand(o));
-        match (read.next(), read.next()) {
-            (Some(next), None) => id = next,
-            _ => return None,
+        let mut next = None;
+        for &o in &instr.operands {
+            if next == Some(o) || side_value(c, o, reduce, position, &mut budget) {
+                continue;
+            }
+            if next.replace(o).is_some() {
+                return None;
+            }
         }
+        id = next?;
     }
     Some(chain)
+}
+
+/// The most instructions [`epilogue_chain`] looks at in an epilogue's side values: a
+/// bound, so that finding the epilogues of a program stays linear in its size.
+const MAX_EPILOGUE_SIDE_VALUES: usize = 64;
+
+/// Whether `id` is a side value of the epilogue of `reduce`: what an epilogue op reads
+/// besides the chain, computed at the reduced element's index without the reduce —
+/// constants, parameters, broadcast scalars, and elementwise ops with the reduce's
+/// dimensions over values computed before the reduce (which therefore cannot depend on it).
+fn side_value(
+    c: &Computation,
+    id: InstrId,
+    reduce: InstrId,
+    position: &[usize],
+    budget: &mut usize,
+) -> bool {
+    let reduced = c.instructions[reduce.0].shape.as_array().map(|a| &a.dims);
+    let before_reduce = |i: InstrId| {
+        matches!(
+            c.instructions[i.0].opcode,
+            Opcode::Parameter | Opcode::Constant
+        ) || position[i.0] < position[reduce.0]
+    };
+    let mut stack = vec![id];
+    while let Some(i) = stack.pop() {
+        if i == reduce || *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        let instr = &c.instructions[i.0];
+        let scalar_operand = instr.operands.first().filter(|&&o| {
+            c.instructions[o.0]
+                .shape
+                .as_array()
+                .is_some_and(|a| a.rank() == 0)
+        });
+        match (instr.opcode, scalar_operand) {
+            (Opcode::Broadcast, Some(&scalar)) if before_reduce(scalar) => {}
+            (op, _) if elementwise(op) && instr.shape.as_array().map(|a| &a.dims) == reduced => {
+                stack.extend(instr.operands.iter().copied());
+            }
+            _ if before_reduce(i) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Whether the epilogue `chain` of `reduce` reads (as a side value) another reduce of the
+/// same input shape over the same dimensions that `reduce` does not depend on: a sibling.
+/// The two then make one fusion with both reductions as outputs, one pass over their
+/// common input (a masked mean's sums of `x * mask` and of `mask`), and the epilogue that
+/// combines them a small kernel after it; the reduction emitter computes an epilogue from
+/// one hero only. (Found within a bounded walk, so that the rule stays linear.)
+fn reads_a_sibling(c: &Computation, chain: &[InstrId], reduce: InstrId) -> bool {
+    let key = |r: InstrId| {
+        let r = &c.instructions[r.0];
+        let input = r.operands.first().and_then(|&i| dims(&c.instructions[i.0]));
+        (input, r.int_list("dimensions"))
+    };
+    let own = key(reduce);
+    let mut budget = MAX_EPILOGUE_SIDE_VALUES;
+    let mut stack: Vec<InstrId> = chain
+        .iter()
+        .flat_map(|&m| c.instructions[m.0].operands.iter().copied())
+        .filter(|o| !chain.contains(o) && *o != reduce)
+        .collect();
+    while let Some(i) = stack.pop() {
+        if budget == 0 {
+            return false;
+        }
+        budget -= 1;
+        let instr = &c.instructions[i.0];
+        if instr.opcode == Opcode::Reduce {
+            if key(i) == own && !depends_on(c, reduce, i) {
+                return true;
+            }
+        } else if elementwise(instr.opcode) {
+            stack.extend(instr.operands.iter().copied());
+        }
+    }
+    false
+}
+
+/// Whether `user` reads `value`, directly or through others, found within a bounded walk
+/// (beyond the bound, the answer is yes: the cautious one for [`reads_a_sibling`]).
+fn depends_on(c: &Computation, user: InstrId, value: InstrId) -> bool {
+    let mut budget = 4 * MAX_EPILOGUE_SIDE_VALUES;
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = c.instructions[user.0].operands.clone();
+    while let Some(i) = stack.pop() {
+        if i == value || budget == 0 {
+            return true;
+        }
+        budget -= 1;
+        if seen.insert(i) {
+            stack.extend(c.instructions[i.0].operands.iter().copied());
+        }
+    }
+    false
 }
 
 /// The fusion a producer `p` that is one of the program's results joins as an extra output
@@ -521,8 +616,12 @@ fn group(entry: &Computation) -> Vec<Group> {
         let joins = !outside
             && match (instr.opcode, groups.as_slice()) {
                 // A reduce joins only as the hero of its epilogue.
+                // A reduce joins only as the hero of its epilogue, and not when the epilogue
+                // reads a sibling reduction (see `reads_a_sibling`).
                 (Opcode::Reduce, &[g]) => {
-                    !hero_found[g] && epilogue_chain(entry, roots[g], p).is_some()
+                    !hero_found[g]
+                        && epilogue_chain(entry, roots[g], p, &position)
+                            .is_some_and(|chain| !reads_a_sibling(entry, &chain, p))
                 }
                 (Opcode::Reduce, _) => false,
                 // An expensive producer joins a consumer that reads each of its elements
