@@ -11,9 +11,10 @@
 //! As in `algebraic-simplifier`, the root and the values it reads keep their names.
 
 use std::collections::HashMap;
-use std::fmt::Write;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{BuildHasher, Hash, Hasher};
 
-use hlo::{Diagnostic, HloModule, InstrId, Instruction, Opcode, Payload};
+use hlo::{AttrValue, Diagnostic, HloModule, InstrId, Instruction, Opcode, Payload, Value};
 
 use crate::{is_pure, operands_first, remove_dead_code};
 
@@ -22,26 +23,39 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let c = &mut module.computations[entry_id.0];
     let read_by_root = c.instructions[c.root.0].operands.clone();
     let mut replacement: Vec<InstrId> = (0..c.instructions.len()).map(InstrId).collect();
-    let mut first_of: HashMap<String, InstrId> = HashMap::new();
+    // Values seen so far by hash (the first of each hash; others of the same hash, rare,
+    // apart); equal hashes are compared in full.
+    let n = c.instructions.len();
+    let mut first_of: HashMap<u64, InstrId, Hashed> = HashMap::with_capacity_and_hasher(n, Hashed);
+    let mut others: HashMap<u64, Vec<InstrId>, Hashed> = HashMap::with_hasher(Hashed);
     let mut changed = false;
     for i in operands_first(c) {
-        let instr = &mut c.instructions[i.0];
-        for o in &mut instr.operands {
+        for o in &mut c.instructions[i.0].operands {
             *o = replacement[o.0];
         }
+        let instr = &c.instructions[i.0];
         if !is_pure(instr.opcode) || instr.opcode == Opcode::Parameter {
             continue;
         }
-        let key = value_key(instr);
-        match first_of.get(&key) {
-            Some(&first) if i != c.root && !read_by_root.contains(&i) => {
+        let hash = value_hash(instr);
+        let same = |f: &InstrId| same_value(&c.instructions[f.0], instr);
+        let found = match first_of.get(&hash) {
+            None => {
+                first_of.insert(hash, i);
+                continue;
+            }
+            Some(f) if same(f) => Some(*f),
+            Some(_) => others
+                .get(&hash)
+                .and_then(|o| o.iter().find(|f| same(f)).copied()),
+        };
+        match found {
+            Some(first) if i != c.root && !read_by_root.contains(&i) => {
                 replacement[i.0] = first;
                 changed = true;
             }
             Some(_) => {}
-            None => {
-                first_of.insert(key, i);
-            }
+            None => others.entry(hash).or_default().push(i),
         }
     }
     if changed {
@@ -50,22 +64,85 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     Ok(changed)
 }
 
-/// What determines the value of a pure instruction, as text: two instructions with the
-/// same key compute the same array.
-fn value_key(instr: &Instruction) -> String {
-    let layout = instr.shape.as_array().map(|a| a.layout_or_default());
-    let mut key = format!("{} {} {layout:?}", instr.opcode, instr.shape);
-    for o in &instr.operands {
-        write!(key, " %{}", o.0).expect("writing to a String cannot fail");
+/// Keys that are hashes already are their own hash.
+#[derive(Clone, Copy, Default)]
+struct Hashed;
+
+impl BuildHasher for Hashed {
+    type Hasher = HashOfHash;
+    fn build_hasher(&self) -> HashOfHash {
+        HashOfHash(0)
     }
+}
+
+#[derive(Default)]
+struct HashOfHash(u64);
+
+impl Hasher for HashOfHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+/// A hash of what determines a pure instruction's value (see [`same_value`]); attributes
+/// other than integer lists are left to the full comparison.
+fn value_hash(instr: &Instruction) -> u64 {
+    let mut h = DefaultHasher::new();
+    instr.opcode.hash(&mut h);
+    if let Some(array) = instr.shape.as_array() {
+        (array.element_type, &array.dims).hash(&mut h);
+    }
+    instr.operands.hash(&mut h);
     match &instr.payload {
-        Payload::Literal(literal) => write!(key, " ({literal})"),
-        Payload::Parameter(number) => write!(key, " ({number})"),
-        Payload::None => Ok(()),
+        Payload::Literal(literal) => {
+            if let hlo::Literal::Array(array) = literal.as_ref() {
+                array.values.len().hash(&mut h);
+                for v in array.values.iter().take(16) {
+                    match *v {
+                        Value::Pred(b) => b.hash(&mut h),
+                        Value::Int(n) => n.hash(&mut h),
+                        Value::Float(f) => f.to_bits().hash(&mut h),
+                        Value::Complex(re, im) => (re.to_bits(), im.to_bits()).hash(&mut h),
+                    }
+                }
+            }
+        }
+        Payload::Parameter(n) => n.hash(&mut h),
+        Payload::None => {}
     }
-    .expect("writing to a String cannot fail");
     for a in instr.attributes.iter().filter(|a| a.name != "metadata") {
-        write!(key, ", {}={}", a.name, a.value).expect("writing to a String cannot fail");
+        a.name.hash(&mut h);
+        if let AttrValue::IntList(values) = &a.value {
+            values.hash(&mut h);
+        }
     }
-    key
+    h.finish()
+}
+
+/// Whether two pure instructions compute the same array: same opcode, shape (layout
+/// included), operands, constant or parameter number, called computations and attributes,
+/// `metadata` aside (attributes compared as printed, where locations do not show).
+fn same_value(a: &Instruction, b: &Instruction) -> bool {
+    let layout = |i: &Instruction| i.shape.as_array().map(|s| s.layout_or_default());
+    let attributes = |i: &Instruction| {
+        i.attributes
+            .iter()
+            .filter(|a| a.name != "metadata")
+            .map(|a| (a.name.clone(), a.value.to_string()))
+            .collect::<Vec<_>>()
+    };
+    a.opcode == b.opcode
+        && a.shape.without_layout() == b.shape.without_layout()
+        && layout(a) == layout(b)
+        && a.operands == b.operands
+        && a.payload == b.payload
+        && attributes(a) == attributes(b)
 }

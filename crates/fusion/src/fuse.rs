@@ -639,9 +639,10 @@ fn group(entry: &Computation) -> Vec<Group> {
                 _ => cheap(instr) && (groups.len() <= MAX_COPIES || tiny(entry, instr)),
             };
         if joins {
-            reused[p.0] = groups
+            // Every user in a fusion shares one with `p` (`groups` is the union of theirs).
+            reused[p.0] = users[p.0]
                 .iter()
-                .any(|&g| reuses_elements(entry, &users[p.0], g, &member_of, &reused));
+                .any(|&u| !member_of[u.0].is_empty() && (reused[u.0] || expands(entry, u)));
             for &g in &groups {
                 hero_found[g] |= instr.opcode == Opcode::Reduce;
             }

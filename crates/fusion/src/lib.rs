@@ -267,6 +267,16 @@ impl Names {
 /// of the text.
 pub(crate) fn operands_first(computation: &Computation) -> Vec<InstrId> {
     let n = computation.instructions.len();
+    // Text order already puts operands first (as XLA and JAX print): that order, in linear
+    // time, is what the heap would give.
+    let in_order = computation
+        .instructions
+        .iter()
+        .enumerate()
+        .all(|(i, instr)| instr.operands.iter().all(|o| o.0 < i));
+    if in_order {
+        return (0..n).map(InstrId).collect();
+    }
     let mut waiting_on = vec![0usize; n];
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, instr) in computation.instructions.iter().enumerate() {

@@ -17,7 +17,8 @@ use crate::{Names, elementwise, operands_first, remove_dead_code};
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let entry_id = module.entry;
     let computation = &mut module.computations[entry_id.0];
-    let mut names = Names::of(computation);
+    // The names in use, gathered at the first move (most programs have none to make).
+    let mut names: Option<Names> = None;
     let mut changed = false;
     for i in operands_first(computation) {
         let Some(source) = moved_shape(computation, i) else {
@@ -30,6 +31,7 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
                 ..source.clone()
             })
         };
+        let names = names.get_or_insert_with(|| Names::of(computation));
         let original = computation.instructions[i.0].clone();
         let element_type = original.shape.as_array().map(|a| a.element_type);
         let Some(element_type) = element_type else {
