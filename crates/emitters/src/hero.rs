@@ -39,8 +39,80 @@ pub fn fusion_roots(c: &Computation) -> Vec<InstrId> {
     }
 }
 
-/// The hero of `root`.
+/// The hero of `root`: up the chain of one-operand elementwise ops (and bitcasts,
+/// reshapes, copies, converts) from it; then, as XLA's `FindNonTrivialHero` tries harder
+/// for the shared-memory transpose, through elementwise ops of up to three operands to a
+/// tiled transpose, when it is the only one (or every one found describes the same
+/// transpose) and nothing but such ops reads it on the way to the outputs
+/// (`add(transpose(exp(x)), y)`: the transpose emitter reads `y` at the output index).
 pub fn find_hero(c: &Computation, graph: &ComputationGraph, root: InstrId) -> InstrId {
+    let hero = unary_hero(c, graph, root);
+    transpose_behind_elementwise(c, graph, hero).unwrap_or(hero)
+}
+
+/// An op the hero search passes through: elementwise of at most `operands` operands, or a
+/// bitcast or reshape (XLA's `IsIntermediate`).
+fn intermediate(instr: &hlo::Instruction, operands: usize) -> bool {
+    let elementwise = instr.opcode.is_elementwise_unary()
+        || instr.opcode.is_elementwise_binary()
+        || matches!(
+            instr.opcode,
+            Opcode::Convert | Opcode::Compare | Opcode::Select | Opcode::Clamp | Opcode::IsFinite
+        );
+    (elementwise && instr.operands.len() <= operands && instr.opcode != Opcode::Copy)
+        || matches!(instr.opcode, Opcode::Bitcast | Opcode::Reshape)
+}
+
+/// The tiled transpose that `start` computes through intermediate ops of up to three
+/// operands (see [`find_hero`]).
+fn transpose_behind_elementwise(
+    c: &Computation,
+    graph: &ComputationGraph,
+    start: InstrId,
+) -> Option<InstrId> {
+    let mut found: Option<(InstrId, TransposeDescription)> = None;
+    let mut seen = vec![false; c.instructions.len()];
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(id) = queue.pop_front() {
+        if std::mem::replace(&mut seen[id.0], true) {
+            continue;
+        }
+        if let Some(description) = tiled_transpose(c, id) {
+            match &found {
+                Some((_, other)) if *other != description => return None,
+                Some(_) => {}
+                None => found = Some((id, description)),
+            }
+            continue;
+        }
+        let instr = c.instruction(id);
+        if intermediate(instr, 3) {
+            queue.extend(instr.operands.iter().copied());
+        }
+    }
+    let (hero, _) = found?;
+    // Whatever reads the transpose, up to the outputs, must be such ops too.
+    let mut readers = graph.users(hero);
+    let mut seen = vec![false; c.instructions.len()];
+    while let Some(id) = readers.pop() {
+        if std::mem::replace(&mut seen[id.0], true) {
+            continue;
+        }
+        let instr = c.instruction(id);
+        if instr.opcode == Opcode::Tuple {
+            continue;
+        }
+        if !intermediate(instr, 3) {
+            return None;
+        }
+        readers.extend(graph.users(id));
+    }
+    Some(hero)
+}
+
+/// The end of the chain of one-operand intermediate ops (and copies and converts) that
+/// computes `root`.
+fn unary_hero(c: &Computation, graph: &ComputationGraph, root: InstrId) -> InstrId {
     let mut hero = root;
     loop {
         let instr = c.instruction(hero);

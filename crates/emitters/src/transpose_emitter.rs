@@ -138,14 +138,24 @@ fn normalized_shape(c: &Computation, hero: InstrId, dims: &[i64]) -> Option<Arra
 }
 
 /// The map from the hero's index to the root's, through the ops `find_hero` walked:
-/// elementwise ops, `copy` and `convert` keep the index, `reshape` reinterprets it
+/// elementwise ops (of any number of operands), `copy` and `convert` keep the index, `reshape` reinterprets it
 /// row-major, `bitcast` in memory order.
 fn hero_to_root(c: &Computation, hero: InstrId, root: InstrId) -> Option<IndexingMap> {
+    // The path from the root up to the hero: through an operand that the hero reaches
+    // (ops of several operands have one shape, so any such path maps indices alike).
+    let graph = ComputationGraph::new(c);
+    let mut reached = vec![false; c.instructions.len()];
+    let mut stack = vec![hero];
+    while let Some(id) = stack.pop() {
+        if !std::mem::replace(&mut reached[id.0], true) {
+            stack.extend(graph.users(id));
+        }
+    }
     let mut chain = Vec::new();
     let mut at = root;
     while at != hero {
         chain.push(at);
-        at = *c.instruction(at).operands.first()?;
+        at = *c.instruction(at).operands.iter().find(|&&o| reached[o.0])?;
     }
     let hero_shape = c.instruction(hero).shape.as_array()?;
     let mut map = IndexingMap::identity(&hero_shape.dims);
