@@ -1,10 +1,5 @@
-//! What the `hlo-emit` and `hlo-opt` binaries share: the compilation pipeline and the
-//! per-pass meaning check (`--check`), and the GPU bundles of `--gpu-bundle`.
-
-pub mod bundle;
-pub mod check;
-pub mod pipeline;
-pub mod program;
+//! What the binaries share beyond the driver crate (which holds everything they run):
+//! reading the command line, and the allocator.
 
 use std::process::ExitCode;
 

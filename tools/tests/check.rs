@@ -5,10 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use hlo_emit_tools::check::{
+use driver::check::{
     CheckOptions, Optimize, check_fusion, check_fusion_with, checked_passes, optimize_o3,
 };
-use hlo_emit_tools::program;
+use driver::program;
 use ir::{Builder, InsertPoint, Module};
 use passes::{FlattenTensors, Pass};
 

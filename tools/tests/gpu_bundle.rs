@@ -162,7 +162,7 @@ fn run_bundle(file: &Path) -> usize {
             .unwrap();
         let mut ir = emitters::emit_fusion(&module, fusion).unwrap().module;
         let mut pm = PassManager::new();
-        for pass in hlo_emit_tools::check::checked_passes() {
+        for pass in driver::check::checked_passes() {
             pm.add(pass);
         }
         pm.run(&mut ir, &mut std::io::sink(), &mut Timings::default())

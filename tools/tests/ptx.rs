@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hlo_emit_tools::pipeline::{self, Options};
+use driver::pipeline::{self, Options};
 use passes::Timings;
 
 fn options() -> Options {

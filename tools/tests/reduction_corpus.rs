@@ -18,10 +18,10 @@
 
 use std::path::{Path, PathBuf};
 
+use driver::check::checked_passes;
+use driver::pipeline::{self, Options};
 use hlo::evaluate::{HostArray, HostValue, evaluate_fusion, random_arguments, random_array};
 use hlo::{ArrayShape, Computation, HloModule, InstrId, Opcode, Shape};
-use hlo_emit_tools::check::checked_passes;
-use hlo_emit_tools::pipeline::{self, Options};
 use interp::{Buffer, Kernel, Launch};
 use passes::{PassManager, Timings};
 

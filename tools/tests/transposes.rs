@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+use driver::check::{check_fusion, checked_passes};
+use driver::pipeline::{self, Options};
 use emitters::EmitterKind;
-use hlo_emit_tools::check::{check_fusion, checked_passes};
-use hlo_emit_tools::pipeline::{self, Options};
 use passes::Timings;
 
 /// Grids up to this many threads are checked after every pass; the interpreter needs

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
-use hlo_emit_tools::bundle::{self, BundleOptions};
-use hlo_emit_tools::check::{CheckOptions, check_fusion_with, passes_to_check};
-use hlo_emit_tools::pipeline::{self, Options, Stage};
-use hlo_emit_tools::program;
+use driver::bundle::{self, BundleOptions};
+use driver::check::{CheckOptions, ModuleCheck, check_module};
+use driver::pipeline::{self, Options, Stage};
+use driver::program;
 use passes::Timings;
 
 /// Compile XLA HLO fusions to NVIDIA GPU kernels the way XLA:GPU's MLIR emitters do.
@@ -196,27 +196,35 @@ fn run(cli: &Cli) -> Result<(), String> {
         if cli.check.is_some() {
             unfused = Some(module.clone());
         }
-        fuse(cli, &source, &mut module, &mut files, &mut timings)?;
+        let dumping = cli.dump_after_each_pass || cli.dump_dir.is_some();
+        let mut dump = |_: Option<&str>, text: &[u8]| files.flush(cli, text, None);
+        let sink: Option<&mut pipeline::DumpSink> = if dumping { Some(&mut dump) } else { None };
+        pipeline::fuse(&source, &mut module, sink, &mut timings)?;
     }
     let module = module;
     if cli.explain_fusion {
         return write_output(cli.output.as_ref(), &fusion::explain_fusion(&module));
     }
     if cli.print_partition {
-        let fusions = selected_fusions(cli, &source, &module)?;
-        return write_output(
-            cli.output.as_ref(),
-            &partitions(&source, &module, &fusions)?,
-        );
+        let fusions = pipeline::select_fusions(&source, &module, cli.fusion.as_deref())?;
+        let text = pipeline::describe_partitions(&source, &module, &fusions)?;
+        return write_output(cli.output.as_ref(), &text);
     }
     if let Some(inputs) = cli.check {
-        return check(
-            cli,
-            &source,
-            unfused.as_ref().unwrap_or(&module),
-            &module,
+        let fusions = pipeline::select_fusions(&source, &module, cli.fusion.as_deref())?;
+        let passes = pipeline::requested_passes(cli.pass_pipeline.as_deref());
+        let what = ModuleCheck {
+            reference: unfused.as_ref().unwrap_or(&module),
+            fusions: &fusions,
+            pipeline: &passes,
+            whole_program: cli.fusion.is_none(),
+        };
+        let options = CheckOptions {
             inputs,
-        );
+            stage_times: cli.time_passes,
+            ..CheckOptions::default()
+        };
+        return check_module(&source, &module, &what, &options, &mut std::io::stdout());
     }
     if let Some(dir) = &cli.gpu_bundle {
         let options = BundleOptions {
@@ -233,7 +241,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         }
         return write_output(cli.output.as_ref(), &module.to_string());
     }
-    let fusions = selected_fusions(cli, &source, &module)?;
+    let fusions = pipeline::select_fusions(&source, &module, cli.fusion.as_deref())?;
     let options = Options {
         stop_at: match cli.emit {
             Emit::Hlo | Emit::XlaGpu => Stage::XlaGpu,
@@ -248,7 +256,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         print_ir_after: cli.print_ir_after.clone(),
         print_ir_after_failure: cli.print_ir_after_failure,
         generic: cli.print_op_generic,
-        passes: pipeline_passes(cli),
+        passes: pipeline::requested_passes(cli.pass_pipeline.as_deref()),
     };
     let compiled = pipeline::compile(
         &source,
@@ -273,71 +281,6 @@ fn run(cli: &Cli) -> Result<(), String> {
         output.push('\n');
     }
     write_output(cli.output.as_ref(), &output)
-}
-
-/// Runs the fusion pipeline on `module`, dumping it after each pass that changed it when
-/// the stages are dumped; each pass's time goes to `timings`.
-fn fuse(
-    cli: &Cli,
-    source: &hlo::SourceFile,
-    module: &mut hlo::HloModule,
-    files: &mut DumpFiles,
-    timings: &mut Timings,
-) -> Result<(), String> {
-    let dumping = cli.dump_after_each_pass || cli.dump_dir.is_some();
-    let mut dumped = Ok(());
-    let result = fusion::run_pipeline(module, |pass, fused, run| {
-        timings.record(pass.display_name, run.elapsed);
-        if dumping && run.changed && dumped.is_ok() {
-            let title = format!("{} ({})", pass.display_name, pass.name);
-            let text = format!("{}\n{fused}", pipeline::header(&title));
-            dumped = files.flush(cli, text.as_bytes(), None);
-        }
-    });
-    dumped?;
-    result.map_err(|d| {
-        format!(
-            "{}\nnote: in the fusion pipeline",
-            module.with_call_stack(d).render(source)
-        )
-    })
-}
-
-/// `--pass-pipeline`'s passes, or the standard pipeline's.
-fn pipeline_passes(cli: &Cli) -> Vec<String> {
-    match &cli.pass_pipeline {
-        Some(list) => list
-            .split(',')
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .map(str::to_string)
-            .collect(),
-        None => pipeline::PASSES.iter().map(|p| p.to_string()).collect(),
-    }
-}
-
-/// The fusions to compile: all, or the one `--fusion` names.
-fn selected_fusions(
-    cli: &Cli,
-    source: &hlo::SourceFile,
-    module: &hlo::HloModule,
-) -> Result<Vec<hlo::ComputationId>, String> {
-    let mut fusions = emitters::fusions(module);
-    if let Some(wanted) = &cli.fusion {
-        let names: Vec<&str> = fusions
-            .iter()
-            .map(|&id| module.computation(id).name.as_str())
-            .collect();
-        fusions.retain(|&id| module.computation(id).name == *wanted);
-        if fusions.is_empty() {
-            return Err(format!(
-                "error: {} has no fusion computation '{wanted}' (its fusions: {})",
-                source.name,
-                names.join(", ")
-            ));
-        }
-    }
-    Ok(fusions)
 }
 
 /// How many stage files each `--dump-dir` directory holds so far: a fusion's stages and
@@ -386,62 +329,6 @@ fn dump_file_name(index: usize, title: &str) -> String {
         _ => "mlir",
     };
     format!("{index:02}-{flag}.{extension}")
-}
-
-/// `--check`: every selected fusion after every pass; the report goes to standard output.
-/// Checks each fusion stage by stage, then (without `--fusion`) the whole program against
-/// the evaluator on `reference`, the module as written.
-fn check(
-    cli: &Cli,
-    source: &hlo::SourceFile,
-    reference: &hlo::HloModule,
-    module: &hlo::HloModule,
-    inputs: u64,
-) -> Result<(), String> {
-    if inputs == 0 {
-        return Err("error: --check=N needs at least one input".to_string());
-    }
-    let mut failed = Vec::new();
-    let mut out = std::io::stdout();
-    for id in selected_fusions(cli, source, module)? {
-        let passes = passes_to_check(&pipeline_passes(cli))?;
-        let options = CheckOptions {
-            inputs,
-            stage_times: cli.time_passes,
-            ..CheckOptions::default()
-        };
-        if !check_fusion_with(source, module, id, passes, &options, &mut out)? {
-            failed.push(module.computation(id).name.clone());
-        }
-    }
-    if !failed.is_empty() {
-        return Err(format!(
-            "error: --check failed for fusion(s) {}",
-            failed.join(", ")
-        ));
-    }
-    if cli.fusion.is_none() && !program::check_program(source, reference, module, inputs, &mut out)?
-    {
-        return Err("error: --check failed for the program as a whole".to_string());
-    }
-    Ok(())
-}
-
-/// The partition of each of `fusions`.
-fn partitions(
-    source: &hlo::SourceFile,
-    module: &hlo::HloModule,
-    fusions: &[hlo::ComputationId],
-) -> Result<String, String> {
-    let mut out = String::new();
-    for &id in fusions {
-        let computation = module.computation(id);
-        let partition = emitters::PartitionedComputation::new(computation, |_| false)
-            .map_err(|d| d.render(source))?;
-        out.push_str(&format!("fusion {}:\n", computation.name));
-        out.push_str(&partition.describe(computation));
-    }
-    Ok(out)
 }
 
 fn read_input(path: &PathBuf) -> Result<(String, Vec<u8>), String> {

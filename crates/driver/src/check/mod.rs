@@ -41,15 +41,18 @@ use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use hlo::evaluate::{
-    HostArray, HostValue, evaluate_fusion, evaluate_fusion_with_sums_pushed, fusion_arguments,
-    random_array,
-};
-use hlo::{ArrayShape, ComputationId, HloModule, PrimitiveType, Shape, SourceFile, Value};
+use hlo::evaluate::{fusion_arguments, random_array};
+use hlo::{ArrayShape, ComputationId, HloModule, Shape, SourceFile, Value};
 use interp::{Buffer, Kernel, Launch};
 use passes::{Pass, PassManager, PassRegistry, Timings};
 
 use crate::pipeline::PASSES;
+
+mod compare;
+
+pub use compare::Tolerance;
+pub(crate) use compare::{Comparison, Reference, compare_array, show_index};
+use compare::{compare_stage, host_leaves};
 
 /// The standard pipeline's passes, all of which the interpreter follows.
 pub fn checked_passes() -> Vec<Box<dyn Pass>> {
@@ -71,148 +74,11 @@ pub fn passes_to_check(pipeline: &[String]) -> Result<Vec<Box<dyn Pass>>, String
         .collect()
 }
 
-/// How far a float result may be from the evaluator's (see the module comment).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Tolerance {
-    pub abs: f64,
-    pub rel: f64,
-}
-
-impl Tolerance {
-    /// The bound for elements of `ty` computed by a fusion whose largest reduce combines
-    /// `n` elements into one (1 without reduces): the type's relative bound times `sqrt(n)`,
-    /// its absolute bound times `n`; `None` means exact.
-    pub fn for_output(ty: PrimitiveType, n: u64) -> Option<Tolerance> {
-        let n = n.max(1) as f64;
-        Tolerance::for_type(ty).map(|t| Tolerance {
-            abs: t.abs * n,
-            rel: t.rel * n.sqrt(),
-        })
-    }
-
-    /// The bound for elements of `ty`; `None` means exact.
-    pub fn for_type(ty: PrimitiveType) -> Option<Tolerance> {
-        let both = |t: f64| Some(Tolerance { abs: t, rel: t });
-        match ty {
-            PrimitiveType::BF16 => both(2f64.powi(-7)),
-            PrimitiveType::F16 => both(2f64.powi(-10)),
-            PrimitiveType::F32 => both(1e-5),
-            PrimitiveType::F64 => both(1e-12),
-            _ => None,
-        }
-    }
-}
-
 /// One seeded input: the argument buffers and what the evaluator computed from them.
 struct Case {
     seed: u64,
     arguments: Vec<Buffer>,
     expected: Reference,
-}
-
-/// What the evaluator computes from one seed's arguments, and how much each output element
-/// depends on the rounding of the float sums before it.
-pub(crate) struct Reference {
-    pub(crate) values: Vec<HostArray>,
-    /// Per output, per element: twice the farthest the element moves when every float sum
-    /// of the computation is pushed by its rounding bound, up and down
-    /// ([`evaluate_fusion_with_sums_pushed`]). A kernel that sums in another order is
-    /// correct within it: an element after a division by a sum of terms of both signs may
-    /// move by far more than the type's tolerance, and still be right. Empty when the
-    /// computation sums no floats.
-    pub(crate) slack: Vec<Vec<f64>>,
-}
-
-impl Reference {
-    /// The evaluator's outputs of computation `id` on `args`, with their slack.
-    pub(crate) fn of(
-        module: &HloModule,
-        id: ComputationId,
-        args: &[HostValue],
-    ) -> Result<Reference, hlo::Diagnostic> {
-        let values = evaluate_fusion(module, id, args)?;
-        let mut slack = Vec::new();
-        if reduces(module, id) {
-            let up = evaluate_fusion_with_sums_pushed(module, id, args, 1.0)?;
-            let down = evaluate_fusion_with_sums_pushed(module, id, args, -1.0)?;
-            for ((value, up), down) in values.iter().zip(&up).zip(&down) {
-                let moved = |other: &HostArray, i| match (value.value(i), other.value(i)) {
-                    (Value::Float(a), Value::Float(b)) if a.is_finite() => {
-                        if b.is_finite() {
-                            (a - b).abs()
-                        } else {
-                            f64::INFINITY
-                        }
-                    }
-                    _ => 0.0,
-                };
-                slack.push(
-                    (0..value.len())
-                        .map(|i| 2.0 * moved(up, i).max(moved(down, i)))
-                        .collect(),
-                );
-            }
-        }
-        Ok(Reference { values, slack })
-    }
-
-    /// Output `k`'s slack (empty when there is none).
-    pub(crate) fn slack(&self, k: usize) -> &[f64] {
-        self.slack.get(k).map_or(&[], Vec::as_slice)
-    }
-}
-
-/// The first element out of tolerance at a stage.
-#[derive(Clone, Debug)]
-pub(crate) struct Mismatch {
-    pub(crate) seed: u64,
-    pub(crate) output: usize,
-    linear: usize,
-    pub(crate) index: Vec<i64>,
-    pub(crate) got: Value,
-    pub(crate) want: Value,
-}
-
-/// How one stage compares with the evaluator over every case.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Comparison {
-    pub(crate) max_abs: f64,
-    pub(crate) max_rel: f64,
-    pub(crate) bit_exact: bool,
-    pub(crate) mismatch: Option<Mismatch>,
-    /// The first output element not written exactly once (what is wrong with it).
-    not_written_once: Option<String>,
-    /// Interpreter instructions executed and seconds taken (module compilation included).
-    pub(crate) ops: u64,
-    seconds: f64,
-    /// The stage's IR is the previous stage's, whose comparison this is: not run again.
-    unchanged: bool,
-}
-
-impl Comparison {
-    /// Nothing compared yet: bit-exact until an element differs.
-    pub(crate) fn new() -> Comparison {
-        Comparison {
-            bit_exact: true,
-            ..Comparison::default()
-        }
-    }
-
-    /// `bit-exact`, or the largest errors.
-    pub(crate) fn summary(&self) -> String {
-        if self.bit_exact {
-            "bit-exact".to_string()
-        } else {
-            format!(
-                "max abs err {:.3e}, max rel err {:.3e}",
-                self.max_abs, self.max_rel
-            )
-        }
-    }
-
-    fn passes(&self) -> bool {
-        self.mismatch.is_none() && self.not_written_once.is_none()
-    }
 }
 
 /// A stage's comparison, or why its module could not run.
@@ -796,149 +662,55 @@ pub(crate) fn unwritten_output(shape: &ArrayShape) -> Result<Buffer, String> {
     Ok(Buffer::new(vec![0xff; laid_out.len()]))
 }
 
-fn host_leaves(v: &HostValue) -> Vec<&HostArray> {
-    match v {
-        HostValue::Array(a) => vec![a],
-        HostValue::Tuple(t) => t.iter().flat_map(host_leaves).collect(),
-    }
+/// What [`check_module`] checks.
+pub struct ModuleCheck<'a> {
+    /// The module as written, before the fusion pipeline: the whole program's reference.
+    pub reference: &'a HloModule,
+    pub fusions: &'a [ComputationId],
+    /// The passes, in order (`--pass-pipeline`, or [`PASSES`]).
+    pub pipeline: &'a [String],
+    /// Whether the whole program runs too, kernel after kernel, after the fusions.
+    pub whole_program: bool,
 }
 
-/// Runs `kernel` on every case and compares its outputs with the evaluator's.
-fn compare_stage(
-    kernel: &Kernel,
-    launch: Launch,
-    cases: &[Case],
-    outputs: &[ArrayShape],
-    reduced: u64,
-) -> Result<Comparison, String> {
-    let mut c = Comparison::new();
-    for case in cases {
-        let run = kernel
-            .run(launch, case.arguments.clone())
-            .map_err(|e| e.to_string())?;
-        c.ops += run.ops;
-        let first_output = case.arguments.len() - outputs.len();
-        for (k, shape) in outputs.iter().enumerate() {
-            if c.not_written_once.is_none() {
-                c.not_written_once =
-                    written_once(&run.write_counts[first_output + k], shape, k).err();
-            }
-        }
-        for (k, (shape, want)) in outputs.iter().zip(&case.expected.values).enumerate() {
-            let got = run.buffers[first_output + k]
-                .to_host_array(shape)
-                .map_err(|m| format!("output {k}: {m}"))?;
-            let slack = case.expected.slack(k);
-            compare_array(&mut c, (case.seed, k), reduced, &got, want, slack);
+/// `--check` on a module: each fusion stage by stage (the report goes to `out`), then the
+/// whole program against the evaluator on the reference when asked.
+pub fn check_module(
+    source: &SourceFile,
+    module: &HloModule,
+    what: &ModuleCheck,
+    options: &CheckOptions,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    if options.inputs == 0 {
+        return Err("error: --check=N needs at least one input".to_string());
+    }
+    let mut failed = Vec::new();
+    for &id in what.fusions {
+        let passes = passes_to_check(what.pipeline)?;
+        if !check_fusion_with(source, module, id, passes, options, out)? {
+            failed.push(module.computation(id).name.clone());
         }
     }
-    Ok(c)
-}
-
-/// Every element of output `k` written exactly once (XLA's `gpu_test_correctness` checks the
-/// same bijection between threads and outputs): `counts` has one entry per byte, in memory
-/// order; an element's first byte stands for it. The padding of a tiled layout is nobody's
-/// to write.
-fn written_once(counts: &[u8], shape: &ArrayShape, k: usize) -> Result<(), String> {
-    let bytes = (shape.element_type.bit_width() as usize).div_ceil(8).max(1);
-    let mut bad = None;
-    interp::for_each_element(&shape.dims, shape.layout.as_ref(), |linear, physical| {
-        let n = counts.get(physical * bytes).copied().unwrap_or(0);
-        if n != 1 && bad.is_none() {
-            bad = Some((linear, n));
-        }
-    });
-    let Some((linear, n)) = bad else {
-        return Ok(());
-    };
-    let index = show_index(&delinearize(&shape.dims, linear));
-    let element = format!("output {k} element [{index}] (linear {linear})");
-    let times = match n {
-        0 => "is never written".to_string(),
-        u8::MAX => format!("is written at least {n} times"),
-        n => format!("is written {n} times"),
-    };
-    Err(format!(
-        "{element} {times}: every output element must be written exactly once"
-    ))
-}
-
-/// Folds the differences of one output into `c`, keeping the first mismatch.
-pub(crate) fn compare_array(
-    c: &mut Comparison,
-    case: (u64, usize),
-    reduced: u64,
-    got: &HostArray,
-    want: &HostArray,
-    slack: &[f64],
-) {
-    let (seed, output) = case;
-    let tolerance = Tolerance::for_output(want.element_type(), reduced);
-    for i in 0..want.len() {
-        let (g, w) = (got.value(i), want.value(i));
-        let (abs, rel, same_bits, within) = difference(&g, &w, tolerance);
-        let within = within || slack.get(i).is_some_and(|&s| abs <= s);
-        c.bit_exact &= same_bits;
-        c.max_abs = c.max_abs.max(abs);
-        c.max_rel = c.max_rel.max(rel);
-        if !within && c.mismatch.is_none() {
-            c.mismatch = Some(Mismatch {
-                seed,
-                output,
-                linear: i,
-                index: delinearize(want.dims(), i),
-                got: g,
-                want: w,
-            });
-        }
+    if !failed.is_empty() {
+        return Err(format!(
+            "error: --check failed for fusion(s) {}",
+            failed.join(", ")
+        ));
     }
-}
-
-/// (absolute error, relative error, identical, within tolerance) of one element.
-fn difference(g: &Value, w: &Value, tolerance: Option<Tolerance>) -> (f64, f64, bool, bool) {
-    match (g, w, tolerance) {
-        (Value::Float(g), Value::Float(w), Some(t)) => {
-            if g.is_nan() || w.is_nan() || g.is_infinite() || w.is_infinite() {
-                let same = (g.is_nan() && w.is_nan()) || g == w;
-                let err = if same { 0.0 } else { f64::INFINITY };
-                return (err, err, same && g.to_bits() == w.to_bits(), same);
-            }
-            let abs = (g - w).abs();
-            let rel = if *w == 0.0 { abs } else { abs / w.abs() };
-            let within = abs <= t.abs || rel <= t.rel;
-            (abs, rel, g.to_bits() == w.to_bits(), within)
-        }
-        _ => {
-            let same = g == w;
-            let err = if same { 0.0 } else { f64::INFINITY };
-            (err, err, same, same)
-        }
+    let whole = what.whole_program;
+    if whole && !crate::program::check_program(source, what.reference, module, options.inputs, out)?
+    {
+        return Err("error: --check failed for the program as a whole".to_string());
     }
-}
-
-/// `1, 2, 3` for the index `[1, 2, 3]`.
-pub(crate) fn show_index(index: &[i64]) -> String {
-    index
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The row-major multi-index of element `linear` of an array with `dims`.
-fn delinearize(dims: &[i64], mut linear: usize) -> Vec<i64> {
-    let mut index = vec![0; dims.len()];
-    for d in (0..dims.len()).rev() {
-        let n = dims[d].max(1) as usize;
-        index[d] = (linear % n) as i64;
-        linear /= n;
-    }
-    index
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
+    use super::compare::{delinearize, difference};
     use super::*;
+    use hlo::PrimitiveType;
 
     #[test]
     fn floats_match_within_either_bound() {

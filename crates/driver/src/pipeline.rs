@@ -12,28 +12,133 @@ use hlo::{ComputationId, HloModule, SourceFile};
 use ir::PrintOptions;
 use passes::{DumpOptions, PassError, PassManager, PassRegistry, Timings};
 
-/// Our passes in pipeline order (the seed's walkthrough order; `simplify-arith` and
-/// `canonicalize` drop the bounds checks that launch ranges decide, so that accesses sit
-/// directly in the vector loop; canonicalize and cse where the previous passes leave
-/// constants and duplicates behind).
+/// Our passes, in pipeline order (the seed's walkthrough order), each with why it is there.
+/// The whole sequence, from HLO to PTX, is:
+///
+/// 1. the fusion pipeline (`fusion::PIPELINE`, for unfused programs: [`fuse`]);
+/// 2. the emitter chosen for each fusion (`emitters::emit_fusion`): `xla_gpu` IR;
+/// 3. these passes, verified after each by the pass manager;
+/// 4. `lower-to-llvm` (MLIR's conversions; the last entry below), translation to LLVM IR,
+///    LLVM's O3 with libdevice linked, and the NVPTX backend ([`compile`]).
 pub const PASSES: &[&str] = &[
+    // The emitters call one function per subgraph; inlining them gives the later passes
+    // (vectorization above all) whole loops to look at.
     "inline",
+    // What inlining left uncalled would otherwise be lowered and compiled for nothing.
     "erase-dead-functions",
+    // `xla_gpu.loop` and the indexing ops become `scf` loops and `affine` arithmetic.
     "lower-xla-gpu-to-scf",
+    // Launch ranges decide the bounds checks the emitters wrote; dropping them puts the
+    // accesses directly in the vector loop.
     "simplify-arith",
     "canonicalize",
+    // Multi-dimensional tensors become flat ones, so that accesses are one index and can
+    // be vectorized.
     "flatten-tensors",
+    // Consecutive scalar accesses in the innermost loop become vector loads and stores.
     "vectorize-loads-stores",
+    // Small constant-trip loops are unrolled, as XLA's emitters do.
     "unroll-loops",
+    // Unrolling and vectorization leave constants and duplicates behind.
     "canonicalize",
     "cse",
+    // Tensors become pointers: loads and stores on the kernel's arguments.
     "lower-tensors",
+    // Index arithmetic with the ranges it now has.
     "simplify-affine",
+    // Float ops the NVPTX backend has no instruction for (f16/bf16 math, `erf`...) become
+    // ops it has.
     "expand-float-ops",
+    // A last clean-up before the dialects leave ours.
     "canonicalize",
     "cse",
+    // MLIR's own conversions to the llvm and nvvm dialects.
     "lower-to-llvm",
 ];
+
+/// The passes of `--pass-pipeline`'s comma-separated list, or [`PASSES`] without one.
+pub fn requested_passes(requested: Option<&str>) -> Vec<String> {
+    match requested {
+        Some(list) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect(),
+        None => PASSES.iter().map(|p| p.to_string()).collect(),
+    }
+}
+
+/// Runs the fusion pipeline (`fusion::PIPELINE`) on `module`: each pass's time goes to
+/// `timings`, and after each pass that changed the module, its text goes to `dump` when
+/// given (under MLIR's dump header).
+pub fn fuse(
+    source: &SourceFile,
+    module: &mut HloModule,
+    mut dump: Option<&mut DumpSink>,
+    timings: &mut Timings,
+) -> Result<(), String> {
+    let mut dumped = Ok(());
+    let result = fusion::run_pipeline(module, |pass, fused, run| {
+        timings.record(pass.display_name, run.elapsed);
+        if let Some(dump) = dump.as_mut()
+            && run.changed
+            && dumped.is_ok()
+        {
+            let title = format!("{} ({})", pass.display_name, pass.name);
+            let text = format!("{}\n{fused}", header(&title));
+            dumped = dump(None, text.as_bytes());
+        }
+    });
+    dumped?;
+    result.map_err(|d| {
+        format!(
+            "{}\nnote: in the fusion pipeline",
+            module.with_call_stack(d).render(source)
+        )
+    })
+}
+
+/// The fusions of `module` to compile: all, or the one named `wanted`.
+pub fn select_fusions(
+    source: &SourceFile,
+    module: &HloModule,
+    wanted: Option<&str>,
+) -> Result<Vec<ComputationId>, String> {
+    let mut fusions = emitters::fusions(module);
+    if let Some(wanted) = wanted {
+        let names: Vec<&str> = fusions
+            .iter()
+            .map(|&id| module.computation(id).name.as_str())
+            .collect();
+        fusions.retain(|&id| module.computation(id).name == *wanted);
+        if fusions.is_empty() {
+            return Err(format!(
+                "error: {} has no fusion computation '{wanted}' (its fusions: {})",
+                source.name,
+                names.join(", ")
+            ));
+        }
+    }
+    Ok(fusions)
+}
+
+/// How the partitioner splits each of `fusions` (`--print-partition`).
+pub fn describe_partitions(
+    source: &SourceFile,
+    module: &HloModule,
+    fusions: &[ComputationId],
+) -> Result<String, String> {
+    let mut out = String::new();
+    for &id in fusions {
+        let computation = module.computation(id);
+        let partition = emitters::PartitionedComputation::new(computation, |_| false)
+            .map_err(|d| d.render(source))?;
+        out.push_str(&format!("fusion {}:\n", computation.name));
+        out.push_str(&partition.describe(computation));
+    }
+    Ok(out)
+}
 
 /// Where the pipeline stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
