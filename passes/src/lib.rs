@@ -1,6 +1,7 @@
-//! The pass pipeline of hlo-emit (DESIGN §7): the [`Pass`] trait, the [`PassRegistry`] that
-//! names every pass, the [`PassManager`] that runs them with verification, IR dumps and
-//! timing, and the passes themselves, one per file.
+//! The passes of hlo-emit (DESIGN §7), one per file, on top of the pass framework
+//! ([`framework`]: the [`Pass`] trait, the [`PassRegistry`] that names every pass, the
+//! [`PassManager`] that runs them with verification, IR dumps and timing, and the
+//! utilities passes share: rewriting, folding, constants, value ranges).
 //!
 //! * [`Canonicalize`] (`canonicalize`): folding, algebraic identities, dead code, trivial
 //!   `scf` control flow, constants hoisted and uniqued — MLIR's canonicalizer for the ops we
@@ -26,8 +27,9 @@
 //! * [`ExpandFloatOps`] (`expand-float-ops`): tanh and erf → XLA's rational approximations;
 //!   bf16/f16 math computed in f32.
 //!
-//! Adding a pass: write `src/<name>.rs` with a type implementing [`Pass`], and add one line to
-//! the list in `registry.rs`; `hlo-opt --<name>` and `--help` pick it up from there.
+//! Adding a pass: write `src/<name>.rs` with a type implementing [`Pass`], declare it, and
+//! add one line to `PASSES` below; `hlo-opt --<name>`, `--help` and `--pass-pipeline` pick
+//! it up from there (and its lit test goes to `testdata/lit/passes/`).
 //!
 //! ```
 //! use passes::{DumpOptions, PassManager, PassRegistry, Timings};
@@ -54,27 +56,24 @@
 //! ));
 //! ```
 
+pub mod framework;
+
 pub mod canonicalize;
-pub mod constants;
 pub mod cse;
 pub mod erase_dead_functions;
 pub mod expand_float_ops;
 pub mod flatten_tensors;
-pub mod fold;
 pub mod inline;
 pub mod lower_tensors;
 pub mod lower_to_llvm;
 pub mod lower_xla_gpu_to_scf;
-pub mod manager;
-pub mod pass;
-pub mod ranges;
-pub mod registry;
-pub mod rewrite;
 pub mod simplify_affine;
 pub mod simplify_arith;
-pub mod timing;
 pub mod unroll_loops;
 pub mod vectorize_loads_stores;
+
+// The framework's modules keep their short paths (`passes::rewrite`, `crate::fold`).
+pub use framework::{constants, fold, manager, pass, ranges, registry, rewrite, timing};
 
 pub use canonicalize::Canonicalize;
 pub use cse::Cse;
@@ -93,3 +92,28 @@ pub use simplify_arith::SimplifyArith;
 pub use timing::Timings;
 pub use unroll_loops::UnrollLoops;
 pub use vectorize_loads_stores::VectorizeLoadsStores;
+
+/// The passes of this crate: the single list `hlo-opt --help`, its flags and every
+/// pipeline read. Adding a pass is its file, its `mod` line above and one line here.
+const PASSES: &[PassConstructor] = &[
+    || Box::new(Canonicalize::default()),
+    || Box::new(Cse),
+    || Box::new(Inline),
+    || Box::new(EraseDeadFunctions),
+    || Box::new(LowerXlaGpuToScf),
+    || Box::new(FlattenTensors),
+    || Box::new(VectorizeLoadsStores),
+    || Box::new(UnrollLoops),
+    || Box::new(LowerTensors),
+    || Box::new(SimplifyAffine),
+    || Box::new(ExpandFloatOps),
+    || Box::new(LowerToLlvm),
+    || Box::new(SimplifyArith),
+];
+
+impl PassRegistry {
+    /// Every pass of this crate.
+    pub fn standard() -> PassRegistry {
+        PassRegistry::of(PASSES)
+    }
+}

@@ -1,28 +1,11 @@
-//! The pass registry: every pass by name, with its description and a constructor, so tools
+//! The pass registry: passes by name, with their descriptions and constructors, so tools
 //! can list passes (`hlo-opt --help`), make a flag per pass and build pipelines from text.
+//! The list of this crate's passes is in `lib.rs` ([`PassRegistry::standard`]).
 
 use crate::pass::Pass;
-use crate::{Canonicalize, Cse, LowerToLlvm};
 
 /// Creates a pass with its default options.
 pub type PassConstructor = fn() -> Box<dyn Pass>;
-
-/// The passes of this crate. Adding a pass is one file and one line here.
-const PASSES: &[PassConstructor] = &[
-    || Box::new(Canonicalize::default()),
-    || Box::new(Cse),
-    || Box::new(crate::Inline),
-    || Box::new(crate::EraseDeadFunctions),
-    || Box::new(crate::LowerXlaGpuToScf),
-    || Box::new(crate::FlattenTensors),
-    || Box::new(crate::VectorizeLoadsStores),
-    || Box::new(crate::UnrollLoops),
-    || Box::new(crate::LowerTensors),
-    || Box::new(crate::SimplifyAffine),
-    || Box::new(crate::ExpandFloatOps),
-    || Box::new(LowerToLlvm),
-    || Box::new(crate::SimplifyArith),
-];
 
 /// What the registry knows about one pass.
 #[derive(Clone, Copy, Debug)]
@@ -44,10 +27,10 @@ impl PassRegistry {
         PassRegistry::default()
     }
 
-    /// Every pass of this crate.
-    pub fn standard() -> PassRegistry {
+    /// A registry of the passes `passes` make.
+    pub fn of(passes: &[PassConstructor]) -> PassRegistry {
         let mut r = PassRegistry::empty();
-        for &create in PASSES {
+        for &create in passes {
             r.register(create);
         }
         r
