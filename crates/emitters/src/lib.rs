@@ -11,6 +11,7 @@
 
 pub mod elemental;
 pub mod hero;
+mod kernel;
 pub mod kernel_name;
 pub mod loop_emitter;
 pub mod partition;

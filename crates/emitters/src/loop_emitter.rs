@@ -13,12 +13,13 @@
 
 use hlo::{ArrayShape, Diagnostic};
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
-use ir::dialects::{func as irfunc, gpu, xla_gpu};
+use ir::dialects::xla_gpu;
 use ir::{Builder, InsertPoint, Type, Value};
 
-use crate::elemental::{FusionContext, range_array};
-use crate::partition::{bitcast_map, first_array, sanitize};
-use crate::types::{leaves, tensor_type};
+use crate::elemental::FusionContext;
+use crate::kernel::{KernelEntry, kernel_entry, thread_and_block_ids};
+use crate::partition::{bitcast_map, first_array};
+use crate::types::leaves;
 use crate::{EmittedKernel, LaunchDimensions};
 
 /// Threads per block of the loop emitter.
@@ -114,49 +115,16 @@ pub fn emit_main(cx: &FusionContext<'_>, m: &mut ir::Module) -> Result<EmittedKe
         )));
     }
     let map = thread_to_output_map(first, &launch, factor);
-
-    let mut inputs = Vec::new();
-    let mut names = Vec::new();
-    for p in fusion.parameters() {
-        let instr = fusion.instruction(p);
-        let a = instr
-            .shape
-            .as_array()
-            .ok_or_else(|| unsupported("a tuple-shaped fusion parameter".into()))?;
-        inputs.push(tensor_type(a).map_err(unsupported)?);
-        names.push(sanitize(&instr.name));
-    }
-    let num_params = inputs.len();
-    let mut output_types = Vec::new();
-    for (i, a) in outputs.iter().enumerate() {
-        output_types.push(tensor_type(a).map_err(unsupported)?);
-        names.push(if outputs.len() == 1 {
-            "output".to_owned()
-        } else {
-            format!("output{i}")
-        });
-    }
-    inputs.extend(&output_types);
-    let (func, entry) = irfunc::build_func(m, "main", &inputs, &output_types);
-    let body = m.body();
-    m.insert_op(func, InsertPoint::BlockStart(body));
-    let args = m.block_args(entry).to_vec();
-    for (&arg, name) in args.iter().zip(&names) {
-        m.set_value_name(arg, Some(name));
-    }
-    let (params, outs) = args.split_at(num_params);
-
+    let KernelEntry {
+        entry,
+        params,
+        outs,
+        output_types,
+    } = kernel_entry(m, fusion, &outputs, root.spans.whole)?;
     let mut b = Builder::at_end(m, entry);
-    let [grid_x, grid_y, _] = launch.grid();
-    let mut dims = vec![
-        special_register(&mut b, "gpu.thread_id", "x", launch.threads_per_block),
-        special_register(&mut b, "gpu.block_id", "x", grid_x),
-    ];
-    if grid_y > 1 {
-        dims.push(special_register(&mut b, "gpu.block_id", "y", grid_y));
-    }
+    let dims = thread_and_block_ids(&mut b, &launch);
     let (loop_op, loop_body) =
-        xla_gpu::build_loop(b.module, b.insertion_point(), map.clone(), &dims, outs);
+        xla_gpu::build_loop(b.module, b.insertion_point(), map.clone(), &dims, &outs);
     b.module
         .set_value_name(b.module.result(loop_op, 0), Some("xla_loop"));
     let loop_args = b.module.block_args(loop_body).to_vec();
@@ -208,16 +176,6 @@ pub fn emit_main(cx: &FusionContext<'_>, m: &mut ir::Module) -> Result<EmittedKe
         vector_factor: factor,
         thread_map: map,
     })
-}
-
-/// `gpu.thread_id x` / `gpu.block_id x|y` with its range as `xla.range`.
-fn special_register(b: &mut Builder<'_>, name: &str, axis: &str, count: u64) -> Value {
-    let ip = b.insertion_point();
-    let v = gpu::build_dimension_op(b.module, ip, name, axis, None);
-    let op = b.module.defining_op(v).expect("an op result");
-    b.module
-        .set_attr(op, "xla.range", range_array(0, count as i64 - 1));
-    v
 }
 
 /// Every result of `map` at `dims`, as `xla_gpu.apply_indexing` (or the value itself for a

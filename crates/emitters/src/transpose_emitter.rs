@@ -21,13 +21,14 @@ pub mod tiling;
 use hlo::graph::ComputationGraph;
 use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Opcode, Shape};
 use indexing::{IndexingMap, delinearize, dim, linearize};
-use ir::dialects::{func as irfunc, gpu, xla_gpu};
+use ir::dialects::{func as irfunc, xla_gpu};
 use ir::{Attribute, Builder, InsertPoint, OpId, Type, Value};
 
-use crate::elemental::{ElementalEmitter, FusionContext, Scope, range_array, range_attr};
+use crate::elemental::{ElementalEmitter, FusionContext, Scope, range_attr};
 use crate::hero::{TransposeDescription, find_hero, fusion_roots, tiled_transpose};
+use crate::kernel::{KernelEntry, kernel_entry, parameter_types, thread_and_block_ids};
 use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
-use crate::types::{element_type, leaf_element_types, tensor_type};
+use crate::types::{element_type, leaf_element_types};
 use crate::{EmittedFusion, EmittedKernel, EmitterKind, LaunchDimensions};
 pub use tiling::Tiling;
 
@@ -269,7 +270,7 @@ fn emit_epilogue_function(
             .element_type,
     )
     .map_err(|e| unsupported(c, e))?;
-    let mut inputs = param_types(c)?;
+    let mut inputs = parameter_types(c)?;
     let num_params = inputs.len();
     inputs.extend(root_shape.dims.iter().map(|_| Type::INDEX));
     inputs.push(hero_type);
@@ -352,29 +353,6 @@ fn erase_unused_functions(m: &mut ir::Module) {
     }
 }
 
-fn param_types(c: &Computation) -> Result<Vec<Type>, Diagnostic> {
-    c.parameters()
-        .into_iter()
-        .map(|p| {
-            let instr = c.instruction(p);
-            let a = instr
-                .shape
-                .as_array()
-                .ok_or_else(|| unsupported(c, "a tuple-shaped fusion parameter"))?;
-            tensor_type(a).map_err(|e| unsupported(c, e))
-        })
-        .collect()
-}
-
-/// `gpu.thread_id x` / `gpu.block_id x` with its range as `xla.range`.
-fn special_register(b: &mut Builder<'_>, name: &str, count: i64) -> Value {
-    let ip = b.insertion_point();
-    let v = gpu::build_dimension_op(b.module, ip, name, "x", None);
-    let op = b.module.defining_op(v).expect("an op result");
-    b.module
-        .set_attr(op, "xla.range", range_array(0, count - 1));
-    v
-}
 
 /// The grid map `grid` composed with the bitcast from the normalized shape `from` to
 /// `to`: the index of `to` a thread handles.
@@ -415,14 +393,6 @@ fn emit_main(
     let output_shape = normalized_shape(c, first_hero, &description.output_dims())
         .ok_or_else(|| unsupported(c, "a tuple-shaped transpose"))?;
 
-    // The signature: one tensor per parameter, then per output; the outputs are returned.
-    let mut inputs = param_types(c)?;
-    let num_params = inputs.len();
-    let mut output_types = Vec::new();
-    for o in &plan.outputs {
-        output_types.push(tensor_type(&o.shape).map_err(|e| unsupported(c, e))?);
-    }
-    inputs.extend(&output_types);
     if tiling.num_blocks() as u64 > crate::MAX_GRID_X {
         return Err(unsupported(
             c,
@@ -433,21 +403,14 @@ fn emit_main(
             ),
         ));
     }
-    let (func, entry) = irfunc::build_func(m, "main", &inputs, &output_types);
-    let body = m.body();
-    m.insert_op(func, InsertPoint::BlockStart(body));
-    let args = m.block_args(entry).to_vec();
-    for (k, &arg) in args.iter().enumerate() {
-        let name = if k < num_params {
-            sanitize(&c.instruction(c.parameters()[k]).name)
-        } else if plan.outputs.len() == 1 {
-            "output".to_owned()
-        } else {
-            format!("output{}", k - num_params)
-        };
-        m.set_value_name(arg, Some(&name));
-    }
-    let (params, outs) = args.split_at(num_params);
+    let output_shapes: Vec<&ArrayShape> = plan.outputs.iter().map(|o| &o.shape).collect();
+    let KernelEntry {
+        entry,
+        params,
+        outs,
+        ..
+    } = kernel_entry(m, c, &output_shapes, c.root_instruction().spans.whole)?;
+    let (params, outs) = (params.as_slice(), outs.as_slice());
 
     let launch = LaunchDimensions {
         blocks: tiling.num_blocks() as u64,
@@ -455,9 +418,9 @@ fn emit_main(
         shared_memory_bytes: plan.shared_memory_bytes(c) as u64,
     };
     let mut b = Builder::at_end(m, entry);
-    let thread = special_register(&mut b, "gpu.thread_id", tiling::THREADS_PER_BLOCK);
-    let block = special_register(&mut b, "gpu.block_id", tiling.num_blocks());
-    let grid = [thread, block];
+    let grid: [Value; 2] = thread_and_block_ids(&mut b, &launch)
+        .try_into()
+        .expect("a grid.x launch: the thread and the block id");
     let tile_shape = tiling.shared_tile_shape();
     let mut tiles = Vec::new();
     for &h in &plan.heroes {

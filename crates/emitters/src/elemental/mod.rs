@@ -26,7 +26,7 @@ use std::rc::Rc;
 
 use hlo::{
     Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction, Opcode, PrimitiveType,
-    Shape, Span,
+    Shape,
 };
 use indexing::hlo_indexing::output_to_input;
 use indexing::{AffineExpr, IndexingMap};
@@ -34,6 +34,7 @@ use ir::dialects::{func as irfunc, scf, xla_gpu};
 use ir::intern::FxHashMap;
 use ir::{Attribute, Builder, InsertPoint, OpState, Type, Value};
 
+use crate::kernel::{parameter_types, unsupported};
 use crate::partition::PartitionedComputation;
 
 mod walk;
@@ -107,10 +108,6 @@ impl std::ops::Deref for OperandMap<'_> {
             OperandMap::Computed(maps, k) => &maps[*k],
         }
     }
-}
-
-fn unsupported(span: Span, what: impl std::fmt::Display) -> Diagnostic {
-    Diagnostic::new(span, format!("unsupported: {what}"))
 }
 
 impl<'a, 'm> ElementalEmitter<'a, 'm> {
@@ -1161,17 +1158,7 @@ pub fn emit_subgraph_function(cx: &FusionContext<'_>, m: &mut ir::Module, index:
     let fusion = cx.fusion;
     let sg = &cx.partition.subgraphs[index];
     let span = fusion.instruction(sg.root).spans.whole;
-    let mut inputs = Vec::new();
-    for p in fusion.parameters() {
-        let shape = &fusion.instruction(p).shape;
-        let Shape::Array(a) = shape else {
-            return Err(unsupported(
-                fusion.instruction(p).spans.whole,
-                "a tuple-shaped fusion parameter",
-            ));
-        };
-        inputs.push(tensor_type(a).map_err(|e| unsupported(fusion.instruction(p).spans.whole, e))?);
-    }
+    let mut inputs = parameter_types(fusion)?;
     let num_params = inputs.len();
     inputs.extend(sg.index_space.iter().map(|_| Type::INDEX));
     let results =

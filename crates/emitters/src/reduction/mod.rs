@@ -39,12 +39,13 @@ use std::collections::HashMap;
 use hlo::{ArrayShape, Computation, Diagnostic, HloModule, InstrId, Layout, Opcode, Span};
 use indexing::{AffineExpr, IndexingMap, Interval};
 use ir::dialects::vector::{self as irvector, Position};
-use ir::dialects::{func as irfunc, gpu, xla_gpu};
-use ir::{Builder, InsertPoint, Type, Value};
+use ir::dialects::xla_gpu;
+use ir::{Builder, Type, Value};
 
-use crate::elemental::{ElementalEmitter, FusionContext, Scope, range_array};
-use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
-use crate::types::{leaves, tensor_type};
+use crate::elemental::{ElementalEmitter, FusionContext, Scope};
+use crate::kernel::{KernelEntry, kernel_entry, special_register, unsupported};
+use crate::partition::{PartitionedComputation, bitcast_map};
+use crate::types::leaves;
 use crate::{EmittedKernel, LaunchDimensions};
 
 pub use dimensions::ReductionDimensions;
@@ -340,29 +341,6 @@ impl<'a> Emitter<'a> {
     fn emit_main(&self, m: &mut ir::Module) -> R<EmittedKernel> {
         let c = self.cx.fusion;
         let root = c.root_instruction();
-        let mut inputs = Vec::new();
-        let mut names = Vec::new();
-        for p in c.parameters() {
-            let instr = c.instruction(p);
-            let a = instr
-                .shape
-                .as_array()
-                .ok_or_else(|| unsupported(instr.spans.whole, "a tuple-shaped fusion parameter"))?;
-            inputs.push(tensor_type(a).map_err(|e| unsupported(instr.spans.whole, e))?);
-            names.push(sanitize(&instr.name));
-        }
-        let num_params = inputs.len();
-        let output_shapes = leaves(&root.shape);
-        let mut output_types = Vec::new();
-        for (i, a) in output_shapes.iter().enumerate() {
-            output_types.push(tensor_type(a).map_err(|e| unsupported(self.span, e))?);
-            names.push(if output_shapes.len() == 1 {
-                "output".to_owned()
-            } else {
-                format!("output{i}")
-            });
-        }
-        inputs.extend(&output_types);
         if self.plan.tiling.blocks as u64 > crate::MAX_GRID_X {
             return Err(unsupported(
                 self.span,
@@ -373,20 +351,21 @@ impl<'a> Emitter<'a> {
                 ),
             ));
         }
-        let (func, entry) = irfunc::build_func(m, "main", &inputs, &output_types);
-        let body = m.body();
-        m.insert_op(func, InsertPoint::BlockStart(body));
-        let args = m.block_args(entry).to_vec();
-        for (&arg, name) in args.iter().zip(&names) {
-            m.set_value_name(arg, Some(name));
-        }
-        let (params, outs) = args.split_at(num_params);
+        let output_shapes = leaves(&root.shape);
+        let KernelEntry {
+            entry,
+            params,
+            outs,
+            ..
+        } = kernel_entry(m, c, &output_shapes, self.span)?;
+        let (params, outs) = (params.as_slice(), outs.as_slice());
+        let num_params = params.len();
 
         let epilogues = self.build_epilogues(m, num_params)?;
         let tiling = &self.plan.tiling;
         let mut b = Builder::at_end(m, entry);
-        let thread = special_register(&mut b, "gpu.thread_id", tiling.threads);
-        let block = special_register(&mut b, "gpu.block_id", tiling.blocks);
+        let thread = special_register(&mut b, "gpu.thread_id", "x", tiling.threads as u64);
+        let block = special_register(&mut b, "gpu.block_id", "x", tiling.blocks as u64);
         let state = State {
             params: params.to_vec(),
             thread,
@@ -816,10 +795,6 @@ struct State {
     epilogues: HashMap<InstrId, String>,
 }
 
-fn unsupported(span: Span, what: impl std::fmt::Display) -> Diagnostic {
-    Diagnostic::new(span, format!("unsupported: {what}"))
-}
-
 fn internal(span: Span, what: &str) -> Diagnostic {
     Diagnostic::new(span, format!("internal error: {what}"))
 }
@@ -938,12 +913,3 @@ fn check_constraints(
     cond.unwrap_or_else(|| b.int(1, Type::I1))
 }
 
-/// `gpu.thread_id x` / `gpu.block_id x` with its range as `xla.range`.
-fn special_register(b: &mut Builder<'_>, name: &str, count: i64) -> Value {
-    let ip = b.insertion_point();
-    let v = gpu::build_dimension_op(b.module, ip, name, "x", None);
-    let op = b.module.defining_op(v).expect("an op result");
-    b.module
-        .set_attr(op, "xla.range", range_array(0, count - 1));
-    v
-}

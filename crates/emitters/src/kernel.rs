@@ -1,0 +1,112 @@
+//! The scaffold every emitter's kernel shares, written once: the kernel's signature
+//! (`@main(params..., outputs...) -> outputs`, one tensor per fusion parameter and per
+//! output, named after them), the parameter types that subgraph functions take too, and the
+//! thread and block ids with the ranges the launch gives them.
+
+use hlo::{ArrayShape, Computation, Diagnostic, Span};
+use ir::dialects::{func as irfunc, gpu};
+use ir::{BlockId, Builder, InsertPoint, Type, Value};
+
+use crate::LaunchDimensions;
+use crate::elemental::range_array;
+use crate::partition::sanitize;
+use crate::types::tensor_type;
+
+/// `unsupported: <what>` at `span`.
+pub(crate) fn unsupported(span: Span, what: impl std::fmt::Display) -> Diagnostic {
+    Diagnostic::new(span, format!("unsupported: {what}"))
+}
+
+/// The tensor type of each parameter of `fusion`, in order; a tuple-shaped parameter is
+/// refused at its instruction.
+pub(crate) fn parameter_types(fusion: &Computation) -> Result<Vec<Type>, Diagnostic> {
+    fusion
+        .parameters()
+        .into_iter()
+        .map(|p| {
+            let instr = fusion.instruction(p);
+            let span = instr.spans.whole;
+            let array = instr
+                .shape
+                .as_array()
+                .ok_or_else(|| unsupported(span, "a tuple-shaped fusion parameter"))?;
+            tensor_type(array).map_err(|e| unsupported(span, e))
+        })
+        .collect()
+}
+
+/// The kernel function of a fusion, built by [`kernel_entry`].
+pub(crate) struct KernelEntry {
+    /// The function's only block, empty.
+    pub(crate) entry: BlockId,
+    /// One tensor per fusion parameter, named after it.
+    pub(crate) params: Vec<Value>,
+    /// One tensor per output (`output`, or `output0`, `output1`...), which the kernel
+    /// returns once written.
+    pub(crate) outs: Vec<Value>,
+    pub(crate) output_types: Vec<Type>,
+}
+
+/// Builds `@main(params..., outputs...) -> outputs` for `fusion` with outputs `outputs`,
+/// first in `m`'s body; an output type the IR cannot hold is refused at `span`.
+pub(crate) fn kernel_entry(
+    m: &mut ir::Module,
+    fusion: &Computation,
+    outputs: &[&ArrayShape],
+    span: Span,
+) -> Result<KernelEntry, Diagnostic> {
+    let mut inputs = parameter_types(fusion)?;
+    let num_params = inputs.len();
+    let output_types = outputs
+        .iter()
+        .map(|a| tensor_type(a).map_err(|e| unsupported(span, e)))
+        .collect::<Result<Vec<Type>, Diagnostic>>()?;
+    inputs.extend(&output_types);
+    let (func, entry) = irfunc::build_func(m, "main", &inputs, &output_types);
+    let body = m.body();
+    m.insert_op(func, InsertPoint::BlockStart(body));
+    let args = m.block_args(entry).to_vec();
+    let names = fusion
+        .parameters()
+        .into_iter()
+        .map(|p| sanitize(&fusion.instruction(p).name))
+        .chain((0..outputs.len()).map(|k| match outputs.len() {
+            1 => "output".to_owned(),
+            _ => format!("output{k}"),
+        }));
+    for (&arg, name) in args.iter().zip(names) {
+        m.set_value_name(arg, Some(&name));
+    }
+    let (params, outs) = args.split_at(num_params);
+    Ok(KernelEntry {
+        entry,
+        params: params.to_vec(),
+        outs: outs.to_vec(),
+        output_types,
+    })
+}
+
+/// `gpu.thread_id x` or `gpu.block_id x|y`, with its range (`0..count`) as `xla.range`, so
+/// that later passes know the bounds the launch gives it.
+pub(crate) fn special_register(b: &mut Builder<'_>, name: &str, axis: &str, count: u64) -> Value {
+    let ip = b.insertion_point();
+    let v = gpu::build_dimension_op(b.module, ip, name, axis, None);
+    let op = b.module.defining_op(v).expect("an op result");
+    b.module
+        .set_attr(op, "xla.range", range_array(0, count as i64 - 1));
+    v
+}
+
+/// The thread id, then the block id along x and, when `launch`'s grid spreads its blocks
+/// over y, along y: the dimensions of the emitters' thread maps.
+pub(crate) fn thread_and_block_ids(b: &mut Builder<'_>, launch: &LaunchDimensions) -> Vec<Value> {
+    let [grid_x, grid_y, _] = launch.grid();
+    let mut ids = vec![
+        special_register(b, "gpu.thread_id", "x", launch.threads_per_block),
+        special_register(b, "gpu.block_id", "x", grid_x),
+    ];
+    if grid_y > 1 {
+        ids.push(special_register(b, "gpu.block_id", "y", grid_y));
+    }
+    ids
+}
