@@ -10,7 +10,7 @@ use ir::{BlockId, Builder, InsertPoint, Type, Value};
 use crate::LaunchDimensions;
 use crate::elemental::range_array;
 use crate::partition::sanitize;
-use crate::types::tensor_type;
+use crate::types::{leaves, tensor_type};
 
 /// `unsupported: <what>` at `span`.
 pub(crate) fn unsupported(span: Span, what: impl std::fmt::Display) -> Diagnostic {
@@ -109,4 +109,26 @@ pub(crate) fn thread_and_block_ids(b: &mut Builder<'_>, launch: &LaunchDimension
         ids.push(special_register(b, "gpu.block_id", "y", grid_y));
     }
     ids
+}
+
+/// Refuses a fusion in which an array has no elements (a zero-sized dimension): there is
+/// nothing to launch for an empty output, and a reduction over an empty dimension would
+/// need a kernel that only writes init values. Located at the first such instruction.
+pub(crate) fn refuse_empty_arrays(computation: &Computation) -> Result<(), Diagnostic> {
+    let empty = computation.instructions.iter().find_map(|instr| {
+        leaves(&instr.shape)
+            .into_iter()
+            .find(|a| a.element_count() == 0)
+            .map(|a| (instr, a.clone()))
+    });
+    match empty {
+        None => Ok(()),
+        Some((instr, shape)) => Err(unsupported(
+            instr.spans.whole,
+            format!(
+                "'{}' has no elements ({shape}): fusions over empty arrays are not emitted",
+                instr.name
+            ),
+        )),
+    }
 }

@@ -1,31 +1,43 @@
 //! HLO fusions to `xla_gpu` IR (DESIGN §5, §6): the computation partitioner, the elemental
-//! emitter, hero analysis, the loop emitter and the transpose emitter.
+//! emitter, hero analysis and the emitters.
 //!
 //! [`emit_fusion`] turns one fusion computation into an IR module: a private function per
 //! subgraph of the partition (`@<fusion>_<root>`, computing the root's element at an
 //! index), one per scalar computation the fusion calls (reducers), and the kernel `@main`.
-//! The heroes pick the kernel: the loop emitter's loops over the output and calls the root
-//! subgraph's function; the transpose emitter's moves tiles through shared memory. What the
-//! emitters do not handle is refused with an `unsupported: ...` diagnostic at the
-//! instruction.
+//! Unsupported input is refused with an `unsupported: ...` diagnostic at the instruction.
+//!
+//! **The emitters** share one interface, [`FusionEmitter`] (XLA's shape: an analysis that
+//! takes the fusion or not, then `emit`: the functions, `@main`, the launch dimensions and
+//! the thread-to-output map), and one chooser, [`emitter_for`] (`emitter.rs`): the heroes
+//! pick, in XLA's order, and the loop emitter takes what no other does. One folder each:
+//!
+//! * `loop_fusion/`: one `xla_gpu.loop` over the output in coalesced order;
+//! * `transpose/`: tiles through shared memory (`tiling.rs` computes them);
+//! * `reduction/`: row, column and multi-row reductions with epilogues and side outputs.
+//!
+//! What every kernel needs is written once in `kernel.rs`: `@main`'s signature and argument
+//! names, the parameter types, thread and block ids with their ranges. **Adding an
+//! emitter** is its folder (an analysis type implementing [`FusionEmitter`]) and one line
+//! in [`emitter_for`].
 
 pub mod elemental;
+mod emitter;
 pub mod hero;
 mod kernel;
 pub mod kernel_name;
-pub mod loop_emitter;
+pub mod loop_fusion;
 pub mod partition;
 pub mod reduction;
-pub mod transpose_emitter;
+pub mod transpose;
 pub mod types;
 
-use crate::types::leaves;
 use std::collections::HashMap;
 
 use hlo::{ComputationId, Diagnostic, HloModule, InstrId, Opcode};
 use indexing::IndexingMap;
 
 pub use elemental::FusionContext;
+pub use emitter::{FusionEmitter, emitter_for};
 pub use hero::EmitterKind;
 pub use kernel_name::kernel_names;
 pub use partition::{PartitionedComputation, SplitReason, Subgraph};
@@ -78,7 +90,7 @@ pub struct EmittedFusion {
     /// fusion, else the loop emitter, which is correct for every fusion (a reduce becomes a
     /// loop per output element, a transpose reads uncoalesced). A transpose fusion whose
     /// outputs the transpose emitter cannot index together (see
-    /// [`transpose_emitter::TransposePlan::new`]) falls back to it.
+    /// [`transpose::TransposePlan::new`]) falls back to it.
     pub emitter: EmitterKind,
     pub partition: PartitionedComputation,
 }
@@ -174,58 +186,10 @@ fn called_scalar_computations(module: &HloModule, fusion: ComputationId) -> Vec<
     out
 }
 
-/// Emits the fusion computation `fusion` of `module`.
+/// Emits the fusion computation `fusion` of `module` with the emitter [`emitter_for`]
+/// chooses.
 pub fn emit_fusion(module: &HloModule, fusion: ComputationId) -> Result<EmittedFusion, Diagnostic> {
-    let computation = module.computation(fusion);
-    refuse_empty_arrays(computation)?;
-    let (emitter, heroes) = hero::choose_emitter(computation);
-    if emitter == EmitterKind::Transpose
-        && let Some(plan) = transpose_emitter::TransposePlan::new(computation, &heroes)
-    {
-        return transpose_emitter::emit(module, fusion, &plan);
-    }
-    // The reduction emitter's own hero rule also takes `reduce / N`-like epilogues, which
-    // `choose_emitter` (XLA's rule) calls loop fusions.
-    if matches!(emitter, EmitterKind::Reduction | EmitterKind::Loop)
-        && let Some(plan) = reduction::ReductionFusion::analyze(computation)
-    {
-        return reduction::emit(module, fusion, &plan);
-    }
-    let partition = PartitionedComputation::new(computation, |_| false)?;
-    let cx = fusion_context(module, fusion, partition);
-    let mut m = ir::Module::new();
-    emit_functions(&cx, fusion, &mut m)?;
-    let kernel = loop_emitter::emit_main(&cx, &mut m)?;
-    verify_emitted(&m, computation)?;
-    Ok(EmittedFusion {
-        name: computation.name.clone(),
-        module: m,
-        kernel,
-        emitter: EmitterKind::Loop,
-        partition: cx.partition,
-    })
-}
-
-/// Refuses a fusion in which an array has no elements (a zero-sized dimension): there is
-/// nothing to launch for an empty output, and a reduction over an empty dimension would
-/// need a kernel that only writes init values. Located at the first such instruction.
-fn refuse_empty_arrays(computation: &hlo::Computation) -> Result<(), Diagnostic> {
-    let empty = computation.instructions.iter().find_map(|instr| {
-        leaves(&instr.shape)
-            .into_iter()
-            .find(|a| a.element_count() == 0)
-            .map(|a| (instr, a.clone()))
-    });
-    match empty {
-        None => Ok(()),
-        Some((instr, shape)) => Err(Diagnostic::new(
-            instr.spans.whole,
-            format!(
-                "unsupported: '{}' has no elements ({shape}): fusions over empty arrays are not emitted",
-                instr.name
-            ),
-        )),
-    }
+    emitter_for(module.computation(fusion))?.emit(module, fusion)
 }
 
 /// The context for emitting `fusion` with `partition`: function names for its subgraphs

@@ -95,7 +95,7 @@ fn outputs_of_another_size_leave_the_fusion_to_the_loop_emitter() {
     let c = module.computation(module.entry);
     let (kind, heroes) = emitters::hero::choose_emitter(c);
     assert_eq!(kind, EmitterKind::Transpose);
-    assert!(emitters::transpose_emitter::TransposePlan::new(c, &heroes).is_none());
+    assert!(emitters::transpose::TransposePlan::new(c, &heroes).is_none());
     // The loop emitter refuses what it cannot index either, with a located diagnostic.
     let Err(e) = emitters::emit_fusion(&module, module.entry) else {
         panic!("the loop emitter writes outputs of different sizes");

@@ -268,6 +268,20 @@ impl ReductionFusion {
     }
 }
 
+impl crate::FusionEmitter for ReductionFusion {
+    fn kind(&self) -> crate::EmitterKind {
+        crate::EmitterKind::Reduction
+    }
+
+    fn heroes(&self) -> &[InstrId] {
+        &self.heroes
+    }
+
+    fn emit(&self, module: &HloModule, fusion: hlo::ComputationId) -> R<crate::EmittedFusion> {
+        emit(module, fusion, self)
+    }
+}
+
 /// Emits the reduction fusion `fusion` of `module` (analyzed as `plan`).
 pub fn emit(
     module: &HloModule,
@@ -912,4 +926,3 @@ fn check_constraints(
     }
     cond.unwrap_or_else(|| b.int(1, Type::I1))
 }
-

@@ -11,16 +11,17 @@
 //! ([`LaunchDimensions::grid`]): the map then has a third dimension `bl_y` and the block
 //! index is `bl_y * grid_x + bl_x`.
 
-use hlo::{ArrayShape, Diagnostic};
+use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId};
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
 use ir::dialects::xla_gpu;
 use ir::{Builder, InsertPoint, Type, Value};
 
 use crate::elemental::FusionContext;
-use crate::kernel::{KernelEntry, kernel_entry, thread_and_block_ids};
+use crate::kernel::{self, KernelEntry, kernel_entry, thread_and_block_ids};
+use crate::partition::PartitionedComputation;
 use crate::partition::{bitcast_map, first_array};
 use crate::types::leaves;
-use crate::{EmittedKernel, LaunchDimensions};
+use crate::{EmittedFusion, EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
 /// Threads per block of the loop emitter.
 pub const THREADS_PER_BLOCK: i64 = 128;
@@ -96,24 +97,75 @@ pub fn thread_to_output_map(
     map.simplified()
 }
 
+/// The loop emitter's analysis: the launch and the vector factor, from the first output.
+/// It takes every fusion whose grid a GPU can launch.
+pub struct LoopFusion {
+    pub launch: LaunchDimensions,
+    pub vector_factor: i64,
+}
+
+impl LoopFusion {
+    pub fn analyze(computation: &Computation) -> Result<LoopFusion, Diagnostic> {
+        let root = computation.root_instruction();
+        let unsupported = |what: String| kernel::unsupported(root.spans.whole, what);
+        let first = first_array(&root.shape)
+            .ok_or_else(|| unsupported("a fusion without outputs".into()))?;
+        let (launch, vector_factor) = launch_for(first.element_count());
+        if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
+            return Err(unsupported(format!(
+                "{} blocks, more than a grid holds ({} x {})",
+                launch.blocks,
+                crate::MAX_GRID_X,
+                crate::MAX_GRID_YZ
+            )));
+        }
+        Ok(LoopFusion {
+            launch,
+            vector_factor,
+        })
+    }
+}
+
+impl FusionEmitter for LoopFusion {
+    fn kind(&self) -> EmitterKind {
+        EmitterKind::Loop
+    }
+
+    fn heroes(&self) -> &[InstrId] {
+        &[]
+    }
+
+    fn emit(&self, module: &HloModule, fusion: ComputationId) -> Result<EmittedFusion, Diagnostic> {
+        let computation = module.computation(fusion);
+        let partition = PartitionedComputation::new(computation, |_| false)?;
+        let cx = crate::fusion_context(module, fusion, partition);
+        let mut m = ir::Module::new();
+        crate::emit_functions(&cx, fusion, &mut m)?;
+        let kernel = emit_main(&cx, &mut m, self)?;
+        crate::verify_emitted(&m, computation)?;
+        Ok(EmittedFusion {
+            name: computation.name.clone(),
+            module: m,
+            kernel,
+            emitter: EmitterKind::Loop,
+            partition: cx.partition,
+        })
+    }
+}
+
 /// Emits `@main` for the loop emitter into `m` (the subgraph functions are already there).
-pub fn emit_main(cx: &FusionContext<'_>, m: &mut ir::Module) -> Result<EmittedKernel, Diagnostic> {
+pub fn emit_main(
+    cx: &FusionContext<'_>,
+    m: &mut ir::Module,
+    analysis: &LoopFusion,
+) -> Result<EmittedKernel, Diagnostic> {
     let fusion = cx.fusion;
     let root = fusion.root_instruction();
-    let unsupported =
-        |what: String| Diagnostic::new(root.spans.whole, format!("unsupported: {what}"));
+    let unsupported = |what: String| kernel::unsupported(root.spans.whole, what);
     let outputs: Vec<&ArrayShape> = leaves(&root.shape);
     let first =
         first_array(&root.shape).ok_or_else(|| unsupported("a fusion without outputs".into()))?;
-    let (launch, factor) = launch_for(first.element_count());
-    if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
-        return Err(unsupported(format!(
-            "{} blocks, more than a grid holds ({} x {})",
-            launch.blocks,
-            crate::MAX_GRID_X,
-            crate::MAX_GRID_YZ
-        )));
-    }
+    let (launch, factor) = (analysis.launch, analysis.vector_factor);
     let map = thread_to_output_map(first, &launch, factor);
     let KernelEntry {
         entry,

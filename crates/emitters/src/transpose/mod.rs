@@ -29,7 +29,7 @@ use crate::hero::{TransposeDescription, find_hero, fusion_roots, tiled_transpose
 use crate::kernel::{KernelEntry, kernel_entry, parameter_types, thread_and_block_ids};
 use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
 use crate::types::{element_type, leaf_element_types};
-use crate::{EmittedFusion, EmittedKernel, EmitterKind, LaunchDimensions};
+use crate::{EmittedFusion, EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 pub use tiling::Tiling;
 
 /// What one output of the fusion is, for this emitter.
@@ -183,6 +183,20 @@ fn hero_to_root(c: &Computation, hero: InstrId, root: InstrId) -> Option<Indexin
 /// The entry function's scope for the elemental emitter: it belongs to no subgraph, so
 /// every instruction it needs is called through its function.
 const ENTRY_SCOPE: usize = usize::MAX;
+
+impl FusionEmitter for TransposePlan {
+    fn kind(&self) -> EmitterKind {
+        EmitterKind::Transpose
+    }
+
+    fn heroes(&self) -> &[InstrId] {
+        &self.heroes
+    }
+
+    fn emit(&self, module: &HloModule, fusion: ComputationId) -> Result<EmittedFusion, Diagnostic> {
+        emit(module, fusion, self)
+    }
+}
 
 /// Emits fusion `fusion` of `module` with the transpose emitter.
 pub fn emit(
@@ -352,7 +366,6 @@ fn erase_unused_functions(m: &mut ir::Module) {
         }
     }
 }
-
 
 /// The grid map `grid` composed with the bitcast from the normalized shape `from` to
 /// `to`: the index of `to` a thread handles.

@@ -1,0 +1,49 @@
+//! The one interface every emitter implements, and the one place that chooses among them.
+//!
+//! An emitter is an analysis of a fusion computation (its constructor: `None` when the
+//! fusion is not one it takes) and an [`FusionEmitter::emit`] that writes the kernel from
+//! it: the subgraph functions, `@main` with its loops, the launch dimensions and the map
+//! from (thread, block) to the output index. [`emitter_for`] asks the heroes which emitter
+//! fits, in XLA's order, and falls back to the loop emitter, which is correct for every
+//! fusion.
+
+use hlo::{Computation, ComputationId, Diagnostic, HloModule, InstrId};
+
+use crate::hero::{self, EmitterKind};
+use crate::loop_fusion::LoopFusion;
+use crate::reduction::ReductionFusion;
+use crate::transpose::TransposePlan;
+use crate::{EmittedFusion, kernel};
+
+/// What every emitter provides (XLA's `KernelFusionInterface`), from its analysis.
+pub trait FusionEmitter {
+    /// Which emitter this is.
+    fn kind(&self) -> EmitterKind;
+
+    /// The instructions whose kind chose this emitter (reduces, transposes); none for the
+    /// loop emitter.
+    fn heroes(&self) -> &[InstrId];
+
+    /// Emits fusion `fusion` of `module`: its functions and the kernel `@main`, with the
+    /// launch dimensions and the thread-to-output map.
+    fn emit(&self, module: &HloModule, fusion: ComputationId) -> Result<EmittedFusion, Diagnostic>;
+}
+
+/// The emitter for `computation`. Adding an emitter is its folder and one line here.
+pub fn emitter_for(computation: &Computation) -> Result<Box<dyn FusionEmitter>, Diagnostic> {
+    kernel::refuse_empty_arrays(computation)?;
+    let (kind, heroes) = hero::choose_emitter(computation);
+    if kind == EmitterKind::Transpose
+        && let Some(plan) = TransposePlan::new(computation, &heroes)
+    {
+        return Ok(Box::new(plan));
+    }
+    // The reduction emitter's analysis also takes `reduce / N`-like epilogues, which
+    // `choose_emitter` (XLA's hero rule) calls loop fusions.
+    if matches!(kind, EmitterKind::Reduction | EmitterKind::Loop)
+        && let Some(plan) = ReductionFusion::analyze(computation)
+    {
+        return Ok(Box::new(plan));
+    }
+    Ok(Box::new(LoopFusion::analyze(computation)?))
+}
