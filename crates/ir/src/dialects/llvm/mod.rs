@@ -1,0 +1,695 @@
+//! The `llvm` dialect ops `lower-tensors` produces: `llvm.getelementptr`, `llvm.load`,
+//! `llvm.store`, shared-memory globals (`llvm.mlir.global` in address space 3) and
+//! `llvm.mlir.addressof`, `llvm.mlir.constant`, and functions: `llvm.func` (libdevice
+//! declarations such as `llvm.func @__nv_tanhf(f32) -> f32`, and definitions),
+//! `llvm.return`, direct `llvm.call`.
+//!
+//! MLIR keeps many defaulted properties on these ops (`ordering = 0 : i64`,
+//! `CConv = #llvm.cconv<ccc>`, `unnamed_addr = 0 : i64`, ...); the parsers fill them in so the
+//! generic form is MLIR's, and the printers leave them out where MLIR does. An `llvm.func`'s
+//! type is MLIR's `!llvm.func<result (inputs)>`, kept as text with LLVM types in their short
+//! form (`ptr`, `array<4 x f32>`); [`Signature`] reads and writes it.
+
+use super::{
+    dense_i32_array, dense_ints, enum_attr, enum_case, expect_operands, expect_results,
+    operand_segments, parse_enum_prop, print_enum_prop, split_top_level,
+};
+use crate::Ident;
+use crate::attrs::{self, Attribute, DenseValues, NamedAttr};
+use crate::diag::DResult;
+use crate::lexer::Token;
+use crate::module::{BlockId, InsertPoint, Module, OpId, OpState, Value};
+use crate::parser::{Argument, Parser};
+use crate::printer::Printer;
+use crate::registry::{OpDef, Registry, Traits};
+use crate::types::{Signedness, Type, TypeKind};
+use crate::verifier::VerifyCx;
+
+mod functions;
+mod globals;
+mod memory;
+
+use functions::*;
+use globals::*;
+use memory::*;
+
+/// `llvm.getelementptr`'s marker for a dynamic index in `rawConstantIndices`.
+pub const GEP_DYNAMIC_INDEX: i64 = i32::MIN as i64;
+
+/// The `noWrapFlags` value of `llvm.getelementptr inbounds` (inbounds_flag | nusw).
+pub const GEP_INBOUNDS: i64 = 3;
+
+/// LLVM linkages, as MLIR spells them.
+pub const LINKAGES: &[&str] = &[
+    "private",
+    "internal",
+    "available_externally",
+    "linkonce",
+    "weak",
+    "common",
+    "appending",
+    "extern_weak",
+    "linkonce_odr",
+    "weak_odr",
+    "external",
+];
+
+/// `visibility_` values: default (printed as nothing), hidden, protected.
+const VISIBILITIES: &[&str] = &["", "hidden", "protected"];
+/// `unnamed_addr` values: none (printed as nothing), local_unnamed_addr, unnamed_addr.
+const UNNAMED_ADDRS: &[&str] = &["", "local_unnamed_addr", "unnamed_addr"];
+/// Atomic orderings of loads and stores by their `ordering` value (3 is unused).
+const ORDERINGS: &[&str] = &[
+    "not_atomic",
+    "unordered",
+    "monotonic",
+    "",
+    "acquire",
+    "release",
+    "acq_rel",
+    "seq_cst",
+];
+/// `llvm.call` tail call kinds (the keyword set MLIR accepts before the callee).
+const TAIL_CALL_KINDS: &[&str] = &["none", "tail", "musttail", "notail"];
+
+const LINKAGE: &str = "#llvm.linkage<";
+const CCONV: &str = "#llvm.cconv<";
+const TAIL_CALL_KIND: &str = "#llvm.tailcallkind<";
+
+pub fn register(r: &mut Registry) {
+    r.register(
+        OpDef::new("llvm.getelementptr")
+            .traits(Traits::PURE)
+            .inherent(&["elem_type", "noWrapFlags", "rawConstantIndices"])
+            .regions(0)
+            .syntax(print_gep, parse_gep)
+            .verify(verify_gep),
+    );
+    r.register(
+        OpDef::new("llvm.load")
+            .inherent(&[
+                "access_groups",
+                "alias_scopes",
+                "alignment",
+                "dereferenceable",
+                "invariant",
+                "invariantGroup",
+                "noalias_scopes",
+                "nontemporal",
+                "ordering",
+                "syncscope",
+                "tbaa",
+                "volatile_",
+            ])
+            .regions(0)
+            .syntax(print_load, parse_load)
+            .verify(verify_load),
+    );
+    r.register(
+        OpDef::new("llvm.store")
+            .inherent(&[
+                "access_groups",
+                "alias_scopes",
+                "alignment",
+                "invariantGroup",
+                "noalias_scopes",
+                "nontemporal",
+                "ordering",
+                "syncscope",
+                "tbaa",
+                "volatile_",
+            ])
+            .regions(0)
+            .syntax(print_store, parse_store)
+            .verify(verify_store),
+    );
+    r.register(
+        OpDef::new("llvm.mlir.global")
+            .traits(
+                Traits::ISOLATED_FROM_ABOVE
+                    .union(Traits::SYMBOL)
+                    .union(Traits::SINGLE_BLOCK),
+            )
+            .inherent(&[
+                "addr_space",
+                "alignment",
+                "comdat",
+                "constant",
+                "dbg_exprs",
+                "dso_local",
+                "externally_initialized",
+                "global_type",
+                "linkage",
+                "section",
+                "sym_name",
+                "target_specific_attrs",
+                "thread_local_",
+                "unnamed_addr",
+                "value",
+                "visibility_",
+            ])
+            .regions(1)
+            .syntax(print_global, parse_global)
+            .verify(verify_global),
+    );
+    r.register(
+        OpDef::new("llvm.mlir.addressof")
+            .traits(Traits::PURE)
+            .inherent(&["global_name"])
+            .regions(0)
+            .syntax(print_addressof, parse_addressof)
+            .verify(verify_addressof),
+    );
+    r.register(
+        OpDef::new("llvm.mlir.constant")
+            .traits(Traits::PURE.union(Traits::CONSTANT_LIKE))
+            .inherent(&["value"])
+            .regions(0)
+            .syntax(print_constant, parse_constant)
+            .verify(verify_constant),
+    );
+    r.register(
+        OpDef::new("llvm.func")
+            .traits(Traits::ISOLATED_FROM_ABOVE.union(Traits::SYMBOL))
+            .inherent(FUNC_PROPS)
+            .regions(1)
+            .syntax(print_func, parse_func)
+            .verify(verify_func),
+    );
+    r.register(
+        OpDef::new("llvm.return")
+            .traits(
+                Traits::TERMINATOR
+                    .union(Traits::RETURN_LIKE)
+                    .union(Traits::PURE),
+            )
+            .regions(0)
+            .syntax(
+                super::print_operands_with_types,
+                super::parse_operands_with_types,
+            )
+            .verify(verify_return),
+    );
+    r.register(
+        OpDef::new("llvm.call")
+            .inherent(&[
+                "CConv",
+                "TailCallKind",
+                "access_groups",
+                "alias_scopes",
+                "always_inline",
+                "arg_attrs",
+                "callee",
+                "convergent",
+                "fastmathFlags",
+                "inline_hint",
+                "memory_effects",
+                "no_inline",
+                "no_unwind",
+                "noalias_scopes",
+                "op_bundle_sizes",
+                "op_bundle_tags",
+                "res_attrs",
+                "tbaa",
+                "var_callee_type",
+                "will_return",
+                "operandSegmentSizes",
+            ])
+            .regions(0)
+            .syntax(print_call, parse_call)
+            .verify(verify_call),
+    );
+}
+
+/// The properties of `llvm.func` (MLIR 22's `LLVMFuncOp::getAttributeNames`).
+const FUNC_PROPS: &[&str] = &[
+    "CConv",
+    "alignment",
+    "always_inline",
+    "arg_attrs",
+    "arm_in_za",
+    "arm_inout_za",
+    "arm_locally_streaming",
+    "arm_new_za",
+    "arm_out_za",
+    "arm_preserves_za",
+    "arm_streaming",
+    "arm_streaming_compatible",
+    "comdat",
+    "convergent",
+    "denormal_fp_math",
+    "denormal_fp_math_f32",
+    "dso_local",
+    "fp_contract",
+    "frame_pointer",
+    "function_entry_count",
+    "function_type",
+    "garbageCollector",
+    "inline_hint",
+    "instrument_function_entry",
+    "instrument_function_exit",
+    "intel_reqd_sub_group_size",
+    "linkage",
+    "memory_effects",
+    "no_infs_fp_math",
+    "no_inline",
+    "no_nans_fp_math",
+    "no_signed_zeros_fp_math",
+    "no_unwind",
+    "optimize_none",
+    "passthrough",
+    "personality",
+    "prefer_vector_width",
+    "reciprocal_estimates",
+    "reqd_work_group_size",
+    "res_attrs",
+    "section",
+    "sym_name",
+    "sym_visibility",
+    "target_cpu",
+    "target_features",
+    "tune_cpu",
+    "unnamed_addr",
+    "uwtable_kind",
+    "vec_type_hint",
+    "visibility_",
+    "vscale_range",
+    "will_return",
+    "work_group_size_hint",
+];
+
+// ----- types -----
+
+/// Types the LLVM dialect accepts: signless integers, floats, pointers, vectors of them and
+/// the dialect's own types (`!llvm.array<..>`, `!llvm.struct<..>`).
+pub fn is_llvm_type(t: Type) -> bool {
+    match t.kind() {
+        TypeKind::Int { signedness, .. } => *signedness == Signedness::Signless,
+        TypeKind::Float(_) | TypeKind::LlvmPtr { .. } => true,
+        TypeKind::Vector { elem, .. } => is_llvm_type(*elem),
+        TypeKind::Opaque(text) => text.starts_with("!llvm."),
+        _ => false,
+    }
+}
+
+/// LLVM types with a size (what can be loaded, stored and held in a global).
+pub fn is_sized_llvm_type(t: Type) -> bool {
+    const UNSIZED: &[&str] = &["!llvm.void", "!llvm.func", "!llvm.token", "!llvm.label"];
+    is_llvm_type(t) && !UNSIZED.iter().any(|u| t.to_string().starts_with(u))
+}
+
+/// Keywords of LLVM dialect types written without `!llvm.` inside other LLVM types.
+const SHORT_TYPES: &[&str] = &[
+    "void",
+    "ptr",
+    "vec",
+    "array",
+    "func",
+    "struct",
+    "target",
+    "token",
+    "label",
+    "metadata",
+    "x86_amx",
+    "ppc_fp128",
+];
+
+/// `t` as written inside an LLVM type (`ptr<3>` for `!llvm.ptr<3>`).
+fn short_type(t: Type) -> String {
+    let text = t.to_string();
+    match text.strip_prefix("!llvm.") {
+        Some(short) => short.to_owned(),
+        None => text,
+    }
+}
+
+/// Reads a type written inside an LLVM type.
+fn full_type(text: &str) -> Option<Type> {
+    let word_end = text
+        .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .unwrap_or(text.len());
+    let full = if SHORT_TYPES.contains(&&text[..word_end]) {
+        format!("!llvm.{text}")
+    } else {
+        text.to_owned()
+    };
+    crate::parser::parse_type(&full).ok()
+}
+
+/// An `llvm.func` signature: MLIR's `!llvm.func<result (inputs, ...)>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    pub inputs: Vec<Type>,
+    /// `None` for `void`.
+    pub result: Option<Type>,
+    pub variadic: bool,
+}
+
+impl Signature {
+    /// Reads an `!llvm.func<...>` type.
+    pub fn from_type(t: Type) -> Option<Signature> {
+        let TypeKind::Opaque(text) = t.kind() else {
+            return None;
+        };
+        let body = text.strip_prefix("!llvm.func<")?.strip_suffix('>')?;
+        let open = top_level_paren(body)?;
+        let result = body[..open].trim();
+        let args = body[open..].trim().strip_prefix('(')?.strip_suffix(')')?;
+        let mut parts = split_top_level(args);
+        let variadic = parts.last() == Some(&"...");
+        if variadic {
+            parts.pop();
+        }
+        let inputs = parts.into_iter().map(full_type).collect::<Option<_>>()?;
+        let result = match result {
+            "void" => None,
+            r => Some(full_type(r)?),
+        };
+        Some(Signature {
+            inputs,
+            result,
+            variadic,
+        })
+    }
+
+    /// The `!llvm.func<...>` type.
+    pub fn to_type(&self) -> Type {
+        let mut args: Vec<String> = self.inputs.iter().map(|&t| short_type(t)).collect();
+        if self.variadic {
+            args.push("...".into());
+        }
+        let result = self.result.map_or("void".into(), short_type);
+        Type::opaque(&format!("!llvm.func<{result} ({})>", args.join(", ")))
+    }
+
+    /// The signature of an `llvm.func` op.
+    pub fn of(m: &Module, func: OpId) -> Option<Signature> {
+        Signature::from_type(m.prop(func, "function_type")?.as_type()?)
+    }
+}
+
+/// The byte offset of the first `(` outside `<...>` (where a signature's inputs start).
+fn top_level_paren(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            '(' if depth == 0 => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+// ----- builders -----
+
+/// An index of `llvm.getelementptr`: a constant (i32) or a value of a signless integer type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GepIndex {
+    Const(i32),
+    Value(Value),
+}
+
+/// `llvm.getelementptr [inbounds] %base[indices] : (...) -> ptr, elem_type`; the result is a
+/// pointer in the base's address space.
+pub fn build_gep(
+    m: &mut Module,
+    at: InsertPoint,
+    base: Value,
+    indices: &[GepIndex],
+    elem_type: Type,
+    inbounds: bool,
+) -> Value {
+    let mut operands = vec![base];
+    let raw: Vec<i64> = indices
+        .iter()
+        .map(|i| match *i {
+            GepIndex::Const(c) => c.into(),
+            GepIndex::Value(v) => {
+                operands.push(v);
+                GEP_DYNAMIC_INDEX
+            }
+        })
+        .collect();
+    let flags = if inbounds { GEP_INBOUNDS } else { 0 };
+    let ty = m.value_type(base);
+    let op = m.create_op_at(
+        OpState::new("llvm.getelementptr")
+            .operands(&operands)
+            .prop("elem_type", Attribute::Type(elem_type))
+            .prop("noWrapFlags", Attribute::i32(flags as i32))
+            .prop("rawConstantIndices", dense_i32_array(&raw))
+            .results(&[ty]),
+        at,
+    );
+    m.result(op, 0)
+}
+
+/// `llvm.load %ptr [invariant] : !llvm.ptr -> ty`. Set `alignment` on the op for vectors.
+pub fn build_load(m: &mut Module, at: InsertPoint, ptr: Value, ty: Type, invariant: bool) -> Value {
+    let mut state = OpState::new("llvm.load")
+        .operands(&[ptr])
+        .prop("ordering", Attribute::i64(0))
+        .results(&[ty]);
+    if invariant {
+        state = state.prop("invariant", Attribute::Unit);
+    }
+    let op = m.create_op_at(state, at);
+    m.result(op, 0)
+}
+
+/// `llvm.store %value, %ptr`.
+pub fn build_store(m: &mut Module, at: InsertPoint, value: Value, ptr: Value) -> OpId {
+    m.create_op_at(
+        OpState::new("llvm.store")
+            .operands(&[value, ptr])
+            .prop("ordering", Attribute::i64(0)),
+        at,
+    )
+}
+
+/// `llvm.mlir.global <linkage> @name(value) {addr_space = N : i32} : ty` without an
+/// initializer region (shared memory: `internal`, address space 3, no value).
+pub fn build_global(
+    m: &mut Module,
+    at: InsertPoint,
+    name: &str,
+    ty: Type,
+    linkage: &str,
+    addr_space: u32,
+    value: Option<Attribute>,
+) -> OpId {
+    assert!(LINKAGES.contains(&linkage), "llvm linkage '{linkage}'");
+    let region = m.create_region();
+    let mut state = OpState::new("llvm.mlir.global")
+        .prop("sym_name", Attribute::string(name))
+        .prop("global_type", Attribute::Type(ty))
+        .prop("linkage", enum_attr(LINKAGE, linkage))
+        .prop("addr_space", Attribute::i32(addr_space as i32))
+        .prop("unnamed_addr", Attribute::i64(0))
+        .prop("visibility_", Attribute::i64(0))
+        .region(region);
+    if let Some(v) = value {
+        state = state.prop("value", v);
+    }
+    m.create_op_at(state, at)
+}
+
+/// `llvm.mlir.addressof @name : ptr_ty`.
+pub fn build_addressof(m: &mut Module, at: InsertPoint, name: &str, ptr_ty: Type) -> Value {
+    let op = m.create_op_at(
+        OpState::new("llvm.mlir.addressof")
+            .prop("global_name", Attribute::symbol(name))
+            .results(&[ptr_ty]),
+        at,
+    );
+    m.result(op, 0)
+}
+
+/// `llvm.mlir.constant(value) : ty`.
+pub fn build_constant(m: &mut Module, at: InsertPoint, value: Attribute, ty: Type) -> Value {
+    let op = m.create_op_at(
+        OpState::new("llvm.mlir.constant")
+            .prop("value", value)
+            .results(&[ty]),
+        at,
+    );
+    m.result(op, 0)
+}
+
+/// The properties every `llvm.func` has (external linkage, C calling convention).
+fn func_state(name: &str, signature: &Signature, region: crate::RegionId) -> OpState {
+    OpState::new("llvm.func")
+        .prop("sym_name", Attribute::string(name))
+        .prop("function_type", Attribute::Type(signature.to_type()))
+        .prop("CConv", enum_attr(CCONV, "ccc"))
+        .prop("linkage", enum_attr(LINKAGE, "external"))
+        .prop("unnamed_addr", Attribute::i64(0))
+        .prop("visibility_", Attribute::i64(0))
+        .region(region)
+}
+
+/// A declaration `llvm.func @name(inputs) -> result` (not inserted), as for libdevice.
+pub fn build_func_decl(m: &mut Module, name: &str, signature: &Signature) -> OpId {
+    let region = m.create_region();
+    m.create_op(func_state(name, signature, region))
+}
+
+/// A definition `llvm.func @name(...) { }` with an empty entry block (not inserted); returns
+/// the op and the entry block.
+pub fn build_func(m: &mut Module, name: &str, signature: &Signature) -> (OpId, BlockId) {
+    let (region, block) = m.create_region_with_block(&signature.inputs);
+    (m.create_op(func_state(name, signature, region)), block)
+}
+
+/// `llvm.return [%value]`.
+pub fn build_return(m: &mut Module, at: InsertPoint, value: Option<Value>) -> OpId {
+    let operands: Vec<Value> = value.into_iter().collect();
+    m.create_op_at(OpState::new("llvm.return").operands(&operands), at)
+}
+
+/// `llvm.call @callee(args) : (...) -> result`.
+pub fn build_call(
+    m: &mut Module,
+    at: InsertPoint,
+    callee: &str,
+    args: &[Value],
+    result: Option<Type>,
+) -> OpId {
+    let results: Vec<Type> = result.into_iter().collect();
+    m.create_op_at(
+        OpState::new("llvm.call")
+            .operands(args)
+            .results(&results)
+            .prop("callee", Attribute::symbol(callee))
+            .prop("CConv", enum_attr(CCONV, "ccc"))
+            .prop("TailCallKind", enum_attr(TAIL_CALL_KIND, "none"))
+            .prop(
+                "fastmathFlags",
+                Attribute::Opaque("#llvm.fastmath<none>".into()),
+            )
+            .prop("op_bundle_sizes", dense_i32_array(&[]))
+            .prop(
+                "operandSegmentSizes",
+                dense_i32_array(&[args.len() as i64, 0]),
+            ),
+        at,
+    )
+}
+
+// ----- shared checks and syntax -----
+
+fn expect_ptr(t: Type, what: &str) -> Result<(), String> {
+    if t.ptr_addr_space().is_some() {
+        Ok(())
+    } else {
+        Err(format!("{what} must be LLVM pointer type, but got '{t}'"))
+    }
+}
+
+fn set_prop(state: &mut OpState, name: &str, value: Attribute) {
+    attrs::set_named(&mut state.props, Ident::new(name), value);
+}
+
+/// Parses one of `cases` into the integer property `prop` (its position), if one is next.
+fn parse_int_enum(p: &mut Parser<'_>, state: &mut OpState, prop: &str, cases: &[&str]) {
+    let found = cases
+        .iter()
+        .position(|c| !c.is_empty() && p.parse_optional_keyword(c));
+    if let Some(i) = found {
+        set_prop(state, prop, Attribute::i64(i as i64));
+    }
+}
+
+/// Writes `case ` for the integer enum property `prop` unless it is the default (empty).
+fn print_int_enum(p: &mut Printer<'_>, op: OpId, prop: &str, cases: &[&str]) {
+    let value = p.module().prop(op, prop).and_then(Attribute::as_i64);
+    let case = value.and_then(|v| cases.get(usize::try_from(v).ok()?));
+    if let Some(case) = case.filter(|c| !c.is_empty()) {
+        p.write(case);
+        p.write(" ");
+    }
+}
+
+/// Checks that the integer enum property `prop` is a valid case.
+fn check_int_enum(m: &Module, op: OpId, prop: &str, cases: &[&str]) -> Result<(), String> {
+    match m.prop(op, prop).map(Attribute::as_i64) {
+        None => Ok(()),
+        Some(Some(v)) if usize::try_from(v).is_ok_and(|v| v < cases.len()) => Ok(()),
+        Some(_) => Err(format!("attribute '{prop}' has an invalid value")),
+    }
+}
+
+/// Checks that the enum property `prop` (`{open}case>`) is one of `cases` (any case when
+/// `cases` is empty: calling conventions are not listed here).
+fn check_enum(m: &Module, op: OpId, prop: &str, open: &str, cases: &[&str]) -> Result<(), String> {
+    match enum_case(m.prop(op, prop), open) {
+        Some(c) if cases.is_empty() || cases.contains(&c) => Ok(()),
+        _ => Err(format!("requires a valid '{prop}' attribute")),
+    }
+}
+
+/// ` atomic [syncscope("s")] <ordering>` of an atomic load or store.
+fn print_atomic(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    let Some(name) = ordering(m, op).filter(|&o| o != "not_atomic") else {
+        return;
+    };
+    p.write(" atomic");
+    if let Some(scope) = m.prop(op, "syncscope") {
+        p.write(" syncscope(");
+        p.attr(scope);
+        p.write(")");
+    }
+    p.write(" ");
+    p.write(name);
+}
+
+fn parse_atomic(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let mut ordering = 0;
+    if p.parse_optional_keyword("atomic") {
+        if p.parse_optional_keyword("syncscope") {
+            p.parse_punct(b'(')?;
+            let scope = p.parse_string()?;
+            p.parse_punct(b')')?;
+            set_prop(state, "syncscope", Attribute::String(scope));
+        }
+        let loc = p.loc();
+        let name = p.parse_any_keyword()?;
+        let Some(o) = ORDERINGS.iter().position(|&o| !o.is_empty() && o == name) else {
+            return Err(p.error_at(loc, format!("invalid atomic ordering '{name}'")));
+        };
+        ordering = o;
+    }
+    set_prop(state, "ordering", Attribute::i64(ordering as i64));
+    Ok(())
+}
+
+/// The atomic ordering of a load or store (`not_atomic` when the property is absent).
+fn ordering(m: &Module, op: OpId) -> Option<&'static str> {
+    let value = m.prop(op, "ordering").map_or(Some(0), Attribute::as_i64)?;
+    let name = ORDERINGS.get(usize::try_from(value).ok()?)?;
+    (!name.is_empty()).then_some(*name)
+}
+
+fn check_ordering(m: &Module, op: OpId) -> Result<(), String> {
+    match ordering(m, op) {
+        Some(_) => Ok(()),
+        None => Err("requires a valid 'ordering' attribute".into()),
+    }
+}
+
+/// Writes ` keyword` for a unit property that is set.
+fn print_flag(p: &mut Printer<'_>, op: OpId, prop: &str, keyword: &str) {
+    if p.module().prop(op, prop).is_some() {
+        p.write(" ");
+        p.write(keyword);
+    }
+}
+
+fn parse_flag(p: &mut Parser<'_>, state: &mut OpState, keyword: &str, prop: &str) {
+    if p.parse_optional_keyword(keyword) {
+        set_prop(state, prop, Attribute::Unit);
+    }
+}
