@@ -1,0 +1,409 @@
+//! Elementwise ops as arith/math IR: HLO's semantics for each op and element type
+//! (integer division and shifts with XLA's results for every input, comparisons with NaN and
+//! total order, conversions with saturation and rounding).
+
+use super::*;
+
+impl ElementalEmitter<'_, '_> {
+    /// Elementwise ops on scalars `args` producing a value of `ty`.
+    pub(super) fn elementwise(
+        &mut self,
+        instr: &Instruction,
+        args: &[Value],
+        ty: Type,
+    ) -> R<Value> {
+        let span = instr.spans.whole;
+        let operand_types: Vec<PrimitiveType> = instr
+            .operands
+            .iter()
+            .map(|&o| {
+                self.instr(o)
+                    .shape
+                    .as_array()
+                    .map_or(PrimitiveType::F32, |a| a.element_type)
+            })
+            .collect();
+        let t0 = operand_types[0];
+        let float = t0.is_float();
+        let unsigned = t0.is_unsigned_int() || t0 == PrimitiveType::Pred;
+        let b = &mut self.b;
+        let x = args[0];
+        use Opcode::*;
+        let pick = |f: &'static str, i: &'static str| if float { f } else { i };
+        Ok(match instr.opcode {
+            Add if t0 == PrimitiveType::Pred => b.binary("arith.ori", x, args[1]),
+            Multiply if t0 == PrimitiveType::Pred => b.binary("arith.andi", x, args[1]),
+            Add => b.binary(pick("arith.addf", "arith.addi"), x, args[1]),
+            Subtract => b.binary(pick("arith.subf", "arith.subi"), x, args[1]),
+            Multiply => b.binary(pick("arith.mulf", "arith.muli"), x, args[1]),
+            Divide if float => b.binary("arith.divf", x, args[1]),
+            Divide => int_divide(b, x, args[1], unsigned, false),
+            Remainder if float => b.binary("arith.remf", x, args[1]),
+            Remainder => int_divide(b, x, args[1], unsigned, true),
+            Maximum if float => b.binary("arith.maximumf", x, args[1]),
+            Minimum if float => b.binary("arith.minimumf", x, args[1]),
+            Maximum => b.binary(
+                if unsigned {
+                    "arith.maxui"
+                } else {
+                    "arith.maxsi"
+                },
+                x,
+                args[1],
+            ),
+            Minimum => b.binary(
+                if unsigned {
+                    "arith.minui"
+                } else {
+                    "arith.minsi"
+                },
+                x,
+                args[1],
+            ),
+            And => b.binary("arith.andi", x, args[1]),
+            Or => b.binary("arith.ori", x, args[1]),
+            Xor => b.binary("arith.xori", x, args[1]),
+            Not => {
+                let ones = b.int(-1, ty);
+                b.binary("arith.xori", x, ones)
+            }
+            ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => {
+                shift(b, instr.opcode, x, args[1], ty)
+            }
+            Power if float => b.binary("math.powf", x, args[1]),
+            Atan2 if float => b.binary("math.atan2", x, args[1]),
+            Negate if float => b.unary("arith.negf", x),
+            Negate => {
+                let zero = b.int(0, ty);
+                b.binary("arith.subi", zero, x)
+            }
+            Abs if float => b.unary("math.absf", x),
+            Abs => b.unary("math.absi", x),
+            Sign => sign(b, x, ty, float),
+            Exp if float => b.unary("math.exp", x),
+            Expm1 if float => b.unary("math.expm1", x),
+            Log if float => b.unary("math.log", x),
+            Log1p if float => b.unary("math.log1p", x),
+            Sqrt if float => b.unary("math.sqrt", x),
+            Rsqrt if float => b.unary("math.rsqrt", x),
+            Cbrt if float => b.unary("math.cbrt", x),
+            Tanh if float => b.unary("math.tanh", x),
+            Sin if float => b.unary("math.sin", x),
+            Cos if float => b.unary("math.cos", x),
+            Tan if float => b.unary("math.tan", x),
+            Erf if float => b.unary("math.erf", x),
+            Atan if float => b.unary("math.atan", x),
+            Acos if float => b.unary("math.acos", x),
+            Asin if float => b.unary("math.asin", x),
+            Acosh if float => b.unary("math.acosh", x),
+            Asinh if float => b.unary("math.asinh", x),
+            Atanh if float => b.unary("math.atanh", x),
+            Cosh if float => b.unary("math.cosh", x),
+            Sinh if float => b.unary("math.sinh", x),
+            Floor if float => b.unary("math.floor", x),
+            Ceil if float => b.unary("math.ceil", x),
+            RoundNearestAfz if float => b.unary("math.round", x),
+            RoundNearestEven if float => b.unary("math.roundeven", x),
+            Logistic if float => {
+                // 1 / (1 + exp(-x)).
+                let neg = b.unary("arith.negf", x);
+                let e = b.unary("math.exp", neg);
+                let one = b.float(1.0, ty);
+                let d = b.addf(one, e);
+                b.binary("arith.divf", one, d)
+            }
+            IsFinite => {
+                let a = b.unary("math.absf", x);
+                let inf = b.float(f64::INFINITY, b.module.value_type(x));
+                cmpf(b, "one", a, inf)
+            }
+            PopulationCount if !float => b.unary("math.ctpop", x),
+            Clz if !float => b.unary("math.ctlz", x),
+            Compare => compare(b, instr, x, args[1], t0).map_err(|e| unsupported(span, e))?,
+            Select => b.select(x, args[1], args[2]),
+            Clamp => {
+                // clamp(lo, x, hi) = min(max(x, lo), hi).
+                let (lo, v, hi) = (args[0], args[1], args[2]);
+                let t1 = operand_types[1];
+                let (max, min) = if t1.is_float() {
+                    ("arith.maximumf", "arith.minimumf")
+                } else if t1.is_unsigned_int() || t1 == PrimitiveType::Pred {
+                    ("arith.maxui", "arith.minui")
+                } else {
+                    ("arith.maxsi", "arith.minsi")
+                };
+                let m = b.binary(max, v, lo);
+                b.binary(min, m, hi)
+            }
+            Convert => {
+                let to = instr
+                    .shape
+                    .as_array()
+                    .map_or(PrimitiveType::F32, |a| a.element_type);
+                convert(b, x, t0, to, ty)
+            }
+            BitcastConvert => {
+                let from = b.module.value_type(x);
+                if from == ty {
+                    x
+                } else if from.bit_width() == ty.bit_width() && t0 != PrimitiveType::Pred {
+                    b.cast("arith.bitcast", x, ty)
+                } else {
+                    return Err(unsupported(
+                        span,
+                        format!("bitcast-convert from {from} to {ty}"),
+                    ));
+                }
+            }
+            op => {
+                return Err(unsupported(
+                    span,
+                    format!("{op} on {} in '{}'", t0.name(), instr.name),
+                ));
+            }
+        })
+    }
+}
+
+fn cmpf(b: &mut Builder<'_>, predicate: &str, x: Value, y: Value) -> Value {
+    let p = ir::dialects::arith::CMPF_PREDICATES
+        .iter()
+        .position(|&n| n == predicate)
+        .expect("cmpf predicate");
+    let op = b.insert(
+        OpState::new("arith.cmpf")
+            .operands(&[x, y])
+            .results(&[Type::I1])
+            .prop("predicate", Attribute::i64(p as i64)),
+    );
+    b.module.result(op, 0)
+}
+
+/// Integer division or remainder with XLA's results for a zero divisor and for
+/// `INT_MIN / -1`: the divisor is replaced by 1 where the hardware would trap, then the
+/// special results are selected.
+fn int_divide(b: &mut Builder<'_>, x: Value, y: Value, unsigned: bool, remainder: bool) -> Value {
+    let ty = b.module.value_type(x);
+    let width = ty.int_width().unwrap_or(64);
+    let zero = b.int(0, ty);
+    let one = b.int(1, ty);
+    let is_zero = b.cmpi("eq", y, zero);
+    let trap = if unsigned {
+        is_zero
+    } else {
+        let min = b.int(-(1i128 << (width - 1)), ty);
+        let minus_one = b.int(-1, ty);
+        let x_min = b.cmpi("eq", x, min);
+        let y_m1 = b.cmpi("eq", y, minus_one);
+        let overflow = b.binary("arith.andi", x_min, y_m1);
+        b.binary("arith.ori", is_zero, overflow)
+    };
+    let safe = b.select(trap, one, y);
+    let name = match (remainder, unsigned) {
+        (false, false) => "arith.divsi",
+        (false, true) => "arith.divui",
+        (true, false) => "arith.remsi",
+        (true, true) => "arith.remui",
+    };
+    let q = b.binary(name, x, safe);
+    let on_zero = if remainder { x } else { b.int(-1, ty) };
+    b.select(is_zero, on_zero, q)
+}
+
+/// Shifts by `y` interpreted as unsigned; out-of-range amounts give 0, or the sign for an
+/// arithmetic right shift.
+fn shift(b: &mut Builder<'_>, op: Opcode, x: Value, y: Value, ty: Type) -> Value {
+    let width = ty.int_width().unwrap_or(64) as i128;
+    let w = b.int(width, ty);
+    let in_range = b.cmpi("ult", y, w);
+    match op {
+        Opcode::ShiftRightArithmetic => {
+            let max = b.int(width - 1, ty);
+            let amount = b.select(in_range, y, max);
+            b.binary("arith.shrsi", x, amount)
+        }
+        _ => {
+            let name = if op == Opcode::ShiftLeft {
+                "arith.shli"
+            } else {
+                "arith.shrui"
+            };
+            let shifted = b.binary(name, x, y);
+            let zero = b.int(0, ty);
+            b.select(in_range, shifted, zero)
+        }
+    }
+}
+
+/// `sign`: -1, 0 or 1 for (signed) integers; for floats ±1 with x's sign, except that ±0
+/// and NaN are returned unchanged.
+fn sign(b: &mut Builder<'_>, x: Value, ty: Type, float: bool) -> Value {
+    if float {
+        let zero = b.float(0.0, ty);
+        let one = b.float(1.0, ty);
+        let nonzero = cmpf(b, "one", x, zero);
+        let s = b.binary("math.copysign", one, x);
+        return b.select(nonzero, s, x);
+    }
+    let zero = b.int(0, ty);
+    let one = b.int(1, ty);
+    let minus_one = b.int(-1, ty);
+    let neg = b.cmpi("slt", x, zero);
+    let pos = b.cmpi("sgt", x, zero);
+    let p = b.select(pos, one, zero);
+    b.select(neg, minus_one, p)
+}
+
+fn compare(
+    b: &mut Builder<'_>,
+    instr: &Instruction,
+    x: Value,
+    y: Value,
+    t: PrimitiveType,
+) -> Result<Value, String> {
+    let direction = instr
+        .enum_value("direction")
+        .ok_or("compare without direction=")?;
+    let total_order = instr.enum_value("type") == Some("TOTALORDER");
+    if t.is_float() && !total_order {
+        let p = match direction {
+            "EQ" => "oeq",
+            "NE" => "une",
+            "LT" => "olt",
+            "LE" => "ole",
+            "GT" => "ogt",
+            "GE" => "oge",
+            d => return Err(format!("compare direction {d}")),
+        };
+        return Ok(cmpf(b, p, x, y));
+    }
+    let (x, y, signed) = if t.is_float() {
+        // Total order: compare the bits as sign-magnitude integers mapped to two's complement.
+        (total_order_key(b, x), total_order_key(b, y), true)
+    } else {
+        (x, y, t.is_signed_int())
+    };
+    let p = match (direction, signed) {
+        ("EQ", _) => "eq",
+        ("NE", _) => "ne",
+        ("LT", true) => "slt",
+        ("LE", true) => "sle",
+        ("GT", true) => "sgt",
+        ("GE", true) => "sge",
+        ("LT", false) => "ult",
+        ("LE", false) => "ule",
+        ("GT", false) => "ugt",
+        ("GE", false) => "uge",
+        (d, _) => return Err(format!("compare direction {d}")),
+    };
+    Ok(b.cmpi(p, x, y))
+}
+
+/// The float's bits as a signed integer ordered like XLA's total order: negative values
+/// have their magnitude bits flipped.
+fn total_order_key(b: &mut Builder<'_>, x: Value) -> Value {
+    let ty = b.module.value_type(x);
+    let width = ty.bit_width().unwrap_or(32);
+    let int = Type::int(width);
+    let bits = b.cast("arith.bitcast", x, int);
+    let zero = b.int(0, int);
+    let magnitude = b.int((1i128 << (width - 1)) - 1, int);
+    let negative = b.cmpi("slt", bits, zero);
+    let flipped = b.binary("arith.xori", bits, magnitude);
+    b.select(negative, flipped, bits)
+}
+
+/// `convert` from `from` to `to` (IR type `ty`), with XLA's saturating float→int rule.
+fn convert(
+    b: &mut Builder<'_>,
+    x: Value,
+    from: PrimitiveType,
+    to: PrimitiveType,
+    ty: Type,
+) -> Value {
+    use PrimitiveType::Pred;
+    let src = b.module.value_type(x);
+    if src == ty && (from.is_float() == to.is_float()) {
+        return x;
+    }
+    if to == Pred {
+        return if from.is_float() {
+            let zero = b.float(0.0, src);
+            cmpf(b, "une", x, zero)
+        } else {
+            let zero = b.int(0, src);
+            b.cmpi("ne", x, zero)
+        };
+    }
+    let unsigned_src = from.is_unsigned_int() || from == Pred;
+    match (from.is_float(), to.is_float()) {
+        (true, true) => {
+            let (sw, dw) = (src.bit_width().unwrap_or(0), ty.bit_width().unwrap_or(0));
+            if sw < dw {
+                b.cast("arith.extf", x, ty)
+            } else if sw > dw {
+                b.cast("arith.truncf", x, ty)
+            } else {
+                // f16 <-> bf16: through f32, exact on the way up.
+                let wide = b.cast("arith.extf", x, Type::F32);
+                b.cast("arith.truncf", wide, ty)
+            }
+        }
+        (false, true) => b.cast(
+            if unsigned_src {
+                "arith.uitofp"
+            } else {
+                "arith.sitofp"
+            },
+            x,
+            ty,
+        ),
+        (false, false) => {
+            let (sw, dw) = (src.int_width().unwrap_or(0), ty.int_width().unwrap_or(0));
+            if sw < dw {
+                b.cast(
+                    if unsigned_src {
+                        "arith.extui"
+                    } else {
+                        "arith.extsi"
+                    },
+                    x,
+                    ty,
+                )
+            } else if sw > dw {
+                b.cast("arith.trunci", x, ty)
+            } else {
+                x
+            }
+        }
+        (true, false) => float_to_int(b, x, to, ty),
+    }
+}
+
+/// Saturating float→int: NaN gives 0, values beyond the target's range its min or max.
+fn float_to_int(b: &mut Builder<'_>, x: Value, to: PrimitiveType, ty: Type) -> Value {
+    let src = b.module.value_type(x);
+    let width = ty.int_width().unwrap_or(32);
+    let zero_i = b.int(0, ty);
+    if to.is_unsigned_int() {
+        let zero = b.float(0.0, src);
+        let limit = b.float(2f64.powi(width as i32), src);
+        let max = b.int(-1, ty);
+        let converted = b.cast("arith.fptoui", x, ty);
+        let too_big = cmpf(b, "oge", x, limit);
+        let positive = cmpf(b, "ogt", x, zero);
+        let clamped = b.select(too_big, max, converted);
+        return b.select(positive, clamped, zero_i);
+    }
+    let limit = b.float(2f64.powi(width as i32 - 1), src);
+    let neg_limit = b.float(-(2f64.powi(width as i32 - 1)), src);
+    let max = b.int((1i128 << (width - 1)) - 1, ty);
+    let min = b.int(-(1i128 << (width - 1)), ty);
+    let converted = b.cast("arith.fptosi", x, ty);
+    let too_big = cmpf(b, "oge", x, limit);
+    let too_small = cmpf(b, "ole", x, neg_limit);
+    let is_nan = cmpf(b, "uno", x, x);
+    let hi = b.select(too_big, max, converted);
+    let lo = b.select(too_small, min, hi);
+    b.select(is_nan, zero_i, lo)
+}
