@@ -5,10 +5,9 @@
 
 use hlo::{ArrayShape, Computation, Diagnostic, Span};
 use ir::dialects::{func as irfunc, gpu};
-use ir::{BlockId, Builder, InsertPoint, Type, Value};
+use ir::{Attribute, BlockId, Builder, InsertPoint, Type, Value};
 
 use crate::LaunchDimensions;
-use crate::elemental::range_array;
 use crate::partition::sanitize;
 use crate::types::{leaves, tensor_type};
 
@@ -131,4 +130,18 @@ pub(crate) fn refuse_empty_arrays(computation: &Computation) -> Result<(), Diagn
             ),
         )),
     }
+}
+
+/// `[lo : index, hi : index]`, the inclusive range of an index value.
+pub fn range_array(lo: i64, hi: i64) -> Attribute {
+    Attribute::Array(vec![Attribute::index(lo), Attribute::index(hi)])
+}
+
+/// Index arguments carry their range (`{xla.range = [0 : index, n - 1 : index]}`), which
+/// later passes use to simplify index arithmetic.
+pub fn range_attr(lo: i64, hi: i64) -> Attribute {
+    Attribute::dict(vec![ir::NamedAttr {
+        name: ir::Ident::new("xla.range"),
+        value: range_array(lo, hi),
+    }])
 }

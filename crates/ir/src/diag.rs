@@ -1,9 +1,27 @@
 //! Diagnostics: `file:line:col: error: message`, with optional notes, as `mlir-opt` prints
 //! them.
 
-use crate::module::Loc;
 use std::fmt;
 use std::sync::Arc;
+
+/// A source position (1-based line and column); `line == 0` means unknown.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Loc {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Loc {
+    pub const UNKNOWN: Loc = Loc { line: 0, col: 0 };
+
+    pub fn new(line: u32, col: u32) -> Loc {
+        Loc { line, col }
+    }
+
+    pub fn is_known(self) -> bool {
+        self.line != 0
+    }
+}
 
 /// An error from the parser or the verifier.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -12,7 +12,6 @@ use crate::module::{Module, OpId, OpState};
 use crate::parser::Parser;
 use crate::printer::Printer;
 use crate::verifier::VerifyCx;
-use std::sync::{Arc, OnceLock};
 
 /// Prints an op's custom syntax after its name (`%0 = arith.addf` is already written).
 pub type PrintFn = fn(&mut Printer<'_>, OpId);
@@ -170,22 +169,6 @@ impl Registry {
     /// A registry with nothing registered.
     pub fn empty() -> Registry {
         Registry::default()
-    }
-
-    /// A fresh registry with every dialect the pipeline uses (builtin, func, arith, math,
-    /// scf, tensor, vector, gpu, llvm, nvvm, xla_gpu), to extend with more.
-    pub fn with_standard_dialects() -> Registry {
-        let mut r = Registry::empty();
-        crate::dialects::register_standard(&mut r);
-        r
-    }
-
-    /// The shared registry of the standard dialects.
-    pub fn standard() -> Arc<Registry> {
-        static STANDARD: OnceLock<Arc<Registry>> = OnceLock::new();
-        STANDARD
-            .get_or_init(|| Arc::new(Registry::with_standard_dialects()))
-            .clone()
     }
 
     /// Adds (or replaces) an op definition.

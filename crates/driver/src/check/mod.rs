@@ -49,10 +49,12 @@ use passes::{Pass, PassManager, PassRegistry, Timings};
 use crate::pipeline::PASSES;
 
 mod compare;
+mod module;
 
 pub use compare::Tolerance;
 pub(crate) use compare::{Comparison, Reference, compare_array, show_index};
 use compare::{compare_stage, host_leaves};
+pub use module::{ModuleCheck, check_module};
 
 /// The standard pipeline's passes, all of which the interpreter follows.
 pub fn checked_passes() -> Vec<Box<dyn Pass>> {
@@ -660,50 +662,6 @@ pub(crate) fn unwritten_output(shape: &ArrayShape) -> Result<Buffer, String> {
     let any = random_array(shape, 0, hlo::evaluate::RandomRange::Between(0.0, 0.0))?;
     let laid_out = Buffer::from_host_array(&any, shape.layout.as_ref())?;
     Ok(Buffer::new(vec![0xff; laid_out.len()]))
-}
-
-/// What [`check_module`] checks.
-pub struct ModuleCheck<'a> {
-    /// The module as written, before the fusion pipeline: the whole program's reference.
-    pub reference: &'a HloModule,
-    pub fusions: &'a [ComputationId],
-    /// The passes, in order (`--pass-pipeline`, or [`PASSES`]).
-    pub pipeline: &'a [String],
-    /// Whether the whole program runs too, kernel after kernel, after the fusions.
-    pub whole_program: bool,
-}
-
-/// `--check` on a module: each fusion stage by stage (the report goes to `out`), then the
-/// whole program against the evaluator on the reference when asked.
-pub fn check_module(
-    source: &SourceFile,
-    module: &HloModule,
-    what: &ModuleCheck,
-    options: &CheckOptions,
-    out: &mut dyn Write,
-) -> Result<(), String> {
-    if options.inputs == 0 {
-        return Err("error: --check=N needs at least one input".to_string());
-    }
-    let mut failed = Vec::new();
-    for &id in what.fusions {
-        let passes = passes_to_check(what.pipeline)?;
-        if !check_fusion_with(source, module, id, passes, options, out)? {
-            failed.push(module.computation(id).name.clone());
-        }
-    }
-    if !failed.is_empty() {
-        return Err(format!(
-            "error: --check failed for fusion(s) {}",
-            failed.join(", ")
-        ));
-    }
-    let whole = what.whole_program;
-    if whole && !crate::program::check_program(source, what.reference, module, options.inputs, out)?
-    {
-        return Err("error: --check failed for the program as a whole".to_string());
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -35,6 +35,7 @@ use ir::intern::FxHashMap;
 use ir::{Attribute, Builder, InsertPoint, OpState, Type, Value};
 
 use crate::kernel::{parameter_types, unsupported};
+pub use crate::kernel::{range_array, range_attr};
 use crate::partition::PartitionedComputation;
 
 mod arith;
@@ -739,20 +740,6 @@ pub fn emit_scalar_function(
     let values = e.emit(computation.root, &[])?;
     e.b.ret(&values);
     Ok(())
-}
-
-/// `[lo : index, hi : index]`, the inclusive range of an index value.
-pub fn range_array(lo: i64, hi: i64) -> Attribute {
-    Attribute::Array(vec![Attribute::index(lo), Attribute::index(hi)])
-}
-
-/// Index arguments carry their range (`{xla.range = [0 : index, n - 1 : index]}`), which
-/// later passes use to simplify index arithmetic.
-pub fn range_attr(lo: i64, hi: i64) -> Attribute {
-    Attribute::dict(vec![ir::NamedAttr {
-        name: ir::Ident::new("xla.range"),
-        value: range_array(lo, hi),
-    }])
 }
 
 /// Emits subgraph `index` of the fusion as

@@ -23,6 +23,27 @@ use crate::parser::Parser;
 use crate::printer::Printer;
 use crate::registry::Registry;
 use crate::types::Type;
+use std::sync::{Arc, OnceLock};
+
+impl Registry {
+    /// A fresh registry with every dialect the pipeline uses (builtin, func, arith, math,
+    /// scf, tensor, vector, gpu, llvm, nvvm, xla_gpu), to extend with more. (Here rather
+    /// than in `registry.rs`, so that the registry does not depend on the dialects that
+    /// register into it.)
+    pub fn with_standard_dialects() -> Registry {
+        let mut r = Registry::empty();
+        register_standard(&mut r);
+        r
+    }
+
+    /// The shared registry of the standard dialects.
+    pub fn standard() -> Arc<Registry> {
+        static STANDARD: OnceLock<Arc<Registry>> = OnceLock::new();
+        STANDARD
+            .get_or_init(|| Arc::new(Registry::with_standard_dialects()))
+            .clone()
+    }
+}
 
 /// Registers the standard dialects: every dialect the pipeline uses, `xla_gpu` included.
 pub fn register_standard(r: &mut Registry) {

@@ -11,6 +11,9 @@ use crate::intern::Ident;
 use crate::registry::{OpDef, Registry};
 use crate::types::Type;
 use std::fmt;
+
+// Where an op was written: diagnostics own locations, the module keeps one per op.
+pub use crate::diag::Loc;
 use std::sync::Arc;
 
 mod access;
@@ -56,25 +59,6 @@ id_type!(
     Value,
     "v"
 );
-
-/// A source position (1-based line and column); `line == 0` means unknown.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
-pub struct Loc {
-    pub line: u32,
-    pub col: u32,
-}
-
-impl Loc {
-    pub const UNKNOWN: Loc = Loc { line: 0, col: 0 };
-
-    pub fn new(line: u32, col: u32) -> Loc {
-        Loc { line, col }
-    }
-
-    pub fn is_known(self) -> bool {
-        self.line != 0
-    }
-}
 
 /// One use of a value: operand `index` of `op`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
