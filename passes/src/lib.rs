@@ -84,7 +84,7 @@ pub use inline::Inline;
 pub use lower_tensors::LowerTensors;
 pub use lower_to_llvm::LowerToLlvm;
 pub use lower_xla_gpu_to_scf::LowerXlaGpuToScf;
-pub use manager::{DumpOptions, PassError, PassManager, dump_header};
+pub use manager::{DumpOptions, Instrumentation, IrPrinting, PassError, PassManager, dump_header};
 pub use pass::{Pass, op_error};
 pub use registry::{PassConstructor, PassInfo, PassRegistry};
 pub use simplify_affine::SimplifyAffine;

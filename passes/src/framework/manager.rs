@@ -7,6 +7,7 @@ use crate::timing::Timings;
 use ir::{Diagnostic, Loc, Module, PrintOptions};
 use std::fmt;
 use std::io;
+use std::ops::ControlFlow;
 
 /// When to print the module after a pass (MLIR's IR printing instrumentation).
 #[derive(Clone, Debug, Default)]
@@ -89,6 +90,62 @@ impl fmt::Display for PassError {
 
 impl std::error::Error for PassError {}
 
+/// What runs around each pass besides the pass itself (MLIR's `PassInstrumentation`): the
+/// IR printing of `--dump-after-each-pass` ([`IrPrinting`]), `--check`'s collection of
+/// every stage's module. (Timing and verification are the manager's own.)
+pub trait Instrumentation {
+    /// Before `pass` runs on `module`.
+    fn before_pass(&mut self, _pass: &dyn Pass, _module: &Module) {}
+
+    /// After `pass` ran and `module` verified; `Break` ends the pipeline there, without an
+    /// error (a checker that has seen a failure needs no later stage).
+    fn after_pass(
+        &mut self,
+        pass: &dyn Pass,
+        module: &Module,
+    ) -> Result<ControlFlow<()>, PassError>;
+}
+
+/// The IR printing instrumentation: the module after the passes `options` names, under
+/// MLIR's dump header, to `out`.
+pub struct IrPrinting<'w> {
+    pub options: DumpOptions,
+    pub out: &'w mut dyn io::Write,
+    /// The module before the current pass, when only changes are printed.
+    before: Option<String>,
+}
+
+impl<'w> IrPrinting<'w> {
+    pub fn new(options: DumpOptions, out: &'w mut dyn io::Write) -> IrPrinting<'w> {
+        IrPrinting {
+            options,
+            out,
+            before: None,
+        }
+    }
+}
+
+impl Instrumentation for IrPrinting<'_> {
+    fn before_pass(&mut self, pass: &dyn Pass, module: &Module) {
+        let wanted = self.options.wants(pass.name()) && self.options.only_on_change;
+        self.before = wanted.then(|| module.print_with(self.options.print));
+    }
+
+    fn after_pass(
+        &mut self,
+        pass: &dyn Pass,
+        module: &Module,
+    ) -> Result<ControlFlow<()>, PassError> {
+        if self.options.wants(pass.name()) {
+            let after = module.print_with(self.options.print);
+            if self.before.take().is_none_or(|b| b != after) {
+                write!(self.out, "{}\n{after}\n\n", dump_header(pass)).map_err(PassError::Dump)?;
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+}
+
 /// An ordered list of passes plus the instrumentation around them.
 #[derive(Default)]
 pub struct PassManager {
@@ -112,19 +169,30 @@ impl PassManager {
         self
     }
 
-    /// Runs the pipeline on `module`, which must verify. IR dumps go to `dumps`; the time of
-    /// each pass (by display name) and of verification (`Verifier`) is added to `timings`.
+    /// Runs the pipeline on `module`, which must verify. IR dumps (as the dump options say)
+    /// go to `dumps`; the time of each pass (by display name) and of verification
+    /// (`Verifier`) is added to `timings`.
     pub fn run(
         &self,
         module: &mut Module,
         dumps: &mut dyn io::Write,
         timings: &mut Timings,
     ) -> Result<(), PassError> {
+        let mut printing = IrPrinting::new(self.dump.clone(), dumps);
+        self.run_instrumented(module, timings, &mut printing)
+    }
+
+    /// Runs the pipeline with `instrumentation` around every pass (the manager's own dump
+    /// options are not used: the instrumentation decides what it prints).
+    pub fn run_instrumented(
+        &self,
+        module: &mut Module,
+        timings: &mut Timings,
+        instrumentation: &mut dyn Instrumentation,
+    ) -> Result<(), PassError> {
         for pass in &self.passes {
             let name = pass.name();
-            let dump = self.dump.wants(name);
-            let before =
-                (dump && self.dump.only_on_change).then(|| module.print_with(self.dump.print));
+            instrumentation.before_pass(&**pass, module);
             timings
                 .time(&pass.display_name(), || pass.run(module))
                 .map_err(|d| PassError::Failed {
@@ -140,12 +208,8 @@ impl PassManager {
                         format!("the IR is invalid after pass '{name}'"),
                     ),
                 })?;
-            if dump {
-                let after = module.print_with(self.dump.print);
-                if before.is_none_or(|b| b != after) {
-                    write!(dumps, "{}\n{after}\n\n", dump_header(&**pass))
-                        .map_err(PassError::Dump)?;
-                }
+            if instrumentation.after_pass(&**pass, module)?.is_break() {
+                break;
             }
         }
         Ok(())

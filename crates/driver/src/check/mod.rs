@@ -38,6 +38,7 @@
 //! independent of the launch shape.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
@@ -313,22 +314,26 @@ fn produce_stages(
     interpret("emit", Some(ir.clone()));
     // Printed to see whether a pass changed anything: an unchanged module need not run
     // again (the interpreter is deterministic).
-    let mut text = ir.print_generic();
-    let mut last_pass = "emit";
-    for pass in passes {
-        if failed() {
-            return Ok(());
-        }
-        last_pass = pass.name();
+    let mut stages = Stages {
+        text: ir.print_generic(),
+        last_pass: "emit",
+        interpret,
+        first_failure,
+    };
+    if !failed() {
         let mut pm = PassManager::new();
-        pm.add(pass);
-        pm.run(&mut ir, &mut std::io::sink(), &mut Timings::default())
+        for pass in passes {
+            pm.add(pass);
+        }
+        pm.run_instrumented(&mut ir, &mut Timings::default(), &mut stages)
             .map_err(|e| format!("{e}\nnote: checking fusion '{name}'"))?;
-        let after = ir.print_generic();
-        let changed = after != text;
-        text = after;
-        interpret(last_pass, changed.then(|| ir.clone()));
     }
+    let Stages {
+        text,
+        last_pass,
+        interpret,
+        ..
+    } = stages;
     if last_pass != "lower-to-llvm" || failed() {
         return Ok(());
     }
@@ -339,6 +344,37 @@ fn produce_stages(
         optimize(&translated).map_err(|e| format!("error: {e}\nnote: checking fusion '{name}'"))?;
     interpret("llvm-opt", Some(import_llvm_ir(&ir, &optimized, name)?));
     Ok(())
+}
+
+/// `--check`'s instrumentation of the pass manager: after each pass, the module goes to
+/// `interpret` under the pass's name (or `None` when the pass changed nothing, so that the
+/// stage need not run again); the pipeline ends once a stage has failed.
+struct Stages<'i, 'f> {
+    /// The module after the last pass, printed (to see whether the next one changes it).
+    text: String,
+    last_pass: &'static str,
+    interpret: &'i mut dyn FnMut(&'static str, Option<ir::Module>),
+    first_failure: &'f AtomicUsize,
+}
+
+impl passes::Instrumentation for Stages<'_, '_> {
+    fn after_pass(
+        &mut self,
+        pass: &dyn Pass,
+        module: &ir::Module,
+    ) -> Result<ControlFlow<()>, passes::PassError> {
+        self.last_pass = pass.name();
+        let after = module.print_generic();
+        let changed = after != self.text;
+        self.text = after;
+        (self.interpret)(self.last_pass, changed.then(|| module.clone()));
+        let failed = self.first_failure.load(Ordering::Relaxed) != usize::MAX;
+        Ok(if failed {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        })
+    }
 }
 
 /// The architecture whose NVPTX options the checked O3 module is built with.
