@@ -73,10 +73,7 @@ pub fn explain_fusion(module: &HloModule) -> String {
             .skip(1)
             .partition(|&&o| c.instruction(o).opcode == Opcode::Reduce);
         if !siblings.is_empty() {
-            let names: Vec<&str> = siblings
-                .iter()
-                .map(|&o| c.instruction(o).name.as_str())
-                .collect();
+            let names = names_of(c, &siblings);
             out.push_str(&format!(
                 "  sibling reductions: {} (reduce the same shape over the same dimensions and read a value in common: one pass computes them all)\n",
                 names.join(", ")
@@ -90,20 +87,14 @@ pub fn explain_fusion(module: &HloModule) -> String {
             .into_iter()
             .partition(|&o| reduces.is_empty() && reader(o).is_none());
         if !loop_siblings.is_empty() {
-            let names: Vec<&str> = loop_siblings
-                .iter()
-                .map(|&o| c.instruction(o).name.as_str())
-                .collect();
+            let names = names_of(c, &loop_siblings);
             out.push_str(&format!(
                 "  siblings: {} (loops over the same shape that read a value in common: one kernel writes them all)\n",
                 names.join(", ")
             ));
         }
         if !others.is_empty() {
-            let names: Vec<&str> = others
-                .iter()
-                .map(|&o| c.instruction(o).name.as_str())
-                .collect();
+            let names = names_of(c, &others);
             let why = if reduces.is_empty() {
                 let mut readers: Vec<&str> = others
                     .iter()
@@ -240,4 +231,11 @@ fn ancestors(c: &Computation, of: InstrId) -> Vec<bool> {
         }
     }
     seen
+}
+
+/// The names of `ids` in `c`, in order.
+fn names_of<'c>(c: &'c Computation, ids: &[InstrId]) -> Vec<&'c str> {
+    ids.iter()
+        .map(|&o| c.instruction(o).name.as_str())
+        .collect()
 }

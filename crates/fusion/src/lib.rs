@@ -30,6 +30,20 @@ pub struct HloPass {
     pub run: fn(&mut HloModule) -> Result<bool, Diagnostic>,
 }
 
+/// Exact algebraic rewrites (`simplify.rs`); in the pipeline twice.
+const ALGEBRAIC_SIMPLIFIER: HloPass = HloPass {
+    name: "algebraic-simplifier",
+    display_name: "AlgebraicSimplifier",
+    run: simplify::run,
+};
+
+/// One instruction per value (`cse.rs`); in the pipeline twice.
+const HLO_CSE: HloPass = HloPass {
+    name: "hlo-cse",
+    display_name: "HloCSE",
+    run: cse::run,
+};
+
 /// The passes, in order.
 pub const PIPELINE: &[HloPass] = &[
     // JAX wraps every `jax.nn.*` function, `jnp.where`, `argmax`... in a `call`; the
@@ -56,18 +70,10 @@ pub const PIPELINE: &[HloPass] = &[
     },
     // JAX's shape plumbing (identity broadcasts, reshape chains, `x * 1`, dtype round
     // trips) goes, so that the rules below see the ops that compute something.
-    HloPass {
-        name: "algebraic-simplifier",
-        display_name: "AlgebraicSimplifier",
-        run: simplify::run,
-    },
+    ALGEBRAIC_SIMPLIFIER,
     // JAX traces a value once per use (`x - mean` twice in a layer norm); one instruction
     // per value, so fusion decides once and no kernel computes it twice.
-    HloPass {
-        name: "hlo-cse",
-        display_name: "HloCSE",
-        run: cse::run,
-    },
+    HLO_CSE,
     // JAX reshapes each reduction to `[rows, 1]` before dividing it (`mean`, `var`); the
     // elementwise ops move before such reshapes, so they can be a reduction's epilogue.
     HloPass {
@@ -78,16 +84,8 @@ pub const PIPELINE: &[HloPass] = &[
     // Moving reshapes leaves `reshape(reshape(x))` pairs and broadcasts of the same scalar
     // to the same shape: simplified again, as XLA runs its simplifier after each such
     // pass.
-    HloPass {
-        name: "algebraic-simplifier",
-        display_name: "AlgebraicSimplifier",
-        run: simplify::run,
-    },
-    HloPass {
-        name: "hlo-cse",
-        display_name: "HloCSE",
-        run: cse::run,
-    },
+    ALGEBRAIC_SIMPLIFIER,
+    HLO_CSE,
     // The kernels: reductions as heroes with their prologues, elementwise producers into
     // their consumers, cheap ones duplicated (the rules are in `fuse.rs`). Without it the
     // whole program would be one loop kernel that recomputes every reduction per element.
