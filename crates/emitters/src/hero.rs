@@ -47,7 +47,12 @@ pub fn fusion_roots(c: &Computation) -> Vec<InstrId> {
 /// (`add(transpose(exp(x)), y)`: the transpose emitter reads `y` at the output index).
 pub fn find_hero(c: &Computation, graph: &ComputationGraph, root: InstrId) -> InstrId {
     let hero = unary_hero(c, graph, root);
-    transpose_behind_elementwise(c, graph, hero).unwrap_or(hero)
+    // The search walks the fusion once per root: only where there is a transpose to find.
+    let has_transpose = c.instructions.iter().any(|i| i.opcode == Opcode::Transpose);
+    has_transpose
+        .then(|| transpose_behind_elementwise(c, graph, hero))
+        .flatten()
+        .unwrap_or(hero)
 }
 
 /// An op the hero search passes through: elementwise of at most `operands` operands, or a

@@ -463,11 +463,12 @@ fn merge_siblings(entry: &Computation, groups: Vec<Group>) -> Vec<Group> {
     };
     // The values a fusion reads from outside, sorted.
     let inputs = |g: &Group| -> Vec<InstrId> {
+        let members: std::collections::HashSet<InstrId> = g.members.iter().copied().collect();
         let mut read: Vec<InstrId> = g
             .members
             .iter()
             .flat_map(|&m| entry.instructions[m.0].operands.iter().copied())
-            .filter(|o| !g.members.contains(o))
+            .filter(|o| !members.contains(o))
             .collect();
         read.sort_unstable();
         read.dedup();
