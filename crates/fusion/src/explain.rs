@@ -17,15 +17,16 @@ use crate::operands_first;
 /// One paragraph per fusion of the entry (see the module documentation).
 pub fn explain_fusion(module: &HloModule) -> String {
     let entry = module.entry_computation();
-    let fusions: Vec<(&hlo::Instruction, &Computation)> = entry
+    let fusions: Vec<(InstrId, &hlo::Instruction, &Computation)> = entry
         .instructions
         .iter()
-        .filter(|i| i.opcode == Opcode::Fusion)
-        .filter_map(|i| Some((i, module.computation(i.called("calls")?.id))))
+        .enumerate()
+        .filter(|(_, i)| i.opcode == Opcode::Fusion)
+        .filter_map(|(k, i)| Some((InstrId(k), i, module.computation(i.called("calls")?.id))))
         .collect();
     // How many fusions hold an instruction of each name: more than one is a copy.
     let mut copies: HashMap<&str, usize> = HashMap::new();
-    for (_, c) in &fusions {
+    for (_, _, c) in &fusions {
         for instr in &c.instructions {
             // Constants are copied wherever they are read; they explain nothing.
             if !matches!(
@@ -44,8 +45,9 @@ pub fn explain_fusion(module: &HloModule) -> String {
             }
         }
     }
+    let broadcasting = broadcasting_readers(module);
     let mut out = String::new();
-    for (k, (instr, c)) in fusions.iter().enumerate() {
+    for (k, &(id, instr, c)) in fusions.iter().enumerate() {
         let kind = match instr.attribute("kind").map(|a| &a.value) {
             Some(hlo::AttrValue::Enum(kind)) => kind.as_str(),
             _ => "kLoop",
@@ -143,15 +145,8 @@ pub fn explain_fusion(module: &HloModule) -> String {
                 copied.join(", ")
             ));
         }
-        let id = entry
-            .instructions
-            .iter()
-            .position(|i| std::ptr::eq(i, *instr))
-            .map(InstrId);
-        let read_by = id.and_then(|id| readers.get(&id)).copied().unwrap_or(0);
-        let broadcast_by: Vec<&str> = id
-            .map(|id| fusions_broadcasting(module, id))
-            .unwrap_or_default();
+        let read_by = readers.get(&id).copied().unwrap_or(0);
+        let broadcast_by: &[&str] = broadcasting.get(&id).map_or(&[], Vec::as_slice);
         if !cheap(root) && outputs.len() == 1 && !broadcast_by.is_empty() {
             out.push_str(&format!(
                 "  not fused into {}: '{}' ({}) is expensive and broadcast there, where it would be computed once per element
@@ -166,10 +161,7 @@ pub fn explain_fusion(module: &HloModule) -> String {
                 "  a kernel of its own: {read_by} fusions read '{}', which is not cheap enough to compute in each\n",
                 root.name
             ));
-        } else if reduces.is_empty()
-            && outputs.len() == 1
-            && id.is_some_and(|id| result_of_program(entry, id))
-        {
+        } else if reduces.is_empty() && outputs.len() == 1 && result_of_program(entry, id) {
             out.push_str(&format!(
                 "  a kernel of its own: '{}' is a result of the program\n",
                 root.name
@@ -191,33 +183,47 @@ fn result_of_program(entry: &Computation, id: InstrId) -> bool {
             }))
 }
 
-/// The fusions of the entry that read `id` through a broadcast that expands it.
-fn fusions_broadcasting(module: &HloModule, id: InstrId) -> Vec<&str> {
+/// Per value of the entry: the fusions that read it through a broadcast that expands it
+/// (one pass over every fusion's parameters and their users).
+fn broadcasting_readers(module: &HloModule) -> HashMap<InstrId, Vec<&str>> {
     let entry = module.entry_computation();
     let elements = |i: &hlo::Instruction| i.shape.as_array().map_or(0, |a| a.element_count());
-    entry
+    let mut readers: HashMap<InstrId, Vec<&str>> = HashMap::new();
+    for reader in entry
         .instructions
         .iter()
-        .filter(|reader| reader.opcode == Opcode::Fusion)
-        .filter_map(|reader| {
-            let called = module.computation(reader.called("calls")?.id);
-            let broadcasts = reader
-                .operands
-                .iter()
-                .enumerate()
-                .filter(|&(_, &o)| o == id)
-                .any(|(k, _)| {
-                    called.instructions.iter().any(|user| {
-                        user.opcode == Opcode::Broadcast
-                            && user.operands.first().is_some_and(|&p| {
-                                let param = called.instruction(p);
-                                param.parameter_number() == Some(k as i64)
-                                    && elements(user) > elements(param)
-                            })
-                    })
-                });
-            broadcasts.then_some(called.name.as_str())
-        })
+        .filter(|i| i.opcode == Opcode::Fusion)
+    {
+        let Some(called) = reader.called("calls").map(|c| module.computation(c.id)) else {
+            continue;
+        };
+        let mut broadcast_params: Vec<i64> = called
+            .instructions
+            .iter()
+            .filter(|user| user.opcode == Opcode::Broadcast)
+            .filter_map(|user| {
+                let param = called.instruction(*user.operands.first()?);
+                (elements(user) > elements(param)).then_some(param.parameter_number()?)
+            })
+            .collect();
+        broadcast_params.sort_unstable();
+        broadcast_params.dedup();
+        for k in broadcast_params {
+            if let Some(&value) = usize::try_from(k).ok().and_then(|k| reader.operands.get(k)) {
+                let names = readers.entry(value).or_default();
+                if names.last() != Some(&called.name.as_str()) {
+                    names.push(called.name.as_str());
+                }
+            }
+        }
+    }
+    readers
+}
+
+/// The names of `ids` in `c`, in order.
+fn names_of<'c>(c: &'c Computation, ids: &[InstrId]) -> Vec<&'c str> {
+    ids.iter()
+        .map(|&o| c.instruction(o).name.as_str())
         .collect()
 }
 
@@ -231,11 +237,4 @@ fn ancestors(c: &Computation, of: InstrId) -> Vec<bool> {
         }
     }
     seen
-}
-
-/// The names of `ids` in `c`, in order.
-fn names_of<'c>(c: &'c Computation, ids: &[InstrId]) -> Vec<&'c str> {
-    ids.iter()
-        .map(|&o| c.instruction(o).name.as_str())
-        .collect()
 }
