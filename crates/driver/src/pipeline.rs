@@ -329,6 +329,26 @@ pub struct Compiled {
     pub output: String,
 }
 
+/// Compiles HLO text as `hlo-emit` does without flags, for a library user: parses it
+/// (`name` is the file name diagnostics give), runs the fusion pipeline when the module is
+/// an unfused program, and compiles every fusion to the stage `options` asks for, without
+/// dumps. Errors are rendered `file:line:col: error: ...` text.
+pub fn compile_text(name: &str, text: &str, options: &Options) -> Result<Compiled, String> {
+    let (source, mut module) = hlo::load(name, text.as_bytes().to_vec())?;
+    if fusion::wants_fusion(&module) {
+        fuse(&source, &mut module, None, &mut Timings::default())?;
+    }
+    let fusions = select_fusions(&source, &module, None)?;
+    compile(
+        &source,
+        &module,
+        &fusions,
+        options,
+        &mut |_, _| Ok(()),
+        &mut Timings::default(),
+    )
+}
+
 /// `// -----// IR Dump After <what> //----- //`, MLIR's dump header.
 pub fn header(what: &str) -> String {
     format!("// -----// IR Dump After {what} //----- //")
