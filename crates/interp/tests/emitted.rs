@@ -9,6 +9,8 @@
 use hlo::evaluate::{HostArray, evaluate_fusion, random_arguments};
 use interp::{Buffer, Kernel, Launch};
 
+mod common;
+
 /// The arrays of a shape, nested tuples flattened (the outputs of a multi-output fusion).
 fn leaves(shape: &hlo::Shape) -> Vec<hlo::ArrayShape> {
     match shape {
@@ -26,18 +28,7 @@ fn check(hlo_text: &str, seed: u64) {
     let computation = module.computation(fusion);
     let args = random_arguments(computation, seed).unwrap();
     let expected = evaluate_fusion(&module, fusion, &args).unwrap();
-    let params: Vec<hlo::ArrayShape> = computation
-        .parameters()
-        .into_iter()
-        .flat_map(|p| leaves(&computation.instruction(p).shape))
-        .collect();
-    let mut buffers: Vec<Buffer> = args
-        .iter()
-        .zip(&params)
-        .map(|(a, shape)| {
-            Buffer::from_host_array(a.as_array().unwrap(), shape.layout.as_ref()).unwrap()
-        })
-        .collect();
+    let mut buffers: Vec<Buffer> = common::parameter_buffers(computation, &args);
     let outputs = leaves(&computation.instruction(computation.root).shape);
     for shape in &outputs {
         let zeros = HostArray::new(

@@ -20,6 +20,8 @@ use emitters::reduction::{ReductionFusion, ReductionKind};
 use hlo::evaluate::{Elements, HostArray, HostValue, evaluate_fusion, random_arguments};
 use interp::{Buffer, Kernel, Launch};
 
+mod common;
+
 fn leaves(shape: &hlo::Shape) -> Vec<hlo::ArrayShape> {
     match shape {
         hlo::Shape::Array(a) => vec![a.clone()],
@@ -62,18 +64,7 @@ fn run(text: &str, kind: ReductionKind, seed: u64, exact_inputs: bool) -> Outcom
         args = args.iter().map(quantized).collect();
     }
     let expected = evaluate_fusion(&module, fusion, &args).unwrap();
-    let params: Vec<hlo::ArrayShape> = computation
-        .parameters()
-        .into_iter()
-        .flat_map(|p| leaves(&computation.instruction(p).shape))
-        .collect();
-    let mut buffers: Vec<Buffer> = args
-        .iter()
-        .zip(&params)
-        .map(|(a, shape)| {
-            Buffer::from_host_array(a.as_array().unwrap(), shape.layout.as_ref()).unwrap()
-        })
-        .collect();
+    let mut buffers: Vec<Buffer> = common::parameter_buffers(computation, &args);
     let outputs = leaves(&computation.instruction(computation.root).shape);
     for shape in &outputs {
         let zeros =

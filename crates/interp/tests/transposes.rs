@@ -12,6 +12,8 @@ use emitters::{EmittedFusion, EmitterKind};
 use hlo::evaluate::{evaluate_fusion, random_arguments};
 use interp::{Buffer, Kernel, Launch};
 
+mod common;
+
 fn leaves(shape: &hlo::Shape) -> Vec<hlo::ArrayShape> {
     match shape {
         hlo::Shape::Array(a) => vec![a.clone()],
@@ -53,18 +55,7 @@ fn check(module: &hlo::HloModule, emitted: &EmittedFusion, seed: u64) {
     assert!(text.contains("xla_gpu.sync_threads"), "{text}");
     let args = random_arguments(computation, seed).unwrap();
     let expected = evaluate_fusion(module, fusion, &args).unwrap();
-    let params: Vec<hlo::ArrayShape> = computation
-        .parameters()
-        .into_iter()
-        .flat_map(|p| leaves(&computation.instruction(p).shape))
-        .collect();
-    let mut buffers: Vec<Buffer> = args
-        .iter()
-        .zip(&params)
-        .map(|(a, shape)| {
-            Buffer::from_host_array(a.as_array().unwrap(), shape.layout.as_ref()).unwrap()
-        })
-        .collect();
+    let mut buffers: Vec<Buffer> = common::parameter_buffers(computation, &args);
     let outputs = leaves(&computation.instruction(computation.root).shape);
     for shape in &outputs {
         let bytes = shape.element_count() as usize * shape.element_type.bit_width() as usize / 8;

@@ -66,3 +66,23 @@ pub fn expect_error<T: std::fmt::Debug>(
     }
     e
 }
+
+/// One buffer per array leaf of `computation`'s parameters, holding `args` (the evaluator's
+/// arguments) in each parameter's layout: the kernel's input arguments.
+pub fn parameter_buffers(
+    computation: &hlo::Computation,
+    args: &[hlo::evaluate::HostValue],
+) -> Vec<Buffer> {
+    let params: Vec<hlo::ArrayShape> = computation
+        .parameters()
+        .into_iter()
+        .flat_map(|p| emitters::types::leaves(&computation.instruction(p).shape))
+        .cloned()
+        .collect();
+    args.iter()
+        .zip(&params)
+        .map(|(a, shape)| {
+            Buffer::from_host_array(a.as_array().unwrap(), shape.layout.as_ref()).unwrap()
+        })
+        .collect()
+}
