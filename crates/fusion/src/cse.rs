@@ -16,7 +16,7 @@ use std::hash::{BuildHasher, Hash, Hasher};
 
 use hlo::{AttrValue, Diagnostic, HloModule, InstrId, Instruction, Opcode, Payload, Value};
 
-use crate::{is_pure, operands_first, remove_dead_code};
+use crate::{is_pure, operands_first, remove_dead_code, same_shape};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let entry_id = module.entry;
@@ -131,7 +131,6 @@ fn value_hash(instr: &Instruction) -> u64 {
 /// included), operands, constant or parameter number, called computations and attributes,
 /// `metadata` aside (attributes compared as printed, where locations do not show).
 fn same_value(a: &Instruction, b: &Instruction) -> bool {
-    let layout = |i: &Instruction| i.shape.as_array().map(|s| s.layout_or_default());
     let attributes = |i: &Instruction| {
         i.attributes
             .iter()
@@ -140,8 +139,7 @@ fn same_value(a: &Instruction, b: &Instruction) -> bool {
             .collect::<Vec<_>>()
     };
     a.opcode == b.opcode
-        && a.shape.without_layout() == b.shape.without_layout()
-        && layout(a) == layout(b)
+        && same_shape(&a.shape, &b.shape)
         && a.operands == b.operands
         && a.payload == b.payload
         && attributes(a) == attributes(b)

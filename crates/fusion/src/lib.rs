@@ -222,6 +222,25 @@ pub(crate) fn remove_dead_code(c: &mut Computation) {
     c.root = new_id[c.root.0];
 }
 
+/// Equal shapes: element type, bounds, dynamic dimensions and layout (the default one
+/// where none was written), element by element for tuples; so that one value may stand for
+/// the other without changing any buffer (`algebraic-simplifier`, `hlo-cse`).
+pub(crate) fn same_shape(a: &hlo::Shape, b: &hlo::Shape) -> bool {
+    use hlo::Shape;
+    match (a, b) {
+        (Shape::Array(a), Shape::Array(b)) => {
+            a.element_type == b.element_type
+                && a.dims == b.dims
+                && a.dynamic_dims == b.dynamic_dims
+                && a.layout_or_default() == b.layout_or_default()
+        }
+        (Shape::Tuple(a), Shape::Tuple(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_shape(x, y))
+        }
+        _ => false,
+    }
+}
+
 /// Names taken in a computation, and per name the next suffix to try.
 #[derive(Default)]
 pub(crate) struct Names {

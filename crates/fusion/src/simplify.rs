@@ -23,10 +23,10 @@
 
 use hlo::{
     AttrValue, Attribute, Computation, Diagnostic, HloModule, InstrId, Instruction, Opcode,
-    Payload, PrimitiveType, Shape, Value,
+    Payload, PrimitiveType, Value,
 };
 
-use crate::{operands_first, remove_dead_code};
+use crate::{operands_first, remove_dead_code, same_shape};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let entry_id = module.entry;
@@ -186,20 +186,6 @@ fn is_identity(instr: &Instruction, x: &Instruction) -> bool {
                 if dims.iter().all(|d| d.low == 0 && d.high == 0 && d.interior == 0)
         ),
         Opcode::Concatenate => instr.operands.len() == 1,
-        _ => false,
-    }
-}
-
-/// Equal shapes: element type, bounds, dynamic dimensions and layout (the default one
-/// where none was written), so that replacing one by the other changes no buffer.
-fn same_shape(a: &Shape, b: &Shape) -> bool {
-    match (a, b) {
-        (Shape::Array(a), Shape::Array(b)) => {
-            a.element_type == b.element_type
-                && a.dims == b.dims
-                && a.dynamic_dims == b.dynamic_dims
-                && a.layout_or_default() == b.layout_or_default()
-        }
         _ => false,
     }
 }

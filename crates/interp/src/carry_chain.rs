@@ -345,6 +345,36 @@ mod tests {
     }
 
     #[test]
+    fn hostile_blocks_are_refused_or_errors_never_panics() {
+        // More scratch registers than the parser numbers: not a carry chain.
+        let names: Vec<String> = (0..300).map(|i| format!("r{i}")).collect();
+        let many = format!(".reg .u32 {}; add.u32 r0, r1, r2;", names.join(", "));
+        assert_eq!(CarryChain::parse(&many, 1), None);
+        // Operand numbers past a byte, unknown registers, unbalanced pairs.
+        assert_eq!(CarryChain::parse("add.u32 $0, $1, $999;", 1), None);
+        assert_eq!(CarryChain::parse("add.u32 $0, $1, nope;", 1), None);
+        assert_eq!(
+            CarryChain::parse(".reg .u32 a, b; mov.b64 {a,b, $1;", 1),
+            None
+        );
+        // Reading an input it is not given, writing past its outputs: errors when run.
+        let reads = CarryChain::parse("add.u32 $0, $1, $5;", 1).unwrap();
+        assert!(reads.run(&[1]).is_err());
+        let writes = CarryChain::parse("add.u32 $3, $1, $2;", 1).unwrap();
+        assert!(writes.run(&[1, 2]).is_err());
+        let own_output = CarryChain::parse("add.u32 $0, $0, $1;", 1).unwrap();
+        assert!(own_output.run(&[1]).is_err());
+        // Largest operands: no overflow in the 64-bit arithmetic.
+        let mad = CarryChain::parse(MAD_WIDE, 2).unwrap();
+        let max = u64::from(u32::MAX);
+        let wide = max * max + max;
+        assert_eq!(
+            mad.run(&[max, max, max]).unwrap(),
+            vec![wide & 0xffff_ffff, wide >> 32]
+        );
+    }
+
+    #[test]
     fn other_assembly_is_not_a_carry_chain() {
         assert_eq!(CarryChain::parse("rcp.approx.ftz.f32 $0, $1;", 1), None);
         assert_eq!(CarryChain::parse("{ st.global.u32 [$0], $1; }", 0), None);

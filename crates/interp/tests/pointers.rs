@@ -298,6 +298,29 @@ fn stack_arrays_past_the_per_thread_limit_are_refused() {
 }
 
 #[test]
+fn stack_arrays_of_a_negative_or_zero_count_are_errors() {
+    let negative = STACK.replace(
+        "%slots = \"llvm.alloca\"(%one)",
+        "%minus = llvm.mlir.constant(-3 : i32) : i32\n    %slots = \"llvm.alloca\"(%minus)",
+    );
+    expect_error(
+        run(&negative, 1, 8, vec![f32s(&[0.0; 32]), f32s(&[0.0; 32])]),
+        ErrorKind::TooLarge,
+        &["'llvm.alloca' of -3 x 16 bytes"],
+    );
+    // An empty slot holds nothing: the first store into it is out of its bounds.
+    let zero = STACK.replace(
+        "%slots = \"llvm.alloca\"(%one)",
+        "%none = llvm.mlir.constant(0 : i32) : i32\n    %slots = \"llvm.alloca\"(%none)",
+    );
+    let result = run(&zero, 1, 8, vec![f32s(&[0.0; 32]), f32s(&[0.0; 32])]);
+    assert!(
+        result.is_err(),
+        "a store into an empty stack slot must fail"
+    );
+}
+
+#[test]
 fn stack_arrays_start_uninitialized() {
     let text = STACK.replace("    llvm.store %v3, %s3 : f32, !llvm.ptr\n", "");
     expect_error(
