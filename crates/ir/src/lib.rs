@@ -58,6 +58,7 @@ pub mod intern;
 pub mod lexer;
 pub mod link;
 pub mod module;
+pub mod ods;
 pub mod parser;
 pub mod printer;
 pub mod registry;

@@ -552,15 +552,14 @@ impl<'m> Printer<'m> {
         } else {
             // Like MLIR, ops that fail their own checks print in generic form (custom
             // printers may rely on the op's invariants).
-            m.op_def(op)
-                .filter(|d| {
-                    d.num_regions.is_none_or(|n| m.regions(op).len() == n)
-                        && d.verify.is_none_or(|v| v(&self.verify_cx, op).is_ok())
-                })
-                .and_then(|d| d.print)
+            m.op_def(op).filter(|d| {
+                d.has_custom_syntax()
+                    && d.num_regions.is_none_or(|n| m.regions(op).len() == n)
+                    && d.check(&self.verify_cx, op).is_ok()
+            })
         };
         match custom {
-            Some(print) => {
+            Some(def) => {
                 let name = m.name(op).as_str();
                 let dialect = *self.default_dialect.last().unwrap_or(&"");
                 let short = name
@@ -568,7 +567,7 @@ impl<'m> Printer<'m> {
                     .and_then(|rest| rest.strip_prefix('.'))
                     .filter(|rest| !dialect.is_empty() && !rest.contains('.'));
                 self.out.push_str(short.unwrap_or(name));
-                print(self, op);
+                def.print_custom(self, op);
             }
             None => self.generic_op(op),
         }

@@ -9,9 +9,12 @@
 use crate::diag::DResult;
 use crate::intern::{FxHashMap, Ident};
 use crate::module::{Module, OpId, OpState};
+use crate::ods::format::{Format, compile};
+use crate::ods::{Arg, OpSpec, Prop, TypeRule, verify_declared};
 use crate::parser::Parser;
 use crate::printer::Printer;
 use crate::verifier::VerifyCx;
+use std::sync::Arc;
 
 /// Prints an op's custom syntax after its name (`%0 = arith.addf` is already written).
 pub type PrintFn = fn(&mut Printer<'_>, OpId);
@@ -88,6 +91,12 @@ pub struct OpDef {
     pub parse: Option<ParseFn>,
     pub verify: Option<VerifyFn>,
     pub name_hint: Option<NameHintFn>,
+    /// The declared operands, results, properties and type rules ([`crate::ods`]), checked
+    /// before `verify`; `None` for an op that declares nothing.
+    pub spec: Option<OpSpec>,
+    /// The declarative assembly format, read when the op is registered.
+    pub format: Option<&'static str>,
+    compiled: Option<Arc<Format>>,
 }
 
 impl OpDef {
@@ -104,7 +113,68 @@ impl OpDef {
             parse: None,
             verify: None,
             name_hint: None,
+            spec: None,
+            format: None,
+            compiled: None,
         }
+    }
+
+    /// This definition under another name (one declaration for a family of ops:
+    /// `arith.addf`, `arith.mulf`, ...).
+    pub const fn named(mut self, name: &'static str) -> OpDef {
+        self.name = name;
+        self
+    }
+
+    const fn declared(&self) -> OpSpec {
+        match self.spec {
+            Some(spec) => spec,
+            None => OpSpec::NONE,
+        }
+    }
+
+    /// The operand groups.
+    pub const fn operands(mut self, operands: &'static [Arg]) -> OpDef {
+        self.spec = Some(OpSpec {
+            operands,
+            ..self.declared()
+        });
+        self
+    }
+
+    /// The result groups.
+    pub const fn results(mut self, results: &'static [Arg]) -> OpDef {
+        self.spec = Some(OpSpec {
+            results,
+            ..self.declared()
+        });
+        self
+    }
+
+    /// The properties the format and the verifier know the kinds of (a subset of the
+    /// inherent attributes).
+    pub const fn props(mut self, props: &'static [Prop]) -> OpDef {
+        self.spec = Some(OpSpec {
+            props,
+            ..self.declared()
+        });
+        self
+    }
+
+    /// Type rules between groups.
+    pub const fn rules(mut self, rules: &'static [TypeRule]) -> OpDef {
+        self.spec = Some(OpSpec {
+            rules,
+            ..self.declared()
+        });
+        self
+    }
+
+    /// The declarative assembly format (instead of [`OpDef::syntax`]).
+    pub const fn format(mut self, format: &'static str) -> OpDef {
+        self.spec = Some(self.declared());
+        self.format = Some(format);
+        self
     }
 
     pub const fn traits(mut self, traits: Traits) -> OpDef {
@@ -156,6 +226,40 @@ impl OpDef {
     pub fn is_inherent(&self, attr: &str) -> bool {
         self.inherent_attrs.contains(&attr)
     }
+
+    /// Whether the op has a custom syntax (declared or hand-written).
+    pub fn has_custom_syntax(&self) -> bool {
+        self.compiled.is_some() || self.print.is_some()
+    }
+
+    /// Writes the op's custom syntax after its name.
+    pub fn print_custom(&self, p: &mut Printer<'_>, op: OpId) {
+        match (&self.compiled, self.print) {
+            (Some(format), _) => format.print(p, op),
+            (None, Some(print)) => print(p, op),
+            (None, None) => {}
+        }
+    }
+
+    /// Parses the op's custom syntax after its name, if it has one.
+    pub fn parse_custom(&self, p: &mut Parser<'_>, state: &mut OpState) -> Option<DResult<()>> {
+        match (&self.compiled, self.parse) {
+            (Some(format), _) => Some(format.parse(p, state)),
+            (None, Some(parse)) => Some(parse(p, state)),
+            (None, None) => None,
+        }
+    }
+
+    /// The op's own rules: the declared checks, then the `verify` hook.
+    pub fn check(&self, cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+        if let Some(spec) = &self.spec {
+            verify_declared(spec, cx.module, op)?;
+        }
+        match self.verify {
+            Some(verify) => verify(cx, op),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Op definitions by name.
@@ -172,10 +276,25 @@ impl Registry {
     }
 
     /// Adds (or replaces) an op definition.
-    pub fn register(&mut self, def: OpDef) {
+    ///
+    /// Panics when the op's declarative format does not read: formats are constants of the
+    /// dialects, and the registry tests register every one.
+    pub fn register(&mut self, mut def: OpDef) {
+        if let Some(text) = def.format {
+            let format = compile(text, def.declared())
+                .unwrap_or_else(|e| panic!("the format of '{}': {e}", def.name));
+            def.compiled = Some(Arc::new(format));
+        }
         let id = Ident::new(def.name);
         self.by_name.insert(def.name, id);
         self.ops.insert(id, def);
+    }
+
+    /// Adds a dialect's declared ops.
+    pub fn register_all(&mut self, defs: &[OpDef]) {
+        for def in defs {
+            self.register(def.clone());
+        }
     }
 
     pub fn get(&self, name: Ident) -> Option<&OpDef> {

@@ -148,9 +148,8 @@ impl Verifier<'_> {
                     }
                 }
             }
-            if let Some(verify) = def.verify {
-                verify(&self.cx, op).map_err(|msg| self.op_error(op, msg))?;
-            }
+            def.check(&self.cx, op)
+                .map_err(|msg| self.op_error(op, msg))?;
         }
         if !m.regions(op).is_empty() {
             let isolated = def.is_some_and(|d| d.has(Traits::ISOLATED_FROM_ABOVE));

@@ -1,17 +1,13 @@
 //! The `arith` dialect: constants, integer and float arithmetic, comparisons, `select`, casts.
 
-use super::{
-    elided, expect_operand_types, expect_operands, expect_results, expect_same_types, is_bool_like,
-    is_float_like, is_int_like, parse_enum_prop, parse_fastmath, print_enum_prop, print_fastmath,
-    same_shape, with_element_type,
-};
+use super::{expect_operands, expect_results, is_bool_like, same_shape, with_element_type};
 use crate::Ident;
 use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
 use crate::module::{InsertPoint, Module, OpId, OpState, Value};
+use crate::ods::prelude::*;
 use crate::parser::Parser;
 use crate::printer::Printer;
-use crate::registry::{OpDef, Registry, Traits};
 use crate::types::{Type, TypeKind};
 use crate::verifier::VerifyCx;
 
@@ -79,6 +75,110 @@ pub const CMPF_PREDICATES: &[&str] = &[
     "une", "uno", "true",
 ];
 
+/// `fastmath<fast>` (`#arith.fastmath<fast>`; `<none>` is left out).
+pub const FASTMATH: PropKind = PropKind::EnumBody {
+    prefix: "#arith.fastmath",
+    default: "<none>",
+};
+
+/// `overflow<nsw>` (`#arith.overflow<nsw>`; `<none>` is left out).
+pub const OVERFLOW: PropKind = PropKind::EnumBody {
+    prefix: "#arith.overflow",
+    default: "<none>",
+};
+
+/// `arith.addf %a, %b fastmath<fast> : f32`.
+const FLOAT_BINARY_OP: OpDef = OpDef::new("")
+    .traits(Traits::PURE)
+    .inherent(&["fastmath"])
+    .regions(0)
+    .operands(&[one("lhs", &FLOAT_LIKE), one("rhs", &FLOAT_LIKE)])
+    .results(&[one("result", &FLOAT_LIKE)])
+    .props(&[optional("fastmath", FASTMATH)])
+    .rules(&[ALL_TYPES_SAME])
+    .format("$lhs `,` $rhs (`fastmath` `` $fastmath^)? attr-dict `:` type($result)");
+
+/// `arith.divsi %a, %b : i32`.
+const INT_BINARY_OP: OpDef = OpDef::new("")
+    .traits(Traits::PURE)
+    .regions(0)
+    .operands(&[one("lhs", &INT_LIKE), one("rhs", &INT_LIKE)])
+    .results(&[one("result", &INT_LIKE)])
+    .rules(&[ALL_TYPES_SAME])
+    .format("$lhs `,` $rhs attr-dict `:` type($result)");
+
+/// `arith.addi %a, %b overflow<nsw> : i32`.
+const INT_BINARY_OVERFLOW_OP: OpDef = INT_BINARY_OP
+    .inherent(&["overflowFlags"])
+    .props(&[optional("overflowFlags", OVERFLOW)])
+    .format("$lhs `,` $rhs (`overflow` `` $overflowFlags^)? attr-dict `:` type($result)");
+
+/// `arith.cmpi slt, %a, %b : i32`: an `i1` of the operands' shape.
+const CMPI: OpDef = OpDef::new("arith.cmpi")
+    .traits(Traits::PURE)
+    .inherent(&["predicate"])
+    .regions(0)
+    .operands(&[one("lhs", &INT_LIKE), one("rhs", &INT_LIKE)])
+    .results(&[one("result", &BOOL_LIKE)])
+    .props(&[required(
+        "predicate",
+        PropKind::IntEnum {
+            cases: CMPI_PREDICATES,
+        },
+    )])
+    .rules(COMPARISON_RULES)
+    .format("$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)");
+
+/// `arith.cmpf olt, %a, %b fastmath<fast> : f32`.
+const CMPF: OpDef = OpDef::new("arith.cmpf")
+    .traits(Traits::PURE)
+    .inherent(&["predicate", "fastmath"])
+    .regions(0)
+    .operands(&[one("lhs", &FLOAT_LIKE), one("rhs", &FLOAT_LIKE)])
+    .results(&[one("result", &BOOL_LIKE)])
+    .props(&[
+        required(
+            "predicate",
+            PropKind::IntEnum {
+                cases: CMPF_PREDICATES,
+            },
+        ),
+        optional("fastmath", FASTMATH),
+    ])
+    .rules(COMPARISON_RULES)
+    .format("$predicate `,` $lhs `,` $rhs (`fastmath` `` $fastmath^)? attr-dict `:` type($lhs)");
+
+const COMPARISON_RULES: &[TypeRule] = &[
+    same_type("lhs", "rhs", "requires all operands to have the same type"),
+    TypeRule::Derived {
+        from: "lhs",
+        to: "result",
+        derive: i1_like,
+        message: "result type '{to}' must be i1 with the operands' shape",
+    },
+];
+
+/// `arith.extf %x fastmath<fast> : bf16 to f32` (whether the types fit is `verify_cast`'s).
+const CAST_OP: OpDef = OpDef::new("")
+    .traits(Traits::PURE)
+    .regions(0)
+    .operands(&[one("in", &ANY)])
+    .results(&[one("out", &ANY)])
+    .format("$in attr-dict `:` type($in) `to` type($out)")
+    .verify(verify_cast);
+
+/// `arith.truncf %x fastmath<fast> : f32 to bf16`.
+const FLOAT_CAST_OP: OpDef = CAST_OP
+    .inherent(&["fastmath", "roundingmode"])
+    .props(&[optional("fastmath", FASTMATH)])
+    .format("$in (`fastmath` `` $fastmath^)? attr-dict `:` type($in) `to` type($out)");
+
+/// `arith.trunci %x overflow<nsw> : i64 to i32`.
+const TRUNCI: OpDef = CAST_OP
+    .inherent(&["overflowFlags"])
+    .props(&[optional("overflowFlags", OVERFLOW)])
+    .format("$in (`overflow` `` $overflowFlags^)? attr-dict `:` type($in) `to` type($out)");
+
 pub fn register(r: &mut Registry) {
     r.register(
         OpDef::new("arith.constant")
@@ -90,64 +190,20 @@ pub fn register(r: &mut Registry) {
             .name_hint(constant_name),
     );
     for &(name, commutative) in FLOAT_BINARY {
-        let traits = if commutative {
-            Traits::PURE.union(Traits::COMMUTATIVE)
-        } else {
-            Traits::PURE
-        };
-        r.register(
-            OpDef::new(name)
-                .traits(traits)
-                .inherent(&["fastmath"])
-                .regions(0)
-                .syntax(print_binary, parse_binary)
-                .verify(verify_float_binary),
-        );
+        r.register(FLOAT_BINARY_OP.named(name).traits(commutes(commutative)));
     }
     for &(name, commutative, overflow) in INT_BINARY {
-        let traits = if commutative {
-            Traits::PURE.union(Traits::COMMUTATIVE)
+        let def = if overflow {
+            INT_BINARY_OVERFLOW_OP
         } else {
-            Traits::PURE
+            INT_BINARY_OP
         };
-        let inherent: &'static [&'static str] = if overflow { &["overflowFlags"] } else { &[] };
-        r.register(
-            OpDef::new(name)
-                .traits(traits)
-                .inherent(inherent)
-                .regions(0)
-                .syntax(print_binary, parse_binary)
-                .verify(verify_int_binary),
-        );
+        r.register(def.named(name).traits(commutes(commutative)));
     }
     // `arith.negf %x : f32` is written like a unary math op.
-    r.register(
-        OpDef::new("arith.negf")
-            .traits(Traits::PURE)
-            .inherent(&["fastmath"])
-            .regions(0)
-            .syntax(
-                super::math::print_elementwise,
-                super::math::parse_elementwise,
-            )
-            .verify(super::math::verify_float),
-    );
-    r.register(
-        OpDef::new("arith.cmpi")
-            .traits(Traits::PURE)
-            .inherent(&["predicate"])
-            .regions(0)
-            .syntax(print_cmp, parse_cmp)
-            .verify(verify_cmp),
-    );
-    r.register(
-        OpDef::new("arith.cmpf")
-            .traits(Traits::PURE)
-            .inherent(&["predicate", "fastmath"])
-            .regions(0)
-            .syntax(print_cmp, parse_cmp)
-            .verify(verify_cmp),
-    );
+    r.register(super::math::FLOAT_UNARY_OP.named("arith.negf"));
+    r.register(CMPI);
+    r.register(CMPF);
     r.register(
         OpDef::new("arith.select")
             .traits(Traits::PURE)
@@ -156,19 +212,23 @@ pub fn register(r: &mut Registry) {
             .verify(verify_select),
     );
     for &name in CASTS {
-        let inherent: &'static [&'static str] = match name {
-            "arith.extf" | "arith.truncf" => &["fastmath", "roundingmode"],
-            "arith.trunci" => &["overflowFlags"],
-            _ => &[],
-        };
         r.register(
-            OpDef::new(name)
-                .traits(Traits::PURE)
-                .inherent(inherent)
-                .regions(0)
-                .syntax(print_cast, parse_cast)
-                .verify(verify_cast),
+            match name {
+                "arith.extf" | "arith.truncf" => FLOAT_CAST_OP,
+                "arith.trunci" => TRUNCI,
+                _ => CAST_OP,
+            }
+            .named(name),
         );
+    }
+}
+
+/// Pure, and commutative when `commutative`.
+const fn commutes(commutative: bool) -> Traits {
+    if commutative {
+        Traits::PURE.union(Traits::COMMUTATIVE)
+    } else {
+        Traits::PURE
     }
 }
 
@@ -285,144 +345,6 @@ fn constant_name(m: &Module, op: OpId) -> Option<String> {
     }
 }
 
-// ----- binary ops -----
-
-fn print_binary(p: &mut Printer<'_>, op: OpId) {
-    let m = p.module();
-    p.write(" ");
-    p.values(m.operands(op));
-    let fm = print_fastmath(p, op);
-    let of = print_enum_prop(p, op, "overflowFlags", "#arith.overflow", "overflow");
-    p.attr_dict(op, &elided(&[("fastmath", fm), ("overflowFlags", of)]));
-    p.write(" : ");
-    p.ty(m.value_type(m.result(op, 0)));
-}
-
-fn parse_binary(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    let loc = p.loc();
-    let lhs = p.parse_operand()?;
-    p.parse_punct(b',')?;
-    let rhs = p.parse_operand()?;
-    parse_fastmath(p, state)?;
-    parse_enum_prop(p, state, "overflow", "#arith.overflow", "overflowFlags")?;
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    let ty = p.parse_colon_type()?;
-    state.operands = p.resolve_operands(&[lhs, rhs], &[ty, ty], loc)?;
-    state.result_types.push(ty);
-    Ok(())
-}
-
-fn verify_float_binary(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
-    let m = cx.module;
-    expect_operands(m, op, 2)?;
-    expect_results(m, op, 1)?;
-    expect_operand_types(m, op, "floating-point-like", is_float_like)?;
-    expect_same_types(m, op)?;
-    Ok(())
-}
-
-fn verify_int_binary(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
-    let m = cx.module;
-    expect_operands(m, op, 2)?;
-    expect_results(m, op, 1)?;
-    expect_operand_types(m, op, "signless-integer-like", is_int_like)?;
-    expect_same_types(m, op)?;
-    Ok(())
-}
-
-// ----- comparisons -----
-
-fn predicates(m: &Module, op: OpId) -> &'static [&'static str] {
-    if m.is(op, "arith.cmpi") {
-        CMPI_PREDICATES
-    } else {
-        CMPF_PREDICATES
-    }
-}
-
-fn print_cmp(p: &mut Printer<'_>, op: OpId) {
-    let m = p.module();
-    let names = predicates(m, op);
-    let pred = m
-        .prop(op, "predicate")
-        .and_then(Attribute::as_i64)
-        .and_then(|v| usize::try_from(v).ok())
-        .and_then(|v| names.get(v));
-    let consumed = pred.is_some();
-    if let Some(name) = pred {
-        p.write(" ");
-        p.write(name);
-        p.write(",");
-    }
-    p.write(" ");
-    p.values(m.operands(op));
-    let fm = print_fastmath(p, op);
-    p.attr_dict(op, &elided(&[("predicate", consumed), ("fastmath", fm)]));
-    p.write(" : ");
-    p.ty(m.value_type(m.operand(op, 0)));
-}
-
-fn parse_cmp(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    let loc = p.loc();
-    let names = if state.name.as_str() == "arith.cmpi" {
-        CMPI_PREDICATES
-    } else {
-        CMPF_PREDICATES
-    };
-    let kw = p.parse_any_keyword()?;
-    let Some(index) = names.iter().position(|&n| n == kw) else {
-        return Err(p.error_at(loc, format!("invalid predicate '{kw}'")));
-    };
-    attrs::set_named(
-        &mut state.props,
-        Ident::new("predicate"),
-        Attribute::i64(index as i64),
-    );
-    p.parse_punct(b',')?;
-    let oloc = p.loc();
-    let lhs = p.parse_operand()?;
-    p.parse_punct(b',')?;
-    let rhs = p.parse_operand()?;
-    if state.name.as_str() == "arith.cmpf" {
-        parse_fastmath(p, state)?;
-    }
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    let ty = p.parse_colon_type()?;
-    state.operands = p.resolve_operands(&[lhs, rhs], &[ty, ty], oloc)?;
-    state.result_types.push(with_element_type(ty, Type::I1));
-    Ok(())
-}
-
-fn verify_cmp(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
-    let m = cx.module;
-    expect_operands(m, op, 2)?;
-    expect_results(m, op, 1)?;
-    let int = m.is(op, "arith.cmpi");
-    if int {
-        expect_operand_types(m, op, "signless-integer-like", is_int_like)?;
-    } else {
-        expect_operand_types(m, op, "floating-point-like", is_float_like)?;
-    }
-    let (a, b) = (
-        m.value_type(m.operand(op, 0)),
-        m.value_type(m.operand(op, 1)),
-    );
-    if a != b {
-        return Err("requires all operands to have the same type".into());
-    }
-    let r = m.value_type(m.result(op, 0));
-    if r != with_element_type(a, Type::I1) {
-        return Err(format!(
-            "result type '{r}' must be i1 with the operands' shape"
-        ));
-    }
-    let n = predicates(m, op).len() as i64;
-    match m.prop(op, "predicate").and_then(Attribute::as_i64) {
-        Some(v) if (0..n).contains(&v) => Ok(()),
-        _ => Err("requires a valid 'predicate' attribute".into()),
-    }
-}
-
 // ----- select -----
 
 fn print_select(p: &mut Printer<'_>, op: OpId) {
@@ -478,33 +400,6 @@ fn verify_select(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
 
 // ----- casts -----
 
-fn print_cast(p: &mut Printer<'_>, op: OpId) {
-    let m = p.module();
-    p.write(" ");
-    p.values(m.operands(op));
-    let fm = print_fastmath(p, op);
-    let of = print_enum_prop(p, op, "overflowFlags", "#arith.overflow", "overflow");
-    p.attr_dict(op, &elided(&[("fastmath", fm), ("overflowFlags", of)]));
-    p.write(" : ");
-    p.types(m.operand_types(op));
-    p.write(" to ");
-    p.types(m.result_types(op));
-}
-
-fn parse_cast(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    let loc = p.loc();
-    let input = p.parse_operand()?;
-    parse_fastmath(p, state)?;
-    parse_enum_prop(p, state, "overflow", "#arith.overflow", "overflowFlags")?;
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    let from = p.parse_colon_type()?;
-    p.parse_keyword("to")?;
-    let to = p.parse_type()?;
-    state.operands = p.resolve_operands(&[input], &[from], loc)?;
-    state.result_types.push(to);
-    Ok(())
-}
-
 fn cast_compatible(name: &str, from: Type, to: Type) -> bool {
     let (f, t) = (from.element_type_or_self(), to.element_type_or_self());
     let fw = f.bit_width().unwrap_or(0);
@@ -527,8 +422,6 @@ fn cast_compatible(name: &str, from: Type, to: Type) -> bool {
 
 fn verify_cast(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_operands(m, op, 1)?;
-    expect_results(m, op, 1)?;
     let from = m.value_type(m.operand(op, 0));
     let to = m.value_type(m.result(op, 0));
     let shapes_ok = same_shape(from, to)

@@ -3,7 +3,6 @@
 use crate::Ident;
 use crate::attrs::{self, Attribute, NamedAttr};
 use crate::diag::DResult;
-use crate::dialects::{parse_operands_with_types, print_operands_with_types};
 use crate::lexer::Token;
 use crate::module::{InsertPoint, Module, OpId, OpState, Value};
 use crate::parser::{Argument, Parser};
@@ -30,15 +29,9 @@ pub fn register(r: &mut Registry) {
             .verify(verify_func),
     );
     r.register(
-        OpDef::new("func.return")
-            .traits(
-                Traits::TERMINATOR
-                    .union(Traits::RETURN_LIKE)
-                    .union(Traits::PURE),
-            )
-            .regions(0)
+        super::RETURN_LIKE
+            .named("func.return")
             .parents(&["func.func"])
-            .syntax(print_operands_with_types, parse_operands_with_types)
             .verify(verify_return),
     );
     r.register(

@@ -8,16 +8,12 @@
 //! shuffle's results `%shuffleResult, %valid`; our printer names a multi-result op as one
 //! group (`%0:2`), so shuffles get no name hint.
 
-use super::{enum_attr, enum_case, expect_operands, expect_results};
-use crate::Ident;
-use crate::attrs::{self, Attribute};
-use crate::diag::DResult;
+use super::{enum_attr, enum_case};
+use crate::attrs::Attribute;
 use crate::module::{InsertPoint, Module, OpId, OpState, Value};
-use crate::parser::Parser;
-use crate::printer::Printer;
-use crate::registry::{OpDef, Registry, Traits};
+use crate::ods::Constraint;
+use crate::ods::prelude::*;
 use crate::types::Type;
-use crate::verifier::VerifyCx;
 
 /// Ops that read one dimension of a launch index or size; all yield `index`.
 pub const DIMENSION_OPS: &[&str] = &[
@@ -38,32 +34,74 @@ const DIM: &str = "#gpu<dim ";
 /// Text before the case of a shuffle mode attribute (`#gpu<shuffle_mode xor>`).
 const SHUFFLE_MODE: &str = "#gpu<shuffle_mode ";
 
+/// `x` of `gpu.thread_id  x` (`#gpu<dim x>`).
+const DIMENSION: PropKind = PropKind::EnumCase {
+    open: DIM,
+    cases: DIMENSIONS,
+    cpp_name: "::mlir::gpu::Dimension",
+};
+
+/// `integer or float or a 1-d vector of them`: what `gpu.shuffle` moves.
+const SHUFFLE_VALUE: Constraint = Constraint {
+    summary: "Integer or Float or fixed-length vector of Integer or Float values of ranks 1",
+    check: is_shuffle_value,
+    buildable: None,
+    class: None,
+};
+
+/// `gpu.thread_id  x upper_bound 128`: one dimension of a launch index or size.
+const DIMENSION_OP: OpDef = OpDef::new("")
+    .traits(Traits::PURE)
+    .inherent(&["dimension", "upper_bound"])
+    .regions(0)
+    .operands(&[])
+    .results(&[one("result", &INDEX)])
+    .props(&[
+        required("dimension", DIMENSION),
+        optional("upper_bound", PropKind::Index),
+    ])
+    .format("$dimension (`upper_bound` $upper_bound^)? attr-dict")
+    .name_hint(dimension_name);
+
+/// `gpu.shuffle  xor %v, %offset, %width : f32`: the shuffled value and whether it is valid.
+const SHUFFLE: OpDef = OpDef::new("gpu.shuffle")
+    .traits(Traits::PURE)
+    .inherent(&["mode"])
+    .regions(0)
+    .operands(&[
+        one("value", &SHUFFLE_VALUE),
+        one("offset", &I32),
+        one("width", &I32),
+    ])
+    .results(&[one("shuffleResult", &ANY), one("valid", &I1)])
+    .props(&[required(
+        "mode",
+        PropKind::EnumCase {
+            open: SHUFFLE_MODE,
+            cases: SHUFFLE_MODES,
+            cpp_name: "::mlir::gpu::ShuffleMode",
+        },
+    )])
+    .rules(&[same_type(
+        "value",
+        "shuffleResult",
+        "failed to verify that all of {value, shuffleResult} have same type",
+    )])
+    .format("$mode $value `,` $offset `,` $width attr-dict `:` type($value)");
+
+/// `gpu.barrier`.
+const BARRIER: OpDef = OpDef::new("gpu.barrier")
+    .regions(0)
+    .operands(&[])
+    .results(&[])
+    .format("attr-dict");
+
 pub fn register(r: &mut Registry) {
     for &name in DIMENSION_OPS {
-        r.register(
-            OpDef::new(name)
-                .traits(Traits::PURE)
-                .inherent(&["dimension", "upper_bound"])
-                .regions(0)
-                .syntax(print_dimension_op, parse_dimension_op)
-                .verify(verify_dimension_op)
-                .name_hint(dimension_name),
-        );
+        r.register(DIMENSION_OP.named(name));
     }
-    r.register(
-        OpDef::new("gpu.shuffle")
-            .traits(Traits::PURE)
-            .inherent(&["mode"])
-            .regions(0)
-            .syntax(print_shuffle, parse_shuffle)
-            .verify(verify_shuffle),
-    );
-    r.register(
-        OpDef::new("gpu.barrier")
-            .regions(0)
-            .syntax(|p, op| p.attr_dict(op, &[]), parse_barrier)
-            .verify(verify_barrier),
-    );
+    r.register(SHUFFLE);
+    r.register(BARRIER);
 }
 
 // ----- builders -----
@@ -135,104 +173,13 @@ pub fn build_barrier(m: &mut Module, at: InsertPoint) -> OpId {
     m.create_op_at(OpState::new("gpu.barrier"), at)
 }
 
-// ----- enum cases -----
-
-/// Parses one of `cases` into the enum property `prop` (`#gpu<dim x>`); `what` names the C++
-/// enum in MLIR's error message.
-fn parse_case(
-    p: &mut Parser<'_>,
-    state: &mut OpState,
-    (prop, open): (&str, &str),
-    cases: &[&str],
-    what: &str,
-) -> DResult<()> {
-    let loc = p.loc();
-    let case = p.parse_optional_any_keyword().filter(|c| cases.contains(c));
-    let Some(case) = case else {
-        return Err(p.error_at(
-            loc,
-            format!("expected {what} to be one of: {}", cases.join(", ")),
-        ));
-    };
-    attrs::set_named(&mut state.props, Ident::new(prop), enum_attr(open, case));
-    Ok(())
-}
-
-/// The case of an enum property that must be one of `cases`.
-fn valid_case<'m>(
-    m: &'m Module,
-    op: OpId,
-    (prop, open): (&str, &str),
-    cases: &[&str],
-) -> Result<&'m str, String> {
-    let attr = m.prop(op, prop);
-    match enum_case(attr, open) {
-        Some(case) if cases.contains(&case) => Ok(case),
-        _ if attr.is_none() => Err(format!("requires attribute '{prop}'")),
-        _ => Err(format!(
-            "attribute '{prop}' must be one of: {}",
-            cases.join(", ")
-        )),
-    }
-}
-
 // ----- thread_id, block_id, block_dim, grid_dim -----
-
-fn verify_dimension_op(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
-    let m = cx.module;
-    expect_operands(m, op, 0)?;
-    expect_results(m, op, 1)?;
-    let r = m.value_type(m.result(op, 0));
-    if !r.is_index() {
-        return Err(format!("result #0 must be index, but got '{r}'"));
-    }
-    valid_case(m, op, ("dimension", DIM), DIMENSIONS)?;
-    match m.prop(op, "upper_bound") {
-        None | Some(Attribute::Int(_, Type::INDEX)) => Ok(()),
-        Some(_) => {
-            Err("attribute 'upper_bound' failed to satisfy constraint: index attribute".into())
-        }
-    }
-}
 
 /// `%thread_id_x`, as MLIR names them.
 fn dimension_name(m: &Module, op: OpId) -> Option<String> {
     let kind = m.name(op).as_str().strip_prefix("gpu.")?;
     let dim = enum_case(m.prop(op, "dimension"), DIM)?;
     Some(format!("{kind}_{dim}"))
-}
-
-/// `  x upper_bound 128 {attrs}`
-fn print_dimension_op(p: &mut Printer<'_>, op: OpId) {
-    let m = p.module();
-    let dim = enum_case(m.prop(op, "dimension"), DIM).unwrap_or("");
-    p.write("  ");
-    p.write(dim);
-    if let Some(bound) = m.prop(op, "upper_bound").and_then(Attribute::as_i64) {
-        p.write(&format!(" upper_bound {bound}"));
-    }
-    p.attr_dict(op, &["dimension", "upper_bound"]);
-}
-
-fn parse_dimension_op(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    parse_case(
-        p,
-        state,
-        ("dimension", DIM),
-        DIMENSIONS,
-        "::mlir::gpu::Dimension",
-    )?;
-    if p.parse_optional_keyword("upper_bound") {
-        let loc = p.loc();
-        let bound = p.parse_integer()?;
-        let bound =
-            i64::try_from(bound).map_err(|_| p.error_at(loc, "upper bound out of range"))?;
-        let attr = Attribute::index(bound);
-        attrs::set_named(&mut state.props, Ident::new("upper_bound"), attr);
-    }
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    state.result_types.push(Type::INDEX);
-    Ok(())
 }
 
 // ----- gpu.shuffle -----
@@ -245,75 +192,4 @@ fn is_shuffle_value(t: Type) -> bool {
         Some(_) => false,
         None => scalar(t),
     }
-}
-
-fn verify_shuffle(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
-    let m = cx.module;
-    expect_operands(m, op, 3)?;
-    expect_results(m, op, 2)?;
-    let value = m.value_type(m.operand(op, 0));
-    if !is_shuffle_value(value) {
-        return Err(format!(
-            "operand #0 must be Integer or Float or fixed-length vector of Integer or Float values of ranks 1, but got '{value}'"
-        ));
-    }
-    for i in 1..3 {
-        let t = m.value_type(m.operand(op, i));
-        if t != Type::I32 {
-            return Err(format!(
-                "operand #{i} must be 32-bit signless integer, but got '{t}'"
-            ));
-        }
-    }
-    if m.value_type(m.result(op, 0)) != value {
-        return Err("failed to verify that all of {value, shuffleResult} have same type".into());
-    }
-    let valid = m.value_type(m.result(op, 1));
-    if valid != Type::I1 {
-        return Err(format!(
-            "result #1 must be 1-bit signless integer, but got '{valid}'"
-        ));
-    }
-    valid_case(m, op, ("mode", SHUFFLE_MODE), SHUFFLE_MODES)?;
-    Ok(())
-}
-
-/// `  xor %v, %offset, %width {attrs} : f32`
-fn print_shuffle(p: &mut Printer<'_>, op: OpId) {
-    let m = p.module();
-    p.write("  ");
-    p.write(enum_case(m.prop(op, "mode"), SHUFFLE_MODE).unwrap_or(""));
-    p.write(" ");
-    p.values(m.operands(op));
-    p.attr_dict(op, &["mode"]);
-    p.write(" : ");
-    p.ty(m.value_type(m.operand(op, 0)));
-}
-
-fn parse_shuffle(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    parse_case(
-        p,
-        state,
-        ("mode", SHUFFLE_MODE),
-        SHUFFLE_MODES,
-        "::mlir::gpu::ShuffleMode",
-    )?;
-    let loc = p.loc();
-    let operands = p.parse_operand_list()?;
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    let ty = p.parse_colon_type()?;
-    state.operands = p.resolve_operands(&operands, &[ty, Type::I32, Type::I32], loc)?;
-    state.result_types = vec![ty, Type::I1];
-    Ok(())
-}
-
-// ----- gpu.barrier -----
-
-fn verify_barrier(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
-    expect_operands(cx.module, op, 0)?;
-    expect_results(cx.module, op, 0)
-}
-
-fn parse_barrier(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    p.parse_optional_attr_dict(&mut state.attrs)
 }

@@ -19,9 +19,9 @@ pub mod xla_gpu;
 use crate::attrs::Attribute;
 use crate::diag::DResult;
 use crate::module::{Module, OpId, OpState};
+use crate::ods::prelude::*;
 use crate::parser::Parser;
 use crate::printer::Printer;
-use crate::registry::Registry;
 use crate::types::Type;
 use std::sync::{Arc, OnceLock};
 
@@ -62,36 +62,8 @@ pub fn register_standard(r: &mut Registry) {
 
 // ----- type predicates -----
 
-/// A float, or a tensor/vector of floats.
-pub fn is_float_like(t: Type) -> bool {
-    t.element_type_or_self().is_float()
-}
-
-/// A signless integer or index, or a tensor/vector of them.
-pub fn is_int_like(t: Type) -> bool {
-    t.element_type_or_self().is_signless_int_or_index()
-}
-
-/// `i1`, or a tensor/vector of `i1`.
-pub fn is_bool_like(t: Type) -> bool {
-    t.element_type_or_self() == Type::I1
-}
-
-/// `t` with its element type replaced by `elem` (`tensor<4xf32>` → `tensor<4xi1>`); a
-/// tensor keeps its layout.
-pub fn with_element_type(t: Type, elem: Type) -> Type {
-    match t.kind() {
-        crate::types::TypeKind::Tensor { shape, layout, .. } => {
-            Type::get(crate::types::TypeKind::Tensor {
-                shape: shape.clone(),
-                elem,
-                layout: layout.clone(),
-            })
-        }
-        crate::types::TypeKind::Vector { shape, .. } => Type::vector(shape, elem),
-        _ => elem,
-    }
-}
+pub use crate::ods::constraints::{is_bool_like, is_float_like, is_int_like, with_element_type};
+pub use crate::ods::{enum_attr, enum_case};
 
 /// Whether two types have the same container (scalar, or tensor/vector of the same shape).
 pub fn same_shape(a: Type, b: Type) -> bool {
@@ -198,65 +170,20 @@ pub fn parse_enum_prop(
     Ok(true)
 }
 
-/// Writes ` fastmath<...>` for the `fastmath` property; returns whether it was consumed.
-pub fn print_fastmath(p: &mut Printer<'_>, op: OpId) -> bool {
-    print_enum_prop(p, op, "fastmath", "#arith.fastmath", "fastmath")
-}
-
-/// Parses an optional ` fastmath<...>`.
-pub fn parse_fastmath(p: &mut Parser<'_>, state: &mut OpState) -> DResult<bool> {
-    parse_enum_prop(p, state, "fastmath", "#arith.fastmath", "fastmath")
-}
-
-/// The syntax of terminators that pass values on (`func.return`, `scf.yield`, and later
+/// A terminator that passes values on (`func.return`, `scf.yield`, `llvm.return`,
 /// `xla_gpu.yield`): `{attrs} %a, %b : t1, t2`, or just `{attrs}` without operands.
-pub fn print_operands_with_types(p: &mut Printer<'_>, op: OpId) {
-    let m = p.module();
-    p.attr_dict(op, &[]);
-    if m.num_operands(op) > 0 {
-        p.write(" ");
-        p.values(m.operands(op));
-        p.write(" : ");
-        p.types(m.operand_types(op));
-    }
-}
-
-/// Parses what [`print_operands_with_types`] prints.
-pub fn parse_operands_with_types(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    let loc = p.loc();
-    let operands = p.parse_operand_list()?;
-    if !operands.is_empty() {
-        let types = p.parse_colon_type_list()?;
-        state.operands = p.resolve_operands(&operands, &types, loc)?;
-    }
-    Ok(())
-}
-
-/// The list of attribute names to elide given which ones a printer consumed.
-pub(crate) fn elided<'s>(names: &[(&'s str, bool)]) -> Vec<&'s str> {
-    names
-        .iter()
-        .filter(|(_, used)| *used)
-        .map(|(n, _)| *n)
-        .collect()
-}
+pub const RETURN_LIKE: OpDef = OpDef::new("")
+    .traits(
+        Traits::TERMINATOR
+            .union(Traits::RETURN_LIKE)
+            .union(Traits::PURE),
+    )
+    .regions(0)
+    .operands(&[variadic("operands", &ANY)])
+    .results(&[])
+    .format("attr-dict ($operands^ `:` type($operands))?");
 
 // ----- enum attributes, dense arrays, operand segments (vector, gpu, llvm, nvvm) -----
-
-/// The case of an enum attribute kept as text, given the text before it: `x` of
-/// `#gpu<dim x>` (opening `#gpu<dim `), `internal` of `#llvm.linkage<internal>`.
-pub fn enum_case<'a>(attr: Option<&'a Attribute>, open: &str) -> Option<&'a str> {
-    match attr? {
-        Attribute::Opaque(text) => text.strip_prefix(open)?.strip_suffix('>'),
-        _ => None,
-    }
-}
-
-/// The enum attribute [`enum_case`] reads: `{open}{case}>`.
-pub fn enum_attr(open: &str, case: &str) -> Attribute {
-    Attribute::Opaque(format!("{open}{case}>"))
-}
 
 /// The integers of a dense array attribute (`array<i64: 1, 2>`).
 pub fn dense_ints(attr: Option<&Attribute>) -> Option<Vec<i64>> {

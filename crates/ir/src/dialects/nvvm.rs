@@ -8,14 +8,15 @@
 //! for `bfly`) and, like the gpu ops, prints its mode after two spaces.
 
 use super::llvm::is_llvm_type;
-use super::{enum_attr, enum_case, expect_operands, expect_results, split_top_level};
+use super::{enum_attr, expect_operands, expect_results, split_top_level};
 use crate::Ident;
 use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
 use crate::module::{InsertPoint, Module, OpId, OpState, Value};
+use crate::ods::Constraint;
+use crate::ods::prelude::*;
 use crate::parser::Parser;
 use crate::printer::Printer;
-use crate::registry::{OpDef, Registry, Traits};
 use crate::types::Type;
 use crate::verifier::VerifyCx;
 
@@ -46,6 +47,46 @@ const SHFL_KIND: &str = "#nvvm<shfl_kind ";
 /// Text before an LLVM constant range (`#llvm.constant_range<i32, 0, 128>`).
 const RANGE: &str = "#llvm.constant_range<";
 
+/// `i32` or `f32`: what `nvvm.shfl.sync` moves.
+const I32_OR_F32: Constraint = Constraint {
+    summary: "32-bit signless integer or 32-bit float",
+    check: |t| t == Type::I32 || t == Type::F32,
+    buildable: None,
+    class: None,
+};
+
+/// `nvvm.barrier0`.
+const BARRIER0: OpDef = OpDef::new("nvvm.barrier0")
+    .regions(0)
+    .operands(&[])
+    .results(&[])
+    .format("attr-dict");
+
+/// `nvvm.shfl.sync  bfly %mask, %v, %offset, %clamp : f32 -> f32` (the result type is
+/// `verify_shfl`'s: the value's, or a struct with a validity bit).
+const SHFL_SYNC: OpDef = OpDef::new("nvvm.shfl.sync")
+    .inherent(&["kind", "return_value_and_is_valid"])
+    .regions(0)
+    .operands(&[
+        one("thread_mask", &I32),
+        one("val", &I32_OR_F32),
+        one("offset", &I32),
+        one("mask_and_clamp", &I32),
+    ])
+    .results(&[one("res", &ANY)])
+    .props(&[required(
+        "kind",
+        PropKind::EnumCase {
+            open: SHFL_KIND,
+            cases: SHFL_KINDS,
+            cpp_name: "::mlir::NVVM::ShflKind",
+        },
+    )])
+    .format(
+        "$kind $thread_mask `,` $val `,` $offset `,` $mask_and_clamp attr-dict `:` type($val) `->` type($res)",
+    )
+    .verify(verify_shfl);
+
 pub fn register(r: &mut Registry) {
     for &name in SREGS {
         r.register(
@@ -57,19 +98,8 @@ pub fn register(r: &mut Registry) {
                 .verify(verify_sreg),
         );
     }
-    r.register(
-        OpDef::new("nvvm.barrier0")
-            .regions(0)
-            .syntax(|p, op| p.attr_dict(op, &[]), parse_barrier0)
-            .verify(verify_barrier0),
-    );
-    r.register(
-        OpDef::new("nvvm.shfl.sync")
-            .inherent(&["kind", "return_value_and_is_valid"])
-            .regions(0)
-            .syntax(print_shfl, parse_shfl)
-            .verify(verify_shfl),
-    );
+    r.register(BARRIER0);
+    r.register(SHFL_SYNC);
 }
 
 // ----- builders -----
@@ -194,42 +224,11 @@ fn parse_sreg(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     Ok(())
 }
 
-// ----- nvvm.barrier0 -----
-
-fn verify_barrier0(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
-    expect_operands(cx.module, op, 0)?;
-    expect_results(cx.module, op, 0)
-}
-
-fn parse_barrier0(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    p.parse_optional_attr_dict(&mut state.attrs)
-}
-
 // ----- nvvm.shfl.sync -----
 
 fn verify_shfl(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_operands(m, op, 4)?;
-    expect_results(m, op, 1)?;
-    let types = m.operand_types(op);
-    for i in [0, 2, 3] {
-        if types[i] != Type::I32 {
-            return Err(format!(
-                "operand #{i} must be 32-bit signless integer, but got '{}'",
-                types[i]
-            ));
-        }
-    }
-    let value = types[1];
-    if value != Type::I32 && value != Type::F32 {
-        return Err(format!(
-            "operand #1 must be 32-bit signless integer or 32-bit float, but got '{value}'"
-        ));
-    }
-    match enum_case(m.prop(op, "kind"), SHFL_KIND) {
-        Some(k) if SHFL_KINDS.contains(&k) => {}
-        _ => return Err("requires a valid 'kind' attribute".into()),
-    }
+    let value = m.value_type(m.operand(op, 1));
     let r = m.value_type(m.result(op, 0));
     if m.prop(op, "return_value_and_is_valid").is_some() {
         if r != Type::opaque(&format!("!llvm.struct<({value}, i1)>")) {
@@ -240,50 +239,5 @@ fn verify_shfl(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
             "expected return type to be of type '{value}' but got '{r}' instead"
         ));
     }
-    Ok(())
-}
-
-/// `  bfly %mask, %v, %offset, %clamp {attrs} : f32 -> f32`
-fn print_shfl(p: &mut Printer<'_>, op: OpId) {
-    let m = p.module();
-    p.write("  ");
-    p.write(enum_case(m.prop(op, "kind"), SHFL_KIND).unwrap_or(""));
-    p.write(" ");
-    p.values(m.operands(op));
-    p.attr_dict(op, &["kind"]);
-    p.write(" : ");
-    p.ty(m.value_type(m.operand(op, 1)));
-    p.write(" -> ");
-    p.ty(m.value_type(m.result(op, 0)));
-}
-
-fn parse_shfl(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    let loc = p.loc();
-    let kind = p
-        .parse_optional_any_keyword()
-        .filter(|k| SHFL_KINDS.contains(k));
-    let Some(kind) = kind else {
-        return Err(p.error_at(
-            loc,
-            format!(
-                "expected ::mlir::NVVM::ShflKind to be one of: {}",
-                SHFL_KINDS.join(", ")
-            ),
-        ));
-    };
-    attrs::set_named(
-        &mut state.props,
-        Ident::new("kind"),
-        enum_attr(SHFL_KIND, kind),
-    );
-    let oloc = p.loc();
-    let operands = p.parse_operand_list()?;
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    let value = p.parse_colon_type()?;
-    p.parse_arrow()?;
-    let result = p.parse_type()?;
-    let types = [Type::I32, value, Type::I32, Type::I32];
-    state.operands = p.resolve_operands(&operands, &types, oloc)?;
-    state.result_types.push(result);
     Ok(())
 }

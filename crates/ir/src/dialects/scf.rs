@@ -4,7 +4,6 @@ use super::{expect_operands, expect_results};
 use crate::Ident;
 use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
-use crate::dialects::{parse_operands_with_types, print_operands_with_types};
 use crate::module::{BlockId, InsertPoint, Module, OpId, OpState, Value};
 use crate::parser::{Argument, Parser};
 use crate::printer::Printer;
@@ -29,13 +28,8 @@ pub fn register(r: &mut Registry) {
             .verify(verify_if),
     );
     r.register(
-        OpDef::new("scf.yield")
-            .traits(
-                Traits::TERMINATOR
-                    .union(Traits::RETURN_LIKE)
-                    .union(Traits::PURE),
-            )
-            .regions(0)
+        super::RETURN_LIKE
+            .named("scf.yield")
             .parents(&[
                 "scf.for",
                 "scf.if",
@@ -43,7 +37,6 @@ pub fn register(r: &mut Registry) {
                 "scf.execute_region",
                 "scf.index_switch",
             ])
-            .syntax(print_operands_with_types, parse_operands_with_types)
             .verify(verify_yield),
     );
 }

@@ -7,61 +7,56 @@
 //! constant vector is `arith.constant dense<...> : vector<..>`. Transfers are unmasked here
 //! (the pipeline never masks); a mask operand is reported, not silently dropped.
 
-use super::{
-    dense_i32_array, dense_ints, expect_operands, expect_results, operand_segments, split_top_level,
-};
+use super::{dense_i32_array, dense_ints, expect_results, operand_segments, split_top_level};
 use crate::Ident;
 use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
 use crate::lexer::Token;
 use crate::module::{InsertPoint, Module, OpId, OpState, Value};
+use crate::ods::prelude::*;
 use crate::parser::{Parser, UnresolvedOperand};
 use crate::printer::Printer;
-use crate::registry::{OpDef, Registry, Traits};
 use crate::types::{DYNAMIC, Type};
 use crate::verifier::VerifyCx;
 use std::ops::Range;
 
+/// The dialect's ops, declared.
+const OPS: &[OpDef] = &[
+    OpDef::new("vector.transfer_read")
+        .traits(Traits::PURE)
+        .inherent(&["in_bounds", "permutation_map", "operandSegmentSizes"])
+        .regions(0)
+        .syntax(print_transfer_read, parse_transfer_read)
+        .verify(verify_transfer_read),
+    OpDef::new("vector.transfer_write")
+        .traits(Traits::PURE)
+        .inherent(&["in_bounds", "permutation_map", "operandSegmentSizes"])
+        .regions(0)
+        .syntax(print_transfer_write, parse_transfer_write)
+        .verify(verify_transfer_write),
+    OpDef::new("vector.extract")
+        .traits(Traits::PURE)
+        .inherent(&["static_position"])
+        .regions(0)
+        .syntax(print_extract, parse_extract)
+        .verify(verify_extract),
+    OpDef::new("vector.insert")
+        .traits(Traits::PURE)
+        .inherent(&["static_position"])
+        .regions(0)
+        .syntax(print_insert, parse_insert)
+        .verify(verify_insert),
+    OpDef::new("vector.broadcast")
+        .traits(Traits::PURE)
+        .regions(0)
+        .operands(&[one("source", &ANY)])
+        .results(&[one("vector", &VECTOR)])
+        .format("$source attr-dict `:` type($source) `to` type($vector)")
+        .verify(verify_broadcast),
+];
+
 pub fn register(r: &mut Registry) {
-    r.register(
-        OpDef::new("vector.transfer_read")
-            .traits(Traits::PURE)
-            .inherent(&["in_bounds", "permutation_map", "operandSegmentSizes"])
-            .regions(0)
-            .syntax(print_transfer_read, parse_transfer_read)
-            .verify(verify_transfer_read),
-    );
-    r.register(
-        OpDef::new("vector.transfer_write")
-            .traits(Traits::PURE)
-            .inherent(&["in_bounds", "permutation_map", "operandSegmentSizes"])
-            .regions(0)
-            .syntax(print_transfer_write, parse_transfer_write)
-            .verify(verify_transfer_write),
-    );
-    r.register(
-        OpDef::new("vector.extract")
-            .traits(Traits::PURE)
-            .inherent(&["static_position"])
-            .regions(0)
-            .syntax(print_extract, parse_extract)
-            .verify(verify_extract),
-    );
-    r.register(
-        OpDef::new("vector.insert")
-            .traits(Traits::PURE)
-            .inherent(&["static_position"])
-            .regions(0)
-            .syntax(print_insert, parse_insert)
-            .verify(verify_insert),
-    );
-    r.register(
-        OpDef::new("vector.broadcast")
-            .traits(Traits::PURE)
-            .regions(0)
-            .syntax(print_broadcast, parse_broadcast)
-            .verify(verify_broadcast),
-    );
+    r.register_all(OPS);
 }
 
 /// One position of `vector.extract`/`insert`: a constant, or an `index` value.
@@ -804,15 +799,8 @@ fn parse_insert(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
 
 fn verify_broadcast(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_operands(m, op, 1)?;
-    expect_results(m, op, 1)?;
     let source = m.value_type(m.operand(op, 0));
     let result = m.value_type(m.result(op, 0));
-    if !result.is_vector() {
-        return Err(format!(
-            "result #0 must be vector of any type values, but got '{result}'"
-        ));
-    }
     if source.element_type_or_self() != result.element_type_or_self() {
         return Err(
             "failed to verify that source operand and result have same element type".into(),
@@ -831,38 +819,5 @@ fn verify_broadcast(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
             return Err(format!("dimension mismatch ({s} vs. {d})"));
         }
     }
-    Ok(())
-}
-
-/// `%s {attrs} : source to vector<..>`
-fn print_broadcast(p: &mut Printer<'_>, op: OpId) {
-    let m = p.module();
-    p.write(" ");
-    p.value(m.operand(op, 0));
-    p.attr_dict(op, &[]);
-    p.write(" : ");
-    p.ty(m.value_type(m.operand(op, 0)));
-    p.write(" to ");
-    p.ty(m.value_type(m.result(op, 0)));
-}
-
-fn parse_broadcast(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    let loc = p.loc();
-    let source = p.parse_operand()?;
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    let source_ty = p.parse_colon_type()?;
-    p.parse_keyword("to")?;
-    let tloc = p.loc();
-    let vector_ty = p.parse_type()?;
-    if !vector_ty.is_vector() {
-        return Err(p.error_at(
-            tloc,
-            format!(
-                "invalid kind of type specified: expected builtin.vector, but found '{vector_ty}'"
-            ),
-        ));
-    }
-    state.operands = p.resolve_operands(&[source], &[source_ty], loc)?;
-    state.result_types.push(vector_ty);
     Ok(())
 }

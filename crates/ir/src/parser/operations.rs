@@ -357,15 +357,17 @@ impl<'a> Parser<'a> {
         let Some((ident, def)) = found else {
             return Err(self.error_at(loc, format!("custom op '{name}' is unknown")));
         };
-        let Some(parse) = def.parse else {
+        if !def.has_custom_syntax() {
             return Err(self.error_at(
                 loc,
                 format!("custom op '{name}' has no custom assembly form; use the generic form"),
             ));
-        };
+        }
         let mut state = OpState::with_ident(ident);
         state.loc = loc;
-        self.with_op_context(def.name, |p| parse(p, &mut state))?;
+        self.with_op_context(def.name, |p| {
+            def.parse_custom(p, &mut state).unwrap_or(Ok(()))
+        })?;
         Ok(state)
     }
 }

@@ -177,17 +177,8 @@ pub fn register(r: &mut Registry) {
             .verify(verify_func),
     );
     r.register(
-        OpDef::new("llvm.return")
-            .traits(
-                Traits::TERMINATOR
-                    .union(Traits::RETURN_LIKE)
-                    .union(Traits::PURE),
-            )
-            .regions(0)
-            .syntax(
-                super::print_operands_with_types,
-                super::parse_operands_with_types,
-            )
+        super::RETURN_LIKE
+            .named("llvm.return")
             .verify(verify_return),
     );
     r.register(

@@ -20,15 +20,13 @@
 //!   the enclosing loop's (`scf.if` after lowering), so passes that lower a loop clear the
 //!   constraints of the maps they apply.
 
-use super::{
-    expect_operand_types, expect_operands, expect_results, parse_operands_with_types,
-    print_operands_with_types,
-};
+use super::{expect_operand_types, expect_results};
 use crate::Ident;
 use crate::attrs::{self, Attribute, Scalar};
 use crate::diag::DResult;
 use crate::lexer::Token;
 use crate::module::{BlockId, InsertPoint, Loc, Module, OpId, OpState, Value};
+use crate::ods::prelude::*;
 use crate::parser::{Argument, Parser, UnresolvedOperand};
 use crate::printer::Printer;
 use crate::registry::{OpDef, Registry, Traits};
@@ -46,77 +44,72 @@ pub const MAP_ATTR: &str = "indexing_map_attr";
 /// The property splitting `xla_gpu.loop`'s operands into dims and inits.
 pub const SEGMENTS_ATTR: &str = "operandSegmentSizes";
 
+/// What `xla_gpu.allocate_shared` yields.
+const STATIC_TENSOR: crate::ods::Constraint = crate::ods::Constraint {
+    summary: "statically shaped tensor",
+    check: is_static_tensor,
+    buildable: None,
+    class: None,
+};
+
+/// The dialect's ops, declared.
+const OPS: &[OpDef] = &[
+    OpDef::new("xla_gpu.loop")
+        .traits(Traits::PURE.union(Traits::SINGLE_BLOCK))
+        .inherent(&[MAP_ATTR, SEGMENTS_ATTR])
+        .regions(1)
+        .syntax(print_loop, parse_loop)
+        .verify(verify_loop)
+        .name_hint(|_, _| Some("xla_loop".into())),
+    super::RETURN_LIKE
+        .named("xla_gpu.yield")
+        .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE))
+        .parents(&["xla_gpu.loop"])
+        .verify(verify_yield),
+    OpDef::new("xla_gpu.apply_indexing")
+        .traits(Traits::PURE)
+        .inherent(&[MAP_ATTR])
+        .regions(0)
+        .syntax(print_apply_indexing, parse_apply_indexing)
+        .verify(verify_apply_indexing),
+    OpDef::new("xla_gpu.pure_call")
+        .traits(Traits::PURE)
+        .inherent(&["callee"])
+        .regions(0)
+        .syntax(print_pure_call, parse_pure_call)
+        .verify(verify_pure_call)
+        .name_hint(|_, _| Some("pure_call".into())),
+    OpDef::new("xla_gpu.allocate_shared")
+        .regions(0)
+        .operands(&[])
+        .results(&[one("result", &STATIC_TENSOR)])
+        .format("attr-dict `:` type($result)")
+        .name_hint(|_, _| Some("shmem".into())),
+    OpDef::new("xla_gpu.sync_threads")
+        .regions(0)
+        .syntax(print_sync_threads, parse_sync_threads)
+        .verify(verify_sync_threads)
+        .name_hint(|_, _| Some("synced_tensor".into())),
+    OpDef::new("xla_gpu.shuffle_reduce")
+        .traits(Traits::PURE)
+        .inherent(&["combiner", "max_distance"])
+        .regions(0)
+        .syntax(print_shuffle_reduce, parse_shuffle_reduce)
+        .verify(verify_shuffle_reduce),
+    OpDef::new("xla_gpu.predicated_insert")
+        .traits(Traits::PURE)
+        .regions(0)
+        .syntax(print_predicated_insert, parse_predicated_insert)
+        .verify(verify_predicated_insert),
+    OpDef::new("xla_gpu.predicated_extract")
+        .traits(Traits::PURE)
+        .regions(0)
+        .syntax(print_predicated_extract, parse_predicated_extract)
+        .verify(verify_predicated_extract),
+];
+
 pub fn register(r: &mut Registry) {
-    r.register(
-        OpDef::new("xla_gpu.loop")
-            .traits(Traits::PURE.union(Traits::SINGLE_BLOCK))
-            .inherent(&[MAP_ATTR, SEGMENTS_ATTR])
-            .regions(1)
-            .syntax(print_loop, parse_loop)
-            .verify(verify_loop)
-            .name_hint(|_, _| Some("xla_loop".into())),
-    );
-    r.register(
-        OpDef::new("xla_gpu.yield")
-            .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE))
-            .regions(0)
-            .parents(&["xla_gpu.loop"])
-            .syntax(print_operands_with_types, parse_operands_with_types)
-            .verify(verify_yield),
-    );
-    r.register(
-        OpDef::new("xla_gpu.apply_indexing")
-            .traits(Traits::PURE)
-            .inherent(&[MAP_ATTR])
-            .regions(0)
-            .syntax(print_apply_indexing, parse_apply_indexing)
-            .verify(verify_apply_indexing),
-    );
-    r.register(
-        OpDef::new("xla_gpu.pure_call")
-            .traits(Traits::PURE)
-            .inherent(&["callee"])
-            .regions(0)
-            .syntax(print_pure_call, parse_pure_call)
-            .verify(verify_pure_call)
-            .name_hint(|_, _| Some("pure_call".into())),
-    );
-    r.register(
-        OpDef::new("xla_gpu.allocate_shared")
-            .regions(0)
-            .syntax(print_allocate_shared, parse_allocate_shared)
-            .verify(verify_allocate_shared)
-            .name_hint(|_, _| Some("shmem".into())),
-    );
-    r.register(
-        OpDef::new("xla_gpu.sync_threads")
-            .regions(0)
-            .syntax(print_sync_threads, parse_sync_threads)
-            .verify(verify_sync_threads)
-            .name_hint(|_, _| Some("synced_tensor".into())),
-    );
-    r.register(
-        OpDef::new("xla_gpu.shuffle_reduce")
-            .traits(Traits::PURE)
-            .inherent(&["combiner", "max_distance"])
-            .regions(0)
-            .syntax(print_shuffle_reduce, parse_shuffle_reduce)
-            .verify(verify_shuffle_reduce),
-    );
-    r.register(
-        OpDef::new("xla_gpu.predicated_insert")
-            .traits(Traits::PURE)
-            .regions(0)
-            .syntax(print_predicated_insert, parse_predicated_insert)
-            .verify(verify_predicated_insert),
-    );
-    r.register(
-        OpDef::new("xla_gpu.predicated_extract")
-            .traits(Traits::PURE)
-            .regions(0)
-            .syntax(print_predicated_extract, parse_predicated_extract)
-            .verify(verify_predicated_extract),
-    );
+    r.register_all(OPS);
 }
 
 // ----- accessors -----

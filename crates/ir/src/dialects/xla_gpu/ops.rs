@@ -287,32 +287,6 @@ pub(super) fn verify_pure_call(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String
 
 // ----- xla_gpu.allocate_shared -----
 
-pub(super) fn print_allocate_shared(p: &mut Printer<'_>, op: OpId) {
-    let m = p.module();
-    p.attr_dict(op, &[]);
-    p.write(" : ");
-    p.types(m.result_types(op));
-}
-
-pub(super) fn parse_allocate_shared(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    state.result_types.push(p.parse_colon_type()?);
-    Ok(())
-}
-
-pub(super) fn verify_allocate_shared(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
-    let m = cx.module;
-    expect_operands(m, op, 0)?;
-    expect_results(m, op, 1)?;
-    let t = m.value_type(m.result(op, 0));
-    if !is_static_tensor(t) {
-        return Err(format!(
-            "result #0 must be statically shaped tensor, but got '{t}'"
-        ));
-    }
-    Ok(())
-}
-
 // ----- xla_gpu.sync_threads -----
 
 pub(super) fn print_sync_threads(p: &mut Printer<'_>, op: OpId) {
