@@ -193,7 +193,10 @@ fn declared_checks_have_mlir_messages() {
 #[test]
 fn parse_errors_are_located() {
     let cases = [
-        ("%0 = test.pair %a : f32", "2:19: error: expected ',', found ':'"),
+        (
+            "%0 = test.pair %a : f32",
+            "2:19: error: expected ',', found ':'",
+        ),
         (
             "%0 = test.pair %a, %b : i32",
             "2:16: error: use of value '%a' expects different type",

@@ -198,24 +198,7 @@ fn parse_func(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     let mut named = None;
     if !p.parse_optional_punct(b')') {
         loop {
-            let is_named = matches!(p.peek(), Token::Percent(_));
-            if *named.get_or_insert(is_named) != is_named {
-                return Err(p.error("expected consistent use of named or unnamed arguments"));
-            }
-            if is_named {
-                args.push(p.parse_argument(true)?);
-            } else {
-                let loc = p.loc();
-                let ty = p.parse_type()?;
-                let mut arg_attrs = Vec::new();
-                p.parse_optional_attr_dict(&mut arg_attrs)?;
-                args.push(Argument {
-                    name: "",
-                    ty,
-                    attrs: arg_attrs,
-                    loc,
-                });
-            }
+            args.push(p.parse_signature_argument(&mut named)?);
             if !p.parse_optional_punct(b',') {
                 break;
             }

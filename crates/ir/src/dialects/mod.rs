@@ -183,6 +183,30 @@ pub const RETURN_LIKE: OpDef = OpDef::new("")
     .results(&[])
     .format("attr-dict ($operands^ `:` type($operands))?");
 
+/// A yield's operands match its parent's results, in number and type (`scf.yield`,
+/// `xla_gpu.yield`).
+pub fn yields_parent_results(m: &Module, op: OpId, parent: OpId) -> Result<(), String> {
+    let expected = m.result_types(parent);
+    let found = m.num_operands(op);
+    if found != expected.len() {
+        return Err(format!(
+            "expects {} operands to match the results of the parent '{}', but found {found}",
+            expected.len(),
+            m.name(parent)
+        ));
+    }
+    for (i, (v, t)) in m.operands(op).zip(expected).enumerate() {
+        let vt = m.value_type(v);
+        if vt != t {
+            return Err(format!(
+                "type of operand #{i} ('{vt}') doesn't match the result type of the parent '{}' ('{t}')",
+                m.name(parent)
+            ));
+        }
+    }
+    Ok(())
+}
+
 // ----- enum attributes, dense arrays, operand segments (vector, gpu, llvm, nvvm) -----
 
 /// The integers of a dense array attribute (`array<i64: 1, 2>`).

@@ -1,6 +1,6 @@
 //! The `scf` dialect: `scf.for`, `scf.if`, `scf.yield`.
 
-use super::{expect_operands, expect_results};
+use super::expect_operands;
 use crate::Ident;
 use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
@@ -336,30 +336,10 @@ fn verify_if(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
 
 fn verify_yield(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_results(m, op, 0)?;
-    let Some(parent) = m.parent_op(op) else {
-        return Ok(());
-    };
-    if !(m.is(parent, "scf.for") || m.is(parent, "scf.if")) {
-        return Ok(());
-    }
-    let expected = m.result_types(parent);
-    let found = m.num_operands(op);
-    if found != expected.len() {
-        return Err(format!(
-            "expects {} operands to match the results of the parent '{}', but found {found}",
-            expected.len(),
-            m.name(parent)
-        ));
-    }
-    for (i, (v, t)) in m.operands(op).zip(expected).enumerate() {
-        let vt = m.value_type(v);
-        if vt != t {
-            return Err(format!(
-                "type of operand #{i} ('{vt}') doesn't match the result type of the parent '{}' ('{t}')",
-                m.name(parent)
-            ));
+    match m.parent_op(op) {
+        Some(parent) if m.is(parent, "scf.for") || m.is(parent, "scf.if") => {
+            super::yields_parent_results(m, op, parent)
         }
+        _ => Ok(()),
     }
-    Ok(())
 }

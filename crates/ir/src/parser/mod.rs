@@ -692,4 +692,27 @@ impl<'a> Parser<'a> {
         }
         Ok(arg)
     }
+
+    /// Parses one argument of a function signature: `%x: f32 {attrs}` in a definition,
+    /// `f32 {attrs}` in a declaration. `named` remembers the first argument's form, which
+    /// every other argument must share.
+    pub fn parse_signature_argument(&mut self, named: &mut Option<bool>) -> DResult<Argument<'a>> {
+        let is_named = matches!(self.peek(), Token::Percent(_));
+        if *named.get_or_insert(is_named) != is_named {
+            return Err(self.error("expected consistent use of named or unnamed arguments"));
+        }
+        if is_named {
+            return self.parse_argument(true);
+        }
+        let loc = self.loc();
+        let ty = self.parse_type()?;
+        let mut attrs = Vec::new();
+        self.parse_optional_attr_dict(&mut attrs)?;
+        Ok(Argument {
+            name: "",
+            ty,
+            attrs,
+            loc,
+        })
+    }
 }

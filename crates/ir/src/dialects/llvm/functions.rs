@@ -167,24 +167,7 @@ pub(super) fn parse_func_args<'a>(
             variadic = true;
             break;
         }
-        let is_named = matches!(p.peek(), Token::Percent(_));
-        if *named.get_or_insert(is_named) != is_named {
-            return Err(p.error("expected consistent use of named or unnamed arguments"));
-        }
-        if is_named {
-            args.push(p.parse_argument(true)?);
-        } else {
-            let loc = p.loc();
-            let ty = p.parse_type()?;
-            let mut attrs = Vec::new();
-            p.parse_optional_attr_dict(&mut attrs)?;
-            args.push(Argument {
-                name: "",
-                ty,
-                attrs,
-                loc,
-            });
-        }
+        args.push(p.parse_signature_argument(&mut named)?);
         if !p.parse_optional_punct(b',') {
             break;
         }

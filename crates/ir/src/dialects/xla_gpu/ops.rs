@@ -153,29 +153,10 @@ pub(super) fn verify_loop(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
 
 pub(super) fn verify_yield(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_results(m, op, 0)?;
-    let Some(parent) = m.parent_op(op) else {
-        return Ok(());
-    };
-    let expected = m.result_types(parent);
-    let found = m.num_operands(op);
-    if found != expected.len() {
-        return Err(format!(
-            "expects {} operands to match the results of the parent '{}', but found {found}",
-            expected.len(),
-            m.name(parent)
-        ));
+    match m.parent_op(op) {
+        Some(parent) => super::super::yields_parent_results(m, op, parent),
+        None => Ok(()),
     }
-    for (i, (v, t)) in m.operands(op).zip(expected).enumerate() {
-        let vt = m.value_type(v);
-        if vt != t {
-            return Err(format!(
-                "type of operand #{i} ('{vt}') doesn't match the result type of the parent '{}' ('{t}')",
-                m.name(parent)
-            ));
-        }
-    }
-    Ok(())
 }
 
 // ----- xla_gpu.apply_indexing -----
