@@ -1,6 +1,6 @@
 //! The `arith` dialect: constants, integer and float arithmetic, comparisons, `select`, casts.
 
-use super::{expect_operands, expect_results, is_bool_like, same_shape, with_element_type};
+use super::{same_shape, with_element_type};
 use crate::Ident;
 use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
@@ -86,6 +86,30 @@ pub const OVERFLOW: PropKind = PropKind::EnumBody {
     prefix: "#arith.overflow",
     default: "<none>",
 };
+
+/// `arith.constant 1.0 : f32`: the result type is the value's.
+const CONSTANT: OpDef = OpDef::new("arith.constant")
+    .traits(Traits::PURE.union(Traits::CONSTANT_LIKE))
+    .inherent(&["value"])
+    .regions(0)
+    .operands(&[])
+    .results(&[one("result", &ANY)])
+    .syntax(print_constant, parse_constant)
+    .verify(verify_constant)
+    .name_hint(constant_name);
+
+/// `arith.select %c, %a, %b : f32` (`: i1, f32` spelled out only for a shaped condition).
+const SELECT: OpDef = OpDef::new("arith.select")
+    .traits(Traits::PURE)
+    .regions(0)
+    .operands(&[
+        one("condition", &BOOL_LIKE),
+        one("true_value", &ANY),
+        one("false_value", &ANY),
+    ])
+    .results(&[one("result", &ANY)])
+    .syntax(print_select, parse_select)
+    .verify(verify_select);
 
 /// `arith.addf %a, %b fastmath<fast> : f32`.
 const FLOAT_BINARY_OP: OpDef = OpDef::new("")
@@ -180,15 +204,7 @@ const TRUNCI: OpDef = CAST_OP
     .format("$in (`overflow` `` $overflowFlags^)? attr-dict `:` type($in) `to` type($out)");
 
 pub fn register(r: &mut Registry) {
-    r.register(
-        OpDef::new("arith.constant")
-            .traits(Traits::PURE.union(Traits::CONSTANT_LIKE))
-            .inherent(&["value"])
-            .regions(0)
-            .syntax(print_constant, parse_constant)
-            .verify(verify_constant)
-            .name_hint(constant_name),
-    );
+    r.register(CONSTANT);
     for &(name, commutative) in FLOAT_BINARY {
         r.register(FLOAT_BINARY_OP.named(name).traits(commutes(commutative)));
     }
@@ -204,13 +220,7 @@ pub fn register(r: &mut Registry) {
     r.register(super::math::FLOAT_UNARY_OP.named("arith.negf"));
     r.register(CMPI);
     r.register(CMPF);
-    r.register(
-        OpDef::new("arith.select")
-            .traits(Traits::PURE)
-            .regions(0)
-            .syntax(print_select, parse_select)
-            .verify(verify_select),
-    );
+    r.register(SELECT);
     for &name in CASTS {
         r.register(
             match name {
@@ -315,8 +325,6 @@ fn parse_constant(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
 
 fn verify_constant(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_operands(m, op, 0)?;
-    expect_results(m, op, 1)?;
     let Some(value) = m.prop(op, "value") else {
         return Err("requires attribute 'value'".into());
     };
@@ -378,17 +386,12 @@ fn parse_select(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
 
 fn verify_select(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_operands(m, op, 3)?;
-    expect_results(m, op, 1)?;
     let cond = m.value_type(m.operand(op, 0));
     let (a, b) = (
         m.value_type(m.operand(op, 1)),
         m.value_type(m.operand(op, 2)),
     );
     let r = m.value_type(m.result(op, 0));
-    if !is_bool_like(cond) {
-        return Err(format!("operand #0 must be bool-like, but got '{cond}'"));
-    }
     if a != r || b != r {
         return Err("requires the same type for true value, false value and result".into());
     }

@@ -8,7 +8,7 @@
 //! for `bfly`) and, like the gpu ops, prints its mode after two spaces.
 
 use super::llvm::is_llvm_type;
-use super::{enum_attr, expect_operands, expect_results, split_top_level};
+use super::{enum_attr, split_top_level};
 use crate::Ident;
 use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
@@ -55,6 +55,24 @@ const I32_OR_F32: Constraint = Constraint {
     class: None,
 };
 
+/// `nvvm.read.ptx.sreg.tid.x range <i32, 0, 128> : i32`.
+const SREG: OpDef = OpDef::new("")
+    .traits(Traits::PURE)
+    .inherent(&["range"])
+    .regions(0)
+    .operands(&[])
+    .results(&[one("res", &LLVM_TYPE)])
+    .syntax(print_sreg, parse_sreg)
+    .verify(verify_sreg);
+
+/// Any type the LLVM dialect can hold.
+const LLVM_TYPE: Constraint = Constraint {
+    summary: "LLVM dialect-compatible type",
+    check: is_llvm_type,
+    buildable: None,
+    class: None,
+};
+
 /// `nvvm.barrier0`.
 const BARRIER0: OpDef = OpDef::new("nvvm.barrier0")
     .regions(0)
@@ -89,14 +107,7 @@ const SHFL_SYNC: OpDef = OpDef::new("nvvm.shfl.sync")
 
 pub fn register(r: &mut Registry) {
     for &name in SREGS {
-        r.register(
-            OpDef::new(name)
-                .traits(Traits::PURE)
-                .inherent(&["range"])
-                .regions(0)
-                .syntax(print_sreg, parse_sreg)
-                .verify(verify_sreg),
-        );
+        r.register(SREG.named(name));
     }
     r.register(BARRIER0);
     r.register(SHFL_SYNC);
@@ -167,14 +178,6 @@ pub fn range_parts(attr: &Attribute) -> Option<(u32, i128, i128)> {
 
 fn verify_sreg(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_operands(m, op, 0)?;
-    expect_results(m, op, 1)?;
-    let r = m.value_type(m.result(op, 0));
-    if !is_llvm_type(r) {
-        return Err(format!(
-            "result #0 must be LLVM dialect-compatible type, but got '{r}'"
-        ));
-    }
     let Some(range) = m.prop(op, "range") else {
         return Ok(());
     };

@@ -18,8 +18,6 @@ pub(super) const FUNC_KEYWORD_PROPS: &[&str] = &[
 
 pub(super) fn verify_func(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_operands(m, op, 0)?;
-    expect_results(m, op, 0)?;
     if m.symbol_name(op).is_none() {
         return Err("requires attribute 'sym_name'".into());
     }
@@ -235,7 +233,6 @@ pub(super) fn parse_func(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()>
 
 pub(super) fn verify_return(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_results(m, op, 0)?;
     if m.num_operands(op) > 1 {
         return Err(format!(
             "expected at most 1 operand, but found {}",

@@ -18,8 +18,6 @@ pub(super) const GLOBAL_KEYWORD_PROPS: &[&str] = &[
 
 pub(super) fn verify_global(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_operands(m, op, 0)?;
-    expect_results(m, op, 0)?;
     if m.symbol_name(op).is_none() {
         return Err("requires attribute 'sym_name'".into());
     }
@@ -149,10 +147,6 @@ pub(super) fn parse_global(p: &mut Parser<'_>, state: &mut OpState) -> DResult<(
 
 pub(super) fn verify_addressof(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_operands(m, op, 0)?;
-    expect_results(m, op, 1)?;
-    let r = m.value_type(m.result(op, 0));
-    expect_ptr(r, "result #0")?;
     let Some(name) = m.prop(op, "global_name").and_then(Attribute::as_symbol) else {
         return Err("requires attribute 'global_name'".into());
     };
@@ -163,6 +157,7 @@ pub(super) fn verify_addressof(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String
         return Err("must reference a global defined by 'llvm.mlir.global', 'llvm.mlir.alias' or 'llvm.func' or 'llvm.mlir.ifunc'".into());
     };
     let space = m.prop(target, "addr_space").and_then(Attribute::as_i64);
+    let r = m.value_type(m.result(op, 0));
     if m.is(target, "llvm.mlir.global") && space != r.ptr_addr_space().map(i64::from) {
         return Err(
             "pointer address space must match address space of the referenced global or alias"
@@ -197,8 +192,6 @@ pub(super) fn parse_addressof(p: &mut Parser<'_>, state: &mut OpState) -> DResul
 
 pub(super) fn verify_constant(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_operands(m, op, 0)?;
-    expect_results(m, op, 1)?;
     let ty = m.value_type(m.result(op, 0));
     match m.prop(op, "value") {
         None => Err("requires attribute 'value'".into()),

@@ -181,15 +181,6 @@ pub(super) const ACCESS_KEYWORD_PROPS: &[&str] = &[
 
 pub(super) fn verify_load(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_operands(m, op, 1)?;
-    expect_results(m, op, 1)?;
-    expect_ptr(m.value_type(m.operand(op, 0)), "operand #0")?;
-    let r = m.value_type(m.result(op, 0));
-    if !is_sized_llvm_type(r) {
-        return Err(format!(
-            "result #0 must be LLVM type with size, but got '{r}'"
-        ));
-    }
     check_ordering(m, op)
 }
 
@@ -242,15 +233,6 @@ pub(super) fn parse_load(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()>
 
 pub(super) fn verify_store(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
-    expect_operands(m, op, 2)?;
-    expect_results(m, op, 0)?;
-    let v = m.value_type(m.operand(op, 0));
-    if !is_sized_llvm_type(v) {
-        return Err(format!(
-            "operand #0 must be LLVM type with size, but got '{v}'"
-        ));
-    }
-    expect_ptr(m.value_type(m.operand(op, 1)), "operand #1")?;
     check_ordering(m, op)
 }
 

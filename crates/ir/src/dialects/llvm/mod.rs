@@ -11,17 +11,18 @@
 //! form (`ptr`, `array<4 x f32>`); [`Signature`] reads and writes it.
 
 use super::{
-    dense_i32_array, dense_ints, enum_attr, enum_case, expect_operands, expect_results,
-    operand_segments, parse_enum_prop, print_enum_prop, split_top_level,
+    dense_i32_array, dense_ints, enum_attr, enum_case, expect_results, operand_segments,
+    parse_enum_prop, print_enum_prop, split_top_level,
 };
 use crate::Ident;
 use crate::attrs::{self, Attribute, DenseValues, NamedAttr};
 use crate::diag::DResult;
 use crate::lexer::Token;
 use crate::module::{BlockId, InsertPoint, Module, OpId, OpState, Value};
+use crate::ods::Constraint;
+use crate::ods::prelude::*;
 use crate::parser::{Argument, Parser};
 use crate::printer::Printer;
-use crate::registry::{OpDef, Registry, Traits};
 use crate::types::{Signedness, Type, TypeKind};
 use crate::verifier::VerifyCx;
 
@@ -76,140 +77,155 @@ const LINKAGE: &str = "#llvm.linkage<";
 const CCONV: &str = "#llvm.cconv<";
 const TAIL_CALL_KIND: &str = "#llvm.tailcallkind<";
 
+/// `!llvm.ptr` in any address space.
+const LLVM_PTR: Constraint = Constraint {
+    summary: "LLVM pointer type",
+    check: |t| t.ptr_addr_space().is_some(),
+    buildable: None,
+    class: None,
+};
+
+/// What can be loaded, stored and held in a global.
+const SIZED_LLVM_TYPE: Constraint = Constraint {
+    summary: "LLVM type with size",
+    check: is_sized_llvm_type,
+    buildable: None,
+    class: None,
+};
+
+/// The dialect's ops, declared.
+const OPS: &[OpDef] = &[
+    OpDef::new("llvm.getelementptr")
+        .traits(Traits::PURE)
+        .inherent(&["elem_type", "noWrapFlags", "rawConstantIndices"])
+        .regions(0)
+        .syntax(print_gep, parse_gep)
+        .verify(verify_gep),
+    OpDef::new("llvm.load")
+        .inherent(&[
+            "access_groups",
+            "alias_scopes",
+            "alignment",
+            "dereferenceable",
+            "invariant",
+            "invariantGroup",
+            "noalias_scopes",
+            "nontemporal",
+            "ordering",
+            "syncscope",
+            "tbaa",
+            "volatile_",
+        ])
+        .regions(0)
+        .operands(&[one("addr", &LLVM_PTR)])
+        .results(&[one("res", &SIZED_LLVM_TYPE)])
+        .syntax(print_load, parse_load)
+        .verify(verify_load),
+    OpDef::new("llvm.store")
+        .inherent(&[
+            "access_groups",
+            "alias_scopes",
+            "alignment",
+            "invariantGroup",
+            "noalias_scopes",
+            "nontemporal",
+            "ordering",
+            "syncscope",
+            "tbaa",
+            "volatile_",
+        ])
+        .regions(0)
+        .operands(&[one("value", &SIZED_LLVM_TYPE), one("addr", &LLVM_PTR)])
+        .results(&[])
+        .syntax(print_store, parse_store)
+        .verify(verify_store),
+    OpDef::new("llvm.mlir.global")
+        .traits(
+            Traits::ISOLATED_FROM_ABOVE
+                .union(Traits::SYMBOL)
+                .union(Traits::SINGLE_BLOCK),
+        )
+        .inherent(&[
+            "addr_space",
+            "alignment",
+            "comdat",
+            "constant",
+            "dbg_exprs",
+            "dso_local",
+            "externally_initialized",
+            "global_type",
+            "linkage",
+            "section",
+            "sym_name",
+            "target_specific_attrs",
+            "thread_local_",
+            "unnamed_addr",
+            "value",
+            "visibility_",
+        ])
+        .regions(1)
+        .operands(&[])
+        .results(&[])
+        .syntax(print_global, parse_global)
+        .verify(verify_global),
+    OpDef::new("llvm.mlir.addressof")
+        .traits(Traits::PURE)
+        .inherent(&["global_name"])
+        .regions(0)
+        .operands(&[])
+        .results(&[one("res", &LLVM_PTR)])
+        .syntax(print_addressof, parse_addressof)
+        .verify(verify_addressof),
+    OpDef::new("llvm.mlir.constant")
+        .traits(Traits::PURE.union(Traits::CONSTANT_LIKE))
+        .inherent(&["value"])
+        .regions(0)
+        .operands(&[])
+        .results(&[one("res", &ANY)])
+        .syntax(print_constant, parse_constant)
+        .verify(verify_constant),
+    OpDef::new("llvm.func")
+        .traits(Traits::ISOLATED_FROM_ABOVE.union(Traits::SYMBOL))
+        .inherent(FUNC_PROPS)
+        .regions(1)
+        .operands(&[])
+        .results(&[])
+        .syntax(print_func, parse_func)
+        .verify(verify_func),
+    super::RETURN_LIKE
+        .named("llvm.return")
+        .verify(verify_return),
+    OpDef::new("llvm.call")
+        .inherent(&[
+            "CConv",
+            "TailCallKind",
+            "access_groups",
+            "alias_scopes",
+            "always_inline",
+            "arg_attrs",
+            "callee",
+            "convergent",
+            "fastmathFlags",
+            "inline_hint",
+            "memory_effects",
+            "no_inline",
+            "no_unwind",
+            "noalias_scopes",
+            "op_bundle_sizes",
+            "op_bundle_tags",
+            "res_attrs",
+            "tbaa",
+            "var_callee_type",
+            "will_return",
+            "operandSegmentSizes",
+        ])
+        .regions(0)
+        .syntax(print_call, parse_call)
+        .verify(verify_call),
+];
+
 pub fn register(r: &mut Registry) {
-    r.register(
-        OpDef::new("llvm.getelementptr")
-            .traits(Traits::PURE)
-            .inherent(&["elem_type", "noWrapFlags", "rawConstantIndices"])
-            .regions(0)
-            .syntax(print_gep, parse_gep)
-            .verify(verify_gep),
-    );
-    r.register(
-        OpDef::new("llvm.load")
-            .inherent(&[
-                "access_groups",
-                "alias_scopes",
-                "alignment",
-                "dereferenceable",
-                "invariant",
-                "invariantGroup",
-                "noalias_scopes",
-                "nontemporal",
-                "ordering",
-                "syncscope",
-                "tbaa",
-                "volatile_",
-            ])
-            .regions(0)
-            .syntax(print_load, parse_load)
-            .verify(verify_load),
-    );
-    r.register(
-        OpDef::new("llvm.store")
-            .inherent(&[
-                "access_groups",
-                "alias_scopes",
-                "alignment",
-                "invariantGroup",
-                "noalias_scopes",
-                "nontemporal",
-                "ordering",
-                "syncscope",
-                "tbaa",
-                "volatile_",
-            ])
-            .regions(0)
-            .syntax(print_store, parse_store)
-            .verify(verify_store),
-    );
-    r.register(
-        OpDef::new("llvm.mlir.global")
-            .traits(
-                Traits::ISOLATED_FROM_ABOVE
-                    .union(Traits::SYMBOL)
-                    .union(Traits::SINGLE_BLOCK),
-            )
-            .inherent(&[
-                "addr_space",
-                "alignment",
-                "comdat",
-                "constant",
-                "dbg_exprs",
-                "dso_local",
-                "externally_initialized",
-                "global_type",
-                "linkage",
-                "section",
-                "sym_name",
-                "target_specific_attrs",
-                "thread_local_",
-                "unnamed_addr",
-                "value",
-                "visibility_",
-            ])
-            .regions(1)
-            .syntax(print_global, parse_global)
-            .verify(verify_global),
-    );
-    r.register(
-        OpDef::new("llvm.mlir.addressof")
-            .traits(Traits::PURE)
-            .inherent(&["global_name"])
-            .regions(0)
-            .syntax(print_addressof, parse_addressof)
-            .verify(verify_addressof),
-    );
-    r.register(
-        OpDef::new("llvm.mlir.constant")
-            .traits(Traits::PURE.union(Traits::CONSTANT_LIKE))
-            .inherent(&["value"])
-            .regions(0)
-            .syntax(print_constant, parse_constant)
-            .verify(verify_constant),
-    );
-    r.register(
-        OpDef::new("llvm.func")
-            .traits(Traits::ISOLATED_FROM_ABOVE.union(Traits::SYMBOL))
-            .inherent(FUNC_PROPS)
-            .regions(1)
-            .syntax(print_func, parse_func)
-            .verify(verify_func),
-    );
-    r.register(
-        super::RETURN_LIKE
-            .named("llvm.return")
-            .verify(verify_return),
-    );
-    r.register(
-        OpDef::new("llvm.call")
-            .inherent(&[
-                "CConv",
-                "TailCallKind",
-                "access_groups",
-                "alias_scopes",
-                "always_inline",
-                "arg_attrs",
-                "callee",
-                "convergent",
-                "fastmathFlags",
-                "inline_hint",
-                "memory_effects",
-                "no_inline",
-                "no_unwind",
-                "noalias_scopes",
-                "op_bundle_sizes",
-                "op_bundle_tags",
-                "res_attrs",
-                "tbaa",
-                "var_callee_type",
-                "will_return",
-                "operandSegmentSizes",
-            ])
-            .regions(0)
-            .syntax(print_call, parse_call)
-            .verify(verify_call),
-    );
+    r.register_all(OPS);
 }
 
 /// The properties of `llvm.func` (MLIR 22's `LLVMFuncOp::getAttributeNames`).
@@ -570,14 +586,6 @@ pub fn build_call(
 }
 
 // ----- shared checks and syntax -----
-
-fn expect_ptr(t: Type, what: &str) -> Result<(), String> {
-    if t.ptr_addr_space().is_some() {
-        Ok(())
-    } else {
-        Err(format!("{what} must be LLVM pointer type, but got '{t}'"))
-    }
-}
 
 fn set_prop(state: &mut OpState, name: &str, value: Attribute) {
     attrs::set_named(&mut state.props, Ident::new(name), value);
