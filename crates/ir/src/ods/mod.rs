@@ -195,27 +195,25 @@ impl OpSpec {
 }
 
 /// Splits `count` values into the ranges of `groups` (one of which may be variadic), or
-/// `None` when the count does not fit.
-pub fn group_ranges(groups: &[Arg], count: usize) -> Option<Vec<std::ops::Range<usize>>> {
+/// `None` when the count does not fit. Lazily: the verifier and the printer call it for
+/// every op.
+pub fn group_ranges(
+    groups: &[Arg],
+    count: usize,
+) -> Option<impl Iterator<Item = std::ops::Range<usize>> + Clone + '_> {
     let fixed = groups.iter().filter(|g| !g.variadic).count();
-    let has_variadic = groups.iter().any(|g| g.variadic);
-    let variadic_len = match has_variadic {
+    let variadic_len = match groups.iter().any(|g| g.variadic) {
         true => count.checked_sub(fixed)?,
         false if count == fixed => 0,
         false => return None,
     };
     let mut start = 0;
-    Some(
-        groups
-            .iter()
-            .map(|g| {
-                let len = if g.variadic { variadic_len } else { 1 };
-                let r = start..start + len;
-                start = r.end;
-                r
-            })
-            .collect(),
-    )
+    Some(groups.iter().map(move |g| {
+        let len = if g.variadic { variadic_len } else { 1 };
+        let r = start..start + len;
+        start = r.end;
+        r
+    }))
 }
 
 /// The case of an enum attribute kept as text, given the text before it: `x` of

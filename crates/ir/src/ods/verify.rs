@@ -8,36 +8,26 @@ use crate::types::Type;
 
 /// Checks `op` against its declaration; the message becomes `'<op name>' op <message>`.
 pub fn verify_declared(spec: &OpSpec, m: &Module, op: OpId) -> Result<(), String> {
-    let operands = m.operand_types(op);
-    let results = m.result_types(op);
-    let Some(operand_groups) = group_ranges(spec.operands, operands.len()) else {
-        return Err(count_error(spec.operands, operands.len(), "operands"));
+    let (num_operands, num_results) = (m.num_operands(op), m.num_results(op));
+    let Some(operand_groups) = group_ranges(spec.operands, num_operands) else {
+        return Err(count_error(spec.operands, num_operands, "operands"));
     };
-    let Some(result_groups) = group_ranges(spec.results, results.len()) else {
+    let Some(result_groups) = group_ranges(spec.results, num_results) else {
         return Err(
             match (spec.results.iter().any(|r| r.variadic), spec.results.len()) {
                 (false, 0) => "requires zero results".to_owned(),
                 (false, 1) => "requires one result".to_owned(),
-                _ => count_error(spec.results, results.len(), "results"),
+                _ => count_error(spec.results, num_results, "results"),
             },
         );
     };
-    for (kind, groups, ranges, types) in [
-        ("operand", spec.operands, &operand_groups, &operands),
-        ("result", spec.results, &result_groups, &results),
-    ] {
-        for (arg, range) in groups.iter().zip(ranges) {
-            for i in range.clone() {
-                let t = types[i];
-                if !(arg.constraint.check)(t) {
-                    let variadic = if arg.variadic { "variadic of " } else { "" };
-                    let summary = arg.constraint.summary;
-                    return Err(format!(
-                        "{kind} #{i} must be {variadic}{summary}, but got '{t}'"
-                    ));
-                }
-            }
-        }
+    let operand_type = |i: usize| m.value_type(m.operand(op, i));
+    let result_type = |i: usize| m.value_type(m.result(op, i));
+    for (arg, range) in spec.operands.iter().zip(operand_groups.clone()) {
+        check_group("operand", arg, range, operand_type)?;
+    }
+    for (arg, range) in spec.results.iter().zip(result_groups.clone()) {
+        check_group("result", arg, range, result_type)?;
     }
     for prop in spec.props {
         match m.prop(op, prop.name) {
@@ -55,15 +45,17 @@ pub fn verify_declared(spec: &OpSpec, m: &Module, op: OpId) -> Result<(), String
     }
     let group_type = |name: &str| -> Option<Type> {
         if let Some(g) = spec.operand_group(name) {
-            return operand_groups[g].clone().next().map(|i| operands[i]);
+            return operand_groups.clone().nth(g)?.next().map(operand_type);
         }
         let g = spec.result_group(name)?;
-        result_groups[g].clone().next().map(|i| results[i])
+        result_groups.clone().nth(g)?.next().map(result_type)
     };
     for rule in spec.rules {
         match *rule {
             TypeRule::AllSame => {
-                let mut all = operands.iter().chain(&results);
+                let mut all = (0..num_operands)
+                    .map(operand_type)
+                    .chain((0..num_results).map(result_type));
                 let Some(first) = all.next() else {
                     return Err("requires at least one operand or result".into());
                 };
@@ -86,6 +78,26 @@ pub fn verify_declared(spec: &OpSpec, m: &Module, op: OpId) -> Result<(), String
                         .replace("{from}", &source.to_string()));
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// Every value of a group meets its constraint: `operand #1 must be index, but got 'f32'`.
+fn check_group(
+    kind: &str,
+    arg: &super::Arg,
+    range: std::ops::Range<usize>,
+    type_of: impl Fn(usize) -> Type,
+) -> Result<(), String> {
+    for i in range {
+        let t = type_of(i);
+        if !(arg.constraint.check)(t) {
+            let variadic = if arg.variadic { "variadic of " } else { "" };
+            let summary = arg.constraint.summary;
+            return Err(format!(
+                "{kind} #{i} must be {variadic}{summary}, but got '{t}'"
+            ));
         }
     }
     Ok(())

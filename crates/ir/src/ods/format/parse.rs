@@ -195,7 +195,8 @@ impl Format {
     }
 
     fn split(&self, count: usize, p: &mut Parser<'_>) -> DResult<Vec<std::ops::Range<usize>>> {
-        crate::ods::group_ranges(self.spec.operands, count).ok_or_else(|| {
+        let ranges = crate::ods::group_ranges(self.spec.operands, count);
+        ranges.map(Iterator::collect).ok_or_else(|| {
             p.error(format!(
                 "{count} operands present, but expected {}",
                 self.spec.operands.len()

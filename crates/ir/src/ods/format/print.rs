@@ -57,7 +57,7 @@ impl Format {
                     }
                     TypeOf::Result(g) => {
                         let ranges = group_ranges(self.spec.results, m.num_results(op));
-                        let r = ranges.map_or(0..0, |r| r[g].clone());
+                        let r = ranges.and_then(|mut r| r.nth(g)).unwrap_or(0..0);
                         m.result_types(op)[r].to_vec()
                     }
                 };
@@ -74,7 +74,7 @@ impl Format {
 
     fn operand_range(&self, p: &Printer<'_>, op: OpId, group: usize) -> std::ops::Range<usize> {
         let ranges = group_ranges(self.spec.operands, p.module().num_operands(op));
-        ranges.map_or(0..0, |r| r[group].clone())
+        ranges.and_then(|mut r| r.nth(group)).unwrap_or(0..0)
     }
 
     fn present(&self, p: &Printer<'_>, op: OpId, anchor: Anchor) -> bool {
