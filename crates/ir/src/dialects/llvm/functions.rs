@@ -134,13 +134,7 @@ pub(super) fn print_func(p: &mut Printer<'_>, op: OpId) {
 /// `[linkage] [visibility] [unnamed_addr] [cconv]` before a function's name; any other
 /// keyword there is a calling convention (`fastcc`, `ptx_kernel`, ...).
 pub(super) fn parse_func_keywords(p: &mut Parser<'_>, state: &mut OpState) {
-    let linkage = LINKAGES
-        .iter()
-        .find(|&&l| p.parse_optional_keyword(l))
-        .unwrap_or(&"external");
-    set_prop(state, "linkage", enum_attr(LINKAGE, linkage));
-    set_prop(state, "visibility_", Attribute::i64(0));
-    parse_int_enum(p, state, "visibility_", VISIBILITIES);
+    parse_linkage_and_visibility(p, state);
     set_prop(state, "unnamed_addr", Attribute::i64(0));
     parse_int_enum(p, state, "unnamed_addr", UNNAMED_ADDRS);
     let cconv = p.parse_optional_any_keyword().unwrap_or("ccc");

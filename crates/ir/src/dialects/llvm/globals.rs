@@ -99,13 +99,7 @@ pub(super) fn print_global(p: &mut Printer<'_>, op: OpId) {
 
 /// `[linkage] [visibility] [thread_local] [unnamed_addr] [constant]` before a global's name.
 pub(super) fn parse_global_keywords(p: &mut Parser<'_>, state: &mut OpState) {
-    let linkage = LINKAGES
-        .iter()
-        .find(|&&l| p.parse_optional_keyword(l))
-        .unwrap_or(&"external");
-    set_prop(state, "linkage", enum_attr(LINKAGE, linkage));
-    set_prop(state, "visibility_", Attribute::i64(0));
-    parse_int_enum(p, state, "visibility_", VISIBILITIES);
+    parse_linkage_and_visibility(p, state);
     parse_flag(p, state, "thread_local", "thread_local_");
     set_prop(state, "unnamed_addr", Attribute::i64(0));
     parse_int_enum(p, state, "unnamed_addr", UNNAMED_ADDRS);

@@ -179,11 +179,6 @@ pub(super) const ACCESS_KEYWORD_PROPS: &[&str] = &[
     "dereferenceable",
 ];
 
-pub(super) fn verify_load(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
-    let m = cx.module;
-    check_ordering(m, op)
-}
-
 /// ` [volatile] %p [atomic ...] [invariant] [invariant_group] [dereferenceable<..>] {attrs}
 /// : ptr -> ty`
 pub(super) fn print_load(p: &mut Printer<'_>, op: OpId) {
@@ -229,11 +224,6 @@ pub(super) fn parse_load(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()>
     state.operands = p.resolve_operands(&[ptr], &[ptr_ty], loc)?;
     state.result_types.push(ty);
     Ok(())
-}
-
-pub(super) fn verify_store(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
-    let m = cx.module;
-    check_ordering(m, op)
 }
 
 /// ` [volatile] %v, %p [atomic ...] [invariant_group] {attrs} : ty, ptr`

@@ -120,7 +120,7 @@ const OPS: &[OpDef] = &[
         .operands(&[one("addr", &LLVM_PTR)])
         .results(&[one("res", &SIZED_LLVM_TYPE)])
         .syntax(print_load, parse_load)
-        .verify(verify_load),
+        .verify(verify_ordering),
     OpDef::new("llvm.store")
         .inherent(&[
             "access_groups",
@@ -138,7 +138,7 @@ const OPS: &[OpDef] = &[
         .operands(&[one("value", &SIZED_LLVM_TYPE), one("addr", &LLVM_PTR)])
         .results(&[])
         .syntax(print_store, parse_store)
-        .verify(verify_store),
+        .verify(verify_ordering),
     OpDef::new("llvm.mlir.global")
         .traits(
             Traits::ISOLATED_FROM_ABOVE
@@ -672,11 +672,24 @@ fn ordering(m: &Module, op: OpId) -> Option<&'static str> {
     (!name.is_empty()).then_some(*name)
 }
 
-fn check_ordering(m: &Module, op: OpId) -> Result<(), String> {
-    match ordering(m, op) {
+/// What `llvm.load` and `llvm.store` check beyond their declarations: a valid atomic
+/// ordering.
+fn verify_ordering(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    match ordering(cx.module, op) {
         Some(_) => Ok(()),
         None => Err("requires a valid 'ordering' attribute".into()),
     }
+}
+
+/// `[linkage] [visibility]`, the keywords a function's and a global's names start with.
+fn parse_linkage_and_visibility(p: &mut Parser<'_>, state: &mut OpState) {
+    let linkage = LINKAGES
+        .iter()
+        .find(|&&l| p.parse_optional_keyword(l))
+        .unwrap_or(&"external");
+    set_prop(state, "linkage", enum_attr(LINKAGE, linkage));
+    set_prop(state, "visibility_", Attribute::i64(0));
+    parse_int_enum(p, state, "visibility_", VISIBILITIES);
 }
 
 /// Writes ` keyword` for a unit property that is set.
