@@ -5,7 +5,7 @@
 //! the ones XLA's inliner declines, and real MLIR accepts the result. Hand-written modules
 //! check that lowered output without `xla_gpu` ops is plain MLIR (no unregistered ops).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ir::{Attribute, Module, OpId};
 use passes::inline::SMALL_CALLEE_OPS;
@@ -22,20 +22,6 @@ const LOWERED: &[&str] = &[
     "xla_gpu.predicated_insert",
     "xla_gpu.predicated_extract",
 ];
-
-fn project_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn hlo_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "hlo"))
-        .collect();
-    files.sort();
-    files
-}
 
 fn run_pipeline(m: &mut Module, pipeline: &str) -> Result<(), String> {
     let mut pm = PassManager::new();
@@ -104,9 +90,8 @@ fn lower_file(path: &Path, pipeline: &str) -> Vec<Module> {
 
 #[test]
 fn models_and_the_loop_corpus_go_through_the_front_of_the_pipeline() {
-    let root = project_root();
-    let models = hlo_files(&root.join("testdata/models"));
-    let corpus = hlo_files(&root.join("../shared/xla-corpus/loop"));
+    let models = testkit::hlo_files(testkit::testdata("models"));
+    let corpus = testkit::corpus(&["loop"]);
     let pipeline = format!("{FRONT},unroll-loops");
     let lowered_models: usize = models.iter().map(|p| lower_file(p, &pipeline).len()).sum();
     let lowered_corpus = corpus
@@ -126,7 +111,7 @@ fn models_and_the_loop_corpus_go_through_the_front_of_the_pipeline() {
 
 #[test]
 fn gelu_becomes_one_function_with_the_seeds_loop() {
-    let gelu = project_root().join("testdata/models/gelu.hlo");
+    let gelu = testkit::testdata("models/gelu.hlo");
     let lowered = lower_file(&gelu, FRONT);
     let [m] = lowered.as_slice() else {
         panic!("gelu.hlo has one fusion");

@@ -3,7 +3,7 @@
 //! O3-optimized LLVM IR, the code that becomes PTX) on the models and on every corpus file
 //! that compiles, and a pass or an LLVM stage broken on purpose is blamed by name.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use driver::check::{
     CheckOptions, Optimize, check_fusion, check_fusion_with, checked_passes, optimize_o3,
@@ -11,20 +11,6 @@ use driver::check::{
 use driver::program;
 use ir::{Builder, InsertPoint, Module};
 use passes::{FlattenTensors, Pass};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn hlo_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
-        .collect();
-    files.sort();
-    files
-}
 
 /// Checks every fusion of `text` with `passes()` on `inputs` seeds: the report, and whether
 /// every fusion matched (`Err` when a fusion does not compile).
@@ -45,7 +31,7 @@ fn check_text(
 
 /// The seed's GELU on bf16[2,64,16] (4 blocks of 128 threads, factor 4).
 fn small_gelu() -> String {
-    std::fs::read_to_string(root().join("testdata/models/gelu.hlo"))
+    std::fs::read_to_string(testkit::testdata("models/gelu.hlo"))
         .unwrap()
         .replace("6,512,4096", "2,64,16")
 }
@@ -256,7 +242,7 @@ const SMALLER_MODELS: &[(&str, &[(&str, &str)])] = &[
 #[test]
 fn every_model_matches_the_evaluator_after_every_pass() {
     let mut reports = String::new();
-    for path in hlo_files(&root().join("testdata/models")) {
+    for path in testkit::hlo_files(testkit::testdata("models")) {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let mut text = std::fs::read_to_string(&path).unwrap();
         for (file, replacements) in SMALLER_MODELS {
@@ -313,7 +299,7 @@ const SMALLER_CORPUS: &[(&str, Replacements, &str)] = &[
 
 #[test]
 fn every_corpus_file_that_compiles_matches_the_evaluator() {
-    let corpus = root().join("../shared/xla-corpus");
+    let corpus = testkit::corpus_dir();
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&corpus)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -323,7 +309,7 @@ fn every_corpus_file_that_compiles_matches_the_evaluator() {
     let (mut checked, mut refused) = (0, 0);
     let mut failures = Vec::new();
     for dir in dirs {
-        for path in hlo_files(&dir) {
+        for path in testkit::hlo_files(&dir) {
             let name = path
                 .strip_prefix(&corpus)
                 .unwrap()
@@ -356,7 +342,7 @@ fn every_corpus_file_that_compiles_matches_the_evaluator() {
 /// when the fusion pipeline changes what a program computes.
 #[test]
 fn the_whole_program_check_catches_a_wrong_fusion() {
-    let path = root().join("testdata/jax/layer_norm.hlo");
+    let path = testkit::testdata("jax/layer_norm.hlo");
     let text = std::fs::read_to_string(&path).unwrap();
     let (source, unfused) = hlo::load("layer_norm.hlo", text.as_bytes()).unwrap();
     let mut fused = unfused.clone();

@@ -11,30 +11,8 @@
 //! Files the emitters refuse (the README lists them) are skipped here: other tests check
 //! that they are refused and why (`jax_corpus.rs` for the unfused JAX modules).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Every `.hlo` under `dir`, recursively, sorted.
-fn hlo_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "hlo") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
 
 /// Runs `program args`; `Err` with its output when it fails.
 fn run(program: &Path, args: &[&str]) -> Result<String, String> {
@@ -122,9 +100,9 @@ fn check_outputs(path: &Path, scratch: &Path) -> Result<bool, String> {
 #[test]
 fn every_output_file_is_valid_for_the_next_tool() {
     let scratch = tempfile::tempdir().unwrap();
-    let mut files = hlo_files(&root().join("testdata/models"));
-    files.extend(hlo_files(&root().join("../shared/xla-corpus")));
-    files.extend(hlo_files(&root().join("testdata/jax")));
+    let mut files = testkit::hlo_files(testkit::testdata("models"));
+    files.extend(testkit::corpus(&[]));
+    files.extend(testkit::hlo_files(testkit::testdata("jax")));
     let (mut checked, mut several) = (0, 0);
     let mut failures = Vec::new();
     for path in &files {

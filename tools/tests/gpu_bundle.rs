@@ -16,10 +16,6 @@ use interp::{Buffer, Kernel, Launch};
 use passes::{PassManager, Timings};
 use serde_json::Value as Json;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 /// Writes the bundle of `file` into a fresh directory.
 fn bundle(file: &Path) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
@@ -225,7 +221,7 @@ fn compare(dir: &Path, buffer: &Json, got: &Buffer) {
 
 #[test]
 fn softmax_chain_runs_from_its_bundle() {
-    let file = root().join("testdata/models/softmax.hlo");
+    let file = testkit::testdata("models/softmax.hlo");
     let dir = bundle(&file);
     let manifest: Json =
         serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
@@ -237,20 +233,20 @@ fn softmax_chain_runs_from_its_bundle() {
 
 #[test]
 fn layernorm_chain_with_three_parameters_runs_from_its_bundle() {
-    assert_eq!(run_bundle(&root().join("testdata/models/layernorm.hlo")), 3);
+    assert_eq!(run_bundle(&testkit::testdata("models/layernorm.hlo")), 3);
 }
 
 /// A multi-output fusion taken apart by get-tuple-element, a column-major parameter.
 #[test]
 fn chain_with_tuple_outputs_and_a_layout_runs_from_its_bundle() {
-    assert_eq!(run_bundle(&root().join("testdata/bundle/chain.hlo")), 3);
+    assert_eq!(run_bundle(&testkit::testdata("bundle/chain.hlo")), 3);
 }
 
 /// XLA's emitter tests have no ENTRY chain: the fusion is the kernel, its reduce's init
 /// parameter a constant (the reducer's identity).
 #[test]
 fn corpus_fusion_with_an_init_parameter_runs_from_its_bundle() {
-    let corpus = root().join("../shared/xla-corpus");
+    let corpus = testkit::corpus_dir();
     assert_eq!(run_bundle(&corpus.join("reduce_row/epilogue.hlo")), 1);
     assert_eq!(
         run_bundle(&corpus.join("transpose/fused_transpose_102.hlo")),
@@ -266,7 +262,7 @@ fn corpus_fusion_with_an_init_parameter_runs_from_its_bundle() {
 /// each fusion is bundled on its own drawn inputs, and the manifest says so.
 #[test]
 fn fusions_of_an_entry_that_is_not_a_chain_run_separately() {
-    let corpus = root().join("../shared/xla-corpus");
+    let corpus = testkit::corpus_dir();
     for (file, kernels) in [
         ("loop/no_duplication.hlo", 1),
         ("dynamic_update_slice/simple.hlo", 1),
@@ -289,7 +285,7 @@ fn fusions_of_an_entry_that_is_not_a_chain_run_separately() {
 /// Large outputs are sampled with an odd stride, at most 2^16 values per output.
 #[test]
 fn large_outputs_are_sampled() {
-    let dir = bundle(&root().join("testdata/models/gelu.hlo"));
+    let dir = bundle(&testkit::testdata("models/gelu.hlo"));
     let manifest: Json =
         serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
     let expected = &manifest["buffers"][1]["expected"];

@@ -14,10 +14,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 /// How a run ended: the exit code (`None`: killed by a signal or by the time limit) and
 /// standard error.
 struct Outcome {
@@ -190,12 +186,7 @@ fn check_ir_file(path: &Path, scratch: &Path) -> Result<(), String> {
 #[test]
 fn every_hostile_file_gets_a_kernel_or_a_located_error() {
     let scratch = tempdir("files");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("testdata/hostile"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "hlo" || e == "mlir"))
-        .collect();
-    files.sort();
+    let files = testkit::files_ending(&[testkit::testdata("hostile")], &[".hlo", ".mlir"]);
     assert!(files.len() >= 25, "only {} hostile files", files.len());
     let failures: Vec<String> = files
         .iter()
@@ -359,7 +350,7 @@ fn empty_input_and_unwritable_outputs_are_errors() {
     )
     .unwrap();
 
-    let fusion = root().join("testdata/hostile/root-parameter.hlo");
+    let fusion = testkit::testdata("hostile/root-parameter.hlo");
     let fusion = fusion.to_str().unwrap();
     let full = || {
         std::fs::OpenOptions::new()
@@ -399,7 +390,7 @@ fn empty_input_and_unwritable_outputs_are_errors() {
             outcome.stderr
         );
     }
-    let ir = root().join("testdata/ir/ops.mlir");
+    let ir = testkit::testdata("ir/ops.mlir");
     let outcome = run(HLO_OPT, &[ir.to_str().unwrap()], Some(full()));
     assert_eq!(
         outcome.code,
@@ -433,7 +424,7 @@ fn empty_input_and_unwritable_outputs_are_errors() {
 /// `--check=N` holds N seeded inputs at once: a huge N is refused before anything is drawn.
 #[test]
 fn a_huge_number_of_check_inputs_is_refused() {
-    let fusion = root().join("testdata/hostile/root-parameter.hlo");
+    let fusion = testkit::testdata("hostile/root-parameter.hlo");
     let fusion = fusion.to_str().unwrap();
     let outcome = run(HLO_EMIT, &[fusion, "--check=100000000"], None);
     located_error(&outcome, fusion, "too large to check on the host").unwrap();

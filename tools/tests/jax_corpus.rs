@@ -13,21 +13,10 @@
 //! * The fusion pass makes each reduce a hero: no unfused module becomes one loop kernel
 //!   that recomputes a reduction per element (`reductions_are_never_recomputed`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const HLO_EMIT: &str = env!("CARGO_BIN_EXE_hlo-emit");
-
-fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/jax");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
-        .collect();
-    files.sort();
-    files
-}
 
 fn stem(path: &Path) -> &str {
     let name = path.file_name().unwrap().to_str().unwrap();
@@ -49,7 +38,7 @@ fn hlo_emit(args: &[&str]) -> (bool, String) {
 
 #[test]
 fn the_corpus_has_both_forms_of_every_function() {
-    let files = corpus();
+    let files = testkit::hlo_files(testkit::testdata("jax"));
     let printed: Vec<&str> = files
         .iter()
         .filter(|p| is_xla_printed(p))
@@ -66,7 +55,7 @@ fn the_corpus_has_both_forms_of_every_function() {
 
 #[test]
 fn every_module_passes_check_through_every_stage() {
-    let files = corpus();
+    let files = testkit::hlo_files(testkit::testdata("jax"));
     let mut failures = Vec::new();
     for path in &files {
         let (ok, text) = hlo_emit(&[path.to_str().unwrap(), "--check", "-o", "/dev/null"]);
@@ -93,7 +82,10 @@ fn unfused_modules_compile_and_ptxas_accepts_them() {
     let ptx = ptx.to_str().unwrap();
     let ptxas = codegen::toolchain::ptxas().unwrap();
     let mut failures = Vec::new();
-    for path in corpus().iter().filter(|p| !is_xla_printed(p)) {
+    for path in testkit::hlo_files(testkit::testdata("jax"))
+        .iter()
+        .filter(|p| !is_xla_printed(p))
+    {
         let (ok, text) = hlo_emit(&[path.to_str().unwrap(), "-o", ptx]);
         if !ok {
             failures.push(format!("{}:\n{text}", path.display()));
@@ -117,7 +109,10 @@ fn unfused_modules_compile_and_ptxas_accepts_them() {
 #[test]
 fn reductions_are_never_recomputed() {
     let mut failures = Vec::new();
-    for path in corpus().iter().filter(|p| !is_xla_printed(p)) {
+    for path in testkit::hlo_files(testkit::testdata("jax"))
+        .iter()
+        .filter(|p| !is_xla_printed(p))
+    {
         let (ok, text) = hlo_emit(&[path.to_str().unwrap(), "--emit=hlo"]);
         assert!(ok, "{}: {text}", path.display());
         let reduces = text.matches(" reduce(").count();

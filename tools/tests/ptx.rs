@@ -3,7 +3,7 @@
 //! and XLA's loop-fusion corpus compiles to PTX that `ptxas` accepts (except the files the
 //! emitters refuse, listed in the README).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use driver::pipeline::{self, Options};
 use passes::Timings;
@@ -49,23 +49,9 @@ fn compile_fusions(
         .collect()
 }
 
-fn hlo_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 #[test]
 fn models_assemble_without_spills() {
-    for path in hlo_files(&root().join("testdata/models")) {
+    for path in testkit::hlo_files(testkit::testdata("models")) {
         for ptx in compile_each(&path).unwrap_or_else(|e| panic!("{e}")) {
             let assembled = codegen::ptxas::assemble(&ptx, "sm_90")
                 .unwrap_or_else(|e| panic!("{}: {e}\n{ptx}", path.display()));
@@ -83,7 +69,7 @@ fn models_assemble_without_spills() {
 
 #[test]
 fn gelu_loads_and_stores_vectors() {
-    let ptx = compile(&root().join("testdata/models/gelu.hlo")).unwrap_or_else(|e| panic!("{e}"));
+    let ptx = compile(&testkit::testdata("models/gelu.hlo")).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         ptx.contains("ld.global.nc.v")
             || ptx.contains("ld.global.nc.b64")
@@ -122,8 +108,8 @@ const SASS_BUDGETS: &[(&str, &[usize])] = &[
 fn models_machine_code_stays_within_budget() {
     let mut over = Vec::new();
     for (file, budgets) in SASS_BUDGETS {
-        let kernels = compile_each(&root().join("testdata/models").join(file))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let kernels =
+            compile_each(&testkit::testdata("models").join(file)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(kernels.len(), budgets.len(), "{file}");
         for (k, (ptx, &budget)) in kernels.iter().zip(*budgets).enumerate() {
             let assembled =
@@ -146,7 +132,7 @@ fn models_machine_code_stays_within_budget() {
 /// code (280 SASS instructions against 152, with 4 calls to a slow path).
 #[test]
 fn f32_division_is_div_full() {
-    let ptx = compile(&root().join("testdata/models/gelu.hlo")).unwrap_or_else(|e| panic!("{e}"));
+    let ptx = compile(&testkit::testdata("models/gelu.hlo")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(ptx.matches("div.full.f32").count(), 4, "{ptx}");
     assert!(!ptx.contains("div.rn.f32"), "{ptx}");
 }
@@ -155,8 +141,8 @@ fn f32_division_is_div_full() {
 /// other adds and multiplies are left free for ptxas to contract (no `.rn`).
 #[test]
 fn multiply_add_is_contracted() {
-    let ptx = compile_each(&root().join("testdata/models/layernorm.hlo"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let ptx =
+        compile_each(&testkit::testdata("models/layernorm.hlo")).unwrap_or_else(|e| panic!("{e}"));
     // fused_rstd: sum of (x - mean)^2 is a chain of fma.
     assert!(ptx[1].matches("fma.rn.f32").count() >= 8, "{}", ptx[1]);
     assert!(!ptx[1].contains("add.rn.f32"), "{}", ptx[1]);
@@ -173,7 +159,7 @@ const LOOP_CORPUS_NOT_COMPILED: &[(&str, &str)] = &[
 
 #[test]
 fn the_loop_corpus_compiles_to_ptx_that_ptxas_accepts() {
-    let files = hlo_files(&root().join("../shared/xla-corpus/loop"));
+    let files = testkit::corpus(&["loop"]);
     let mut compiled = 0;
     for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -204,7 +190,7 @@ fn the_dynamic_update_slice_corpus_compiles_to_ptx_that_ptxas_accepts() {
         ("int4.hlo", "element type s4"),
         ("mof.hlo", "not a bitcast of its first output"),
     ];
-    let files = hlo_files(&root().join("../shared/xla-corpus/dynamic_update_slice"));
+    let files = testkit::corpus(&["dynamic_update_slice"]);
     let mut compiled = 0;
     for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();

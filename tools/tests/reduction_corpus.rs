@@ -16,7 +16,7 @@
 //!   for `multiply`), as XLA's test inputs do: HLO leaves a reduce whose init is not an
 //!   identity unspecified, and the kernels apply the init once per thread.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use driver::check::checked_passes;
 use driver::pipeline::{self, Options};
@@ -34,26 +34,6 @@ const NOT_PASSING: &[(&str, &str)] = &[
 
 /// Inputs with more elements take minutes in the interpreter.
 const MAX_INTERPRETED_ELEMENTS: i64 = 1 << 21;
-
-fn corpus_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/xla-corpus");
-    let mut files = Vec::new();
-    for dir in [
-        "reduce_row",
-        "reduce_column",
-        "reduce_column_small",
-        "reduce_multirow",
-    ] {
-        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "hlo") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
 
 fn leaves(shape: &Shape) -> Vec<ArrayShape> {
     match shape {
@@ -237,7 +217,12 @@ fn check_file(path: &Path) -> Result<(), String> {
 
 #[test]
 fn the_reduction_corpus_compiles_and_matches_the_evaluator() {
-    let files = corpus_files();
+    let files = testkit::corpus(&[
+        "reduce_row",
+        "reduce_column",
+        "reduce_column_small",
+        "reduce_multirow",
+    ]);
     let mut passed = 0;
     for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();

@@ -3,7 +3,7 @@
 //! and computes what the reference evaluator computes in the interpreter. The files that
 //! do not get there are listed with the reason, and at least 70% must.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use driver::check::{check_fusion, checked_passes};
 use driver::pipeline::{self, Options};
@@ -79,20 +79,9 @@ fn run(path: &Path) -> Result<(), String> {
     }
 }
 
-fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/xla-corpus/transpose");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn the_transpose_corpus_compiles_and_matches_the_evaluator() {
-    let files = corpus();
+    let files = testkit::corpus(&["transpose"]);
     let mut passing = 0;
     for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();

@@ -2,8 +2,6 @@
 //! loop-fusion corpus: structure, linear code size, and IR that both our verifier and real
 //! MLIR accept.
 
-use std::path::{Path, PathBuf};
-
 use emitters::{EmitterKind, PartitionedComputation, SplitReason, emit_fusion, fusions};
 use hlo::HloModule;
 
@@ -11,10 +9,6 @@ fn load(text: &str) -> HloModule {
     hlo::load("test.hlo", text.as_bytes())
         .unwrap_or_else(|e| panic!("{e}"))
         .1
-}
-
-fn project_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// Emits the module's only fusion; checks our verifier (done by `emit_fusion`) and that
@@ -35,7 +29,7 @@ fn count(text: &str, needle: &str) -> usize {
 
 #[test]
 fn gelu_emits_the_seeds_loop() {
-    let path = project_root().join("testdata/models/gelu.hlo");
+    let path = testkit::testdata("models/gelu.hlo");
     let module = load(&std::fs::read_to_string(path).unwrap());
     let (text, fusion) = emit(&module);
     assert!(text.contains(
@@ -172,13 +166,7 @@ const LOOP_CORPUS_UNSUPPORTED: &[(&str, &str)] = &[
 
 #[test]
 fn the_loop_corpus_emits_verified_ir() {
-    let dir = project_root().join("../shared/xla-corpus/loop");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
-        .collect();
-    files.sort();
+    let files = testkit::corpus(&["loop"]);
     let mut emitted = 0;
     for path in &files {
         let name = path.file_name().unwrap().to_str().unwrap();

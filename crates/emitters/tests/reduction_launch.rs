@@ -135,7 +135,7 @@ const EXPECTED: &[Expected] = &[
 
 #[test]
 fn launch_shapes_follow_xla() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/xla-corpus");
+    let root = testkit::corpus_dir();
     for e in EXPECTED {
         let text = std::fs::read_to_string(root.join(e.file)).unwrap();
         let (_, module) = hlo::load(e.file, text.as_bytes()).unwrap();

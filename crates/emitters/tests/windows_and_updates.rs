@@ -4,8 +4,6 @@
 //! corpus. What the kernels compute is checked against the evaluator by the interpreter
 //! (`crates/interp/tests/emitted.rs`).
 
-use std::path::{Path, PathBuf};
-
 use emitters::{emit_fusion, fusions};
 
 /// Emits the only fusion of `text`, checks real MLIR's verifier on the generic form, and
@@ -194,19 +192,6 @@ fn a_dynamic_update_slice_of_the_whole_array_reads_only_the_update() {
     assert!(!f.contains("scf.if") && !f.contains("%arg0["), "{f}");
 }
 
-fn corpus(dir: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/xla-corpus")
-        .join(dir);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
-        .collect();
-    files.sort();
-    files
-}
-
 /// Files of `xla-corpus/dynamic_update_slice` the emitters refuse, and why.
 const DUS_CORPUS_UNSUPPORTED: &[(&str, &str)] = &[
     ("int4.hlo", "unsupported: element type s4"),
@@ -218,7 +203,7 @@ const DUS_CORPUS_UNSUPPORTED: &[(&str, &str)] = &[
 
 #[test]
 fn the_dynamic_update_slice_corpus_emits_verified_ir() {
-    let files = corpus("dynamic_update_slice");
+    let files = testkit::corpus(&["dynamic_update_slice"]);
     let mut emitted = 0;
     for path in &files {
         let name = path.file_name().unwrap().to_str().unwrap();

@@ -2,7 +2,7 @@
 //! modules, IR modules, indexing maps and layouts, with no panic, and every rejection a
 //! located error. Seeds are the project's `testdata/` and XLA's corpus (read in place).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use fuzzing::readers::{HLO_GRAMMAR, load_hlo, load_ir, load_layout, parse_map};
 use fuzzing::{Outcome, fuzz};
@@ -10,28 +10,6 @@ use fuzzing::{Outcome, fuzz};
 /// Inputs per reader.
 const INPUTS: usize = 100_000;
 const SEED: u64 = 0x5eed_c0de;
-
-fn project_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Every file below `dirs` whose name ends in `extension`, sorted.
-fn files(dirs: &[PathBuf], extension: &str) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = dirs.to_vec();
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.to_string_lossy().ends_with(extension) {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
-}
 
 /// Seeds: the files' contents, leaving out files over 20 KB (they slow every input down and
 /// add no grammar the small ones lack).
@@ -68,18 +46,15 @@ fn assert_clean(reader: &str, outcome: &Outcome) {
 
 #[test]
 fn hlo_reader() {
-    let dirs = [
-        project_root().join("testdata"),
-        project_root().join("../shared/xla-corpus"),
-    ];
-    let seeds = seeds(&files(&dirs, ".hlo"));
+    let dirs = [testkit::testdata(""), testkit::corpus_dir()];
+    let seeds = seeds(&testkit::files_ending(&dirs, &[".hlo"]));
     assert!(seeds.len() >= 90, "only {} seeds", seeds.len());
     assert_clean("HLO", &fuzz(&seeds, INPUTS, HLO_GRAMMAR, SEED, load_hlo));
 }
 
 #[test]
 fn ir_reader() {
-    let seeds = seeds(&files(&[project_root().join("testdata")], ".mlir"));
+    let seeds = seeds(&testkit::files_ending(&[testkit::testdata("")], &[".mlir"]));
     assert!(seeds.len() >= 20, "only {} seeds", seeds.len());
     let grammar = b"{}[]()<>=,:%^#!@\"*-_x.0123456789 \nfunc.returnscf.yieldarith.constantindextensorvectori32f32";
     assert_clean("IR", &fuzz(&seeds, INPUTS, grammar, SEED, load_ir));
@@ -88,11 +63,7 @@ fn ir_reader() {
 /// Every `#xla_gpu.indexing_map<"...">` in the snapshots and lit tests: maps as printed.
 fn printed_maps() -> Vec<Vec<u8>> {
     let mut maps = Vec::new();
-    let dirs = [project_root().join("testdata")];
-    for path in files(&dirs, ".snap")
-        .into_iter()
-        .chain(files(&dirs, ".mlir"))
-    {
+    for path in testkit::files_ending(&[testkit::testdata("")], &[".snap", ".mlir"]) {
         let text = std::fs::read_to_string(path).unwrap();
         for piece in text.split("indexing_map<\"").skip(1) {
             if let Some((map, _)) = piece.split_once("\">") {
@@ -119,12 +90,9 @@ fn indexing_map_reader() {
 
 /// Every layout written in the corpus (`{1,0:T(8,128)(2,1)}` and the like) after a shape.
 fn written_layouts() -> Vec<Vec<u8>> {
-    let dirs = [
-        project_root().join("testdata"),
-        project_root().join("../shared/xla-corpus"),
-    ];
+    let dirs = [testkit::testdata(""), testkit::corpus_dir()];
     let mut layouts = vec![b"{1,0}".to_vec(), b"{0,1:T(2,2)(1,2)*}".to_vec()];
-    for path in files(&dirs, ".hlo") {
+    for path in testkit::files_ending(&dirs, &[".hlo"]) {
         let text = std::fs::read_to_string(path).unwrap();
         for piece in text.split("]{").skip(1) {
             if let Some((layout, _)) = piece.split_once('}') {

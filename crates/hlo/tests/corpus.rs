@@ -2,15 +2,9 @@
 //! file must parse, and printing is a fixed point (print → parse → print is identical).
 //! The corpus is read in place, never copied into the project.
 
-mod common;
-
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hlo::{SourceFile, parse_module};
-
-fn corpus_files() -> Vec<PathBuf> {
-    common::hlo_files(&[common::corpus_dir()])
-}
 
 fn parse_file(path: &Path) -> Result<hlo::HloModule, String> {
     let text = std::fs::read_to_string(path).unwrap();
@@ -20,13 +14,13 @@ fn parse_file(path: &Path) -> Result<hlo::HloModule, String> {
 
 #[test]
 fn corpus_has_all_89_files() {
-    assert_eq!(corpus_files().len(), 89);
+    assert_eq!(testkit::corpus(&[]).len(), 89);
 }
 
 #[test]
 fn every_corpus_file_parses_and_prints_to_a_fixed_point() {
     let mut failures = Vec::new();
-    for path in corpus_files() {
+    for path in testkit::corpus(&[]) {
         let module = match parse_file(&path) {
             Ok(m) => m,
             Err(e) => {

@@ -1,0 +1,57 @@
+//! What the workspace's tests share: where their inputs are, and the lists of them.
+//!
+//! Inputs live in the project's `testdata/` and in XLA's corpus, `../shared/xla-corpus`,
+//! which is read in place and never copied into the project. Every list is sorted, so a
+//! test's order and its failure messages are the same on every machine.
+
+use std::path::{Path, PathBuf};
+
+/// The workspace's root (the folder holding `Cargo.toml` and `testdata/`).
+pub fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `testdata/<relative>` of the project.
+pub fn testdata(relative: &str) -> PathBuf {
+    project_root().join("testdata").join(relative)
+}
+
+/// XLA's emitter-test corpus, beside the project.
+pub fn corpus_dir() -> PathBuf {
+    project_root().join("../shared/xla-corpus")
+}
+
+/// Every `.hlo` file of the corpus folders `folders` (all of the corpus for `&[]`), sorted.
+pub fn corpus(folders: &[&str]) -> Vec<PathBuf> {
+    if folders.is_empty() {
+        return hlo_files(corpus_dir());
+    }
+    let dirs: Vec<PathBuf> = folders.iter().map(|f| corpus_dir().join(f)).collect();
+    files_ending(&dirs, &[".hlo"])
+}
+
+/// Every `.hlo` file below `dir`, recursively, sorted.
+pub fn hlo_files(dir: impl AsRef<Path>) -> Vec<PathBuf> {
+    files_ending(&[dir.as_ref().to_path_buf()], &[".hlo"])
+}
+
+/// Every file below `dirs`, recursively, whose name ends in one of `endings`, sorted. A folder that
+/// cannot be read fails the test: a missing corpus must not pass as an empty one.
+pub fn files_ending(dirs: &[PathBuf], endings: &[&str]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = dirs.to_vec();
+    while let Some(dir) = pending.pop() {
+        let entries = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()));
+        for entry in entries {
+            let path = entry.expect("a readable folder entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if endings.iter().any(|e| path.to_string_lossy().ends_with(e)) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
