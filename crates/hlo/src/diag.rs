@@ -37,6 +37,9 @@ pub struct SourceFile {
     pub name: String,
     pub text: String,
     line_starts: Vec<usize>,
+    /// Lines of the named file before `text` (a piece of a `--split-input-file` input):
+    /// positions are the whole file's.
+    lines_before: usize,
 }
 
 impl SourceFile {
@@ -49,7 +52,14 @@ impl SourceFile {
             name: name.into(),
             text,
             line_starts,
+            lines_before: 0,
         }
+    }
+
+    /// The same text as a piece of its file that starts after `lines_before` lines.
+    pub fn after_lines(mut self, lines_before: usize) -> SourceFile {
+        self.lines_before = lines_before;
+        self
     }
 
     /// 1-based line and column (in characters) of a byte offset.
@@ -60,11 +70,13 @@ impl SourceFile {
         let col = self.text[start..floor_char_boundary(&self.text, offset)]
             .chars()
             .count();
-        (line + 1, col + 1)
+        (self.lines_before + line + 1, col + 1)
     }
 
-    /// The text of a 1-based line, without its newline.
+    /// The text of a 1-based line of the file (as [`SourceFile::line_col`] counts), without
+    /// its newline.
     pub fn line_text(&self, line: usize) -> &str {
+        let line = line - self.lines_before;
         let start = self.line_starts[line - 1];
         let end = self
             .line_starts

@@ -52,13 +52,24 @@ fn check_text_size(name: &str, len: usize) -> Result<(), String> {
 /// verifies the module. Errors come rendered (`file:line:col: error: ...`, the line, a caret).
 /// Bytes given by value become the source text without a copy.
 pub fn load(name: &str, bytes: impl Into<Vec<u8>>) -> Result<(SourceFile, HloModule), String> {
+    load_piece(name, bytes, 0)
+}
+
+/// [`load`] for a piece of the file `name` that starts after `lines_before` lines: its
+/// diagnostics give the whole file's line numbers (`--split-input-file`).
+pub fn load_piece(
+    name: &str,
+    bytes: impl Into<Vec<u8>>,
+    lines_before: usize,
+) -> Result<(SourceFile, HloModule), String> {
     let bytes = bytes.into();
     check_text_size(name, bytes.len())?;
     let source = match String::from_utf8(bytes) {
-        Ok(text) => SourceFile::new(name, text),
+        Ok(text) => SourceFile::new(name, text).after_lines(lines_before),
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
-            let source = SourceFile::new(name, String::from_utf8_lossy(e.as_bytes()));
+            let source = SourceFile::new(name, String::from_utf8_lossy(e.as_bytes()))
+                .after_lines(lines_before);
             // The lossy text keeps every byte before the first invalid one.
             let diag = Diagnostic::new(Span::new(at, at + 1), "the file is not valid UTF-8");
             return Err(diag.render(&source));

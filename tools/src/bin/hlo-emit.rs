@@ -135,6 +135,14 @@ struct Cli {
     /// chain of fusions. See the README's "GPU runs".
     #[arg(long, value_name = "DIR")]
     gpu_bundle: Option<PathBuf>,
+
+    /// Split the input at lines that read `// -----` and compile each piece on its own, as
+    /// MLIR's `--split-input-file` does: many small cases in one test file. A piece's
+    /// diagnostics keep the line numbers of the whole file; the pieces' outputs follow one
+    /// another on standard output with `// -----` between them; the exit status is 1 when
+    /// any piece failed, after all of them ran.
+    #[arg(long, conflicts_with_all = ["output", "dump_dir", "gpu_bundle", "launch_json"])]
+    split_input_file: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -169,7 +177,14 @@ fn main() -> ExitCode {
     let compiler = std::thread::Builder::new()
         .name("hlo-emit".into())
         .stack_size(COMPILER_STACK_BYTES)
-        .spawn(move || run(&cli));
+        .spawn(move || {
+            let (name, bytes) = read_input(&cli.input)?;
+            if cli.split_input_file {
+                run_pieces(&cli, &name, &bytes)
+            } else {
+                run(&cli, &name, bytes, 0)
+            }
+        });
     let result = match compiler {
         Ok(thread) => thread
             .join()
@@ -185,9 +200,50 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: &Cli) -> Result<(), String> {
-    let (name, bytes) = read_input(&cli.input)?;
-    let (source, mut module) = hlo::load(&name, bytes)?;
+/// `--split-input-file`: every piece of the input through [`run`], its errors printed as they
+/// come; one error at the end counts the pieces that failed.
+fn run_pieces(cli: &Cli, name: &str, bytes: &[u8]) -> Result<(), String> {
+    let pieces = split_input(bytes);
+    let mut failed = 0;
+    for (index, (lines_before, piece)) in pieces.iter().enumerate() {
+        if index > 0 {
+            write_output(None, "// -----\n")?;
+        }
+        if let Err(message) = run(cli, name, piece.to_vec(), *lines_before) {
+            eprintln!("{message}");
+            failed += 1;
+        }
+    }
+    match failed {
+        0 => Ok(()),
+        _ => Err(format!(
+            "error: {failed} of {} pieces of '{name}' failed",
+            pieces.len()
+        )),
+    }
+}
+
+/// The pieces of `bytes` between lines that read `// -----`, each with the number of lines
+/// before it.
+fn split_input(bytes: &[u8]) -> Vec<(usize, &[u8])> {
+    let mut pieces = Vec::new();
+    let (mut start, mut lines_before, mut lines) = (0, 0, 0);
+    let mut offset = 0;
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        lines += 1;
+        offset += line.len();
+        if line.trim_ascii() == b"// -----" {
+            pieces.push((lines_before, &bytes[start..offset - line.len()]));
+            (start, lines_before) = (offset, lines);
+        }
+    }
+    pieces.push((lines_before, &bytes[start..]));
+    pieces
+}
+
+/// Compiles `bytes`, which start after `lines_before` lines of the file `name`.
+fn run(cli: &Cli, name: &str, bytes: Vec<u8>, lines_before: usize) -> Result<(), String> {
+    let (source, mut module) = hlo::load_piece(name, bytes, lines_before)?;
     let mut files = DumpFiles::default();
     let mut timings = Timings::default();
     // The module as written: `--check` compares the whole program with it.

@@ -57,61 +57,18 @@ pub(super) use with_elements;
 /// Runs `$body` with `$t` naming the Rust type that stores elements of type `$ty`; types
 /// without one give an `unsupported: element type ...` error.
 macro_rules! with_type {
-    ($ty:expr, $t:ident => $body:expr) => {{
+    ($ty:expr, $t:ident => $body:expr) => {
+        $crate::evaluate::value::with_type!(@arms $ty, $t, $body,
+            Pred bool, S8 i8, S16 i16, S32 i32, S64 i64, U8 u8, U16 u16, U32 u32, U64 u64,
+            F16 half::f16, BF16 half::bf16, F32 f32, F64 f64)
+    };
+    (@arms $ty:expr, $t:ident, $body:expr, $($variant:ident $rust:ty),*) => {{
         use $crate::primitive::PrimitiveType as P;
         match $ty {
-            P::Pred => {
-                type $t = bool;
+            $(P::$variant => {
+                type $t = $rust;
                 Ok($body)
-            }
-            P::S8 => {
-                type $t = i8;
-                Ok($body)
-            }
-            P::S16 => {
-                type $t = i16;
-                Ok($body)
-            }
-            P::S32 => {
-                type $t = i32;
-                Ok($body)
-            }
-            P::S64 => {
-                type $t = i64;
-                Ok($body)
-            }
-            P::U8 => {
-                type $t = u8;
-                Ok($body)
-            }
-            P::U16 => {
-                type $t = u16;
-                Ok($body)
-            }
-            P::U32 => {
-                type $t = u32;
-                Ok($body)
-            }
-            P::U64 => {
-                type $t = u64;
-                Ok($body)
-            }
-            P::F16 => {
-                type $t = half::f16;
-                Ok($body)
-            }
-            P::BF16 => {
-                type $t = half::bf16;
-                Ok($body)
-            }
-            P::F32 => {
-                type $t = f32;
-                Ok($body)
-            }
-            P::F64 => {
-                type $t = f64;
-                Ok($body)
-            }
+            })*
             other => Err($crate::evaluate::value::unsupported_type(other)),
         }
     }};
