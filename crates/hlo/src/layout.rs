@@ -51,6 +51,15 @@ impl Layout {
         }
     }
 
+    /// `{minor_to_major:T(tile)...}` with every other field at its default.
+    pub fn tiled(minor_to_major: &[i64], tiles: &[&[i64]]) -> Layout {
+        Layout {
+            minor_to_major: minor_to_major.to_vec(),
+            tiles: tiles.iter().map(|t| Tile { dims: t.to_vec() }).collect(),
+            ..Layout::row_major(0)
+        }
+    }
+
     /// Checks that this layout can describe an array with logical bounds `dims`; the
     /// index functions below may assume a layout that passed this check.
     pub fn validate(&self, dims: &[i64]) -> Result<(), String> {
@@ -147,12 +156,12 @@ impl Layout {
 
     /// Position of the element at logical `index` in the padded buffer, in elements.
     pub fn physical_index(&self, dims: &[i64], index: &[i64]) -> i64 {
-        let (bounds, tiled_index) = self.tiled(dims, index);
+        let (bounds, tiled_index) = self.tile_index(dims, index);
         linear_index(&tiled_index, &bounds)
     }
 
     /// Applies the dimension order and every tile to bounds and an index together.
-    fn tiled(&self, dims: &[i64], index: &[i64]) -> (Vec<i64>, Vec<i64>) {
+    fn tile_index(&self, dims: &[i64], index: &[i64]) -> (Vec<i64>, Vec<i64>) {
         let bounds = self.physical_bounds(dims);
         let index = self
             .minor_to_major
@@ -166,6 +175,25 @@ impl Layout {
                 tile_once(&index, &bounds, &tile.dims)
             })
     }
+}
+
+/// Every index of an array of `dims`, in row-major order (for tests and small arrays: the
+/// list holds them all).
+pub fn row_major_indices(dims: &[i64]) -> Vec<Vec<i64>> {
+    let mut out = vec![vec![]];
+    for &d in dims {
+        out = out
+            .into_iter()
+            .flat_map(|prefix| {
+                (0..d).map(move |i| {
+                    let mut next = prefix.clone();
+                    next.push(i);
+                    next
+                })
+            })
+            .collect();
+    }
+    out
 }
 
 /// Row-major position of `index` in an array of `bounds` (both major to minor):
@@ -291,36 +319,10 @@ impl fmt::Display for Layout {
 mod tests {
     use super::*;
 
-    fn tiled(minor_to_major: &[i64], tiles: &[&[i64]]) -> Layout {
-        Layout {
-            minor_to_major: minor_to_major.to_vec(),
-            tiles: tiles.iter().map(|t| Tile { dims: t.to_vec() }).collect(),
-            ..Layout::row_major(0)
-        }
-    }
-
-    /// Every logical index of `dims`, in row-major order.
-    fn all_indices(dims: &[i64]) -> Vec<Vec<i64>> {
-        let mut out = vec![vec![]];
-        for &d in dims {
-            out = out
-                .into_iter()
-                .flat_map(|prefix| {
-                    (0..d).map(move |i| {
-                        let mut next = prefix.clone();
-                        next.push(i);
-                        next
-                    })
-                })
-                .collect();
-        }
-        out
-    }
-
     #[test]
     fn seed_example_element_2_3_of_f32_3x5_tiled_2x2_is_17() {
         assert_eq!(linear_index_with_tile(&[2, 3], &[3, 5], &[2, 2]), 17);
-        let layout = tiled(&[1, 0], &[&[2, 2]]);
+        let layout = Layout::tiled(&[1, 0], &[&[2, 2]]);
         assert_eq!(layout.physical_index(&[3, 5], &[2, 3]), 17);
         // ⌈3/2⌉·2 × ⌈5/2⌉·2 = 4 × 6.
         assert_eq!(layout.padded_element_count(&[3, 5]), 24);
@@ -330,7 +332,7 @@ mod tests {
     #[test]
     fn seed_figure_1_whole_array() {
         // F32[3,5]{1,0:T(2,2)}: tiles of 2x2 laid out row-major, elements row-major inside.
-        let layout = tiled(&[1, 0], &[&[2, 2]]);
+        let layout = Layout::tiled(&[1, 0], &[&[2, 2]]);
         let got: Vec<Vec<i64>> = (0..3)
             .map(|r| {
                 (0..5)
@@ -352,7 +354,7 @@ mod tests {
     fn seed_figure_2_repeated_tiling_4x8_by_2x4_then_2x1() {
         // Each 2x4 tile holds its 2x1 column pairs in order: two 16-bit values of a column
         // share one 32-bit word, as TPU's bf16 format (8,128)(2,1) does.
-        let layout = tiled(&[1, 0], &[&[2, 4], &[2, 1]]);
+        let layout = Layout::tiled(&[1, 0], &[&[2, 4], &[2, 1]]);
         let got: Vec<Vec<i64>> = (0..4)
             .map(|r| {
                 (0..8)
@@ -376,15 +378,15 @@ mod tests {
     fn seed_combined_dimensions_equal_the_collapsed_shape_tiled() {
         // F32[2,7,8,11,10]{4,3,2,1,0} with (*,*,2,*,3) is F32[112,110] tiled by (2,3).
         let dims = [2, 7, 8, 11, 10];
-        let combined = tiled(&[4, 3, 2, 1, 0], &[&[-1, -1, 2, -1, 3]]);
+        let combined = Layout::tiled(&[4, 3, 2, 1, 0], &[&[-1, -1, 2, -1, 3]]);
         assert_eq!(combined.validate(&dims), Ok(()));
-        let collapsed = tiled(&[1, 0], &[&[2, 3]]);
+        let collapsed = Layout::tiled(&[1, 0], &[&[2, 3]]);
         assert_eq!(combined.tiled_bounds(&dims), vec![56, 37, 2, 3]);
         assert_eq!(
             combined.padded_element_count(&dims),
             collapsed.padded_element_count(&[112, 110])
         );
-        for e in all_indices(&dims) {
+        for e in row_major_indices(&dims) {
             let row = (e[0] * 7 + e[1]) * 8 + e[2];
             let col = e[3] * 10 + e[4];
             assert_eq!(
@@ -408,7 +410,7 @@ mod tests {
     #[test]
     fn shorter_tiles_cover_the_most_minor_dimensions() {
         // A 1-d tile of 4 on a [3,6] array only splits the minor dimension: (3, 2, 4).
-        let layout = tiled(&[1, 0], &[&[4]]);
+        let layout = Layout::tiled(&[1, 0], &[&[4]]);
         assert_eq!(layout.tiled_bounds(&[3, 6]), vec![3, 2, 4]);
         assert_eq!(layout.physical_index(&[3, 6], &[1, 5]), 8 + 4 + 1);
     }
@@ -431,11 +433,11 @@ mod tests {
             (&[9], &[0], &[&[4], &[2]]),
         ];
         for &(dims, minor_to_major, tiles) in cases {
-            let layout = tiled(minor_to_major, tiles);
+            let layout = Layout::tiled(minor_to_major, tiles);
             assert_eq!(layout.validate(dims), Ok(()), "{layout}");
             let size = layout.padded_element_count(dims);
             let mut hit = vec![false; size as usize];
-            for e in all_indices(dims) {
+            for e in row_major_indices(dims) {
                 let p = layout.physical_index(dims, &e);
                 assert!((0..size).contains(&p), "{layout} {e:?} -> {p} of {size}");
                 assert!(!hit[p as usize], "{layout}: {e:?} collides at {p}");
@@ -448,15 +450,27 @@ mod tests {
 
     #[test]
     fn validate_rejects_bad_layouts() {
-        assert!(tiled(&[1, 1], &[]).validate(&[2, 2]).is_err());
-        assert!(tiled(&[2, 0], &[]).validate(&[2, 2]).is_err());
-        assert!(tiled(&[0], &[]).validate(&[2, 2]).is_err());
-        assert!(tiled(&[1, 0], &[&[2, 2, 2]]).validate(&[2, 2]).is_err());
-        assert!(tiled(&[1, 0], &[&[2, -1]]).validate(&[2, 2]).is_err());
-        assert!(tiled(&[1, 0], &[&[0, 2]]).validate(&[2, 2]).is_err());
+        assert!(Layout::tiled(&[1, 1], &[]).validate(&[2, 2]).is_err());
+        assert!(Layout::tiled(&[2, 0], &[]).validate(&[2, 2]).is_err());
+        assert!(Layout::tiled(&[0], &[]).validate(&[2, 2]).is_err());
+        assert!(
+            Layout::tiled(&[1, 0], &[&[2, 2, 2]])
+                .validate(&[2, 2])
+                .is_err()
+        );
+        assert!(
+            Layout::tiled(&[1, 0], &[&[2, -1]])
+                .validate(&[2, 2])
+                .is_err()
+        );
+        assert!(
+            Layout::tiled(&[1, 0], &[&[0, 2]])
+                .validate(&[2, 2])
+                .is_err()
+        );
         // The second level sees the rank-4 result of the first.
         assert_eq!(
-            tiled(&[1, 0], &[&[2, 2], &[1, 1, 2, 2]]).validate(&[2, 2]),
+            Layout::tiled(&[1, 0], &[&[2, 2], &[1, 1, 2, 2]]).validate(&[2, 2]),
             Ok(())
         );
     }
@@ -464,10 +478,10 @@ mod tests {
     #[test]
     fn display_matches_xla() {
         assert_eq!(
-            tiled(&[4, 3, 2, 1, 0], &[&[-1, -1, 2, -1, 3]]).to_string(),
+            Layout::tiled(&[4, 3, 2, 1, 0], &[&[-1, -1, 2, -1, 3]]).to_string(),
             "{4,3,2,1,0:T(*,*,2,*,3)}"
         );
-        let mut layout = tiled(&[1, 0], &[&[2, 4], &[2, 1]]);
+        let mut layout = Layout::tiled(&[1, 0], &[&[2, 4], &[2, 1]]);
         layout.element_size_in_bits = 4;
         layout.memory_space = 1;
         assert_eq!(layout.to_string(), "{1,0:T(2,4)(2,1)E(4)S(1)}");

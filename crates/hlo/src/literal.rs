@@ -76,16 +76,7 @@ impl fmt::Display for Literal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Literal::Array(a) => a.write_nested(f, 0, 0),
-            Literal::Tuple(elems) => {
-                f.write_str("(")?;
-                for (i, e) in elems.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    e.fmt(f)?;
-                }
-                f.write_str(")")
-            }
+            Literal::Tuple(elems) => crate::shape::write_tuple(f, elems),
         }
     }
 }

@@ -201,18 +201,21 @@ impl fmt::Display for Shape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Shape::Array(a) => a.fmt(f),
-            Shape::Tuple(elems) => {
-                f.write_str("(")?;
-                for (i, e) in elems.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    e.fmt(f)?;
-                }
-                f.write_str(")")
-            }
+            Shape::Tuple(elems) => write_tuple(f, elems),
         }
     }
+}
+
+/// `(a, b, c)`: how HLO text writes a tuple of shapes or of literals.
+pub(crate) fn write_tuple<T: fmt::Display>(f: &mut fmt::Formatter<'_>, elems: &[T]) -> fmt::Result {
+    f.write_str("(")?;
+    for (i, e) in elems.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        e.fmt(f)?;
+    }
+    f.write_str(")")
 }
 
 #[cfg(test)]

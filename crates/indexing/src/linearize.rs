@@ -157,32 +157,6 @@ mod tests {
     use super::*;
     use crate::expr::dim;
     use crate::map::IndexingMap;
-    use hlo::Tile;
-
-    fn layout(minor_to_major: &[i64], tiles: &[&[i64]]) -> Layout {
-        Layout {
-            minor_to_major: minor_to_major.to_vec(),
-            tiles: tiles.iter().map(|t| Tile { dims: t.to_vec() }).collect(),
-            ..Layout::row_major(0)
-        }
-    }
-
-    fn all_indices(dims: &[i64]) -> Vec<Vec<i64>> {
-        let mut out = vec![vec![]];
-        for &d in dims {
-            out = out
-                .into_iter()
-                .flat_map(|prefix| {
-                    (0..d).map(move |i| {
-                        let mut next = prefix.clone();
-                        next.push(i);
-                        next
-                    })
-                })
-                .collect();
-        }
-        out
-    }
 
     /// Bounds, minor_to_major, tiles.
     type Case<'a> = (&'a [i64], &'a [i64], &'a [&'a [i64]]);
@@ -208,13 +182,13 @@ mod tests {
     #[test]
     fn physical_offset_matches_the_layout_math() {
         for &(dims, minor_to_major, tiles) in CASES {
-            let layout = layout(minor_to_major, tiles);
+            let layout = Layout::tiled(minor_to_major, tiles);
             let index: Vec<AffineExpr> = (0..dims.len()).map(dim).collect();
             let offset = physical_offset(dims, &layout, &index);
             let mut map = IndexingMap::identity(dims);
             map.results = vec![offset.clone()];
             let simplified = map.clone().simplified();
-            for e in all_indices(dims) {
+            for e in hlo::layout::row_major_indices(dims) {
                 let want = layout.physical_index(dims, &e);
                 assert_eq!(
                     offset.eval(&e, &[]),
@@ -232,7 +206,7 @@ mod tests {
 
     #[test]
     fn seed_examples_print_compactly() {
-        let layout_3x5 = layout(&[1, 0], &[&[2, 2]]);
+        let layout_3x5 = Layout::tiled(&[1, 0], &[&[2, 2]]);
         let e = physical_offset(&[3, 5], &layout_3x5, &[dim(0), dim(1)]);
         assert_eq!(e.eval(&[2, 3], &[]), 17);
         let mut map = IndexingMap::identity(&[3, 5]);
@@ -250,12 +224,16 @@ mod tests {
         );
         // Combined dimensions: F32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)} is F32[112,110]
         // tiled by (2,3).
-        let combined = layout(&[4, 3, 2, 1, 0], &[&[-1, -1, 2, -1, 3]]);
+        let combined = Layout::tiled(&[4, 3, 2, 1, 0], &[&[-1, -1, 2, -1, 3]]);
         let index: Vec<AffineExpr> = (0..5).map(dim).collect();
         let e = physical_offset(&[2, 7, 8, 11, 10], &combined, &index);
         let row = (dim(0) * 7 + dim(1)) * 8 + dim(2);
         let col = dim(3) * 10 + dim(4);
-        let collapsed = physical_offset(&[112, 110], &layout(&[1, 0], &[&[2, 3]]), &[row, col]);
+        let collapsed = physical_offset(
+            &[112, 110],
+            &Layout::tiled(&[1, 0], &[&[2, 3]]),
+            &[row, col],
+        );
         assert_eq!(e, collapsed);
     }
 

@@ -4,6 +4,36 @@
 use super::*;
 
 impl<'a> Rules<'a> {
+    /// The written result has the operand's element type.
+    fn keeps_element_type(&self, result: &ArrayShape, a: &ArrayShape) -> Result<()> {
+        if result.element_type == a.element_type {
+            return Ok(());
+        }
+        Err(self.err(
+            Site::Shape,
+            format!(
+                "result {} does not have the element type of the operand {}",
+                show(result),
+                show(a)
+            ),
+        ))
+    }
+
+    /// The written result has as many elements as the operand (when both counts are known).
+    fn keeps_element_count(&self, result: &ArrayShape, a: &ArrayShape) -> Result<()> {
+        match (element_count(result), element_count(a)) {
+            (Some(m), Some(n)) if m != n => Err(self.err(
+                Site::Shape,
+                format!(
+                    "result {} has {m} elements but the operand {} has {n}",
+                    show(result),
+                    show(a)
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     pub(super) fn broadcast(&self, written: &Shape) -> Result<()> {
         self.arity(1)?;
         let a = self.array(0)?;
@@ -18,16 +48,7 @@ impl<'a> Rules<'a> {
             return Err(self.rank_mismatch("dimensions", dims.len(), a));
         }
         let mapped = self.dims_in_range("dimensions", dims, result.rank(), "result")?;
-        if result.element_type != a.element_type {
-            return Err(self.err(
-                Site::Shape,
-                format!(
-                    "result {} does not have the element type of the operand {}",
-                    show(result),
-                    show(a)
-                ),
-            ));
-        }
+        self.keeps_element_type(result, a)?;
         for (i, &d) in mapped.iter().enumerate() {
             if result.dims[d] != a.dims[i] {
                 return Err(self.err(
@@ -50,29 +71,8 @@ impl<'a> Rules<'a> {
         self.arity(1)?;
         let a = self.array(0)?;
         let result = self.result_array(written)?;
-        if result.element_type != a.element_type {
-            return Err(self.err(
-                Site::Shape,
-                format!(
-                    "result {} does not have the element type of the operand {}",
-                    show(result),
-                    show(a)
-                ),
-            ));
-        }
-        if let (Some(m), Some(n)) = (element_count(result), element_count(a))
-            && m != n
-        {
-            return Err(self.err(
-                Site::Shape,
-                format!(
-                    "result {} has {m} elements but the operand {} has {n}",
-                    show(result),
-                    show(a)
-                ),
-            ));
-        }
-        Ok(())
+        self.keeps_element_type(result, a)?;
+        self.keeps_element_count(result, a)
     }
 
     pub(super) fn convert(&self, written: &Shape) -> Result<()> {
@@ -154,17 +154,7 @@ impl<'a> Rules<'a> {
             return Ok(());
         };
         if result.element_type == a.element_type {
-            if m != n {
-                return Err(self.err(
-                    Site::Shape,
-                    format!(
-                        "result {} has {m} elements but the operand {} has {n}",
-                        show(result),
-                        show(a)
-                    ),
-                ));
-            }
-            return Ok(());
+            return self.keeps_element_count(result, a);
         }
         let bits = |count: i128, t: PrimitiveType| count.checked_mul(i128::from(t.bit_width()));
         if let (Some(mb), Some(nb)) = (bits(m, result.element_type), bits(n, a.element_type))
