@@ -1543,3 +1543,162 @@ ENTRY c {
         assert_eq!(f32s_of(&pushed[1]), f32s_of(&exact[1]));
     }
 }
+
+// ---- scatter ----------------------------------------------------------------------------
+
+/// XLA's combiners for the scatter tests: `add`, `overwrite` (the update wins) and a tuple
+/// combiner for two operands.
+const SCATTER_COMBINERS: &str = "add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+overwrite {
+  a = s32[] parameter(0)
+  ROOT b = s32[] parameter(1)
+}
+pair {
+  a0 = s32[] parameter(0)
+  b0 = f32[] parameter(1)
+  a1 = s32[] parameter(2)
+  b1 = f32[] parameter(3)
+  s = s32[] add(a0, a1)
+  m = f32[] multiply(b0, b1)
+  ROOT t = (s32[], f32[]) tuple(s, m)
+}
+";
+
+fn scatter(entry: &str, args: Vec<HostValue>) -> HostValue {
+    run(&format!("{SCATTER_COMBINERS}{entry}"), args)
+}
+
+fn s32s(v: &HostValue) -> Vec<i32> {
+    match elements(v) {
+        Elements::S32(v) => v.clone(),
+        other => panic!("expected s32, got {other:?}"),
+    }
+}
+
+/// Rows of a 4x3 operand, addressed by a vector of row starts: duplicates add up, and the
+/// window of the out-of-range start 4 (and of -1) is skipped whole.
+#[test]
+fn scatter_adds_duplicates_and_skips_windows_that_do_not_fit() {
+    let entry = "c {
+  x = s32[4,3] parameter(0)
+  i = s32[5,1] parameter(1)
+  u = s32[5,1,3] parameter(2)
+  ROOT s = s32[4,3] scatter(x, i, u), update_window_dims={1,2}, inserted_window_dims={},
+    scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}";
+    let out = scatter(
+        entry,
+        vec![
+            array(&[4, 3], Elements::S32(vec![0; 12])),
+            array(&[5, 1], Elements::S32(vec![1, 3, 1, 4, -1])),
+            array(&[5, 1, 3], Elements::S32((1..=15).collect())),
+        ],
+    );
+    assert_eq!(
+        s32s(&out),
+        vec![0, 0, 0, 1 + 7, 2 + 8, 3 + 9, 0, 0, 0, 4, 5, 6]
+    );
+}
+
+/// A window of two rows that starts on the last row does not fit, so none of it is written,
+/// not even the row that would.
+#[test]
+fn scatter_skips_a_window_that_fits_only_in_part() {
+    let entry = "c {
+  x = s32[3,2] parameter(0)
+  i = s32[2] parameter(1)
+  u = s32[2,2,2] parameter(2)
+  ROOT s = s32[3,2] scatter(x, i, u), update_window_dims={1,2}, inserted_window_dims={},
+    scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=overwrite
+}";
+    let out = scatter(
+        entry,
+        vec![
+            array(&[3, 2], Elements::S32(vec![-1; 6])),
+            array(&[2], Elements::S32(vec![2, 0])),
+            array(&[2, 2, 2], Elements::S32((1..=8).collect())),
+        ],
+    );
+    // The index vector dimension is the indices' rank: each index is one start (an
+    // implicit trailing dimension of 1).
+    assert_eq!(s32s(&out), vec![5, 6, 7, 8, -1, -1]);
+}
+
+/// Single elements (both operand dimensions inserted) at (row, column) pairs: with
+/// `overwrite`, the last update to an element wins.
+#[test]
+fn scatter_of_single_elements_applies_updates_in_order() {
+    let entry = "c {
+  x = s32[2,3] parameter(0)
+  i = s32[2,4] parameter(1)
+  u = s32[4] parameter(2)
+  ROOT s = s32[2,3] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0,1},
+    scatter_dims_to_operand_dims={1,0}, index_vector_dim=0, to_apply=overwrite
+}";
+    // Index components run along dimension 0: column starts, then row starts.
+    let out = scatter(
+        entry,
+        vec![
+            array(&[2, 3], Elements::S32(vec![0; 6])),
+            array(&[2, 4], Elements::S32(vec![2, 0, 2, 1, 1, 0, 1, 1])),
+            array(&[4], Elements::S32(vec![10, 20, 30, 40])),
+        ],
+    );
+    assert_eq!(s32s(&out), vec![20, 0, 0, 0, 40, 30]);
+}
+
+/// An operand batching dimension takes its start from the update's scatter coordinate of the
+/// paired indices dimension: batch b only ever writes row b.
+#[test]
+fn scatter_batching_dimensions_pair_operand_and_indices_dimensions() {
+    let entry = "c {
+  x = s32[2,4] parameter(0)
+  i = s32[2,3,1] parameter(1)
+  u = s32[2,3] parameter(2)
+  ROOT s = s32[2,4] scatter(x, i, u), update_window_dims={}, inserted_window_dims={1},
+    input_batching_dims={0}, scatter_indices_batching_dims={0},
+    scatter_dims_to_operand_dims={1}, index_vector_dim=2, to_apply=add
+}";
+    let out = scatter(
+        entry,
+        vec![
+            array(&[2, 4], Elements::S32(vec![0; 8])),
+            array(&[2, 3, 1], Elements::S32(vec![0, 3, 3, 1, 1, 9])),
+            array(&[2, 3], Elements::S32(vec![1, 2, 3, 4, 5, 6])),
+        ],
+    );
+    assert_eq!(s32s(&out), vec![1, 0, 0, 5, 0, 4 + 5, 0, 0]);
+}
+
+/// Two operands with a tuple combiner: both are updated from one index, each by its own
+/// updates, and the combiner sees both current values.
+#[test]
+fn variadic_scatter_combines_both_operands() {
+    let entry = "c {
+  x = s32[3] parameter(0)
+  y = f32[3] parameter(1)
+  i = s32[3,1] parameter(2)
+  u = s32[3] parameter(3)
+  v = f32[3] parameter(4)
+  ROOT s = (s32[3], f32[3]) scatter(x, y, i, u, v), update_window_dims={},
+    inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1,
+    to_apply=pair
+}";
+    let out = scatter(
+        entry,
+        vec![
+            vector(Elements::S32(vec![1, 1, 1])),
+            vector(Elements::F32(vec![1.0, 1.0, 1.0])),
+            array(&[3, 1], Elements::S32(vec![2, 0, 2])),
+            vector(Elements::S32(vec![5, 6, 7])),
+            vector(Elements::F32(vec![2.0, 3.0, 4.0])),
+        ],
+    );
+    let parts = tuple(&out);
+    assert_eq!(s32s(&parts[0]), vec![7, 1, 13]);
+    assert_eq!(f32s(&parts[1]), &[3.0, 1.0, 8.0]);
+}

@@ -59,6 +59,7 @@ mod math;
 mod movement;
 mod random;
 mod reduce;
+mod scatter;
 mod value;
 mod window;
 
@@ -273,6 +274,7 @@ impl Evaluator<'_> {
             Opcode::Reduce => reduce::reduce(self, instr, operands),
             Opcode::ReduceWindow => window::reduce_window(self, instr, operands),
             Opcode::Map => reduce::map(self, instr, operands),
+            Opcode::Scatter => scatter::scatter(self, instr, operands),
             _ => self
                 .local(computation, instr, operands)
                 .map_err(|m| located(instr, m)),

@@ -235,7 +235,7 @@ fn concat_blocks<T: Element>(
 }
 
 /// An integer start index, read by its type's signedness.
-fn index_at(indices: &HostArray, i: usize) -> Result<i64, String> {
+pub(super) fn index_at(indices: &HostArray, i: usize) -> Result<i64, String> {
     match indices.elements().num(i) {
         Num::Int(v) => Ok(v.clamp(i64::MIN.into(), i64::MAX.into()) as i64),
         Num::Float(_) => Err(format!(

@@ -420,6 +420,11 @@ impl HostArray {
         &self.elements
     }
 
+    /// The elements, to overwrite in place (their count and type stay).
+    pub(super) fn elements_mut(&mut self) -> &mut Elements {
+        &mut self.elements
+    }
+
     pub fn into_elements(self) -> Elements {
         self.elements
     }
