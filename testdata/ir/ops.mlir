@@ -305,4 +305,12 @@ module {
     %2 = arith.select %0, %bi, %ai : i32
     return %1, %2 : f32, i32
   }
+  func.func @scatter_add(%output: tensor<10x5xf32>, %i: index, %j: index, %x: f32) -> tensor<10x5xf32> {
+    %0 = xla_gpu.atomic_rmw %output[%i, %j] : tensor<10x5xf32> {
+    ^bb0(%current: f32):
+      %1 = arith.addf %current, %x : f32
+      xla_gpu.yield %1 : f32
+    }
+    return %0 : tensor<10x5xf32>
+  }
 }

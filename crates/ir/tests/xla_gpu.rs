@@ -51,6 +51,7 @@ fn every_op_round_trips_in_generic_form() {
         "shuffle_reduce",
         "predicated_insert",
         "predicated_extract",
+        "atomic_rmw",
     ] {
         assert!(
             generic.contains(&format!("\"xla_gpu.{op}\"(")),
@@ -352,7 +353,7 @@ const CASES: &[(&str, &str, &str)] = &[
     (
         "yield: outside a loop",
         "  \"scf.execute_region\"() ({\n    xla_gpu.yield\n  }) : () -> ()\n",
-        "t.mlir:8:5: error: 'xla_gpu.yield' op expects parent op 'xla_gpu.loop'",
+        "t.mlir:8:5: error: 'xla_gpu.yield' op expects parent op to be one of 'xla_gpu.loop, xla_gpu.atomic_rmw'",
     ),
     (
         "apply_indexing: operand count",
@@ -433,6 +434,21 @@ const CASES: &[(&str, &str, &str)] = &[
         "shuffle_reduce: result types",
         "  %0 = \"xla_gpu.shuffle_reduce\"(%x) <{combiner = @add, max_distance = 4 : i64}> : (f32) -> i32\n",
         "t.mlir:7:3: error: 'xla_gpu.shuffle_reduce' op failed to verify that result type matches type of operands",
+    ),
+    (
+        "atomic_rmw: index count",
+        "  %0 = xla_gpu.atomic_rmw %t[%i] : tensor<4x8xf32> {\n  ^bb0(%cur: f32):\n    xla_gpu.yield %cur : f32\n  }\n",
+        "t.mlir:7:3: error: 'xla_gpu.atomic_rmw' op incorrect number of indices: expected 2, but found 1",
+    ),
+    (
+        "atomic_rmw: body argument",
+        "  %0 = xla_gpu.atomic_rmw %t[%i, %i] : tensor<4x8xf32> {\n  ^bb0(%cur: i32):\n    xla_gpu.yield %x : f32\n  }\n",
+        "t.mlir:7:3: error: 'xla_gpu.atomic_rmw' op expects the body to have one argument of the element type 'f32'",
+    ),
+    (
+        "atomic_rmw: yield type",
+        "  %0 = xla_gpu.atomic_rmw %t[%i, %i] : tensor<4x8xf32> {\n  ^bb0(%cur: f32):\n    xla_gpu.yield %n : i32\n  }\n",
+        "t.mlir:9:5: error: 'xla_gpu.yield' op expects one operand of the element type of the parent 'xla_gpu.atomic_rmw' ('f32')",
     ),
     (
         "predicated_insert: index count",

@@ -1,7 +1,8 @@
 //! The `xla_gpu` dialect: what the emitters write (DESIGN §5–§6) and the pipeline lowers
 //! (DESIGN §7). `xla_gpu.loop`, `xla_gpu.yield`, `xla_gpu.apply_indexing`,
 //! `xla_gpu.pure_call`, `xla_gpu.allocate_shared`, `xla_gpu.sync_threads`,
-//! `xla_gpu.shuffle_reduce`, `xla_gpu.predicated_insert`, `xla_gpu.predicated_extract`.
+//! `xla_gpu.shuffle_reduce`, `xla_gpu.predicated_insert`, `xla_gpu.predicated_extract`,
+//! `xla_gpu.atomic_rmw`.
 //!
 //! The custom syntax, traits and inherent attributes are XLA's (`xla_gpu_ops.td` /
 //! `xla_gpu_ops.cc`), and so are the verifier messages of the rules XLA checks; our dumps read
@@ -64,7 +65,7 @@ const OPS: &[OpDef] = &[
     super::RETURN_LIKE
         .named("xla_gpu.yield")
         .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE))
-        .parents(&["xla_gpu.loop"])
+        .parents(&["xla_gpu.loop", "xla_gpu.atomic_rmw"])
         .verify(verify_yield),
     OpDef::new("xla_gpu.apply_indexing")
         .traits(Traits::PURE)
@@ -101,6 +102,12 @@ const OPS: &[OpDef] = &[
         .regions(0)
         .syntax(print_predicated_insert, parse_predicated_insert)
         .verify(verify_predicated_insert),
+    // Not pure: it writes the element in place, visible to every thread at once.
+    OpDef::new("xla_gpu.atomic_rmw")
+        .traits(Traits::SINGLE_BLOCK)
+        .regions(1)
+        .syntax(print_atomic_rmw, parse_atomic_rmw)
+        .verify(verify_atomic_rmw),
     OpDef::new("xla_gpu.predicated_extract")
         .traits(Traits::PURE)
         .regions(0)
@@ -316,6 +323,32 @@ pub fn build_shuffle_reduce(
         at,
     );
     m.results(op).collect()
+}
+
+/// `xla_gpu.atomic_rmw %tensor[indices]` with an empty body whose argument is the current
+/// element (the caller appends the ops and the `xla_gpu.yield` of the new one); returns the
+/// op and its body block.
+pub fn build_atomic_rmw(
+    m: &mut Module,
+    at: InsertPoint,
+    tensor: Value,
+    indices: &[Value],
+) -> (OpId, BlockId) {
+    let ty = m.value_type(tensor);
+    let elem = ty.element_type().expect("a tensor");
+    let (region, body) = m.create_region_with_block(&[elem]);
+    let current = m.block_arg(body, 0);
+    m.set_value_name(current, Some("current"));
+    let mut operands = vec![tensor];
+    operands.extend_from_slice(indices);
+    let op = m.create_op_at(
+        OpState::new("xla_gpu.atomic_rmw")
+            .operands(&operands)
+            .results(&[ty])
+            .region(region),
+        at,
+    );
+    (op, body)
 }
 
 /// `xla_gpu.predicated_insert %value into %dest[indices] if %cond`: the updated tensor.

@@ -1,5 +1,6 @@
 //! Each `xla_gpu` op's verifier, printer and parser: loop, yield, apply_indexing,
-//! pure_call, allocate_shared, sync_threads, shuffle_reduce, predicated insert/extract.
+//! pure_call, allocate_shared, sync_threads, shuffle_reduce, predicated insert/extract,
+//! atomic_rmw.
 
 use super::*;
 
@@ -154,6 +155,18 @@ pub(super) fn verify_loop(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
 pub(super) fn verify_yield(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
     match m.parent_op(op) {
+        // The new element, not the updated tensor the op returns.
+        Some(parent) if m.is(parent, "xla_gpu.atomic_rmw") => {
+            let elem = m.value_type(m.result(parent, 0)).element_type();
+            let found: Vec<Type> = m.operand_types(op);
+            if found.len() != 1 || Some(found[0]) != elem {
+                return Err(format!(
+                    "expects one operand of the element type of the parent 'xla_gpu.atomic_rmw' ('{}')",
+                    elem.map_or("?".to_string(), |t| t.to_string())
+                ));
+            }
+            Ok(())
+        }
         Some(parent) => super::super::yields_parent_results(m, op, parent),
         None => Ok(()),
     }
@@ -528,4 +541,73 @@ pub(super) fn verify_predicated_insert(cx: &VerifyCx<'_>, op: OpId) -> Result<()
 
 pub(super) fn verify_predicated_extract(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     verify_predicated(cx.module, op, "fallback", |_, elem| elem)
+}
+
+// ----- xla_gpu.atomic_rmw -----
+
+/// ` %t[%i, ..] : tensor<..> { ^bb0(%current: elem): ... xla_gpu.yield %new : elem } {attrs}`,
+/// XLA's `xla.atomic_rmw` syntax.
+pub(super) fn print_atomic_rmw(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    let operands = m.operand_vec(op);
+    let Some((&tensor, indices)) = operands.split_first() else {
+        p.write(" <<invalid xla_gpu.atomic_rmw>>");
+        return;
+    };
+    p.write(" ");
+    p.value(tensor);
+    print_group(p, "[", indices, "]");
+    p.write(" : ");
+    p.ty(m.value_type(tensor));
+    p.write(" ");
+    p.region(m.region(op, 0), true, true);
+    p.attr_dict(op, &[]);
+}
+
+pub(super) fn parse_atomic_rmw(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let loc = p.loc();
+    let tensor = p.parse_operand()?;
+    let indices = parse_operand_group(p, b'[', b']')?;
+    p.parse_punct(b':')?;
+    let tloc = p.loc();
+    let ty = p.parse_type()?;
+    if !ty.is_tensor() {
+        return Err(p.error_at(tloc, format!("expected a tensor type, but got '{ty}'")));
+    }
+    let mut operands = vec![p.resolve_operand(&tensor, ty)?];
+    operands.extend(resolve_indices(p, &indices, loc)?);
+    let region = p.parse_region(&[])?;
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    state.operands = operands;
+    state.result_types = vec![ty];
+    state.regions.push(region);
+    Ok(())
+}
+
+/// A static tensor and one index per dimension; one result of the tensor's type; a body of
+/// one block whose only argument is the current element and whose `xla_gpu.yield` gives the
+/// new one.
+pub(super) fn verify_atomic_rmw(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    if m.num_operands(op) == 0 {
+        return Err("expected a tensor operand".into());
+    }
+    expect_results(m, op, 1)?;
+    let elem = check_indexed_tensor(m, op, 0)?;
+    let (t, r) = (m.value_type(m.operand(op, 0)), m.value_type(m.result(op, 0)));
+    if r != t {
+        return Err(format!(
+            "result type '{r}' does not match the tensor type '{t}'"
+        ));
+    }
+    let Some(body) = m.entry_block(m.region(op, 0)) else {
+        return Err("expects a non-empty body region".into());
+    };
+    let args = m.block_args(body);
+    if args.len() != 1 || m.value_type(args[0]) != elem {
+        return Err(format!(
+            "expects the body to have one argument of the element type '{elem}'"
+        ));
+    }
+    Ok(())
 }
