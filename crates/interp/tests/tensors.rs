@@ -261,3 +261,31 @@ func.func @main(%out: tensor<2xf32>) -> tensor<2xf32> {
     let out = run(&twice, 1, 1, vec![f32s(&[0.0; 2])]).unwrap();
     assert_eq!(to_f32s(&out[0]), [0.0, 0.0]);
 }
+
+/// Every thread of two blocks adds its id to element `id mod 3` of the output with
+/// `xla_gpu.atomic_rmw`: the updates of different threads to one element all land (with
+/// `tensor.insert` they would be a write conflict), on top of what the output held.
+#[test]
+fn atomic_updates_of_one_element_by_many_threads_all_land() {
+    let text = r#"
+func.func @main(%out: tensor<3xf32>) -> tensor<3xf32> {
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %t = gpu.thread_id x
+  %b = gpu.block_id x
+  %base = arith.muli %b, %c4 : index
+  %id = arith.addi %base, %t : index
+  %i = arith.remui %id, %c3 : index
+  %n = arith.index_cast %id : index to i32
+  %x = arith.sitofp %n : i32 to f32
+  %r = xla_gpu.atomic_rmw %out[%i] : tensor<3xf32> {
+  ^bb0(%current: f32):
+    %s = arith.addf %current, %x : f32
+    xla_gpu.yield %s : f32
+  }
+  return %r : tensor<3xf32>
+}"#;
+    let out = run(text, 2, 4, vec![f32s(&[100.0, 200.0, 300.0])]).unwrap();
+    // Ids 0..8: 0+3+6 to element 0, 1+4+7 to element 1, 2+5 to element 2.
+    assert_eq!(to_f32s(&out[0]), [109.0, 212.0, 307.0]);
+}

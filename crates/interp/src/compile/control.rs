@@ -30,7 +30,7 @@ impl FnCx<'_, '_> {
         }
     }
 
-    fn body_block(&mut self, op: OpId) -> Result<BlockId> {
+    pub(super) fn body_block(&mut self, op: OpId) -> Result<BlockId> {
         match self.single_block(op, 0)? {
             Some(b) => Ok(b),
             None => {

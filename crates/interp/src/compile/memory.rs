@@ -2,7 +2,7 @@
 //! `xla_gpu`, `vector.*`, and `llvm.getelementptr`/`load`/`store`/`mlir.addressof` with the
 //! module globals they reach.
 
-use super::FnCx;
+use super::{Exit, FnCx};
 use super::ops::scalar_bits;
 use crate::error::{Result, fail};
 use crate::inst::{GepTerm, GlobalDef, Inst, Pos, SharedDef, Src, Transfer};
@@ -46,6 +46,38 @@ impl FnCx<'_, '_> {
             indices: self.operands(op, v + 2..m.num_operands(op)),
             dst: self.results(op),
             pred: predicated.then(|| self.operand(op, 0)),
+        };
+        self.emit(op, inst);
+        Ok(())
+    }
+
+    /// `xla_gpu.atomic_rmw`: read the element into the body's argument, run the body, write
+    /// what it yields. Nothing runs between the read and the write (the body holds no
+    /// barrier or shuffle), so the update is atomic among the simulated threads.
+    pub(super) fn atomic_rmw(&mut self, op: OpId) -> Result<()> {
+        let m = self.m;
+        let ty = self.tensor_ty(op, m.value_type(m.operand(op, 0)))?;
+        let indices = self.operands(op, 1..m.num_operands(op));
+        let body = self.body_block(op)?;
+        let current = self.defs(m.block_args(body));
+        let tensor = self.operand(op, 0);
+        self.emit(
+            op,
+            Inst::AtomicRead {
+                tensor,
+                ty,
+                indices: indices.clone(),
+                dst: current,
+            },
+        );
+        let new = self.temp();
+        self.region_body(body, Exit::Yield(&[new]))?;
+        let inst = Inst::AtomicWrite {
+            value: new,
+            tensor: self.src(op, 0),
+            ty,
+            indices,
+            dst: self.results(op),
         };
         self.emit(op, inst);
         Ok(())

@@ -92,6 +92,7 @@ impl FnCx<'_, '_> {
             "nvvm.shfl.sync" => self.nvvm_shuffle(op),
             "tensor.extract" | "xla_gpu.predicated_extract" => self.extract(op),
             "tensor.insert" | "xla_gpu.predicated_insert" => self.insert(op),
+            "xla_gpu.atomic_rmw" => self.atomic_rmw(op),
             "tensor.empty" => self.empty(op),
             "xla_gpu.allocate_shared" => self.allocate_shared(op),
             "vector.transfer_read" | "vector.transfer_write" => self.transfer(op),

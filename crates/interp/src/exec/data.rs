@@ -100,6 +100,49 @@ impl Thread {
                 write_element(Rc::make_mut(&mut t), off, bits);
                 self.set(*dst, Val::Tensor(t));
             }
+            Inst::AtomicRead {
+                tensor,
+                ty,
+                indices,
+                dst,
+            } => {
+                let tt = &prog.tensors[*ty as usize];
+                let mut buf = [0; MAX_RANK];
+                let off = tt.offset(self.indices(indices, &mut buf, prog)?)?;
+                let bits = read_element(env.mem, self.tensor(*tensor)?, off, tt)?;
+                self.set(*dst, Val::S(bits));
+            }
+            Inst::AtomicWrite {
+                value,
+                tensor,
+                ty,
+                indices,
+                dst,
+            } => {
+                let bits = match self.get(*value) {
+                    Val::S(b) => *b,
+                    Val::Poison(s) => return Err(poison(prog, *s, "written to a tensor")),
+                    other => return Err(not_scalar(other, prog)),
+                };
+                let tt = &prog.tensors[*ty as usize];
+                let mut buf = [0; MAX_RANK];
+                let off = tt.offset(self.indices(indices, &mut buf, prog)?)?;
+                let mut t = self.take_tensor(*tensor)?;
+                match t.base {
+                    Base::Mem(mem) => {
+                        let eb = tt.elem_bytes;
+                        env.mem
+                            .get_mut(mem)
+                            .store((off as i64).wrapping_mul(eb as i64), eb, bits)?;
+                        if t.overlay.get(off).is_some() {
+                            Rc::make_mut(&mut t).overlay.set(off, bits);
+                        }
+                        self.memo.clear();
+                    }
+                    Base::Local(_) => write_element(Rc::make_mut(&mut t), off, bits),
+                }
+                self.set(*dst, Val::Tensor(t));
+            }
             Inst::Empty { ty, dst } => {
                 let tt = &prog.tensors[*ty as usize];
                 let store = LocalStore {

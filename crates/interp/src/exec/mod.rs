@@ -509,6 +509,8 @@ impl Thread {
             Inst::Shuffle(_) => return Ok(Some(Stop::Shuffle)),
             Inst::Extract { .. }
             | Inst::Insert { .. }
+            | Inst::AtomicRead { .. }
+            | Inst::AtomicWrite { .. }
             | Inst::Empty { .. }
             | Inst::AllocShared { .. }
             | Inst::TransferRead(_)
