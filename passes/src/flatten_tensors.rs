@@ -13,8 +13,8 @@
 //!   `scf.if`, calls, `xla_gpu.allocate_shared`, `xla_gpu.sync_threads`, `tensor.empty`.
 //!   Rank-0 and row-major rank-1 tensors are already flat and stay as they are (XLA's rule:
 //!   a `tensor<f32>` access has no index to linearize, and its only offset is 0).
-//! * **Accesses.** `tensor.extract`, `tensor.insert` and `xla_gpu.predicated_insert/extract`
-//!   get one index: the physical offset of the logical index under the tensor's layout
+//! * **Accesses.** `tensor.extract`, `tensor.insert`, `xla_gpu.predicated_insert/extract`
+//!   and `xla_gpu.atomic_rmw` get one index: the physical offset of the logical index under the tensor's layout
 //!   (`minor_to_major`, then every tile), built by [`indexing::physical_offset`] — the same
 //!   arithmetic as `hlo::Layout::physical_index`.
 //! * **Index maps are folded.** Where an index is a result of `xla_gpu.apply_indexing`, its
@@ -109,6 +109,7 @@ const REWRITTEN: &[&str] = &[
     "tensor.insert",
     "xla_gpu.predicated_insert",
     "xla_gpu.predicated_extract",
+    "xla_gpu.atomic_rmw",
     "arith.constant",
 ];
 
@@ -185,7 +186,7 @@ fn check_supported(m: &Module, op: OpId) -> Result<(), Diagnostic> {
 /// For an access op: the operand positions of its tensor and of its first index.
 fn access_operands(m: &Module, op: OpId) -> Option<(usize, usize)> {
     match m.name(op).as_str() {
-        "tensor.extract" => Some((0, 1)),
+        "tensor.extract" | "xla_gpu.atomic_rmw" => Some((0, 1)),
         "tensor.insert" => Some((1, 2)),
         "xla_gpu.predicated_insert" | "xla_gpu.predicated_extract" => Some((2, 3)),
         _ => None,

@@ -12,6 +12,7 @@ use hlo::{Computation, ComputationId, Diagnostic, HloModule, InstrId};
 use crate::hero::{self, EmitterKind};
 use crate::loop_fusion::LoopFusion;
 use crate::reduction::ReductionFusion;
+use crate::scatter::ScatterFusion;
 use crate::transpose::TransposePlan;
 use crate::{EmittedFusion, kernel};
 
@@ -33,6 +34,9 @@ pub trait FusionEmitter {
 pub fn emitter_for(computation: &Computation) -> Result<Box<dyn FusionEmitter>, Diagnostic> {
     kernel::refuse_empty_arrays(computation)?;
     let (kind, heroes) = hero::choose_emitter(computation);
+    if kind == EmitterKind::Scatter {
+        return Ok(Box::new(ScatterFusion::analyze(computation)?));
+    }
     if kind == EmitterKind::Transpose
         && let Some(plan) = TransposePlan::new(computation, &heroes)
     {

@@ -17,6 +17,7 @@ pub enum EmitterKind {
     Loop,
     Transpose,
     Reduction,
+    Scatter,
 }
 
 impl std::fmt::Display for EmitterKind {
@@ -25,6 +26,7 @@ impl std::fmt::Display for EmitterKind {
             EmitterKind::Loop => "loop",
             EmitterKind::Transpose => "transpose",
             EmitterKind::Reduction => "reduction",
+            EmitterKind::Scatter => "scatter",
         })
     }
 }
@@ -294,6 +296,10 @@ pub fn tiled_transpose(c: &Computation, hero: InstrId) -> Option<TransposeDescri
 
 /// The emitter for a fusion and the heroes that chose it.
 pub fn choose_emitter(c: &Computation) -> (EmitterKind, Vec<InstrId>) {
+    // As in XLA, a scatter ROOT makes a scatter fusion; the scatter is its hero.
+    if c.root_instruction().opcode == Opcode::Scatter {
+        return (EmitterKind::Scatter, vec![c.root]);
+    }
     let graph = ComputationGraph::new(c);
     let heroes: Vec<InstrId> = fusion_roots(c)
         .into_iter()
@@ -306,7 +312,7 @@ pub fn choose_emitter(c: &Computation) -> (EmitterKind, Vec<InstrId>) {
             .filter(|&h| match kind {
                 EmitterKind::Reduction => c.instruction(h).opcode == Opcode::Reduce,
                 EmitterKind::Transpose => tiled_transpose(c, h).is_some(),
-                EmitterKind::Loop => false,
+                EmitterKind::Loop | EmitterKind::Scatter => false,
             })
             .collect()
     };

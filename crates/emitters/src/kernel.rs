@@ -3,13 +3,31 @@
 //! output, named after them), the parameter types that subgraph functions take too, and the
 //! thread and block ids with the ranges the launch gives them.
 
-use hlo::{ArrayShape, Computation, Diagnostic, Span};
+use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Span};
+
+use crate::elemental::{ElementalEmitter, FusionContext, Scope};
 use ir::dialects::{func as irfunc, gpu};
 use ir::{Attribute, BlockId, Builder, InsertPoint, Type, Value};
 
 use crate::LaunchDimensions;
 use crate::partition::sanitize;
 use crate::types::{leaves, tensor_type};
+
+/// The values of `id` at `index` in `@main`: a parameter is read, a constant materialized,
+/// anything else called through its subgraph's function (`params`: `@main`'s tensors).
+pub(crate) fn provide(
+    cx: &FusionContext<'_>,
+    b: &mut Builder<'_>,
+    params: &[Value],
+    id: InstrId,
+    index: &[Value],
+) -> Result<Vec<Value>, Diagnostic> {
+    let ip = b.insertion_point();
+    let inner = Builder::new(&mut *b.module, ip);
+    // A scope that owns no instruction: every instruction of the partition is called.
+    let mut e = ElementalEmitter::new(cx, inner, Scope::Subgraph(usize::MAX), params.to_vec());
+    e.emit(id, index)
+}
 
 /// `unsupported: <what>` at `span`.
 pub(crate) fn unsupported(span: Span, what: impl std::fmt::Display) -> Diagnostic {

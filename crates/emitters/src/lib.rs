@@ -13,7 +13,9 @@
 //!
 //! * `loop_fusion/`: one `xla_gpu.loop` over the output in coalesced order;
 //! * `transpose/`: tiles through shared memory (`tiling.rs` computes them);
-//! * `reduction/`: row, column and multi-row reductions with epilogues and side outputs.
+//! * `reduction/`: row, column and multi-row reductions with epilogues and side outputs;
+//! * `scatter/`: a scatter ROOT, one thread per update element, written in place (atomic
+//!   updates unless the indices are unique).
 //!
 //! What every kernel needs is written once in `kernel.rs`: `@main`'s signature and argument
 //! names, the parameter types, thread and block ids with their ranges. **Adding an
@@ -28,6 +30,7 @@ pub mod kernel_name;
 pub mod loop_fusion;
 pub mod partition;
 pub mod reduction;
+pub mod scatter;
 pub mod transpose;
 pub mod types;
 
@@ -78,6 +81,11 @@ pub struct EmittedKernel {
     pub vector_factor: i64,
     /// (thread, block)[symbols] → output index.
     pub thread_map: IndexingMap,
+    /// Outputs written in place (XLA's in-place fusion outputs), as `(output, parameter)`:
+    /// the output's buffer is the parameter's, and the kernel writes only some of its
+    /// elements (a scatter's updated windows), leaving the others as the parameter holds
+    /// them. Empty for the emitters that write every output element once.
+    pub in_place: Vec<(usize, usize)>,
 }
 
 /// One fusion compiled to `xla_gpu` IR.

@@ -82,6 +82,19 @@ impl PartitionedComputation {
         partitioner.run(is_root)
     }
 
+    /// Partitions a fusion whose ROOT `hero` its emitter writes itself (a scatter): the hero
+    /// gets no function and is never indexed; each operand of it that the fusion computes
+    /// roots a subgraph, indexed in its own space (the emitter calls them at the indices it
+    /// computes).
+    pub fn around_root_hero(
+        computation: &Computation,
+    ) -> Result<PartitionedComputation, Diagnostic> {
+        let mut partitioner = Partitioner::new(computation)?;
+        partitioner.root_hero = true;
+        let operands = computation.root_instruction().operands.clone();
+        partitioner.run(|id| operands.contains(&id))
+    }
+
     /// The subgraph rooted at `id`, if one is.
     pub fn subgraph_rooted_at(&self, id: InstrId) -> Option<usize> {
         self.subgraphs.iter().position(|s| s.root == id)
@@ -214,6 +227,8 @@ struct Partitioner<'c> {
     subgraphs: Vec<Subgraph>,
     /// See [`PartitionedComputation::with_output_roots`].
     split_outputs: bool,
+    /// See [`PartitionedComputation::around_root_hero`].
+    root_hero: bool,
 }
 
 impl<'c> Partitioner<'c> {
@@ -226,6 +241,7 @@ impl<'c> Partitioner<'c> {
             placement: vec![None; n],
             subgraphs: Vec::new(),
             split_outputs: false,
+            root_hero: false,
         })
     }
 
@@ -240,6 +256,9 @@ impl<'c> Partitioner<'c> {
     ) -> Result<PartitionedComputation, Diagnostic> {
         let order = self.graph.post_order();
         for &id in order.iter().rev() {
+            if self.root_hero && id == self.computation.root {
+                continue;
+            }
             let opcode = self.computation.instruction(id).opcode;
             let root = self.computation.root_instruction();
             let tuple_root = root.opcode == Opcode::Tuple;

@@ -157,7 +157,7 @@ pub(super) fn compare_stage(
     kernel: &Kernel,
     launch: Launch,
     cases: &[Case],
-    outputs: &[ArrayShape],
+    (outputs, in_place): (&[ArrayShape], &[usize]),
     reduced: u64,
 ) -> Result<Comparison, String> {
     let mut c = Comparison::new();
@@ -168,7 +168,7 @@ pub(super) fn compare_stage(
         c.ops += run.ops;
         let first_output = case.arguments.len() - outputs.len();
         for (k, shape) in outputs.iter().enumerate() {
-            if c.not_written_once.is_none() {
+            if c.not_written_once.is_none() && !in_place.contains(&k) {
                 c.not_written_once =
                     written_once(&run.write_counts[first_output + k], shape, k).err();
             }

@@ -159,8 +159,9 @@ pub fn check_fusion_with(
         )
     })?;
     let outputs = leaves(&computation.instruction(computation.root).shape);
+    let in_place = &emitted.kernel.in_place;
     let cases = (0..inputs)
-        .map(|seed| make_case(source, module, id, seed, &outputs))
+        .map(|seed| make_case(source, module, id, seed, &outputs, in_place))
         .collect::<Result<Vec<_>, _>>()?;
     let launch = Launch {
         blocks: emitted.kernel.launch.blocks,
@@ -196,6 +197,10 @@ pub fn check_fusion_with(
         launch,
         cases: &cases,
         outputs: &outputs,
+        in_place: &in_place
+            .iter()
+            .map(|&(output, _)| output)
+            .collect::<Vec<_>>(),
         reduced,
     };
     // The last stage that matched, to blame the first one that does not.
@@ -403,6 +408,9 @@ struct StageChecker<'a> {
     launch: Launch,
     cases: &'a [Case],
     outputs: &'a [ArrayShape],
+    /// Outputs written in place: only some of their elements are written, any number of
+    /// times (a scatter's atomic updates).
+    in_place: &'a [usize],
     reduced: u64,
 }
 
@@ -413,7 +421,8 @@ impl StageChecker<'_> {
         let mut verdict = Kernel::compile(ir, "main")
             .map_err(|e| e.to_string())
             .and_then(|kernel| {
-                compare_stage(&kernel, self.launch, self.cases, self.outputs, self.reduced)
+                let outputs = (self.outputs, self.in_place);
+                compare_stage(&kernel, self.launch, self.cases, outputs, self.reduced)
             });
         if let Ok(c) = &mut verdict {
             c.seconds = start.elapsed().as_secs_f64();
@@ -663,13 +672,15 @@ pub(crate) fn leaves(shape: &Shape) -> Vec<ArrayShape> {
 }
 
 /// The evaluator's result on the inputs of `seed`, and those inputs as buffers laid out as
-/// the parameters' layouts say, followed by the `0xff`-filled output buffers.
+/// the parameters' layouts say, followed by the output buffers: `0xff`-filled, or for an
+/// output written in place (`in_place`: output, parameter), a copy of the parameter's.
 fn make_case(
     source: &SourceFile,
     module: &HloModule,
     id: ComputationId,
     seed: u64,
     outputs: &[ArrayShape],
+    in_place: &[(usize, usize)],
 ) -> Result<Case, String> {
     let computation = module.computation(id);
     let located = |d: hlo::Diagnostic| d.render(source);
@@ -682,8 +693,13 @@ fn make_case(
             arguments.push(Buffer::from_host_array(array, shape.layout.as_ref())?);
         }
     }
-    for shape in outputs {
-        arguments.push(unwritten_output(shape)?);
+    for (k, shape) in outputs.iter().enumerate() {
+        // In-place outputs alias array parameters, whose leaf is their argument.
+        let buffer = match in_place.iter().find(|&&(output, _)| output == k) {
+            Some(&(_, param)) => arguments[param].clone(),
+            None => unwritten_output(shape)?,
+        };
+        arguments.push(buffer);
     }
     Ok(Case {
         seed,

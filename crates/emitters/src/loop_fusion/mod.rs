@@ -227,6 +227,7 @@ pub fn emit_main(
         launch,
         vector_factor: factor,
         thread_map: map,
+        in_place: Vec::new(),
     })
 }
 

@@ -42,7 +42,7 @@ use ir::dialects::vector::{self as irvector, Position};
 use ir::dialects::xla_gpu;
 use ir::{Builder, Type, Value};
 
-use crate::elemental::{ElementalEmitter, FusionContext, Scope};
+use crate::elemental::FusionContext;
 use crate::kernel::{KernelEntry, kernel_entry, special_register, unsupported};
 use crate::partition::{PartitionedComputation, bitcast_map};
 use crate::types::leaves;
@@ -414,6 +414,7 @@ impl<'a> Emitter<'a> {
             },
             vector_factor: tiling.vector_size,
             thread_map: tiling.output_map.clone(),
+            in_place: Vec::new(),
         })
     }
 
@@ -470,16 +471,7 @@ impl<'a> Emitter<'a> {
         id: InstrId,
         index: &[Value],
     ) -> R<Vec<Value>> {
-        let ip = b.insertion_point();
-        let inner = Builder::new(&mut *b.module, ip);
-        // A scope that owns no instruction: every instruction of the partition is called.
-        let mut e = ElementalEmitter::new(
-            self.cx,
-            inner,
-            Scope::Subgraph(usize::MAX),
-            state.params.clone(),
-        );
-        e.emit(id, index)
+        crate::kernel::provide(self.cx, b, &state.params, id, index)
     }
 
     /// Every hero's init values (`GetInits`).

@@ -575,5 +575,6 @@ fn emit_main(
         launch,
         vector_factor: tiling.vector_size,
         thread_map: loop2_map,
+        in_place: Vec::new(),
     })
 }

@@ -121,11 +121,12 @@ fn domain(computation: &Computation, user: &Instruction, k: usize) -> RandomRang
         Acosh => RandomRange::AT_LEAST_ONE,
         DynamicSlice | Gather if k >= 1 => start_indices(computation, user),
         DynamicUpdateSlice if k >= 2 => start_indices(computation, user),
+        Scatter if k == user.operands.len() / 2 => start_indices(computation, user),
         _ => RandomRange::Default,
     }
 }
 
-/// Start indices of dynamic-slice, gather and dynamic-update-slice: mostly inside the
+/// Start indices of dynamic-slice, gather, dynamic-update-slice and scatter: mostly inside the
 /// operand, some just outside it (-1, or past `dim - size`) so that clamping is exercised.
 fn start_indices(computation: &Computation, user: &Instruction) -> RandomRange {
     let operand = &computation.instruction(user.operands[0]).shape;
@@ -230,8 +231,116 @@ pub fn fusion_arguments(
             *arg = random_value(&instr.shape, 0, range)
                 .map_err(|m| Diagnostic::new(instr.spans.whole, m))?;
         }
+        if let Some(indices) = unique_scatter_indices(computation, p, seed) {
+            *arg = HostValue::Array(indices);
+        }
     }
     Ok(args)
+}
+
+/// For the indices of a scatter with `unique_indices=true` (the program promises that no two
+/// updates address one operand element, which XLA's tests draw with `--bijection_inputs`):
+/// starts of windows that do not overlap, in random order (sorted with
+/// `indices_are_sorted=true`). Each index row picks a distinct cell of the grid of
+/// window-sized cells over the scattered operand dimensions; `None` when `parameter` is not
+/// such a scatter's indices or the grid has fewer cells than rows (the promise cannot hold).
+fn unique_scatter_indices(
+    computation: &Computation,
+    parameter: InstrId,
+    seed: u64,
+) -> Option<HostArray> {
+    let scatter = computation.instructions.iter().find(|u| {
+        u.opcode == Opcode::Scatter
+            && u.operands.get(u.operands.len() / 2) == Some(&parameter)
+            && u.bool_value("unique_indices") == Some(true)
+    })?;
+    let k = scatter.operands.len() / 2;
+    let array = |i: usize| {
+        computation
+            .instruction(scatter.operands[i])
+            .shape
+            .as_array()
+    };
+    let (operand, indices, updates) = (array(0)?, array(k)?, array(k + 1)?);
+    let dims = |name| -> Vec<usize> {
+        scatter
+            .int_list(name)
+            .unwrap_or_default()
+            .iter()
+            .map(|&d| d as usize)
+            .collect()
+    };
+    let (window_dims, inserted, batching, to_operand) = (
+        dims("update_window_dims"),
+        dims("inserted_window_dims"),
+        dims("input_batching_dims"),
+        dims("scatter_dims_to_operand_dims"),
+    );
+    let mut window = vec![1i64; operand.rank()];
+    let operand_window =
+        (0..operand.rank()).filter(|d| !inserted.contains(d) && !batching.contains(d));
+    for (d, &u) in operand_window.zip(&window_dims) {
+        window[d] = *updates.dims.get(u)?;
+    }
+    // Cells per scattered dimension, and the rows that need one each.
+    let cells: Vec<i64> = to_operand
+        .iter()
+        .map(|&d| operand.dims[d] / window[d])
+        .collect();
+    let total = cells.iter().try_fold(1i64, |acc, &c| acc.checked_mul(c))?;
+    let vector_dim = scatter
+        .int("index_vector_dim")
+        .map_or(indices.rank(), |d| d as usize);
+    let rows: i64 = (0..indices.rank())
+        .filter(|&d| d != vector_dim)
+        .map(|d| indices.dims[d])
+        .product();
+    if rows > total || rows > 1 << 24 {
+        return None;
+    }
+    let mut rng = Rng::with_seed(seed ^ 0x5ca7_7e12);
+    let mut chosen = std::collections::BTreeSet::new();
+    let mut order = Vec::with_capacity(rows as usize);
+    while (order.len() as i64) < rows {
+        let cell = rng.i64(0..total);
+        if chosen.insert(cell) {
+            order.push(cell);
+        }
+    }
+    if scatter.bool_value("indices_are_sorted") == Some(true) {
+        order.sort_unstable();
+    }
+    // Row r's components, then laid out with the vector dimension where it is.
+    let components = to_operand.len();
+    let mut values = vec![0i64; (rows as usize) * components];
+    for (r, &cell) in order.iter().enumerate() {
+        let mut rest = cell;
+        for c in (0..components).rev() {
+            values[r * components + c] = (rest % cells[c]) * window[to_operand[c]];
+            rest /= cells[c];
+        }
+    }
+    let strides = super::movement::row_major_strides(&indices.dims);
+    let count = indices.element_count() as usize;
+    let mut laid_out = vec![0i64; count];
+    for (i, slot) in laid_out.iter_mut().enumerate() {
+        let (mut row, mut component, mut rest) = (0usize, 0usize, i);
+        for d in 0..indices.rank() {
+            let coordinate = rest / strides[d];
+            rest %= strides[d];
+            if d == vector_dim {
+                component = coordinate;
+            } else {
+                row = row * indices.dims[d] as usize + coordinate;
+            }
+        }
+        *slot = values[row * components + component];
+    }
+    let elements = Elements::build(indices.element_type, count, |i| {
+        Num::Int(laid_out[i].into())
+    })
+    .ok()?;
+    HostArray::new(indices.dims.clone(), elements).ok()
 }
 
 /// The identity of the reducer of every reduce and reduce-window that uses `parameter` as an

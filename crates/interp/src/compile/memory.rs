@@ -2,8 +2,8 @@
 //! `xla_gpu`, `vector.*`, and `llvm.getelementptr`/`load`/`store`/`mlir.addressof` with the
 //! module globals they reach.
 
-use super::{Exit, FnCx};
 use super::ops::scalar_bits;
+use super::{Exit, FnCx};
 use crate::error::{Result, fail};
 use crate::inst::{GepTerm, GlobalDef, Inst, Pos, SharedDef, Src, Transfer};
 use crate::layout::{MemTy, llvm_size};

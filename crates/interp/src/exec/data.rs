@@ -131,9 +131,11 @@ impl Thread {
                 match t.base {
                     Base::Mem(mem) => {
                         let eb = tt.elem_bytes;
-                        env.mem
-                            .get_mut(mem)
-                            .store((off as i64).wrapping_mul(eb as i64), eb, bits)?;
+                        env.mem.get_mut(mem).store(
+                            (off as i64).wrapping_mul(eb as i64),
+                            eb,
+                            bits,
+                        )?;
                         if t.overlay.get(off).is_some() {
                             Rc::make_mut(&mut t).overlay.set(off, bits);
                         }

@@ -594,7 +594,10 @@ pub(super) fn verify_atomic_rmw(cx: &VerifyCx<'_>, op: OpId) -> Result<(), Strin
     }
     expect_results(m, op, 1)?;
     let elem = check_indexed_tensor(m, op, 0)?;
-    let (t, r) = (m.value_type(m.operand(op, 0)), m.value_type(m.result(op, 0)));
+    let (t, r) = (
+        m.value_type(m.operand(op, 0)),
+        m.value_type(m.result(op, 0)),
+    );
     if r != t {
         return Err(format!(
             "result type '{r}' does not match the tensor type '{t}'"

@@ -1,0 +1,423 @@
+//! The scatter emitter (XLA's `ScatterFusion`): the fusion's ROOT is a scatter, written in
+//! place. Output `k` shares the buffer of scatter operand `k`, a fusion parameter (XLA's
+//! in-place output, [`EmittedKernel::in_place`]), and the kernel writes only the operand
+//! elements the updates address.
+//!
+//! One thread per update element, launched as the loop emitter launches over the updates
+//! (128 threads per block, up to 4 consecutive elements per thread). For the element at
+//! update index `u`:
+//!
+//! 1. its scatter coordinates (the updates dimensions not in `update_window_dims`) pick a
+//!    row of the scatter indices, read through the indices' subgraph function, one
+//!    component at a time along `index_vector_dim`; each becomes the start of operand
+//!    dimension `scatter_dims_to_operand_dims[c]` (an operand batching dimension starts at
+//!    the scatter coordinate of its paired indices dimension);
+//! 2. the window is skipped unless every start lies in `[0, dim - window size]`, compared
+//!    unsigned in 64 bits, so that negative and huge indices (u64 ones too) fall out, as XLA
+//!    skips them;
+//! 3. the operand index is the start plus the window coordinates, and the combiner
+//!    (`to_apply`) merges the update into the element there:
+//!    * with `unique_indices=true` no other thread addresses the element: the current value
+//!      is read from the operand, combined, and written with `tensor.insert`;
+//!    * otherwise with `xla_gpu.atomic_rmw`, whose body calls the combiner on the current
+//!      element. A variadic scatter whose indices may repeat is refused: updating several
+//!      arrays is not one atomic operation.
+
+use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction};
+use ir::dialects::xla_gpu;
+use ir::{Builder, InsertPoint, Type, Value};
+
+use crate::elemental::FusionContext;
+use crate::kernel::{self, KernelEntry, kernel_entry, provide, thread_and_block_ids};
+use crate::loop_fusion::{launch_for, thread_to_output_map};
+use crate::partition::PartitionedComputation;
+use crate::{EmittedFusion, EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
+
+type R<T> = Result<T, Diagnostic>;
+
+/// The scatter emitter's analysis: where the operands live, the launch over the updates and
+/// the dimension numbers.
+pub struct ScatterFusion {
+    hero: [InstrId; 1],
+    /// The fusion parameter number of each scatter operand (the output it becomes).
+    operand_params: Vec<usize>,
+    unique: bool,
+    launch: LaunchDimensions,
+    vector_factor: i64,
+    numbers: Numbers,
+}
+
+/// A scatter's dimension numbers.
+struct Numbers {
+    window_dims: Vec<usize>,
+    inserted: Vec<usize>,
+    to_operand: Vec<usize>,
+    vector_dim: usize,
+    operand_batching: Vec<usize>,
+    indices_batching: Vec<usize>,
+}
+
+impl Numbers {
+    fn of(instr: &Instruction, indices_rank: usize) -> Numbers {
+        // The verifier checked every list: non-negative dimensions in range.
+        let dims = |name: &str| -> Vec<usize> {
+            instr
+                .int_list(name)
+                .unwrap_or_default()
+                .iter()
+                .map(|&d| d as usize)
+                .collect()
+        };
+        Numbers {
+            window_dims: dims("update_window_dims"),
+            inserted: dims("inserted_window_dims"),
+            to_operand: dims("scatter_dims_to_operand_dims"),
+            vector_dim: instr
+                .int("index_vector_dim")
+                .map_or(indices_rank, |d| d as usize),
+            operand_batching: dims("input_batching_dims"),
+            indices_batching: dims("scatter_indices_batching_dims"),
+        }
+    }
+}
+
+impl ScatterFusion {
+    /// The analysis of a fusion whose ROOT is a scatter; refuses what cannot be written in
+    /// place.
+    pub fn analyze(c: &Computation) -> R<ScatterFusion> {
+        let instr = c.root_instruction();
+        let span = instr.spans.whole;
+        let k = instr.operands.len() / 2;
+        let params = c.parameters();
+        let graph = hlo::graph::ComputationGraph::new(c);
+        let mut operand_params = Vec::with_capacity(k);
+        for &operand in &instr.operands[..k] {
+            let name = &c.instruction(operand).name;
+            let Some(p) = params.iter().position(|&p| p == operand) else {
+                return Err(kernel::unsupported(
+                    span,
+                    format!(
+                        "scatter operand '{name}' is computed in the fusion: the scatter \
+                         emitter updates its operands in place, so they must be parameters"
+                    ),
+                ));
+            };
+            if graph.users(operand).iter().any(|&u| u != c.root) || operand_params.contains(&p) {
+                return Err(kernel::unsupported(
+                    span,
+                    format!(
+                        "scatter operand '{name}' is also read elsewhere in the fusion, \
+                         while the scatter updates it in place"
+                    ),
+                ));
+            }
+            operand_params.push(p);
+        }
+        let unique = instr.bool_value("unique_indices").unwrap_or(false);
+        if k > 1 && !unique {
+            return Err(kernel::unsupported(
+                span,
+                format!(
+                    "a scatter of {k} operands whose indices may repeat (unique_indices=false): \
+                     updating several arrays is not one atomic operation"
+                ),
+            ));
+        }
+        let shape = |id: InstrId| c.instruction(id).shape.as_array().cloned();
+        let (Some(indices), Some(updates)) =
+            (shape(instr.operands[k]), shape(instr.operands[k + 1]))
+        else {
+            return Err(kernel::unsupported(span, "a tuple-shaped scatter operand"));
+        };
+        let (launch, vector_factor) = launch_for(updates.element_count());
+        if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
+            return Err(kernel::unsupported(
+                span,
+                format!("{} blocks, more than a grid holds", launch.blocks),
+            ));
+        }
+        Ok(ScatterFusion {
+            hero: [c.root],
+            operand_params,
+            unique,
+            launch,
+            vector_factor,
+            numbers: Numbers::of(instr, indices.rank()),
+        })
+    }
+}
+
+impl FusionEmitter for ScatterFusion {
+    fn kind(&self) -> EmitterKind {
+        EmitterKind::Scatter
+    }
+
+    fn heroes(&self) -> &[InstrId] {
+        &self.hero
+    }
+
+    fn emit(&self, module: &HloModule, fusion: ComputationId) -> R<EmittedFusion> {
+        let computation = module.computation(fusion);
+        let partition = PartitionedComputation::around_root_hero(computation)?;
+        let cx = crate::fusion_context(module, fusion, partition);
+        let mut m = ir::Module::new();
+        crate::emit_functions(&cx, fusion, &mut m)?;
+        let kernel = self.emit_main(&cx, &mut m)?;
+        crate::verify_emitted(&m, computation)?;
+        Ok(EmittedFusion {
+            name: computation.name.clone(),
+            module: m,
+            kernel,
+            emitter: EmitterKind::Scatter,
+            partition: cx.partition,
+        })
+    }
+}
+
+impl ScatterFusion {
+    fn emit_main(&self, cx: &FusionContext<'_>, m: &mut ir::Module) -> R<EmittedKernel> {
+        let fusion = cx.fusion;
+        let scatter = fusion.root_instruction();
+        let span = scatter.spans.whole;
+        let k = self.operand_params.len();
+        let array = |id: InstrId| fusion.instruction(id).shape.as_array().expect("analyzed");
+        let operand = array(scatter.operands[0]);
+        let updates = array(scatter.operands[k + 1]);
+        let outputs: Vec<&ArrayShape> = scatter.operands[..k].iter().map(|&o| array(o)).collect();
+        let map = thread_to_output_map(updates, &self.launch, self.vector_factor);
+        let KernelEntry {
+            entry,
+            params,
+            outs,
+            output_types,
+        } = kernel_entry(m, fusion, &outputs, span)?;
+        let mut b = Builder::at_end(m, entry);
+        let dims = thread_and_block_ids(&mut b, &self.launch);
+        let (loop_op, body) =
+            xla_gpu::build_loop(b.module, b.insertion_point(), map.clone(), &dims, &outs);
+        let args = b.module.block_args(body).to_vec();
+        let (update_index, iters) = args[map.range_vars.len()..].split_at(map.results.len());
+        b.set_insertion_point(InsertPoint::BlockEnd(body));
+
+        let starts = self.starts(cx, &mut b, &params, update_index)?;
+        let in_bounds = self.in_bounds(&mut b, &starts, operand, updates);
+        let if_op = ir::dialects::scf::build_if(
+            b.module,
+            b.insertion_point(),
+            in_bounds,
+            &output_types,
+            true,
+        );
+        let (if_op, then_block, else_block) = (if_op.0, if_op.1, if_op.2.expect("an else"));
+        ir::dialects::scf::build_yield(b.module, else_block, iters);
+        b.set_insertion_point(InsertPoint::BlockEnd(then_block));
+        let index = self.operand_index(&mut b, &starts, operand.rank(), update_index);
+        let written = self.combine(cx, &mut b, &params, iters, &index, update_index, span)?;
+        ir::dialects::scf::build_yield(b.module, then_block, &written);
+        let updated: Vec<Value> = b.module.results(if_op).collect();
+        xla_gpu::build_yield(b.module, body, &updated);
+        b.set_insertion_point(InsertPoint::BlockEnd(entry));
+        let results: Vec<Value> = b.module.results(loop_op).collect();
+        b.ret(&results);
+        Ok(EmittedKernel {
+            launch: self.launch,
+            vector_factor: self.vector_factor,
+            thread_map: map,
+            in_place: self
+                .operand_params
+                .iter()
+                .enumerate()
+                .map(|(output, &param)| (output, param))
+                .collect(),
+        })
+    }
+
+    /// Per operand dimension, the window's start as an `i64` (read from the indices, or the
+    /// scatter coordinate of a batching dimension), or `None` where the window starts at 0.
+    fn starts(
+        &self,
+        cx: &FusionContext<'_>,
+        b: &mut Builder<'_>,
+        params: &[Value],
+        update_index: &[Value],
+    ) -> R<Vec<Option<Value>>> {
+        let fusion = cx.fusion;
+        let scatter = fusion.root_instruction();
+        let k = self.operand_params.len();
+        let n = &self.numbers;
+        let indices_id = scatter.operands[k];
+        let indices = fusion
+            .instruction(indices_id)
+            .shape
+            .as_array()
+            .expect("analyzed");
+        let operand_rank = fusion
+            .instruction(scatter.operands[0])
+            .shape
+            .as_array()
+            .expect("analyzed")
+            .rank();
+        let update_rank = update_index.len();
+        let scatter_coords: Vec<Value> = (0..update_rank)
+            .filter(|d| !n.window_dims.contains(d))
+            .map(|d| update_index[d])
+            .collect();
+        // The indices' index: the scatter coordinates in order, skipping the vector dim.
+        let mut at: Vec<Option<Value>> = vec![None; indices.rank()];
+        let mut coords = scatter_coords.iter();
+        for (d, slot) in at.iter_mut().enumerate() {
+            if d != n.vector_dim {
+                *slot = coords.next().copied();
+            }
+        }
+        let i64_ty = Type::I64;
+        let unsigned = indices.element_type.is_unsigned_int();
+        let mut starts = vec![None; operand_rank];
+        for (c, &d) in n.to_operand.iter().enumerate() {
+            let mut index: Vec<Value> = Vec::with_capacity(indices.rank());
+            for (dim, slot) in at.iter().enumerate() {
+                index.push(match slot {
+                    Some(v) => *v,
+                    None if dim == n.vector_dim => b.index(c as i64),
+                    None => b.index(0),
+                });
+            }
+            let value = provide(cx, b, params, indices_id, &index)?[0];
+            let ty = b.module.value_type(value);
+            let wide = if ty == i64_ty {
+                value
+            } else if unsigned || ty == Type::I1 {
+                b.cast("arith.extui", value, i64_ty)
+            } else {
+                b.cast("arith.extsi", value, i64_ty)
+            };
+            starts[d] = Some(wide);
+        }
+        for (&d, &indices_dim) in n.operand_batching.iter().zip(&n.indices_batching) {
+            let coordinate = at[indices_dim].expect("a batching dimension is not the vector dim");
+            starts[d] = Some(b.cast("arith.index_cast", coordinate, i64_ty));
+        }
+        Ok(starts)
+    }
+
+    /// Whether every start lies in `[0, dim - window size]` (unsigned, so that negative
+    /// starts fail too).
+    fn in_bounds(
+        &self,
+        b: &mut Builder<'_>,
+        starts: &[Option<Value>],
+        operand: &ArrayShape,
+        updates: &ArrayShape,
+    ) -> Value {
+        let n = &self.numbers;
+        let mut window = vec![1i64; operand.rank()];
+        let operand_window = (0..operand.rank())
+            .filter(|d| !n.inserted.contains(d) && !n.operand_batching.contains(d));
+        for (d, &u) in operand_window.zip(&n.window_dims) {
+            window[d] = updates.dims[u];
+        }
+        let mut all: Option<Value> = None;
+        for (d, start) in starts.iter().enumerate() {
+            let Some(start) = *start else { continue };
+            let last = b.int(i128::from(operand.dims[d] - window[d]), Type::I64);
+            let fits = b.cmpi("ule", start, last);
+            all = Some(match all {
+                Some(so_far) => b.binary("arith.andi", so_far, fits),
+                None => fits,
+            });
+        }
+        // A scatter with no index components (an empty index vector) always fits.
+        all.unwrap_or_else(|| b.int(1, Type::I1))
+    }
+
+    /// The operand index of the update element: its start plus its window coordinate in
+    /// every dimension.
+    fn operand_index(
+        &self,
+        b: &mut Builder<'_>,
+        starts: &[Option<Value>],
+        rank: usize,
+        update_index: &[Value],
+    ) -> Vec<Value> {
+        let n = &self.numbers;
+        let mut window: Vec<Option<Value>> = vec![None; rank];
+        let operand_window =
+            (0..rank).filter(|d| !n.inserted.contains(d) && !n.operand_batching.contains(d));
+        for (d, &u) in operand_window.zip(&n.window_dims) {
+            window[d] = Some(update_index[u]);
+        }
+        starts
+            .iter()
+            .zip(window)
+            .map(|(start, offset)| {
+                let start = start.map(|s| b.cast("arith.index_cast", s, Type::INDEX));
+                match (start, offset) {
+                    (Some(s), Some(o)) => b.addi(s, o),
+                    (Some(v), None) | (None, Some(v)) => v,
+                    (None, None) => b.index(0),
+                }
+            })
+            .collect()
+    }
+
+    /// Merges the update into the outputs at `index`: the updated output tensors.
+    #[allow(clippy::too_many_arguments)]
+    fn combine(
+        &self,
+        cx: &FusionContext<'_>,
+        b: &mut Builder<'_>,
+        params: &[Value],
+        iters: &[Value],
+        index: &[Value],
+        update_index: &[Value],
+        span: hlo::Span,
+    ) -> R<Vec<Value>> {
+        let fusion = cx.fusion;
+        let scatter = fusion.root_instruction();
+        let k = self.operand_params.len();
+        let mut update_values = Vec::with_capacity(k);
+        for &u in &scatter.operands[k + 1..] {
+            update_values.extend(provide(cx, b, params, u, update_index)?);
+        }
+        let combiner = scatter
+            .called("to_apply")
+            .map(|c| cx.scalar_functions[&c.id].clone())
+            .ok_or_else(|| kernel::unsupported(span, "a scatter without to_apply="))?;
+        let element_types: Vec<Type> = update_values
+            .iter()
+            .map(|&v| b.module.value_type(v))
+            .collect();
+        if self.unique {
+            let mut args = Vec::with_capacity(2 * k);
+            for &p in &self.operand_params {
+                args.push(b.extract(params[p], index));
+            }
+            args.extend(&update_values);
+            let call = xla_gpu::build_pure_call(
+                b.module,
+                b.insertion_point(),
+                &combiner,
+                &args,
+                &element_types,
+            );
+            let combined: Vec<Value> = b.module.results(call).collect();
+            return Ok(combined
+                .iter()
+                .zip(iters)
+                .map(|(&v, &t)| b.insert_element(v, t, index))
+                .collect());
+        }
+        let (op, body) = xla_gpu::build_atomic_rmw(b.module, b.insertion_point(), iters[0], index);
+        let current = b.module.block_arg(body, 0);
+        let call = xla_gpu::build_pure_call(
+            b.module,
+            InsertPoint::BlockEnd(body),
+            &combiner,
+            &[current, update_values[0]],
+            &element_types,
+        );
+        let combined = b.module.result(call, 0);
+        xla_gpu::build_yield(b.module, body, &[combined]);
+        Ok(vec![b.module.result(op, 0)])
+    }
+}
