@@ -325,13 +325,13 @@ fn unique_scatter_indices(
     let mut laid_out = vec![0i64; count];
     for (i, slot) in laid_out.iter_mut().enumerate() {
         let (mut row, mut component, mut rest) = (0usize, 0usize, i);
-        for d in 0..indices.rank() {
-            let coordinate = rest / strides[d];
-            rest %= strides[d];
+        for (d, (&stride, &size)) in strides.iter().zip(&indices.dims).enumerate() {
+            let coordinate = rest / stride;
+            rest %= stride;
             if d == vector_dim {
                 component = coordinate;
             } else {
-                row = row * indices.dims[d] as usize + coordinate;
+                row = row * size as usize + coordinate;
             }
         }
         *slot = values[row * components + component];
