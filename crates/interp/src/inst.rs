@@ -12,6 +12,7 @@ use crate::affine::Map;
 use crate::carry_chain::CarryChain;
 use crate::error::Site;
 use crate::layout::{MemTy, TensorTy};
+use crate::ops::Op2;
 use crate::plain::{Eval1, Eval2, Eval3};
 use crate::value::{Mem, Val};
 
@@ -328,6 +329,24 @@ pub(crate) enum Inst {
         ptr: Reg,
         ty: MemTy,
         align: u64,
+    },
+    /// `llvm.atomicrmw`: the old value into `dst`; `op(old, value)` stored (`value` itself
+    /// for `xchg`, `op` = `None`).
+    AtomicRmwPtr {
+        ptr: Reg,
+        value: Reg,
+        op: Option<Op2>,
+        ty: MemTy,
+        dst: Reg,
+    },
+    /// `llvm.cmpxchg`: `{old, old == cmp}` into `dst` (a struct, held as a two-lane vector),
+    /// `new` stored when they are equal.
+    CmpXchg {
+        ptr: Reg,
+        cmp: Reg,
+        new: Reg,
+        ty: MemTy,
+        dst: Reg,
     },
 }
 

@@ -1,4 +1,5 @@
-//! Control flow, calls and GPU synchronization: `scf.for`, `scf.if`, `xla_gpu.loop`, calls
+//! Control flow, calls and GPU synchronization: `scf.for`, `scf.if`, `scf.while`,
+//! `xla_gpu.loop`, calls
 //! (`func.call`, `xla_gpu.pure_call`, `llvm.call`), `xla_gpu.shuffle_reduce`, shuffles,
 //! barriers and launch-geometry reads.
 
@@ -147,6 +148,45 @@ impl FnCx<'_, '_> {
             let end = self.pc();
             self.code[jump] = Inst::Jump(end);
         }
+        Ok(())
+    }
+
+    /// `scf.while`: the "before" region computes the condition and the values it forwards
+    /// to the "after" region (or, when false, to the results); the "after" region yields the
+    /// next iteration's "before" arguments.
+    pub(super) fn scf_while(&mut self, op: OpId) -> Result<()> {
+        let m = self.m;
+        let (Some(before), Some(after)) = (self.single_block(op, 0)?, self.single_block(op, 1)?)
+        else {
+            let e = fail!(InvalidIr, "a while loop without two regions");
+            return Err(self.err(op, e));
+        };
+        let before_first = self.defs(m.block_args(before));
+        let before_regs: Vec<Reg> =
+            (before_first..before_first + m.block_args(before).len() as u32).collect();
+        let after_first = self.defs(m.block_args(after));
+        let after_regs: Vec<Reg> =
+            (after_first..after_first + m.block_args(after).len() as u32).collect();
+        for (k, &dst) in before_regs.iter().enumerate() {
+            let src = self.src(op, k);
+            self.emit(op, Inst::Copy { dst, src });
+        }
+        let top = self.pc();
+        let cond = self.temp();
+        let exit = Exit::Condition {
+            cond,
+            targets: &after_regs,
+        };
+        self.region_body(before, exit)?;
+        let branch = self.emit(op, Inst::BranchFalse { cond, to: 0 });
+        self.region_body(after, Exit::Yield(&before_regs))?;
+        self.emit(op, Inst::Jump(top));
+        let end = self.pc();
+        if let Inst::BranchFalse { to, .. } = &mut self.code[branch] {
+            *to = end;
+        }
+        let results = self.results(op);
+        self.copy_out(op, &after_regs, results);
         Ok(())
     }
 

@@ -189,6 +189,8 @@ impl FnCx<'_, '_> {
             }
             "llvm.shufflevector" => self.shuffle_vector(op),
             "llvm.extractvalue" | "llvm.insertvalue" => self.struct_field(op),
+            "llvm.atomicrmw" => self.atomic_rmw_ptr(op),
+            "llvm.cmpxchg" => self.cmpxchg(op),
             "llvm.call_intrinsic" => self.call_intrinsic(op),
             "llvm.inline_asm" => self.inline_asm(op),
             "llvm.intr.assume" | "llvm.intr.lifetime.start" | "llvm.intr.lifetime.end" => Ok(()),
@@ -300,6 +302,72 @@ impl FnCx<'_, '_> {
             a: self.operand(op, 0),
             b: self.operand(op, 1),
             mask: mask.into(),
+            dst: self.results(op),
+        };
+        self.emit(op, inst);
+        Ok(())
+    }
+
+    /// `llvm.atomicrmw <bin_op>`: the operations on integers and floats LLVM defines that
+    /// the hardware has (`xchg`, `add`, `sub`, `and`, `or`, `xor`, signed and unsigned
+    /// `max`/`min`, `fadd`, `fsub`, `fmax`, `fmin`).
+    fn atomic_rmw_ptr(&mut self, op: OpId) -> Result<()> {
+        let m = self.m;
+        let value = m.operand(op, 1);
+        let (ty, _) = self.mem_ty(op, m.value_type(value))?;
+        // LLVM's `AtomicBinOp` numbering, as MLIR stores it.
+        let bin_op = m
+            .prop(op, "bin_op")
+            .and_then(Attribute::as_i64)
+            .unwrap_or(-1);
+        let int = |this: &mut Self, f: IntOp| -> Result<Option<Op2>> {
+            let w = this.int_width(op, value)?;
+            Ok(Some(Op2::Int(f, w, Overflow::default())))
+        };
+        let float = |this: &mut Self, f: FloatOp| -> Result<Option<Op2>> {
+            let kind = this.float_kind_of(op, value)?;
+            Ok(Some(Op2::Float(f, kind, FastMath::default())))
+        };
+        let f = match bin_op {
+            0 => None,
+            1 => int(self, IntOp::Add)?,
+            2 => int(self, IntOp::Sub)?,
+            3 => int(self, IntOp::And)?,
+            5 => int(self, IntOp::Or)?,
+            6 => int(self, IntOp::Xor)?,
+            7 => int(self, IntOp::MaxS)?,
+            8 => int(self, IntOp::MinS)?,
+            9 => int(self, IntOp::MaxU)?,
+            10 => int(self, IntOp::MinU)?,
+            11 => float(self, FloatOp::Add)?,
+            12 => float(self, FloatOp::Sub)?,
+            13 => float(self, FloatOp::MaxNum)?,
+            14 => float(self, FloatOp::MinNum)?,
+            other => {
+                let e = fail!(Unsupported, "'llvm.atomicrmw' with bin_op {other}");
+                return Err(self.err(op, e));
+            }
+        };
+        let inst = Inst::AtomicRmwPtr {
+            ptr: self.operand(op, 0),
+            value: self.reg(value),
+            op: f,
+            ty,
+            dst: self.results(op),
+        };
+        self.emit(op, inst);
+        Ok(())
+    }
+
+    /// `llvm.cmpxchg`: compares and swaps bit patterns (an integer or a pointer-sized value).
+    fn cmpxchg(&mut self, op: OpId) -> Result<()> {
+        let m = self.m;
+        let (ty, _) = self.mem_ty(op, m.value_type(m.operand(op, 1)))?;
+        let inst = Inst::CmpXchg {
+            ptr: self.operand(op, 0),
+            cmp: self.operand(op, 1),
+            new: self.operand(op, 2),
+            ty,
             dst: self.results(op),
         };
         self.emit(op, inst);

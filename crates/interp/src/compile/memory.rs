@@ -281,7 +281,7 @@ impl FnCx<'_, '_> {
         Ok(())
     }
 
-    fn mem_ty(&mut self, op: OpId, t: Type) -> Result<(MemTy, u64)> {
+    pub(super) fn mem_ty(&mut self, op: OpId, t: Type) -> Result<(MemTy, u64)> {
         let ty = MemTy::new(t).map_err(|e| self.err(op, e))?;
         let align = self.m.prop(op, "alignment").and_then(Attribute::as_i64);
         let align = align.map_or(ty.natural_alignment(), |a| a.max(1) as u64);

@@ -214,6 +214,9 @@ enum Exit<'a> {
     Return,
     /// `scf.yield`/`xla_gpu.yield`: copy into these registers.
     Yield(&'a [Reg]),
+    /// `scf.condition` (a while's "before" region): the condition into `cond`, the
+    /// forwarded values into `targets`.
+    Condition { cond: Reg, targets: &'a [Reg] },
 }
 
 /// One function being compiled.
@@ -380,7 +383,15 @@ impl<'b, 'm> FnCx<'b, 'm> {
                     self.emit(op, Inst::Return(vals));
                 }
                 ("scf.yield" | "xla_gpu.yield", Exit::Yield(targets)) => {
-                    self.yield_copies(op, targets);
+                    self.yield_copies(op, 0, targets);
+                }
+                ("scf.condition", Exit::Condition { cond, targets }) => {
+                    let src = Src {
+                        reg: self.operand(op, 0),
+                        take: false,
+                    };
+                    self.emit(op, Inst::Copy { dst: cond, src });
+                    self.yield_copies(op, 1, targets);
                 }
                 (
                     "llvm.br" | "llvm.cond_br" | "cf.br" | "cf.cond_br" | "llvm.switch",
@@ -388,7 +399,10 @@ impl<'b, 'm> FnCx<'b, 'm> {
                 ) => {
                     self.branch(op)?;
                 }
-                ("func.return" | "llvm.return" | "scf.yield" | "xla_gpu.yield", _) => {
+                (
+                    "func.return" | "llvm.return" | "scf.yield" | "xla_gpu.yield" | "scf.condition",
+                    _,
+                ) => {
                     let e = fail!(InvalidIr, "'{name}' does not end this region");
                     return Err(self.err(op, e));
                 }
@@ -398,14 +412,15 @@ impl<'b, 'm> FnCx<'b, 'm> {
         Ok(())
     }
 
-    /// Copies a yield's operands into `targets`. When a source is another target (a loop
-    /// permuting its iter args, or yielding one twice), every source is read before any
-    /// target is written; otherwise the copies run in order, skipping values that stay.
-    fn yield_copies(&mut self, op: OpId, targets: &[Reg]) {
+    /// Copies a yield's operands from `first` on into `targets`. When a source is another
+    /// target (a loop permuting its iter args, or yielding one twice), every source is read
+    /// before any target is written; otherwise the copies run in order, skipping values that
+    /// stay.
+    fn yield_copies(&mut self, op: OpId, first: usize, targets: &[Reg]) {
         let pairs: Vec<(Reg, Src)> = targets
             .iter()
             .enumerate()
-            .map(|(i, &t)| (t, self.src(op, i)))
+            .map(|(i, &t)| (t, self.src(op, first + i)))
             .collect();
         let parallel = pairs
             .iter()

@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
 /// Ops whose regions run more than once.
-const LOOPS: &[&str] = &["scf.for", "xla_gpu.loop"];
+const LOOPS: &[&str] = &["scf.for", "scf.while", "xla_gpu.loop"];
 
 /// One step of a use's position, from the definition's block down to the using op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

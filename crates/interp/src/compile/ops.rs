@@ -73,6 +73,7 @@ impl FnCx<'_, '_> {
             | "arith.index_cast" | "arith.index_castui" | "arith.bitcast" => self.cast(op),
             "scf.for" => self.scf_for(op),
             "scf.if" => self.scf_if(op),
+            "scf.while" => self.scf_while(op),
             "xla_gpu.loop" => self.xla_loop(op),
             "xla_gpu.apply_indexing" => self.apply_indexing(op),
             "func.call" | "xla_gpu.pure_call" | "llvm.call" => self.call(op),
@@ -141,7 +142,12 @@ impl FnCx<'_, '_> {
 
     /// The float type of `op`'s first operand (or of its vector's elements).
     pub(super) fn float_kind(&mut self, op: OpId) -> Result<FloatKind> {
-        match self.scalar(op, self.m.operand(op, 0))? {
+        self.float_kind_of(op, self.m.operand(op, 0))
+    }
+
+    /// The float type of `v` (or of its vector's elements), an operand of `op`.
+    pub(super) fn float_kind_of(&mut self, op: OpId, v: ir::Value) -> Result<FloatKind> {
+        match self.scalar(op, v)? {
             ScalarTy::Float(k) => Ok(k),
             _ => {
                 let e = fail!(InvalidIr, "expected a float operand");

@@ -523,7 +523,9 @@ impl Thread {
             | Inst::Gep { .. }
             | Inst::Alloca { .. }
             | Inst::Load { .. }
-            | Inst::Store { .. } => self.memory(inst, env)?,
+            | Inst::Store { .. }
+            | Inst::AtomicRmwPtr { .. }
+            | Inst::CmpXchg { .. } => self.memory(inst, env)?,
         }
         Ok(None)
     }

@@ -94,6 +94,47 @@ impl Thread {
                     self.memo.clear();
                 }
             }
+            Inst::AtomicRmwPtr {
+                ptr,
+                value,
+                op,
+                ty,
+                dst,
+            } => {
+                let bits = self.scalar_bits(*value, prog, "stored to memory")?;
+                let (storage, p) = self.atomic_target(*ptr, *ty, env)?;
+                let eb = ty.elem.bytes();
+                let old = storage.load(p.offset, eb)? & ty.elem.mask();
+                let new = match op {
+                    None => bits,
+                    Some(f) => f.eval(old, bits).map_err(|_| {
+                        fail!(UndefinedBehavior, "an atomic update that produced poison")
+                    })?,
+                };
+                storage.store(p.offset, eb, new & ty.elem.mask())?;
+                self.memo.clear();
+                self.set(*dst, Val::S(old));
+            }
+            Inst::CmpXchg {
+                ptr,
+                cmp,
+                new,
+                ty,
+                dst,
+            } => {
+                let expected = self.scalar_bits(*cmp, prog, "compared in memory")?;
+                let bits = self.scalar_bits(*new, prog, "stored to memory")?;
+                let (storage, p) = self.atomic_target(*ptr, *ty, env)?;
+                let eb = ty.elem.bytes();
+                let old = storage.load(p.offset, eb)? & ty.elem.mask();
+                let equal = old == expected & ty.elem.mask();
+                if equal {
+                    storage.store(p.offset, eb, bits & ty.elem.mask())?;
+                    self.memo.clear();
+                }
+                let fields = vec![Val::S(old), Val::S(u64::from(equal))];
+                self.set(*dst, Val::Vector(Rc::new(fields)));
+            }
             _ => unreachable!("not a pointer instruction"),
         }
         Ok(())
@@ -119,6 +160,40 @@ impl Thread {
                 "'llvm.alloca' of {n} x {elem_bytes} bytes: a thread holds at most {MAX_PRIVATE_BYTES} bytes of stack ({held} already)"
             )
         })
+    }
+
+    /// A scalar register's bits (`what` says what the value is for, in the poison message).
+    fn scalar_bits(&self, reg: crate::inst::Reg, prog: &Program, what: &str) -> Result<u64> {
+        match self.get(reg) {
+            Val::S(b) => Ok(*b),
+            Val::Poison(s) => Err(poison(prog, *s, what)),
+            other => Err(not_scalar(other, prog)),
+        }
+    }
+
+    /// The storage and pointer of an atomic access of `ty` through `ptr`: global or shared
+    /// memory, naturally aligned, as the hardware requires.
+    fn atomic_target<'e>(
+        &mut self,
+        ptr: crate::inst::Reg,
+        ty: MemTy,
+        env: &'e mut Env<'_>,
+    ) -> Result<(&'e mut Storage, Ptr)> {
+        let p = self.ptr(ptr, env.prog)?;
+        if ty.lanes != 0 || matches!(p.mem, Mem::Private(_)) {
+            return Err(fail!(
+                Unsupported,
+                "atomic access of {ty} to {}",
+                if ty.lanes != 0 {
+                    "a vector"
+                } else {
+                    "a thread's own memory"
+                }
+            ));
+        }
+        let storage = env.mem.get_mut(p.mem);
+        check_alignment(storage, p, ty, ty.elem.bytes() as u64, "atomic access")?;
+        Ok((storage, p))
     }
 
     /// Private slot `slot`, when it is still live (its function has not returned).

@@ -1,4 +1,4 @@
-//! The `scf` dialect: `scf.for`, `scf.if`, `scf.yield`.
+//! The `scf` dialect: `scf.for`, `scf.if`, `scf.while`, `scf.condition`, `scf.yield`.
 
 use super::expect_operands;
 use crate::Ident;
@@ -26,6 +26,20 @@ pub fn register(r: &mut Registry) {
             .regions(2)
             .syntax(print_if, parse_if)
             .verify(verify_if),
+    );
+    r.register(
+        OpDef::new("scf.while")
+            .regions(2)
+            .syntax(print_while, parse_while)
+            .verify(verify_while),
+    );
+    r.register(
+        OpDef::new("scf.condition")
+            .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE))
+            .parents(&["scf.while"])
+            .regions(0)
+            .syntax(print_condition, parse_condition)
+            .verify(verify_condition),
     );
     r.register(
         super::RETURN_LIKE
@@ -95,6 +109,39 @@ pub fn build_if(
         at,
     );
     (op, then_block, else_block)
+}
+
+/// Creates `scf.while (inits) : (types) -> results` with an empty "before" block (arguments:
+/// one per init) and an empty "after" block (arguments: one per result), no terminators yet;
+/// returns the op and both blocks.
+pub fn build_while(
+    m: &mut Module,
+    at: InsertPoint,
+    inits: &[Value],
+    results: &[Type],
+) -> (OpId, BlockId, BlockId) {
+    let init_types: Vec<Type> = inits.iter().map(|&v| m.value_type(v)).collect();
+    let (before_region, before) = m.create_region_with_block(&init_types);
+    let (after_region, after) = m.create_region_with_block(results);
+    let op = m.create_op_at(
+        OpState::new("scf.while")
+            .operands(inits)
+            .results(results)
+            .region(before_region)
+            .region(after_region),
+        at,
+    );
+    (op, before, after)
+}
+
+/// Appends `scf.condition(%cond) %args` to `block` (the end of a while's "before" region).
+pub fn build_condition(m: &mut Module, block: BlockId, cond: Value, args: &[Value]) -> OpId {
+    let mut operands = vec![cond];
+    operands.extend_from_slice(args);
+    m.create_op_at(
+        OpState::new("scf.condition").operands(&operands),
+        InsertPoint::BlockEnd(block),
+    )
 }
 
 /// Appends `scf.yield %values` to `block`.
@@ -332,11 +379,191 @@ fn verify_if(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     Ok(())
 }
 
+// ----- scf.while / scf.condition -----
+
+/// ` (%arg = %init, ..) : (types) -> results {before} do {after}`, as MLIR prints it: the
+/// "before" block's arguments in the assignment list, the "after" block's on its label.
+fn print_while(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    let (Some(before), Some(_)) = (
+        m.entry_block(m.region(op, 0)),
+        m.regions(op).get(1).and_then(|&r| m.entry_block(r)),
+    ) else {
+        p.write(" <<invalid scf.while>>");
+        return;
+    };
+    let inits = m.operand_vec(op);
+    let args = m.block_args(before);
+    if !inits.is_empty() {
+        p.write(" (");
+        for (i, (&arg, &init)) in args.iter().zip(&inits).enumerate() {
+            if i > 0 {
+                p.write(", ");
+            }
+            p.value(arg);
+            p.write(" = ");
+            p.value(init);
+        }
+        p.write(")");
+    }
+    p.write(" : (");
+    p.types(inits.iter().map(|&v| m.value_type(v)));
+    p.write(") -> ");
+    p.result_types(&m.result_types(op));
+    p.write(" ");
+    p.region(m.region(op, 0), false, true);
+    p.write(" do ");
+    p.region(m.region(op, 1), true, true);
+    p.attr_dict_with_keyword(op, &[]);
+}
+
+fn parse_while(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let loc = p.loc();
+    let mut args: Vec<Argument<'_>> = Vec::new();
+    let mut inits = Vec::new();
+    if p.parse_optional_punct(b'(') {
+        loop {
+            args.push(p.parse_argument(false)?);
+            p.parse_punct(b'=')?;
+            inits.push(p.parse_operand()?);
+            if !p.parse_optional_punct(b',') {
+                break;
+            }
+        }
+        p.parse_punct(b')')?;
+    }
+    p.parse_punct(b':')?;
+    let tloc = p.loc();
+    let (init_types, results) = p.parse_function_type_lists()?;
+    if init_types.len() != inits.len() {
+        return Err(p.error_at(
+            tloc,
+            format!(
+                "expected as many input types as operands (expected {} got {})",
+                inits.len(),
+                init_types.len()
+            ),
+        ));
+    }
+    for (a, &t) in args.iter_mut().zip(&init_types) {
+        a.ty = t;
+    }
+    state.operands = p.resolve_operands(&inits, &init_types, loc)?;
+    let before = p.parse_region(&args)?;
+    p.parse_keyword("do")?;
+    let after = p.parse_region(&[])?;
+    p.parse_optional_attr_dict_with_keyword(&mut state.attrs)?;
+    state.result_types = results;
+    state.regions = vec![before, after];
+    Ok(())
+}
+
+/// MLIR's checks: the "before" region takes the inits and ends in `scf.condition` whose
+/// values are the results and the "after" region's arguments; `scf.yield` there gives the
+/// next inits (checked by the yield).
+fn verify_while(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    let (Some(before), Some(after)) = (
+        m.entry_block(m.region(op, 0)),
+        m.regions(op).get(1).and_then(|&r| m.entry_block(r)),
+    ) else {
+        return Err("expects two non-empty regions".into());
+    };
+    let inits = m.operand_types(op);
+    let before_args: Vec<Type> = m
+        .block_args(before)
+        .iter()
+        .map(|&a| m.value_type(a))
+        .collect();
+    if before_args != inits {
+        return Err("expects the 'before' region arguments to match the operand types".into());
+    }
+    let Some(condition) = m
+        .block_ops(before)
+        .last()
+        .filter(|&t| m.is(t, "scf.condition"))
+    else {
+        return Err("expects the 'before' region to terminate with 'scf.condition'".into());
+    };
+    let forwarded: Vec<Type> = m.operand_types(condition).into_iter().skip(1).collect();
+    if forwarded != m.result_types(op) {
+        return Err("expects the 'scf.condition' arguments to match the result types".into());
+    }
+    let after_args: Vec<Type> = m
+        .block_args(after)
+        .iter()
+        .map(|&a| m.value_type(a))
+        .collect();
+    if after_args != forwarded {
+        return Err(
+            "expects the 'after' region arguments to match the 'scf.condition' arguments".into(),
+        );
+    }
+    Ok(())
+}
+
+/// `(%cond) %args : types`.
+fn print_condition(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    let operands = m.operand_vec(op);
+    let Some((&cond, args)) = operands.split_first() else {
+        p.write(" <<invalid scf.condition>>");
+        return;
+    };
+    p.write("(");
+    p.value(cond);
+    p.write(")");
+    p.attr_dict(op, &[]);
+    if !args.is_empty() {
+        p.write(" ");
+        p.values(args.iter().copied());
+        p.write(" : ");
+        p.types(args.iter().map(|&v| m.value_type(v)));
+    }
+}
+
+fn parse_condition(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let loc = p.loc();
+    p.parse_punct(b'(')?;
+    let cond = p.parse_operand()?;
+    p.parse_punct(b')')?;
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    let args = p.parse_operand_list()?;
+    let types = if args.is_empty() {
+        Vec::new()
+    } else {
+        p.parse_colon_type_list()?
+    };
+    let mut operands = p.resolve_operands(&[cond], &[Type::I1], loc)?;
+    operands.extend(p.resolve_operands(&args, &types, loc)?);
+    state.operands = operands;
+    Ok(())
+}
+
+fn verify_condition(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    match m.operand_types(op).first() {
+        Some(&t) if t == Type::I1 => Ok(()),
+        Some(t) => Err(format!(
+            "operand #0 must be 1-bit signless integer, but got '{t}'"
+        )),
+        None => Err("expected a condition operand".into()),
+    }
+}
+
 // ----- scf.yield -----
 
 fn verify_yield(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
     match m.parent_op(op) {
+        // The "after" region yields the next iteration's inits.
+        Some(parent) if m.is(parent, "scf.while") => {
+            let expected = m.operand_types(parent);
+            if m.operand_types(op) != expected {
+                return Err("expects the operands to match the 'scf.while' operand types".into());
+            }
+            Ok(())
+        }
         Some(parent) if m.is(parent, "scf.for") || m.is(parent, "scf.if") => {
             super::yields_parent_results(m, op, parent)
         }

@@ -476,6 +476,85 @@ pub fn build_store(m: &mut Module, at: InsertPoint, value: Value, ptr: Value) ->
     )
 }
 
+/// LLVM's `AtomicBinOp`, numbered as MLIR stores it in `llvm.atomicrmw`'s `bin_op`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicBinOp {
+    Xchg = 0,
+    Add = 1,
+    And = 3,
+    Or = 5,
+    Xor = 6,
+    Max = 7,
+    Min = 8,
+    UMax = 9,
+    UMin = 10,
+    FAdd = 11,
+}
+
+/// `monotonic` in LLVM's `AtomicOrdering` numbering (the `ordering` properties): atomic,
+/// with no order imposed on other memory accesses.
+pub const MONOTONIC: i64 = 2;
+
+/// `llvm.atomicrmw <bin_op> %ptr, %value monotonic`: the value the memory held.
+pub fn build_atomic_rmw(
+    m: &mut Module,
+    at: InsertPoint,
+    bin_op: AtomicBinOp,
+    ptr: Value,
+    value: Value,
+) -> Value {
+    let ty = m.value_type(value);
+    let op = m.create_op_at(
+        OpState::new("llvm.atomicrmw")
+            .operands(&[ptr, value])
+            .prop("bin_op", Attribute::i64(bin_op as i64))
+            .prop("ordering", Attribute::i64(MONOTONIC))
+            .results(&[ty]),
+        at,
+    );
+    m.result(op, 0)
+}
+
+/// `llvm.cmpxchg %ptr, %cmp, %new monotonic monotonic`: `!llvm.struct<(T, i1)>`, the value
+/// the memory held and whether it equalled `cmp` (and `new` was stored).
+pub fn build_cmpxchg(m: &mut Module, at: InsertPoint, ptr: Value, cmp: Value, new: Value) -> Value {
+    let ty = m.value_type(cmp);
+    let result = Type::opaque(&format!("!llvm.struct<({ty}, i1)>"));
+    let op = m.create_op_at(
+        OpState::new("llvm.cmpxchg")
+            .operands(&[ptr, cmp, new])
+            .prop("failure_ordering", Attribute::i64(MONOTONIC))
+            .prop("success_ordering", Attribute::i64(MONOTONIC))
+            .results(&[result]),
+        at,
+    );
+    m.result(op, 0)
+}
+
+/// `llvm.extractvalue %container[position] : ty`.
+pub fn build_extract_value(
+    m: &mut Module,
+    at: InsertPoint,
+    container: Value,
+    position: i64,
+    ty: Type,
+) -> Value {
+    let op = m.create_op_at(
+        OpState::new("llvm.extractvalue")
+            .operands(&[container])
+            .prop(
+                "position",
+                Attribute::DenseArray {
+                    elem: Type::I64,
+                    values: vec![attrs::Scalar::Int(position.into())],
+                },
+            )
+            .results(&[ty]),
+        at,
+    );
+    m.result(op, 0)
+}
+
 /// `llvm.mlir.global <linkage> @name(value) {addr_space = N : i32} : ty` without an
 /// initializer region (shared memory: `internal`, address space 3, no value).
 pub fn build_global(

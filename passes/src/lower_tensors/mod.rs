@@ -34,6 +34,8 @@
 //! * Loads from a kernel argument that nothing in the kernel writes (no insert or transfer
 //!   into its buffer, not passed to a call) are `invariant` (XLA's `xla.invariant`: the
 //!   backend may then use the read-only data cache, `ld.global.nc`).
+//! * `xla_gpu.atomic_rmw` → `llvm.store`, `llvm.atomicrmw`, or a compare-and-swap loop
+//!   (`atomic.rs`).
 //! * `xla_gpu.sync_threads` → `nvvm.barrier0` (what `gpu.barrier` lowers to), its results
 //!   replaced by its operands' buffers.
 //! * `gpu.thread_id/block_id/block_dim/grid_dim` → `nvvm.read.ptx.sreg.{tid,ctaid,ntid,
@@ -55,6 +57,8 @@
 //! functions mixing tensor and non-tensor results, out-of-bounds, masked or permuted
 //! transfers, and (while lowering) loops or branches whose tensors change buffer, and shared
 //! memory passed to a call.
+
+mod atomic;
 
 use crate::pass::{Pass, op_error};
 use crate::rewrite::{recreate_with_results, xla_range};
@@ -119,6 +123,7 @@ const TENSOR_OPS: &[&str] = &[
     "func.return",
     "func.call",
     "xla_gpu.pure_call",
+    "xla_gpu.atomic_rmw",
 ];
 
 // ----- checks -----
@@ -319,6 +324,7 @@ impl Buffers {
         match m.name(op).as_str() {
             "tensor.insert" | "vector.transfer_write" => self.get(m, g, m.operand(op, 1)),
             "xla_gpu.sync_threads" => self.get(m, g, m.operand(op, index)),
+            "xla_gpu.atomic_rmw" => self.get(m, g, m.operand(op, 0)),
             "scf.for" => {
                 let init = self.get(m, g, m.operand(op, index + 3))?;
                 self.expect_yield(m, g, op, 0, index, init)?;
@@ -442,6 +448,7 @@ fn find_buffers(
     }
     let written: Vec<Value> = match m.name(op).as_str() {
         "tensor.insert" | "vector.transfer_write" => vec![m.operand(op, 1)],
+        "xla_gpu.atomic_rmw" => vec![m.operand(op, 0)],
         "func.call" | "xla_gpu.pure_call" => m
             .operands(op)
             .filter(|&v| m.value_type(v).is_tensor())
@@ -479,6 +486,7 @@ fn lower_op(m: &mut Module, op: OpId, cx: &Cx) -> Result<(), Diagnostic> {
         "tensor.insert" => lower_insert(m, op, cx),
         "vector.transfer_read" => lower_transfer_read(m, op, cx),
         "vector.transfer_write" => lower_transfer_write(m, op, cx),
+        "xla_gpu.atomic_rmw" => atomic::lower(m, op, cx.buffer(m.operand(op, 0))),
         "xla_gpu.sync_threads" => {
             nvvm::build_barrier0(m, InsertPoint::Before(op));
         }
@@ -507,12 +515,12 @@ fn check_call_pointers(m: &Module, op: OpId, cx: &Cx) -> Result<(), Diagnostic> 
 }
 
 /// The element type a tensor's elements have in memory, and the type loads produce.
-fn element_type(tensor: Type) -> Type {
+pub(super) fn element_type(tensor: Type) -> Type {
     tensor.element_type().unwrap_or(tensor)
 }
 
 /// `&buffer[index]` for a tensor element: the `i64` offset and the GEP, before `op`.
-fn element_address(
+pub(super) fn element_address(
     m: &mut Module,
     op: OpId,
     buffer: Value,
@@ -720,6 +728,7 @@ fn remove_tensor_values(m: &mut Module, f: OpId, cx: &Cx) {
             "scf.if" => strip_if(m, op),
             "tensor.insert"
             | "vector.transfer_write"
+            | "xla_gpu.atomic_rmw"
             | "xla_gpu.sync_threads"
             | "xla_gpu.allocate_shared" => m.erase_op(op),
             "arith.constant" if m.value_type(m.result(op, 0)).is_tensor() => m.erase_op(op),

@@ -1,0 +1,162 @@
+//! `xla_gpu.atomic_rmw` on a buffer element, as XLA's `lower_tensors.cc` lowers it:
+//!
+//! * a body that yields a value from outside it (the update overwrites): `llvm.store`;
+//! * a body of one operation of the current element and a value from outside it that LLVM
+//!   has as an atomic read-modify-write (`arith.addf` → `fadd`, `addi` → `add`, signed and
+//!   unsigned `max`/`min`, `andi`/`ori`/`xori`): `llvm.atomicrmw ... monotonic`. LLVM's
+//!   NVPTX backend emits the instruction where the GPU has one and a compare-and-swap loop
+//!   where it does not (8- and 16-bit integers, bf16 before sm_90);
+//! * any other body: a compare-and-swap loop (`scf.while` around `llvm.cmpxchg`) on the
+//!   element's bits, the body recomputed from what the memory held each time the swap
+//!   fails. `i1` elements are bytes in memory, so they are swapped as `i8`.
+
+use super::{element_address, element_type};
+use ir::dialects::llvm::{self, AtomicBinOp};
+use ir::dialects::scf;
+use ir::intern::FxHashMap;
+use ir::{Builder, InsertPoint, Module, OpId, Type, Value, ValueDef};
+
+/// Replaces `op` by its lowering at `buffer`; the op itself goes with the tensor values.
+pub(super) fn lower(m: &mut Module, op: OpId, buffer: Value) {
+    let tensor = m.operand(op, 0);
+    let elem = element_type(m.value_type(tensor));
+    let index = m.operands(op).nth(1);
+    let address = element_address(m, op, buffer, index, elem);
+    let body = m.entry_block(m.region(op, 0)).expect("a verified body");
+    let current = m.block_arg(body, 0);
+    let yield_op = m.last_op(body).expect("a verified body ends in a yield");
+    let new = m.operand(yield_op, 0);
+    let at = InsertPoint::Before(op);
+    if !defined_in(m, new, body) {
+        llvm::build_store(m, at, new, address);
+        return;
+    }
+    if let Some((bin_op, value)) = single_rmw(m, body, current, new, elem) {
+        llvm::build_atomic_rmw(m, at, bin_op, address, value);
+        return;
+    }
+    compare_and_swap_loop(m, op, body, address, elem);
+}
+
+/// Whether `v` is `block`'s argument or the result of an op in it.
+fn defined_in(m: &Module, v: Value, block: ir::BlockId) -> bool {
+    match m.value_def(v) {
+        ValueDef::Arg { block: b, .. } => b == block,
+        ValueDef::Result { op, .. } => m.parent_block(op) == Some(block),
+        ValueDef::Detached => false,
+    }
+}
+
+/// The body as one atomic read-modify-write: `new = f(current, value)` (either order, all
+/// of these commute) with `value` from outside the body, and the `AtomicBinOp` of `f` on
+/// `elem`.
+fn single_rmw(
+    m: &Module,
+    body: ir::BlockId,
+    current: Value,
+    new: Value,
+    elem: Type,
+) -> Option<(AtomicBinOp, Value)> {
+    let ops: Vec<OpId> = m.block_ops(body).collect();
+    let [f, _yield] = ops[..] else {
+        return None;
+    };
+    if m.num_operands(f) != 2 || m.result(f, 0) != new || elem == Type::I1 {
+        return None;
+    }
+    let (a, b) = (m.operand(f, 0), m.operand(f, 1));
+    let value = match (a == current, b == current) {
+        (true, false) => b,
+        (false, true) => a,
+        _ => return None,
+    };
+    if defined_in(m, value, body) {
+        return None;
+    }
+    let float = elem.is_float();
+    let bin_op = match m.name(f).as_str() {
+        "arith.addf" if float => AtomicBinOp::FAdd,
+        "arith.addi" => AtomicBinOp::Add,
+        "arith.maxsi" => AtomicBinOp::Max,
+        "arith.minsi" => AtomicBinOp::Min,
+        "arith.maxui" => AtomicBinOp::UMax,
+        "arith.minui" => AtomicBinOp::UMin,
+        "arith.andi" => AtomicBinOp::And,
+        "arith.ori" => AtomicBinOp::Or,
+        "arith.xori" => AtomicBinOp::Xor,
+        _ => return None,
+    };
+    // A fastmath flag would promise something of the values that the atomic cannot keep.
+    if m.prop(f, "fastmath")
+        .is_some_and(|a| a.to_string().contains("fast"))
+    {
+        return None;
+    }
+    Some((bin_op, value))
+}
+
+/// The bits type a compare-and-swap of `elem` works on: the integer of its width (`i8` for
+/// `i1`).
+fn swap_type(elem: Type) -> Type {
+    match elem.bit_width() {
+        Some(1) => Type::I8,
+        Some(w) => Type::int(w),
+        None => elem,
+    }
+}
+
+/// `elem` as its swap bits, and back.
+fn to_bits(b: &mut Builder<'_>, v: Value, elem: Type, bits: Type) -> Value {
+    match elem {
+        _ if elem == bits => v,
+        _ if elem == Type::I1 => b.cast("arith.extui", v, bits),
+        _ => b.cast("arith.bitcast", v, bits),
+    }
+}
+
+fn from_bits(b: &mut Builder<'_>, v: Value, elem: Type, bits: Type) -> Value {
+    match elem {
+        _ if elem == bits => v,
+        _ if elem == Type::I1 => b.cast("arith.trunci", v, elem),
+        _ => b.cast("arith.bitcast", v, elem),
+    }
+}
+
+/// ```text
+/// %init = llvm.load %address
+/// scf.while (%old = %init) : (iN) -> iN {
+///   %current = bitcast %old; <body>; %bits = bitcast %new
+///   %pair = llvm.cmpxchg %address, %old, %bits monotonic monotonic
+///   scf.condition(!%pair[1]) %pair[0]
+/// } do { ^bb0(%seen): scf.yield %seen }
+/// ```
+fn compare_and_swap_loop(m: &mut Module, op: OpId, body: ir::BlockId, address: Value, elem: Type) {
+    let bits = swap_type(elem);
+    let at = InsertPoint::Before(op);
+    let init = llvm::build_load(m, at, address, bits, false);
+    let (_, before, after) = scf::build_while(m, at, &[init], &[bits]);
+    let old = m.block_arg(before, 0);
+    let mut b = Builder::at_end(m, before);
+    let current = from_bits(&mut b, old, elem, bits);
+    let mut mapping: FxHashMap<Value, Value> = FxHashMap::default();
+    mapping.insert(b.module.block_arg(body, 0), current);
+    let ops: Vec<OpId> = b.module.block_ops(body).collect();
+    let (yield_op, computed) = ops.split_last().expect("a verified body");
+    for &inner in computed {
+        let clone = b.module.clone_op(inner, &mut mapping);
+        b.module.insert_op(clone, InsertPoint::BlockEnd(before));
+    }
+    let new = b.module.operand(*yield_op, 0);
+    let new = mapping.get(&new).copied().unwrap_or(new);
+    let new_bits = to_bits(&mut b, new, elem, bits);
+    let end = InsertPoint::BlockEnd(before);
+    let pair = llvm::build_cmpxchg(b.module, end, address, old, new_bits);
+    let seen = llvm::build_extract_value(b.module, end, pair, 0, bits);
+    let swapped = llvm::build_extract_value(b.module, end, pair, 1, Type::I1);
+    b.set_insertion_point(end);
+    let yes = b.int(1, Type::I1);
+    let again = b.binary("arith.xori", swapped, yes);
+    scf::build_condition(b.module, before, again, &[seen]);
+    let retry = b.module.block_arg(after, 0);
+    scf::build_yield(b.module, after, &[retry]);
+}
