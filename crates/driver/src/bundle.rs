@@ -32,7 +32,9 @@
 //!   either; see [`crate::check::Tolerance`]) or `null` for exact.
 //! - `kernels`, in launch order: `fusion`, `ptx` (a file), `entry` (`main`), `grid`, `block`,
 //!   `shared_memory_bytes`, `emitter`, `arguments` and `outputs` (buffer indices; the kernel
-//!   takes one pointer per argument, then one per output).
+//!   takes one pointer per argument, then one per output), and `in_place`: pairs `[output,
+//!   argument]` (positions in those lists) of outputs written in place (a scatter's): the
+//!   output buffer must hold the argument's elements before the launch.
 //! - `mode` (`chain` or `separate`), `note`, and `parameters` and `results`: the ENTRY's
 //!   parameter and result buffers in order (empty for separate kernels).
 //!
@@ -145,6 +147,7 @@ pub fn write_bundle(
             "emitter": c.emitter.to_string(),
             "arguments": kernel.arguments,
             "outputs": kernel.outputs,
+            "in_place": c.in_place,
         }));
     }
 

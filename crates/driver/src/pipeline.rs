@@ -273,6 +273,9 @@ pub struct CompiledKernel {
     /// The emitter that wrote the kernel.
     pub emitter: EmitterKind,
     pub vector_factor: i64,
+    /// Outputs written in place, as `(output, parameter)`: the output buffer must hold the
+    /// parameter's elements before the launch (see `emitters::EmittedKernel::in_place`).
+    pub in_place: Vec<(usize, usize)>,
 }
 
 /// An instruction of the input that no kernel computes (`emitters::left_to_runtime`).
@@ -399,6 +402,7 @@ pub fn compile(
             launch: emitted.launch,
             emitter: emitted.emitter,
             vector_factor: emitted.vector_factor,
+            in_place: emitted.in_place,
         });
         inputs.push(ir::link::LinkInput {
             module: ir,
@@ -450,6 +454,7 @@ struct Emitted {
     launch: LaunchDimensions,
     emitter: EmitterKind,
     vector_factor: i64,
+    in_place: Vec<(usize, usize)>,
 }
 
 /// Fusion `id` emitted and run through our passes up to the last stage asked for (all of
@@ -483,6 +488,7 @@ fn lower_fusion(
         launch: kernel.launch,
         emitter,
         vector_factor: kernel.vector_factor,
+        in_place: kernel.in_place,
     };
     if options.dumps_after("emit") {
         dump(dumps, &header("EmitXlaGpu (emit)"), &ir.print_with(print));

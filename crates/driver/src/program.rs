@@ -502,13 +502,19 @@ pub fn launch_json(
         .iter()
         .map(|k| {
             let l = &k.launch;
-            one_line(&json!({
+            let mut line = json!({
                 "kernel": k.kernel,
                 "fusion": k.fusion,
                 "grid": l.grid(),
                 "block": [l.threads_per_block, 1, 1],
                 "shared_memory_bytes": l.shared_memory_bytes,
-            }))
+            });
+            // Outputs written in place: [output, parameter], the output starting as the
+            // parameter's elements.
+            if !k.in_place.is_empty() {
+                line["in_place"] = json!(k.in_place);
+            }
+            one_line(&line)
         })
         .collect();
     let runtime_lines: Vec<String> = runtime
@@ -655,17 +661,17 @@ pub fn check_program(
     let mut launches = Vec::new();
     for kernel in &chain.kernels {
         let name = &names[&kernel.fusion];
-        let launch = compiled
+        let compiled = compiled
             .kernels
             .iter()
             .find(|k| &k.kernel == name)
-            .map(|k| Launch {
-                blocks: k.launch.blocks,
-                threads: k.launch.threads_per_block,
-            })
             .ok_or_else(|| format!("error: kernel {name} was not compiled"))?;
+        let launch = Launch {
+            blocks: compiled.launch.blocks,
+            threads: compiled.launch.threads_per_block,
+        };
         let code = Kernel::compile(&linked, name).map_err(|e| format!("error: {name}: {e}"))?;
-        launches.push((name, launch, code));
+        launches.push((name, launch, code, compiled.in_place.clone()));
     }
     let reduced = chain
         .results
@@ -704,7 +710,7 @@ pub fn check_program(
                 chain.buffers[b].shape.layout.as_ref(),
             )?);
         }
-        for (kernel, (name, launch, code)) in chain.kernels.iter().zip(&launches) {
+        for (kernel, (name, launch, code, in_place)) in chain.kernels.iter().zip(&launches) {
             let mut arguments = Vec::new();
             for &b in &kernel.arguments {
                 let buffer = buffers[b].clone().ok_or_else(|| {
@@ -712,8 +718,13 @@ pub fn check_program(
                 })?;
                 arguments.push(buffer);
             }
-            for &b in &kernel.outputs {
-                arguments.push(unwritten_output(&chain.buffers[b].shape)?);
+            for (k, &b) in kernel.outputs.iter().enumerate() {
+                // An output written in place starts as a copy of its parameter's buffer.
+                let buffer = match in_place.iter().find(|&&(output, _)| output == k) {
+                    Some(&(_, param)) => arguments[param].clone(),
+                    None => unwritten_output(&chain.buffers[b].shape)?,
+                };
+                arguments.push(buffer);
             }
             let run = code
                 .run(*launch, arguments)

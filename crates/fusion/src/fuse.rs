@@ -4,6 +4,9 @@
 //! Producers are decided after all their users (reverse topological order), as XLA's
 //! `InstructionFusion` visits them:
 //!
+//! * **A scatter is a hero** written in place: its indices' and updates' producers fuse
+//!   into it, its operands never (they are the buffers it updates), and neither does a
+//!   producer that reads them; it joins no consumer.
 //! * **A reduce is a hero.** Its producers fuse into it (its prologue). It never fuses into
 //!   a consumer that reads the reduced values at other indices than it writes (`x - mean`
 //!   reads `mean` per row): that would recompute the whole reduction per output element. It
@@ -93,8 +96,9 @@ struct Group {
 /// Instructions that stay in the entry: parameters and plumbing; what XLA:GPU hands to
 /// libraries or the runtime rather than to a fusion emitter (matrix products and
 /// convolutions go to cuBLAS/cuDNN, custom calls, collectives, I/O, random numbers,
-/// in-place updates); anything that calls a computation other than a reduce's reducer
-/// (control flow, maps, sorts, scatters); tuple shapes other than a variadic reduce's.
+/// in-place updates); anything that calls a computation other than a reduce's reducer or a
+/// scatter's combiner (control flow, maps, sorts); tuple shapes other than a variadic
+/// reduce's or scatter's.
 /// They are listed as left to the runtime.
 fn fusible(instr: &Instruction) -> bool {
     use Opcode::*;
@@ -152,8 +156,25 @@ fn fusible(instr: &Instruction) -> bool {
             | TopK
     );
     !stays
-        && (instr.opcode == Reduce
+        && (matches!(instr.opcode, Reduce | Scatter)
             || (instr.called_computations().next().is_none() && instr.shape.as_array().is_some()))
+}
+
+/// Whether `p` may not join the fusion rooted at `root` because that fusion is a scatter
+/// written in place (`emitters::scatter`): the scatter's operands must stay buffers of
+/// their own (fusion parameters), and nothing else in the fusion may read them while the
+/// scatter writes them.
+fn breaks_in_place(entry: &Computation, p: InstrId, root: InstrId) -> bool {
+    let root = &entry.instructions[root.0];
+    if root.opcode != Opcode::Scatter {
+        return false;
+    }
+    let in_place = &root.operands[..root.operands.len() / 2];
+    in_place.contains(&p)
+        || entry.instructions[p.0]
+            .operands
+            .iter()
+            .any(|o| in_place.contains(o))
 }
 
 /// Cheap enough to compute again in every fusion that uses it (XLA's "not expensive").
@@ -625,6 +646,10 @@ fn group(entry: &Computation) -> Vec<Group> {
                             .is_some_and(|chain| !reads_a_sibling(entry, &chain, p))
                 }
                 (Opcode::Reduce, _) => false,
+                // A scatter roots a fusion of its own (it is written in place).
+                (Opcode::Scatter, _) => false,
+                (_, [g]) if breaks_in_place(entry, p, roots[*g]) => false,
+                (_, gs) if gs.iter().any(|&g| breaks_in_place(entry, p, roots[g])) => false,
                 // An expensive producer joins a consumer that reads each of its elements
                 // once; one that broadcasts it would compute it again for every copy
                 // (`rsqrt(var + eps)` per element of a layer norm), so it is computed
@@ -664,7 +689,8 @@ fn group(entry: &Computation) -> Vec<Group> {
         } else {
             member_of[p.0] = vec![roots.len()];
             roots.push(p);
-            hero_found.push(instr.opcode == Opcode::Reduce);
+            // A scatter fusion takes no extra outputs either: its output is written in place.
+            hero_found.push(matches!(instr.opcode, Opcode::Reduce | Opcode::Scatter));
             extra_outputs.push(Vec::new());
         }
     }
