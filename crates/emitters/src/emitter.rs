@@ -9,6 +9,7 @@
 
 use hlo::{Computation, ComputationId, Diagnostic, HloModule, InstrId};
 
+use crate::dynamic_update_slice::InPlaceDynamicUpdateSlice;
 use crate::hero::{self, EmitterKind};
 use crate::loop_fusion::LoopFusion;
 use crate::reduction::ReductionFusion;
@@ -36,6 +37,11 @@ pub fn emitter_for(computation: &Computation) -> Result<Box<dyn FusionEmitter>, 
     let (kind, heroes) = hero::choose_emitter(computation);
     if kind == EmitterKind::Scatter {
         return Ok(Box::new(ScatterFusion::analyze(computation)?));
+    }
+    // As in XLA, dynamic-update-slice ROOTs whose operands can be updated in place are
+    // written in place; the others fall through to the loop emitter.
+    if let Some(dus) = InPlaceDynamicUpdateSlice::analyze(computation) {
+        return Ok(Box::new(dus));
     }
     if kind == EmitterKind::Transpose
         && let Some(plan) = TransposePlan::new(computation, &heroes)

@@ -18,6 +18,7 @@ pub enum EmitterKind {
     Transpose,
     Reduction,
     Scatter,
+    InPlaceDynamicUpdateSlice,
 }
 
 impl std::fmt::Display for EmitterKind {
@@ -27,6 +28,7 @@ impl std::fmt::Display for EmitterKind {
             EmitterKind::Transpose => "transpose",
             EmitterKind::Reduction => "reduction",
             EmitterKind::Scatter => "scatter",
+            EmitterKind::InPlaceDynamicUpdateSlice => "in-place dynamic-update-slice",
         })
     }
 }
@@ -312,7 +314,9 @@ pub fn choose_emitter(c: &Computation) -> (EmitterKind, Vec<InstrId>) {
             .filter(|&h| match kind {
                 EmitterKind::Reduction => c.instruction(h).opcode == Opcode::Reduce,
                 EmitterKind::Transpose => tiled_transpose(c, h).is_some(),
-                EmitterKind::Loop | EmitterKind::Scatter => false,
+                EmitterKind::Loop
+                | EmitterKind::Scatter
+                | EmitterKind::InPlaceDynamicUpdateSlice => false,
             })
             .collect()
     };

@@ -29,6 +29,59 @@ pub(crate) fn provide(
     e.emit(id, index)
 }
 
+/// The fusion parameter number of each of `operands`, which a kernel updates in place
+/// (their buffers become its outputs'): each must be a parameter that nothing else in the
+/// fusion reads, since other threads write it meanwhile. `Err` says why one cannot be.
+pub(crate) fn in_place_parameters(
+    c: &Computation,
+    operands: &[InstrId],
+) -> Result<Vec<usize>, String> {
+    let params = c.parameters();
+    let graph = hlo::graph::ComputationGraph::new(c);
+    let mut out = Vec::with_capacity(operands.len());
+    for &operand in operands {
+        let name = &c.instruction(operand).name;
+        let p = params.iter().position(|&p| p == operand).ok_or_else(|| {
+            format!("'{name}' is computed in the fusion, but it is updated in place, so it must be a parameter")
+        })?;
+        if graph.users(operand).len() != 1 || out.contains(&p) {
+            return Err(format!(
+                "'{name}' is also read elsewhere in the fusion, while it is updated in place"
+            ));
+        }
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// `value` (an integer of any width; `unsigned` says how to read it) as an `index` clamped
+/// into `[0, last]`: widened to 64 bits, then for signed values `max(v, 0)` and `min(v,
+/// last)`, for unsigned ones an unsigned `min(v, last)` (a u64 past 2^63 clamps to `last`).
+pub(crate) fn clamped_index(b: &mut Builder<'_>, value: Value, unsigned: bool, last: i64) -> Value {
+    let wide = widened_to_i64(b, value, unsigned);
+    let last = b.int(i128::from(last), Type::I64);
+    let clamped = if unsigned {
+        b.binary("arith.minui", wide, last)
+    } else {
+        let zero = b.int(0, Type::I64);
+        let low = b.binary("arith.maxsi", wide, zero);
+        b.binary("arith.minsi", low, last)
+    };
+    b.cast("arith.index_cast", clamped, Type::INDEX)
+}
+
+/// An integer value as an `i64`: sign- or zero-extended (`unsigned`), or as it is.
+pub(crate) fn widened_to_i64(b: &mut Builder<'_>, value: Value, unsigned: bool) -> Value {
+    let ty = b.module.value_type(value);
+    if ty == Type::I64 {
+        value
+    } else if unsigned || ty == Type::I1 {
+        b.cast("arith.extui", value, Type::I64)
+    } else {
+        b.cast("arith.extsi", value, Type::I64)
+    }
+}
+
 /// `unsupported: <what>` at `span`.
 pub(crate) fn unsupported(span: Span, what: impl std::fmt::Display) -> Diagnostic {
     Diagnostic::new(span, format!("unsupported: {what}"))

@@ -15,13 +15,16 @@
 //! * `transpose/`: tiles through shared memory (`tiling.rs` computes them);
 //! * `reduction/`: row, column and multi-row reductions with epilogues and side outputs;
 //! * `scatter/`: a scatter ROOT, one thread per update element, written in place (atomic
-//!   updates unless the indices are unique).
+//!   updates unless the indices are unique);
+//! * `dynamic_update_slice/`: dynamic-update-slice ROOTs written in place, one thread per
+//!   update element.
 //!
 //! What every kernel needs is written once in `kernel.rs`: `@main`'s signature and argument
 //! names, the parameter types, thread and block ids with their ranges. **Adding an
 //! emitter** is its folder (an analysis type implementing [`FusionEmitter`]) and one line
 //! in [`emitter_for`].
 
+pub mod dynamic_update_slice;
 pub mod elemental;
 mod emitter;
 pub mod hero;

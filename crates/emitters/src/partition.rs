@@ -82,16 +82,28 @@ impl PartitionedComputation {
         partitioner.run(is_root)
     }
 
-    /// Partitions a fusion whose ROOT `hero` its emitter writes itself (a scatter): the hero
-    /// gets no function and is never indexed; each operand of it that the fusion computes
-    /// roots a subgraph, indexed in its own space (the emitter calls them at the indices it
-    /// computes).
-    pub fn around_root_hero(
+    /// Partitions a fusion whose `heroes` its emitter writes itself, in place (a scatter, a
+    /// dynamic-update-slice): the heroes and everything between them and the ROOT (bitcasts,
+    /// the tuple) get no function and are never indexed; each operand of a hero that the
+    /// fusion computes roots a subgraph, indexed in its own space (the emitter calls them at
+    /// the indices it computes).
+    pub fn around_heroes(
         computation: &Computation,
+        heroes: &[InstrId],
     ) -> Result<PartitionedComputation, Diagnostic> {
         let mut partitioner = Partitioner::new(computation)?;
-        partitioner.root_hero = true;
-        let operands = computation.root_instruction().operands.clone();
+        let mut written = vec![false; computation.instructions.len()];
+        let mut stack = heroes.to_vec();
+        while let Some(id) = stack.pop() {
+            if !std::mem::replace(&mut written[id.0], true) {
+                stack.extend(partitioner.graph.users(id));
+            }
+        }
+        let operands: Vec<InstrId> = heroes
+            .iter()
+            .flat_map(|&h| computation.instruction(h).operands.iter().copied())
+            .collect();
+        partitioner.written_by_emitter = written;
         partitioner.run(|id| operands.contains(&id))
     }
 
@@ -227,8 +239,9 @@ struct Partitioner<'c> {
     subgraphs: Vec<Subgraph>,
     /// See [`PartitionedComputation::with_output_roots`].
     split_outputs: bool,
-    /// See [`PartitionedComputation::around_root_hero`].
-    root_hero: bool,
+    /// Per instruction, whether its emitter writes it without a function (see
+    /// [`PartitionedComputation::around_heroes`]); empty otherwise.
+    written_by_emitter: Vec<bool>,
 }
 
 impl<'c> Partitioner<'c> {
@@ -241,7 +254,7 @@ impl<'c> Partitioner<'c> {
             placement: vec![None; n],
             subgraphs: Vec::new(),
             split_outputs: false,
-            root_hero: false,
+            written_by_emitter: Vec::new(),
         })
     }
 
@@ -256,7 +269,7 @@ impl<'c> Partitioner<'c> {
     ) -> Result<PartitionedComputation, Diagnostic> {
         let order = self.graph.post_order();
         for &id in order.iter().rev() {
-            if self.root_hero && id == self.computation.root {
+            if self.written_by_emitter.get(id.0) == Some(&true) {
                 continue;
             }
             let opcode = self.computation.instruction(id).opcode;

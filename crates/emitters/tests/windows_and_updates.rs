@@ -1,7 +1,7 @@
 //! `reduce-window` and `dynamic-update-slice` inside loop fusions: the structure XLA's
 //! elemental emitter gives them (a loop over the window, an `scf.if` on the update's
-//! window), IR that our verifier and real MLIR accept, and XLA's dynamic-update-slice
-//! corpus. What the kernels compute is checked against the evaluator by the interpreter
+//! window), IR that our verifier and real MLIR accept; and XLA's dynamic-update-slice
+//! corpus, written in place. What the kernels compute is checked against the evaluator by the interpreter
 //! (`crates/interp/tests/emitted.rs`).
 
 use emitters::{emit_fusion, fusions};
@@ -171,10 +171,31 @@ fn dynamic_update_slices_of_every_element_type_and_index_type() {
   u = {t}[2,3] parameter(1)
   i = {i}[] parameter(2)
   j = {i}[] parameter(3)
-  ROOT d = {t}[4,6] dynamic-update-slice(in, u, i, j)
+  d = {t}[4,6] dynamic-update-slice(in, u, i, j)
+  ROOT c = {t}[4,6] copy(d)
 }}"
         ));
         assert!(text.contains("scf.if"), "{t}: {text}");
+        // As the ROOT, the same update is written in place: a loop over the update only,
+        // its start clamped (unsigned indices with an unsigned minimum).
+        let text = emit(&format!(
+            "fusion {{
+  in = {t}[4,6] parameter(0)
+  u = {t}[2,3] parameter(1)
+  i = {i}[] parameter(2)
+  j = {i}[] parameter(3)
+  ROOT d = {t}[4,6] dynamic-update-slice(in, u, i, j)
+}}"
+        ));
+        let clamp = if i.starts_with('u') {
+            "arith.minui"
+        } else {
+            "arith.maxsi"
+        };
+        assert!(
+            !text.contains("scf.if") && text.contains(clamp) && text.contains("tensor.insert"),
+            "{t}, {i}: {text}"
+        );
     }
 }
 
@@ -185,21 +206,16 @@ fn a_dynamic_update_slice_of_the_whole_array_reads_only_the_update() {
   in = s8[4,6] parameter(0)
   updates = s8[4,6] parameter(1)
   i = u32[] parameter(2)
-  ROOT d = s8[4,6] dynamic-update-slice(in, updates, i, i)
+  d = s8[4,6] dynamic-update-slice(in, updates, i, i)
+  ROOT c = s8[4,6] copy(d)
 }",
     );
-    let f = function(&text, "fusion_d");
+    let f = function(&text, "fusion_c");
     assert!(!f.contains("scf.if") && !f.contains("%arg0["), "{f}");
 }
 
 /// Files of `xla-corpus/dynamic_update_slice` the emitters refuse, and why.
-const DUS_CORPUS_UNSUPPORTED: &[(&str, &str)] = &[
-    ("int4.hlo", "unsupported: element type s4"),
-    (
-        "mof.hlo",
-        "unsupported: a multi-output fusion whose output dus1 is not a bitcast of its first output",
-    ),
-];
+const DUS_CORPUS_UNSUPPORTED: &[(&str, &str)] = &[("int4.hlo", "unsupported: element type s4")];
 
 #[test]
 fn the_dynamic_update_slice_corpus_emits_verified_ir() {
@@ -213,8 +229,18 @@ fn the_dynamic_update_slice_corpus_emits_verified_ir() {
         for id in fusions(&module) {
             match (emit_fusion(&module, id), expected) {
                 (Ok(fusion), None) => {
+                    // Every file's DUS can be written in place (one of them, `mof`, two).
                     let printed = fusion.module.print();
-                    assert!(printed.contains("scf.if"), "{name}: {printed}");
+                    assert_eq!(
+                        fusion.emitter,
+                        emitters::EmitterKind::InPlaceDynamicUpdateSlice,
+                        "{name}"
+                    );
+                    assert_eq!(
+                        fusion.kernel.in_place.len(),
+                        printed.matches("tensor.insert").count(),
+                        "{name}: {printed}"
+                    );
                     codegen::mlir::verify(&fusion.module.print_generic(), true)
                         .unwrap_or_else(|e| panic!("{name}: MLIR rejects it: {e}"));
                     emitted += 1;
@@ -228,5 +254,5 @@ fn the_dynamic_update_slice_corpus_emits_verified_ir() {
             }
         }
     }
-    assert_eq!((emitted, files.len()), (4, 6));
+    assert_eq!((emitted, files.len()), (5, 6));
 }

@@ -88,31 +88,8 @@ impl ScatterFusion {
         let instr = c.root_instruction();
         let span = instr.spans.whole;
         let k = instr.operands.len() / 2;
-        let params = c.parameters();
-        let graph = hlo::graph::ComputationGraph::new(c);
-        let mut operand_params = Vec::with_capacity(k);
-        for &operand in &instr.operands[..k] {
-            let name = &c.instruction(operand).name;
-            let Some(p) = params.iter().position(|&p| p == operand) else {
-                return Err(kernel::unsupported(
-                    span,
-                    format!(
-                        "scatter operand '{name}' is computed in the fusion: the scatter \
-                         emitter updates its operands in place, so they must be parameters"
-                    ),
-                ));
-            };
-            if graph.users(operand).iter().any(|&u| u != c.root) || operand_params.contains(&p) {
-                return Err(kernel::unsupported(
-                    span,
-                    format!(
-                        "scatter operand '{name}' is also read elsewhere in the fusion, \
-                         while the scatter updates it in place"
-                    ),
-                ));
-            }
-            operand_params.push(p);
-        }
+        let operand_params = kernel::in_place_parameters(c, &instr.operands[..k])
+            .map_err(|why| kernel::unsupported(span, format!("scatter operand {why}")))?;
         let unique = instr.bool_value("unique_indices").unwrap_or(false);
         if k > 1 && !unique {
             return Err(kernel::unsupported(
@@ -158,7 +135,7 @@ impl FusionEmitter for ScatterFusion {
 
     fn emit(&self, module: &HloModule, fusion: ComputationId) -> R<EmittedFusion> {
         let computation = module.computation(fusion);
-        let partition = PartitionedComputation::around_root_hero(computation)?;
+        let partition = PartitionedComputation::around_heroes(computation, &self.hero)?;
         let cx = crate::fusion_context(module, fusion, partition);
         let mut m = ir::Module::new();
         crate::emit_functions(&cx, fusion, &mut m)?;
@@ -283,15 +260,7 @@ impl ScatterFusion {
                 });
             }
             let value = provide(cx, b, params, indices_id, &index)?[0];
-            let ty = b.module.value_type(value);
-            let wide = if ty == i64_ty {
-                value
-            } else if unsigned || ty == Type::I1 {
-                b.cast("arith.extui", value, i64_ty)
-            } else {
-                b.cast("arith.extsi", value, i64_ty)
-            };
-            starts[d] = Some(wide);
+            starts[d] = Some(kernel::widened_to_i64(b, value, unsigned));
         }
         for (&d, &indices_dim) in n.operand_batching.iter().zip(&n.indices_batching) {
             let coordinate = at[indices_dim].expect("a batching dimension is not the vector dim");

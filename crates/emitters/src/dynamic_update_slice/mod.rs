@@ -1,0 +1,166 @@
+//! The in-place dynamic-update-slice emitter (XLA's `InPlaceDynamicUpdateSliceFusion`):
+//! every ROOT of the fusion is a dynamic-update-slice (or a bitcast of one) whose operand
+//! is a fusion parameter that nothing else reads. Each output then shares the buffer of its
+//! update's operand ([`EmittedKernel::in_place`]), and the kernel writes only the updated
+//! window: one thread per element of the update (all updates have one shape), launched as
+//! the loop emitter launches over it.
+//!
+//! For the update element at index `u`, each slice's start indices are read (scalars,
+//! through their subgraph functions), widened to 64 bits and clamped into `[0, dim -
+//! update dim]` as HLO says (unsigned indices compared unsigned, so that huge u64 ones clamp
+//! to the top), and the update's value is inserted at `start + u` (through the bitcast's
+//! map for a bitcast ROOT). A fusion that does not qualify is the loop emitter's, which
+//! computes every output element.
+
+use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Opcode};
+use ir::dialects::xla_gpu;
+use ir::{Builder, InsertPoint, Value};
+
+use crate::elemental::FusionContext;
+use crate::hero::fusion_roots;
+use crate::kernel::{self, KernelEntry, kernel_entry, provide, thread_and_block_ids};
+use crate::loop_fusion::{launch_for, thread_to_output_map};
+use crate::partition::{PartitionedComputation, bitcast_map};
+use crate::{EmittedFusion, EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
+
+type R<T> = Result<T, Diagnostic>;
+
+/// The analysis: per output, its dynamic-update-slice (the hero) and the parameter whose
+/// buffer it updates; the launch over the update.
+pub struct InPlaceDynamicUpdateSlice {
+    heroes: Vec<InstrId>,
+    params: Vec<usize>,
+    launch: LaunchDimensions,
+    vector_factor: i64,
+}
+
+impl InPlaceDynamicUpdateSlice {
+    /// `Some` when every ROOT is a dynamic-update-slice, or a bitcast of one, that can be
+    /// written in place.
+    pub fn analyze(c: &Computation) -> Option<InPlaceDynamicUpdateSlice> {
+        let heroes: Vec<InstrId> = fusion_roots(c)
+            .into_iter()
+            .map(|r| match c.instruction(r) {
+                i if i.opcode == Opcode::Bitcast => i.operands[0],
+                _ => r,
+            })
+            .collect();
+        let dus = |h: &InstrId| c.instruction(*h).opcode == Opcode::DynamicUpdateSlice;
+        if heroes.is_empty() || !heroes.iter().all(dus) {
+            return None;
+        }
+        let operands: Vec<InstrId> = heroes
+            .iter()
+            .map(|&h| c.instruction(h).operands[0])
+            .collect();
+        let params = kernel::in_place_parameters(c, &operands).ok()?;
+        let update = |h: InstrId| c.instruction(c.instruction(h).operands[1]).shape.as_array();
+        let first = update(heroes[0])?;
+        if !heroes
+            .iter()
+            .all(|&h| update(h).is_some_and(|u| u.dims == first.dims))
+        {
+            return None;
+        }
+        let (launch, vector_factor) = launch_for(first.element_count());
+        if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
+            return None;
+        }
+        Some(InPlaceDynamicUpdateSlice {
+            heroes,
+            params,
+            launch,
+            vector_factor,
+        })
+    }
+}
+
+impl FusionEmitter for InPlaceDynamicUpdateSlice {
+    fn kind(&self) -> EmitterKind {
+        EmitterKind::InPlaceDynamicUpdateSlice
+    }
+
+    fn heroes(&self) -> &[InstrId] {
+        &self.heroes
+    }
+
+    fn emit(&self, module: &HloModule, fusion: ComputationId) -> R<EmittedFusion> {
+        let computation = module.computation(fusion);
+        let partition = PartitionedComputation::around_heroes(computation, &self.heroes)?;
+        let cx = crate::fusion_context(module, fusion, partition);
+        let mut m = ir::Module::new();
+        crate::emit_functions(&cx, fusion, &mut m)?;
+        let kernel = self.emit_main(&cx, &mut m)?;
+        crate::verify_emitted(&m, computation)?;
+        Ok(EmittedFusion {
+            name: computation.name.clone(),
+            module: m,
+            kernel,
+            emitter: EmitterKind::InPlaceDynamicUpdateSlice,
+            partition: cx.partition,
+        })
+    }
+}
+
+impl InPlaceDynamicUpdateSlice {
+    fn emit_main(&self, cx: &FusionContext<'_>, m: &mut ir::Module) -> R<EmittedKernel> {
+        let fusion = cx.fusion;
+        let root = fusion.root_instruction();
+        let span = root.spans.whole;
+        let array = |id: InstrId| fusion.instruction(id).shape.as_array().expect("an array");
+        let roots = fusion_roots(fusion);
+        let outputs: Vec<&ArrayShape> = roots.iter().map(|&r| array(r)).collect();
+        let update_shape = array(fusion.instruction(self.heroes[0]).operands[1]);
+        let map = thread_to_output_map(update_shape, &self.launch, self.vector_factor);
+        let KernelEntry {
+            entry,
+            params,
+            outs,
+            ..
+        } = kernel_entry(m, fusion, &outputs, span)?;
+        let mut b = Builder::at_end(m, entry);
+        let dims = thread_and_block_ids(&mut b, &self.launch);
+        let (loop_op, body) =
+            xla_gpu::build_loop(b.module, b.insertion_point(), map.clone(), &dims, &outs);
+        let args = b.module.block_args(body).to_vec();
+        let (update_index, iters) = args[map.range_vars.len()..].split_at(map.results.len());
+        b.set_insertion_point(InsertPoint::BlockEnd(body));
+        let mut written = Vec::with_capacity(outs.len());
+        for ((&hero, &root), &iter) in self.heroes.iter().zip(&roots).zip(iters) {
+            let dus = fusion.instruction(hero);
+            let (operand, update) = (array(dus.operands[0]), array(dus.operands[1]));
+            let mut index = Vec::with_capacity(operand.rank());
+            for (d, &start) in dus.operands[2..].iter().enumerate() {
+                let value = provide(cx, &mut b, &params, start, &[])?[0];
+                let unsigned = array(start).element_type.is_unsigned_int();
+                let last = operand.dims[d] - update.dims[d];
+                let start = kernel::clamped_index(&mut b, value, unsigned, last);
+                index.push(b.addi(start, update_index[d]));
+            }
+            let value = provide(cx, &mut b, &params, dus.operands[1], update_index)?[0];
+            if root != hero {
+                let to_output = bitcast_map(operand, array(root)).ok_or_else(|| {
+                    kernel::unsupported(span, "a bitcast root that moves elements")
+                })?;
+                index = xla_gpu::build_apply_indexing(
+                    b.module,
+                    b.insertion_point(),
+                    to_output,
+                    &index,
+                    &[],
+                );
+            }
+            written.push(b.insert_element(value, iter, &index));
+        }
+        xla_gpu::build_yield(b.module, body, &written);
+        b.set_insertion_point(InsertPoint::BlockEnd(entry));
+        let results: Vec<Value> = b.module.results(loop_op).collect();
+        b.ret(&results);
+        Ok(EmittedKernel {
+            launch: self.launch,
+            vector_factor: self.vector_factor,
+            thread_map: map,
+            in_place: self.params.iter().copied().enumerate().collect(),
+        })
+    }
+}
