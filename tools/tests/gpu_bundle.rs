@@ -167,6 +167,11 @@ fn run_bundle(file: &Path) -> usize {
             blocks: kernel["grid"][0].as_u64().unwrap(),
             threads: kernel["block"][0].as_u64().unwrap(),
         };
+        // As tools/gpu-bench does: an output written in place starts as its argument.
+        for pair in kernel["in_place"].as_array().unwrap() {
+            let (output, argument) = (pair[0].as_u64().unwrap(), pair[1].as_u64().unwrap());
+            memory[outputs[output as usize]] = memory[arguments[argument as usize]].clone();
+        }
         let args = arguments
             .iter()
             .chain(&outputs)

@@ -3,15 +3,41 @@
 //! output, named after them), the parameter types that subgraph functions take too, and the
 //! thread and block ids with the ranges the launch gives them.
 
-use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Span};
+use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Span};
 
 use crate::elemental::{ElementalEmitter, FusionContext, Scope};
 use ir::dialects::{func as irfunc, gpu};
 use ir::{Attribute, BlockId, Builder, InsertPoint, Type, Value};
 
-use crate::LaunchDimensions;
+use crate::partition::PartitionedComputation;
 use crate::partition::sanitize;
 use crate::types::{leaves, tensor_type};
+use crate::{EmittedFusion, EmittedKernel, EmitterKind, LaunchDimensions};
+
+/// The steps every emitter takes, written once: partition the fusion, emit a function per
+/// subgraph and per called scalar computation, let `main` write the kernel `@main` (and
+/// whatever else it needs) into the module, and check the result with our verifier.
+pub(crate) fn emit_with(
+    module: &HloModule,
+    fusion: ComputationId,
+    partition: PartitionedComputation,
+    emitter: EmitterKind,
+    main: impl FnOnce(&FusionContext<'_>, &mut ir::Module) -> Result<EmittedKernel, Diagnostic>,
+) -> Result<EmittedFusion, Diagnostic> {
+    let computation = module.computation(fusion);
+    let cx = crate::fusion_context(module, fusion, partition);
+    let mut m = ir::Module::new();
+    crate::emit_functions(&cx, fusion, &mut m)?;
+    let kernel = main(&cx, &mut m)?;
+    crate::verify_emitted(&m, computation)?;
+    Ok(EmittedFusion {
+        name: computation.name.clone(),
+        module: m,
+        kernel,
+        emitter,
+        partition: cx.partition,
+    })
+}
 
 /// The values of `id` at `index` in `@main`: a parameter is read, a constant materialized,
 /// anything else called through its subgraph's function (`params`: `@main`'s tensors).

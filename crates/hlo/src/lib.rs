@@ -17,6 +17,7 @@ pub mod opcode;
 pub mod parser;
 pub mod primitive;
 mod printer;
+pub mod scatter;
 pub mod shape;
 pub mod shape_inference;
 pub mod stack_frames;

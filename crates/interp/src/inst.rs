@@ -247,14 +247,6 @@ pub(crate) enum Inst {
         /// `xla_gpu.predicated_insert`: the condition.
         pred: Option<Reg>,
     },
-    /// `xla_gpu.atomic_rmw`'s read: the element as memory holds it now (this thread's own
-    /// unpublished write of it first).
-    AtomicRead {
-        tensor: Reg,
-        ty: u32,
-        indices: Box<[Reg]>,
-        dst: Reg,
-    },
     /// `xla_gpu.atomic_rmw`'s write: the element is stored at once, where every thread sees
     /// it (no publication, so no write conflict with the other threads that update it).
     AtomicWrite {

@@ -85,20 +85,15 @@ impl FusionEmitter for InPlaceDynamicUpdateSlice {
     }
 
     fn emit(&self, module: &HloModule, fusion: ComputationId) -> R<EmittedFusion> {
-        let computation = module.computation(fusion);
-        let partition = PartitionedComputation::around_heroes(computation, &self.heroes)?;
-        let cx = crate::fusion_context(module, fusion, partition);
-        let mut m = ir::Module::new();
-        crate::emit_functions(&cx, fusion, &mut m)?;
-        let kernel = self.emit_main(&cx, &mut m)?;
-        crate::verify_emitted(&m, computation)?;
-        Ok(EmittedFusion {
-            name: computation.name.clone(),
-            module: m,
-            kernel,
-            emitter: EmitterKind::InPlaceDynamicUpdateSlice,
-            partition: cx.partition,
-        })
+        let partition =
+            PartitionedComputation::around_heroes(module.computation(fusion), &self.heroes)?;
+        kernel::emit_with(
+            module,
+            fusion,
+            partition,
+            EmitterKind::InPlaceDynamicUpdateSlice,
+            |cx, m| self.emit_main(cx, m),
+        )
     }
 }
 

@@ -136,19 +136,9 @@ impl FusionEmitter for LoopFusion {
     }
 
     fn emit(&self, module: &HloModule, fusion: ComputationId) -> Result<EmittedFusion, Diagnostic> {
-        let computation = module.computation(fusion);
-        let partition = PartitionedComputation::new(computation, |_| false)?;
-        let cx = crate::fusion_context(module, fusion, partition);
-        let mut m = ir::Module::new();
-        crate::emit_functions(&cx, fusion, &mut m)?;
-        let kernel = emit_main(&cx, &mut m, self)?;
-        crate::verify_emitted(&m, computation)?;
-        Ok(EmittedFusion {
-            name: computation.name.clone(),
-            module: m,
-            kernel,
-            emitter: EmitterKind::Loop,
-            partition: cx.partition,
+        let partition = PartitionedComputation::new(module.computation(fusion), |_| false)?;
+        kernel::emit_with(module, fusion, partition, EmitterKind::Loop, |cx, m| {
+            emit_main(cx, m, self)
         })
     }
 }

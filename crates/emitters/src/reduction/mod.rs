@@ -288,21 +288,18 @@ pub fn emit(
     fusion: hlo::ComputationId,
     plan: &ReductionFusion,
 ) -> R<crate::EmittedFusion> {
-    let computation = module.computation(fusion);
-    let partition = plan.partition(computation)?;
-    let cx = crate::fusion_context(module, fusion, partition);
-    let mut m = ir::Module::new();
-    crate::emit_functions(&cx, fusion, &mut m)?;
-    let kernel = Emitter::new(&cx, plan)?.emit_main(&mut m)?;
-    epilogue::erase_unused_functions(&mut m);
-    crate::verify_emitted(&m, computation)?;
-    Ok(crate::EmittedFusion {
-        name: computation.name.clone(),
-        module: m,
-        kernel,
-        emitter: crate::EmitterKind::Reduction,
-        partition: cx.partition,
-    })
+    let partition = plan.partition(module.computation(fusion))?;
+    crate::kernel::emit_with(
+        module,
+        fusion,
+        partition,
+        crate::EmitterKind::Reduction,
+        |cx, m| {
+            let kernel = Emitter::new(cx, plan)?.emit_main(m)?;
+            epilogue::erase_unused_functions(m);
+            Ok(kernel)
+        },
+    )
 }
 
 /// One hero's values: one per reduce result (several for a variadic reduce).

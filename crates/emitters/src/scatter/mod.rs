@@ -23,7 +23,8 @@
 //!      element. A variadic scatter whose indices may repeat is refused: updating several
 //!      arrays is not one atomic operation.
 
-use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction};
+use hlo::scatter::ScatterDimensions;
+use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId};
 use ir::dialects::xla_gpu;
 use ir::{Builder, InsertPoint, Type, Value};
 
@@ -44,41 +45,7 @@ pub struct ScatterFusion {
     unique: bool,
     launch: LaunchDimensions,
     vector_factor: i64,
-    numbers: Numbers,
-}
-
-/// A scatter's dimension numbers.
-struct Numbers {
-    window_dims: Vec<usize>,
-    inserted: Vec<usize>,
-    to_operand: Vec<usize>,
-    vector_dim: usize,
-    operand_batching: Vec<usize>,
-    indices_batching: Vec<usize>,
-}
-
-impl Numbers {
-    fn of(instr: &Instruction, indices_rank: usize) -> Numbers {
-        // The verifier checked every list: non-negative dimensions in range.
-        let dims = |name: &str| -> Vec<usize> {
-            instr
-                .int_list(name)
-                .unwrap_or_default()
-                .iter()
-                .map(|&d| d as usize)
-                .collect()
-        };
-        Numbers {
-            window_dims: dims("update_window_dims"),
-            inserted: dims("inserted_window_dims"),
-            to_operand: dims("scatter_dims_to_operand_dims"),
-            vector_dim: instr
-                .int("index_vector_dim")
-                .map_or(indices_rank, |d| d as usize),
-            operand_batching: dims("input_batching_dims"),
-            indices_batching: dims("scatter_indices_batching_dims"),
-        }
-    }
+    numbers: ScatterDimensions,
 }
 
 impl ScatterFusion {
@@ -119,7 +86,8 @@ impl ScatterFusion {
             unique,
             launch,
             vector_factor,
-            numbers: Numbers::of(instr, indices.rank()),
+            numbers: ScatterDimensions::of(instr, indices.rank())
+                .map_err(|e| kernel::unsupported(span, e))?,
         })
     }
 }
@@ -134,19 +102,10 @@ impl FusionEmitter for ScatterFusion {
     }
 
     fn emit(&self, module: &HloModule, fusion: ComputationId) -> R<EmittedFusion> {
-        let computation = module.computation(fusion);
-        let partition = PartitionedComputation::around_heroes(computation, &self.hero)?;
-        let cx = crate::fusion_context(module, fusion, partition);
-        let mut m = ir::Module::new();
-        crate::emit_functions(&cx, fusion, &mut m)?;
-        let kernel = self.emit_main(&cx, &mut m)?;
-        crate::verify_emitted(&m, computation)?;
-        Ok(EmittedFusion {
-            name: computation.name.clone(),
-            module: m,
-            kernel,
-            emitter: EmitterKind::Scatter,
-            partition: cx.partition,
+        let partition =
+            PartitionedComputation::around_heroes(module.computation(fusion), &self.hero)?;
+        kernel::emit_with(module, fusion, partition, EmitterKind::Scatter, |cx, m| {
+            self.emit_main(cx, m)
         })
     }
 }
@@ -236,33 +195,37 @@ impl ScatterFusion {
             .rank();
         let update_rank = update_index.len();
         let scatter_coords: Vec<Value> = (0..update_rank)
-            .filter(|d| !n.window_dims.contains(d))
+            .filter(|d| !n.update_window_dims.contains(d))
             .map(|d| update_index[d])
             .collect();
         // The indices' index: the scatter coordinates in order, skipping the vector dim.
         let mut at: Vec<Option<Value>> = vec![None; indices.rank()];
         let mut coords = scatter_coords.iter();
         for (d, slot) in at.iter_mut().enumerate() {
-            if d != n.vector_dim {
+            if d != n.index_vector_dim {
                 *slot = coords.next().copied();
             }
         }
         let i64_ty = Type::I64;
         let unsigned = indices.element_type.is_unsigned_int();
         let mut starts = vec![None; operand_rank];
-        for (c, &d) in n.to_operand.iter().enumerate() {
+        for (c, &d) in n.scatter_dims_to_operand_dims.iter().enumerate() {
             let mut index: Vec<Value> = Vec::with_capacity(indices.rank());
             for (dim, slot) in at.iter().enumerate() {
                 index.push(match slot {
                     Some(v) => *v,
-                    None if dim == n.vector_dim => b.index(c as i64),
+                    None if dim == n.index_vector_dim => b.index(c as i64),
                     None => b.index(0),
                 });
             }
             let value = provide(cx, b, params, indices_id, &index)?[0];
             starts[d] = Some(kernel::widened_to_i64(b, value, unsigned));
         }
-        for (&d, &indices_dim) in n.operand_batching.iter().zip(&n.indices_batching) {
+        for (&d, &indices_dim) in n
+            .input_batching_dims
+            .iter()
+            .zip(&n.scatter_indices_batching_dims)
+        {
             let coordinate = at[indices_dim].expect("a batching dimension is not the vector dim");
             starts[d] = Some(b.cast("arith.index_cast", coordinate, i64_ty));
         }
@@ -278,13 +241,7 @@ impl ScatterFusion {
         operand: &ArrayShape,
         updates: &ArrayShape,
     ) -> Value {
-        let n = &self.numbers;
-        let mut window = vec![1i64; operand.rank()];
-        let operand_window = (0..operand.rank())
-            .filter(|d| !n.inserted.contains(d) && !n.operand_batching.contains(d));
-        for (d, &u) in operand_window.zip(&n.window_dims) {
-            window[d] = updates.dims[u];
-        }
+        let window = self.numbers.window_sizes(operand.rank(), &updates.dims);
         let mut all: Option<Value> = None;
         for (d, start) in starts.iter().enumerate() {
             let Some(start) = *start else { continue };
@@ -310,9 +267,11 @@ impl ScatterFusion {
     ) -> Vec<Value> {
         let n = &self.numbers;
         let mut window: Vec<Option<Value>> = vec![None; rank];
-        let operand_window =
-            (0..rank).filter(|d| !n.inserted.contains(d) && !n.operand_batching.contains(d));
-        for (d, &u) in operand_window.zip(&n.window_dims) {
+        for (d, &u) in n
+            .operand_window_dims(rank)
+            .into_iter()
+            .zip(&n.update_window_dims)
+        {
             window[d] = Some(update_index[u]);
         }
         starts

@@ -211,40 +211,38 @@ pub fn emit(
         .flat_map(|&h| [h, c.instruction(h).operands[0]])
         .collect();
     let partition = PartitionedComputation::with_output_roots(c, |id| requested.contains(&id))?;
-    let cx = crate::fusion_context(module, fusion, partition);
-    let mut m = ir::Module::new();
-    crate::emit_functions(&cx, fusion, &mut m)?;
-    let mut epilogues = Vec::new();
-    for output in &plan.outputs {
-        let OutputKind::Transposed { hero, .. } = output.kind else {
-            epilogues.push(None);
-            continue;
-        };
-        let hero = plan.heroes[hero];
-        if output.root == hero {
-            epilogues.push(None);
-            continue;
-        }
-        let name = format!(
-            "{}__epilogue__{}",
-            sanitize(&c.name),
-            sanitize(&c.instruction(output.root).name)
-        );
-        if !epilogues.iter().flatten().any(|n: &String| *n == name) {
-            emit_epilogue_function(&cx, &mut m, output.root, hero, &name)?;
-        }
-        epilogues.push(Some(name));
-    }
-    let kernel = emit_main(&cx, &mut m, plan, &epilogues)?;
-    erase_unused_functions(&mut m);
-    crate::verify_emitted(&m, c)?;
-    Ok(EmittedFusion {
-        name: c.name.clone(),
-        module: m,
-        kernel,
-        emitter: EmitterKind::Transpose,
-        partition: cx.partition,
-    })
+    crate::kernel::emit_with(
+        module,
+        fusion,
+        partition,
+        EmitterKind::Transpose,
+        |cx, m| {
+            let mut epilogues = Vec::new();
+            for output in &plan.outputs {
+                let OutputKind::Transposed { hero, .. } = output.kind else {
+                    epilogues.push(None);
+                    continue;
+                };
+                let hero = plan.heroes[hero];
+                if output.root == hero {
+                    epilogues.push(None);
+                    continue;
+                }
+                let name = format!(
+                    "{}__epilogue__{}",
+                    sanitize(&c.name),
+                    sanitize(&c.instruction(output.root).name)
+                );
+                if !epilogues.iter().flatten().any(|n: &String| *n == name) {
+                    emit_epilogue_function(cx, m, output.root, hero, &name)?;
+                }
+                epilogues.push(Some(name));
+            }
+            let kernel = emit_main(cx, m, plan, &epilogues)?;
+            erase_unused_functions(m);
+            Ok(kernel)
+        },
+    )
 }
 
 fn unsupported(c: &Computation, what: impl std::fmt::Display) -> Diagnostic {

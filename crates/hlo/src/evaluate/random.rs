@@ -262,35 +262,16 @@ fn unique_scatter_indices(
             .as_array()
     };
     let (operand, indices, updates) = (array(0)?, array(k)?, array(k + 1)?);
-    let dims = |name| -> Vec<usize> {
-        scatter
-            .int_list(name)
-            .unwrap_or_default()
-            .iter()
-            .map(|&d| d as usize)
-            .collect()
-    };
-    let (window_dims, inserted, batching, to_operand) = (
-        dims("update_window_dims"),
-        dims("inserted_window_dims"),
-        dims("input_batching_dims"),
-        dims("scatter_dims_to_operand_dims"),
-    );
-    let mut window = vec![1i64; operand.rank()];
-    let operand_window =
-        (0..operand.rank()).filter(|d| !inserted.contains(d) && !batching.contains(d));
-    for (d, &u) in operand_window.zip(&window_dims) {
-        window[d] = *updates.dims.get(u)?;
-    }
+    let n = crate::scatter::ScatterDimensions::of(scatter, indices.rank()).ok()?;
+    let window = n.window_sizes(operand.rank(), &updates.dims);
+    let to_operand = &n.scatter_dims_to_operand_dims;
     // Cells per scattered dimension, and the rows that need one each.
     let cells: Vec<i64> = to_operand
         .iter()
         .map(|&d| operand.dims[d] / window[d])
         .collect();
     let total = cells.iter().try_fold(1i64, |acc, &c| acc.checked_mul(c))?;
-    let vector_dim = scatter
-        .int("index_vector_dim")
-        .map_or(indices.rank(), |d| d as usize);
+    let vector_dim = n.index_vector_dim;
     let rows: i64 = (0..indices.rank())
         .filter(|&d| d != vector_dim)
         .map(|d| indices.dims[d])

@@ -21,40 +21,7 @@ use super::reduce::{callee, lanes, shaped_like};
 use super::value::{HostArray, HostValue};
 use super::{Evaluator, Plan, R, array, located};
 use crate::module::Instruction;
-
-/// The dimension numbers of a scatter, as operand and indices dimensions.
-struct Numbers {
-    window_dims: Vec<usize>,
-    inserted: Vec<usize>,
-    to_operand: Vec<usize>,
-    vector_dim: usize,
-    operand_batching: Vec<usize>,
-    indices_batching: Vec<usize>,
-}
-
-impl Numbers {
-    fn of(instr: &Instruction, indices_rank: usize) -> Result<Numbers, String> {
-        let dims = |name: &str| -> Result<Vec<usize>, String> {
-            instr
-                .int_list(name)
-                .unwrap_or_default()
-                .iter()
-                .map(|&d| usize::try_from(d).map_err(|_| format!("{name}: negative dimension {d}")))
-                .collect()
-        };
-        Ok(Numbers {
-            window_dims: dims("update_window_dims")?,
-            inserted: dims("inserted_window_dims")?,
-            to_operand: dims("scatter_dims_to_operand_dims")?,
-            vector_dim: instr
-                .int("index_vector_dim")
-                .and_then(|d| usize::try_from(d).ok())
-                .unwrap_or(indices_rank),
-            operand_batching: dims("input_batching_dims")?,
-            indices_batching: dims("scatter_indices_batching_dims")?,
-        })
-    }
-}
+use crate::scatter::ScatterDimensions;
 
 /// `scatter` of `k` operands with `k` updates and one array of indices.
 pub(super) fn scatter(
@@ -127,37 +94,36 @@ fn targets(
     indices: &HostArray,
     updates: &HostArray,
 ) -> Result<Vec<Option<usize>>, String> {
-    let n = Numbers::of(instr, indices.dims().len())?;
+    let n = ScatterDimensions::of(instr, indices.dims().len())?;
     let (x_dims, index_dims, u_dims) = (operand.dims(), indices.dims(), updates.dims());
     let scatter_dims: Vec<usize> = (0..u_dims.len())
-        .filter(|d| !n.window_dims.contains(d))
+        .filter(|d| !n.update_window_dims.contains(d))
         .collect();
-    let operand_window: Vec<usize> = (0..x_dims.len())
-        .filter(|d| !n.inserted.contains(d) && !n.operand_batching.contains(d))
-        .collect();
+    let operand_window = n.operand_window_dims(x_dims.len());
     let index_batch_dims: Vec<usize> = (0..index_dims.len())
-        .filter(|&d| d != n.vector_dim)
+        .filter(|&d| d != n.index_vector_dim)
         .collect();
-    let consistent = operand_window.len() == n.window_dims.len()
+    let components = index_dims
+        .get(n.index_vector_dim)
+        .map_or(1, |&c| c as usize);
+    let consistent = operand_window.len() == n.update_window_dims.len()
         && index_batch_dims.len() == scatter_dims.len()
-        && n.to_operand.len() == index_dims.get(n.vector_dim).map_or(1, |&c| c as usize)
-        && n.operand_batching.len() == n.indices_batching.len()
-        && n.to_operand
+        && n.scatter_dims_to_operand_dims.len() == components
+        && n.input_batching_dims.len() == n.scatter_indices_batching_dims.len()
+        && n.scatter_dims_to_operand_dims
             .iter()
-            .chain(&n.operand_batching)
+            .chain(&n.input_batching_dims)
             .all(|&d| d < x_dims.len())
-        && n.indices_batching.iter().all(|&d| d < index_dims.len())
-        && n.window_dims.iter().all(|&d| d < u_dims.len());
+        && n.scatter_indices_batching_dims
+            .iter()
+            .all(|&d| d < index_dims.len())
+        && n.update_window_dims.iter().all(|&d| d < u_dims.len());
     if !consistent {
         return Err(
             "scatter: dimension numbers do not fit the operand, indices and updates".into(),
         );
     }
-    // The window's size along each operand dimension (1 where it is inserted or batching).
-    let mut window_size = vec![1i64; x_dims.len()];
-    for (&d, &u) in operand_window.iter().zip(&n.window_dims) {
-        window_size[d] = u_dims[u];
-    }
+    let window_size = n.window_sizes(x_dims.len(), u_dims);
     let (x_strides, index_strides) = (row_major_strides(x_dims), row_major_strides(index_dims));
     let mut position = vec![0i64; u_dims.len()];
     let mut at = vec![0usize; index_dims.len()];
@@ -174,14 +140,18 @@ fn targets(
             at[index_dim] = position[u_dim] as usize;
         }
         start.fill(0);
-        for (c, &d) in n.to_operand.iter().enumerate() {
-            if n.vector_dim < at.len() {
-                at[n.vector_dim] = c;
+        for (c, &d) in n.scatter_dims_to_operand_dims.iter().enumerate() {
+            if n.index_vector_dim < at.len() {
+                at[n.index_vector_dim] = c;
             }
             let linear: usize = at.iter().zip(&index_strides).map(|(a, s)| a * s).sum();
             start[d] = index_at(indices, linear)?;
         }
-        for (&d, &index_dim) in n.operand_batching.iter().zip(&n.indices_batching) {
+        for (&d, &index_dim) in n
+            .input_batching_dims
+            .iter()
+            .zip(&n.scatter_indices_batching_dims)
+        {
             start[d] = at[index_dim] as i64;
         }
         let fits =
@@ -191,7 +161,7 @@ fn targets(
             for d in 0..x_dims.len() {
                 linear += start[d] as usize * x_strides[d];
             }
-            for (&d, &u_dim) in operand_window.iter().zip(&n.window_dims) {
+            for (&d, &u_dim) in operand_window.iter().zip(&n.update_window_dims) {
                 linear += position[u_dim] as usize * x_strides[d];
             }
             linear

@@ -61,13 +61,15 @@ impl FnCx<'_, '_> {
         let body = self.body_block(op)?;
         let current = self.defs(m.block_args(body));
         let tensor = self.operand(op, 0);
+        // The read is an extract: memory as it is now (the threads in between are not run).
         self.emit(
             op,
-            Inst::AtomicRead {
+            Inst::Extract {
                 tensor,
                 ty,
                 indices: indices.clone(),
                 dst: current,
+                pred: None,
             },
         );
         let new = self.temp();

@@ -100,18 +100,6 @@ impl Thread {
                 write_element(Rc::make_mut(&mut t), off, bits);
                 self.set(*dst, Val::Tensor(t));
             }
-            Inst::AtomicRead {
-                tensor,
-                ty,
-                indices,
-                dst,
-            } => {
-                let tt = &prog.tensors[*ty as usize];
-                let mut buf = [0; MAX_RANK];
-                let off = tt.offset(self.indices(indices, &mut buf, prog)?)?;
-                let bits = read_element(env.mem, self.tensor(*tensor)?, off, tt)?;
-                self.set(*dst, Val::S(bits));
-            }
             Inst::AtomicWrite {
                 value,
                 tensor,

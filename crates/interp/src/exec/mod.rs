@@ -509,7 +509,6 @@ impl Thread {
             Inst::Shuffle(_) => return Ok(Some(Stop::Shuffle)),
             Inst::Extract { .. }
             | Inst::Insert { .. }
-            | Inst::AtomicRead { .. }
             | Inst::AtomicWrite { .. }
             | Inst::Empty { .. }
             | Inst::AllocShared { .. }

@@ -4,6 +4,7 @@ use super::expect_operands;
 use crate::Ident;
 use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
+use crate::lexer::Token;
 use crate::module::{BlockId, InsertPoint, Module, OpId, OpState, Value};
 use crate::parser::{Argument, Parser};
 use crate::printer::Printer;
@@ -224,18 +225,7 @@ fn parse_for(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     let mut inits = Vec::new();
     let mut iter_types = Vec::new();
     if p.parse_optional_keyword("iter_args") {
-        p.parse_punct(b'(')?;
-        if !p.parse_optional_punct(b')') {
-            loop {
-                iter_args.push(p.parse_argument(false)?);
-                p.parse_punct(b'=')?;
-                inits.push(p.parse_operand()?);
-                if !p.parse_optional_punct(b',') {
-                    break;
-                }
-            }
-            p.parse_punct(b')')?;
-        }
+        (iter_args, inits) = p.parse_assignment_list()?;
         let tloc = p.loc();
         p.parse_arrow()?;
         iter_types = p.parse_function_result_types()?;
@@ -419,19 +409,11 @@ fn print_while(p: &mut Printer<'_>, op: OpId) {
 
 fn parse_while(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     let loc = p.loc();
-    let mut args: Vec<Argument<'_>> = Vec::new();
-    let mut inits = Vec::new();
-    if p.parse_optional_punct(b'(') {
-        loop {
-            args.push(p.parse_argument(false)?);
-            p.parse_punct(b'=')?;
-            inits.push(p.parse_operand()?);
-            if !p.parse_optional_punct(b',') {
-                break;
-            }
-        }
-        p.parse_punct(b')')?;
-    }
+    let (mut args, inits) = if p.peek() == Token::Punct(b'(') {
+        p.parse_assignment_list()?
+    } else {
+        (Vec::new(), Vec::new())
+    };
     p.parse_punct(b':')?;
     let tloc = p.loc();
     let (init_types, results) = p.parse_function_type_lists()?;

@@ -693,6 +693,29 @@ impl<'a> Parser<'a> {
         Ok(arg)
     }
 
+    /// Parses MLIR's initialization list `(%a = %x, %b = %y)` (possibly empty): the region
+    /// arguments (types unset) and the values that initialize them (`scf.for`'s and
+    /// `xla_gpu.loop`'s `iter_args`, `scf.while`'s operands).
+    pub fn parse_assignment_list(
+        &mut self,
+    ) -> DResult<(Vec<Argument<'a>>, Vec<UnresolvedOperand<'a>>)> {
+        self.parse_punct(b'(')?;
+        let mut args = Vec::new();
+        let mut inits = Vec::new();
+        if !self.parse_optional_punct(b')') {
+            loop {
+                args.push(self.parse_argument(false)?);
+                self.parse_punct(b'=')?;
+                inits.push(self.parse_operand()?);
+                if !self.parse_optional_punct(b',') {
+                    break;
+                }
+            }
+            self.parse_punct(b')')?;
+        }
+        Ok((args, inits))
+    }
+
     /// Parses one argument of a function signature: `%x: f32 {attrs}` in a definition,
     /// `f32 {attrs}` in a declaration. `named` remembers the first argument's form, which
     /// every other argument must share.

@@ -42,21 +42,7 @@ pub(super) fn parse_iter_args<'a>(
     p: &mut Parser<'a>,
 ) -> DResult<(Vec<Argument<'a>>, Vec<UnresolvedOperand<'a>>)> {
     p.parse_keyword("iter_args")?;
-    p.parse_punct(b'(')?;
-    let mut args = Vec::new();
-    let mut inits = Vec::new();
-    if !p.parse_optional_punct(b')') {
-        loop {
-            args.push(p.parse_argument(false)?);
-            p.parse_punct(b'=')?;
-            inits.push(p.parse_operand()?);
-            if !p.parse_optional_punct(b',') {
-                break;
-            }
-        }
-        p.parse_punct(b')')?;
-    }
-    Ok((args, inits))
+    p.parse_assignment_list()
 }
 
 pub(super) fn parse_loop(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
