@@ -9,6 +9,7 @@
 
 use hlo::{Computation, ComputationId, Diagnostic, HloModule, InstrId};
 
+use crate::concatenate::ConcatenateFusion;
 use crate::dynamic_update_slice::InPlaceDynamicUpdateSlice;
 use crate::hero::{self, EmitterKind};
 use crate::loop_fusion::LoopFusion;
@@ -54,6 +55,12 @@ pub fn emitter_for(computation: &Computation) -> Result<Box<dyn FusionEmitter>, 
         && let Some(plan) = ReductionFusion::analyze(computation)
     {
         return Ok(Box::new(plan));
+    }
+    // As in XLA, a concatenate hero of the one ROOT gets a loop per operand.
+    if kind == EmitterKind::Loop
+        && let Some(concat) = ConcatenateFusion::analyze(computation)
+    {
+        return Ok(Box::new(concat));
     }
     Ok(Box::new(LoopFusion::analyze(computation)?))
 }

@@ -19,6 +19,7 @@ pub enum EmitterKind {
     Reduction,
     Scatter,
     InPlaceDynamicUpdateSlice,
+    Concatenate,
 }
 
 impl std::fmt::Display for EmitterKind {
@@ -29,6 +30,7 @@ impl std::fmt::Display for EmitterKind {
             EmitterKind::Reduction => "reduction",
             EmitterKind::Scatter => "scatter",
             EmitterKind::InPlaceDynamicUpdateSlice => "in-place dynamic-update-slice",
+            EmitterKind::Concatenate => "concatenate",
         })
     }
 }
@@ -316,7 +318,8 @@ pub fn choose_emitter(c: &Computation) -> (EmitterKind, Vec<InstrId>) {
                 EmitterKind::Transpose => tiled_transpose(c, h).is_some(),
                 EmitterKind::Loop
                 | EmitterKind::Scatter
-                | EmitterKind::InPlaceDynamicUpdateSlice => false,
+                | EmitterKind::InPlaceDynamicUpdateSlice
+                | EmitterKind::Concatenate => false,
             })
             .collect()
     };

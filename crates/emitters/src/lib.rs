@@ -17,16 +17,19 @@
 //! * `scatter/`: a scatter ROOT, one thread per update element, written in place (atomic
 //!   updates unless the indices are unique);
 //! * `dynamic_update_slice/`: dynamic-update-slice ROOTs written in place, one thread per
-//!   update element.
+//!   update element;
+//! * `concatenate/`: a concatenate hero of the one ROOT, one loop per operand.
 //!
 //! What every kernel needs is written once in `kernel.rs`: `@main`'s signature and argument
 //! names, the parameter types, thread and block ids with their ranges. **Adding an
 //! emitter** is its folder (an analysis type implementing [`FusionEmitter`]) and one line
 //! in [`emitter_for`].
 
+pub mod concatenate;
 pub mod dynamic_update_slice;
 pub mod elemental;
 mod emitter;
+mod epilogue;
 pub mod hero;
 mod kernel;
 pub mod kernel_name;

@@ -159,38 +159,3 @@ fn inline_before(m: &mut Module, func: OpId, at: OpId, args: &[Value]) -> Vec<Va
     }
     returned
 }
-
-/// Erases the private functions nothing reachable from `@main` calls (the outputs'
-/// original functions once their epilogues replaced them), so the emitted module shows
-/// only what runs.
-pub fn erase_unused_functions(m: &mut Module) {
-    let functions: Vec<OpId> = m
-        .block_ops(m.body())
-        .filter(|&op| m.is(op, "func.func"))
-        .collect();
-    let mut live: HashSet<String> = HashSet::from(["main".to_owned()]);
-    let mut stack = vec!["main".to_owned()];
-    while let Some(name) = stack.pop() {
-        let Some(f) = function(m, &name) else {
-            continue;
-        };
-        let mut referenced = Vec::new();
-        m.walk(f, |op| {
-            for key in ["callee", "combiner"] {
-                if let Some(n) = m.prop(op, key).and_then(Attribute::as_symbol) {
-                    referenced.push(n.to_owned());
-                }
-            }
-        });
-        for n in referenced {
-            if live.insert(n.clone()) {
-                stack.push(n);
-            }
-        }
-    }
-    for f in functions {
-        if m.symbol_name(f).is_some_and(|n| !live.contains(n)) {
-            m.erase_op(f);
-        }
-    }
-}

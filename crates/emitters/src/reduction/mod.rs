@@ -296,7 +296,7 @@ pub fn emit(
         crate::EmitterKind::Reduction,
         |cx, m| {
             let kernel = Emitter::new(cx, plan)?.emit_main(m)?;
-            epilogue::erase_unused_functions(m);
+            crate::epilogue::erase_unused_functions(m);
             Ok(kernel)
         },
     )

@@ -21,12 +21,12 @@ pub mod tiling;
 use hlo::graph::ComputationGraph;
 use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Opcode, Shape};
 use indexing::{IndexingMap, delinearize, dim, linearize};
-use ir::dialects::{func as irfunc, xla_gpu};
-use ir::{Attribute, Builder, InsertPoint, OpId, Type, Value};
+use ir::dialects::xla_gpu;
+use ir::{Builder, Type, Value};
 
-use crate::elemental::{ElementalEmitter, FusionContext, Scope, range_attr};
+use crate::elemental::{ElementalEmitter, FusionContext, Scope};
 use crate::hero::{TransposeDescription, find_hero, fusion_roots, tiled_transpose};
-use crate::kernel::{KernelEntry, kernel_entry, parameter_types, thread_and_block_ids};
+use crate::kernel::{KernelEntry, kernel_entry, thread_and_block_ids};
 use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
 use crate::types::{element_type, leaf_element_types};
 use crate::{EmittedFusion, EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
@@ -234,12 +234,12 @@ pub fn emit(
                     sanitize(&c.instruction(output.root).name)
                 );
                 if !epilogues.iter().flatten().any(|n: &String| *n == name) {
-                    emit_epilogue_function(cx, m, output.root, hero, &name)?;
+                    crate::epilogue::emit_hero_epilogue(cx, m, output.root, hero, &name)?;
                 }
                 epilogues.push(Some(name));
             }
             let kernel = emit_main(cx, m, plan, &epilogues)?;
-            erase_unused_functions(m);
+            crate::epilogue::erase_unused_functions(m);
             Ok(kernel)
         },
     )
@@ -250,119 +250,6 @@ fn unsupported(c: &Computation, what: impl std::fmt::Display) -> Diagnostic {
         c.root_instruction().spans.whole,
         format!("unsupported: {what}"),
     )
-}
-
-/// `@name(params, root index, hero element) -> root's elements`: the ops between `hero`
-/// and `root`, with the hero's element passed in. Emitted as the root's subgraph, whose
-/// calls of the hero's function then take the argument instead.
-fn emit_epilogue_function(
-    cx: &FusionContext<'_>,
-    m: &mut ir::Module,
-    root: InstrId,
-    hero: InstrId,
-    name: &str,
-) -> Result<(), Diagnostic> {
-    let c = cx.fusion;
-    let (Some(root_sg), Some(hero_sg)) = (
-        cx.partition.subgraph_rooted_at(root),
-        cx.partition.subgraph_rooted_at(hero),
-    ) else {
-        return Err(unsupported(c, "an epilogue without a subgraph"));
-    };
-    let root_instr = c.instruction(root);
-    let root_shape = root_instr
-        .shape
-        .as_array()
-        .ok_or_else(|| unsupported(c, "a tuple-shaped root"))?;
-    let hero_type = element_type(
-        c.instruction(hero)
-            .shape
-            .as_array()
-            .ok_or_else(|| unsupported(c, "a tuple-shaped transpose"))?
-            .element_type,
-    )
-    .map_err(|e| unsupported(c, e))?;
-    let mut inputs = parameter_types(c)?;
-    let num_params = inputs.len();
-    inputs.extend(root_shape.dims.iter().map(|_| Type::INDEX));
-    inputs.push(hero_type);
-    let results = leaf_element_types(&root_instr.shape).map_err(|e| unsupported(c, e))?;
-    let (func, entry) = irfunc::build_func(m, name, &inputs, &results);
-    m.set_prop(func, "sym_visibility", Attribute::string("private"));
-    let mut arg_attrs = vec![Attribute::dict(Vec::new()); num_params];
-    arg_attrs.extend(root_shape.dims.iter().map(|&d| range_attr(0, d - 1)));
-    arg_attrs.push(Attribute::dict(Vec::new()));
-    m.set_prop(func, "arg_attrs", Attribute::Array(arg_attrs));
-    let body = m.body();
-    m.insert_op(func, InsertPoint::BlockEnd(body));
-    let args = m.block_args(entry).to_vec();
-    let params = &args[..num_params];
-    let indices = &args[num_params..num_params + root_shape.rank()];
-    let hero_value = args[args.len() - 1];
-    let b = Builder::at_end(m, entry);
-    let mut e = ElementalEmitter::new(cx, b, Scope::Subgraph(root_sg), params.to_vec());
-    let values = e.emit(root, indices)?;
-    e.b.ret(&values);
-    // Inject the hero's element where the root's subgraph would compute it again.
-    let hero_fn = &cx.subgraph_functions[hero_sg];
-    let calls: Vec<OpId> = m
-        .collect_ops(func)
-        .into_iter()
-        .filter(|&op| {
-            m.is(op, "xla_gpu.pure_call")
-                && m.prop(op, "callee").and_then(Attribute::as_symbol) == Some(hero_fn.as_str())
-        })
-        .collect();
-    for call in calls {
-        let result = m.result(call, 0);
-        m.replace_all_uses(result, hero_value);
-        erase_with_dead_operands(m, call);
-    }
-    Ok(())
-}
-
-/// Erases `op` and then every op that only fed it and has no other effect.
-fn erase_with_dead_operands(m: &mut ir::Module, op: OpId) {
-    let operands = m.operand_vec(op);
-    m.erase_op(op);
-    for v in operands {
-        if let Some(def) = m.defining_op(v)
-            && m.is_alive(def)
-            && !m.has_uses(v)
-            && m.results(def).all(|r| !m.has_uses(r))
-            && (m.is(def, "xla_gpu.apply_indexing") || m.is(def, "arith.constant"))
-        {
-            erase_with_dead_operands(m, def);
-        }
-    }
-}
-
-/// Erases private functions nothing calls (the heroes' own functions, once the kernel
-/// reads them from shared memory), until none is left.
-fn erase_unused_functions(m: &mut ir::Module) {
-    loop {
-        let top = m.top();
-        let mut called = std::collections::HashSet::new();
-        for op in m.collect_ops(top) {
-            if let Some(callee) = m.prop(op, "callee").and_then(Attribute::as_symbol) {
-                called.insert(callee.to_owned());
-            }
-        }
-        let unused: Vec<OpId> = m
-            .block_ops(m.body())
-            .filter(|&f| {
-                m.is(f, "func.func")
-                    && m.prop(f, "sym_visibility").and_then(Attribute::as_str) == Some("private")
-                    && m.symbol_name(f).is_some_and(|n| !called.contains(n))
-            })
-            .collect();
-        if unused.is_empty() {
-            return;
-        }
-        for f in unused {
-            m.erase_op(f);
-        }
-    }
 }
 
 /// The grid map `grid` composed with the bitcast from the normalized shape `from` to
