@@ -1,5 +1,5 @@
 //! What the binaries share beyond the driver crate (which holds everything they run):
-//! reading the command line, and the allocator.
+//! reading the command line, writing the output, and the allocator.
 
 use std::process::ExitCode;
 
@@ -26,6 +26,17 @@ pub fn parse_command_line(command: clap::Command) -> Result<clap::ArgMatches, Ex
             })
         }
         Err(e) => e.exit(),
+    }
+}
+
+/// Writes `text` to `path`, or to standard output; the error names what could not be
+/// written.
+pub fn write_output(path: Option<&std::path::PathBuf>, text: &str) -> Result<(), String> {
+    match path {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| format!("error: cannot write '{}': {e}", path.display())),
+        None => std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())
+            .map_err(|e| format!("error: cannot write standard output: {e}")),
     }
 }
 

@@ -415,37 +415,47 @@ mod tests {
         assert_eq!(layout.physical_index(&[3, 6], &[1, 5]), 8 + 4 + 1);
     }
 
-    /// Each tiled layout must map logical indices one-to-one into the padded buffer.
+    /// Every valid layout of some small shapes (each dimension order, with and without
+    /// tiles, `*` entries included) maps logical indices one-to-one into the padded buffer.
     #[test]
     fn tiled_layouts_are_bijections_into_the_padded_buffer() {
-        /// Bounds, minor_to_major, tiles.
-        type Case<'a> = (&'a [i64], &'a [i64], &'a [&'a [i64]]);
-        let cases: &[Case] = &[
-            (&[3, 5], &[1, 0], &[&[2, 2]]),
-            (&[3, 5], &[0, 1], &[&[2, 2]]),
-            (&[4, 8], &[1, 0], &[&[2, 4], &[2, 1]]),
-            (&[5, 9], &[1, 0], &[&[2, 4], &[2, 1]]),
-            (&[7, 3, 5], &[2, 1, 0], &[&[2, 3]]),
-            (&[7, 3, 5], &[0, 2, 1], &[&[4, 2, 2], &[2, 1]]),
-            (&[2, 7, 8, 11, 10], &[4, 3, 2, 1, 0], &[&[-1, -1, 2, -1, 3]]),
-            (&[3, 4, 5], &[2, 1, 0], &[&[-1, 3], &[2]]),
-            (&[6, 10], &[1, 0], &[&[8, 128], &[2, 1]]),
-            (&[9], &[0], &[&[4], &[2]]),
+        let shapes: &[&[i64]] = &[&[9], &[3, 5], &[5, 9], &[7, 3, 5], &[2, 7, 8, 3]];
+        let tilings: &[&[&[i64]]] = &[
+            &[],
+            &[&[2]],
+            &[&[2, 2]],
+            &[&[2, 4], &[2, 1]],
+            &[&[4], &[2]],
+            &[&[-1, 3], &[2]],
+            &[&[-1, -1, 2, 3]],
+            &[&[8, 128], &[2, 1]],
         ];
-        for &(dims, minor_to_major, tiles) in cases {
-            let layout = Layout::tiled(minor_to_major, tiles);
-            assert_eq!(layout.validate(dims), Ok(()), "{layout}");
-            let size = layout.padded_element_count(dims);
-            let mut hit = vec![false; size as usize];
-            for e in row_major_indices(dims) {
-                let p = layout.physical_index(dims, &e);
-                assert!((0..size).contains(&p), "{layout} {e:?} -> {p} of {size}");
-                assert!(!hit[p as usize], "{layout}: {e:?} collides at {p}");
-                hit[p as usize] = true;
+        let mut checked = 0;
+        for &dims in shapes {
+            let rank = dims.len() as i64;
+            let reversed: Vec<i64> = (0..rank).rev().collect();
+            let rotated: Vec<i64> = (0..rank).map(|d| (d + 1) % rank).collect();
+            for minor_to_major in [reversed, rotated] {
+                for &tiles in tilings {
+                    let layout = Layout::tiled(&minor_to_major, tiles);
+                    if layout.validate(dims).is_err() {
+                        continue;
+                    }
+                    checked += 1;
+                    let size = layout.padded_element_count(dims);
+                    let mut hit = vec![false; size as usize];
+                    for e in row_major_indices(dims) {
+                        let p = layout.physical_index(dims, &e);
+                        assert!((0..size).contains(&p), "{layout} {e:?} -> {p} of {size}");
+                        assert!(!hit[p as usize], "{layout}: {e:?} collides at {p}");
+                        hit[p as usize] = true;
+                    }
+                    let logical: i64 = dims.iter().product();
+                    assert_eq!(hit.iter().filter(|&&h| h).count() as i64, logical);
+                }
             }
-            let logical: i64 = dims.iter().product();
-            assert_eq!(hit.iter().filter(|&&h| h).count() as i64, logical);
         }
+        assert!(checked >= 40, "only {checked} layouts were valid");
     }
 
     #[test]

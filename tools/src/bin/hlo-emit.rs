@@ -1,6 +1,6 @@
 //! `hlo-emit`: compiles XLA HLO fusions to NVIDIA GPU kernels, printing any stage.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -9,6 +9,7 @@ use driver::bundle::{self, BundleOptions};
 use driver::check::{CheckOptions, ModuleCheck, check_module};
 use driver::pipeline::{self, Options, Stage};
 use driver::program;
+use hlo_emit_tools::write_output;
 use passes::Timings;
 
 /// Compile XLA HLO fusions to NVIDIA GPU kernels the way XLA:GPU's MLIR emitters do.
@@ -398,16 +399,6 @@ fn read_input(path: &PathBuf) -> Result<(String, Vec<u8>), String> {
     let bytes =
         std::fs::read(path).map_err(|e| format!("error: cannot read '{}': {e}", path.display()))?;
     Ok((path.display().to_string(), bytes))
-}
-
-fn write_output(path: Option<&PathBuf>, text: &str) -> Result<(), String> {
-    match path {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| format!("error: cannot write '{}': {e}", path.display())),
-        None => std::io::stdout()
-            .write_all(text.as_bytes())
-            .map_err(|e| format!("error: cannot write standard output: {e}")),
-    }
 }
 
 #[cfg(test)]

@@ -4,11 +4,12 @@
 //! `--<name>` flag and listed by `--help`.
 
 use std::fmt::Write as _;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Arg, ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser};
+use hlo_emit_tools::write_output;
 use ir::{Diagnostic, Loc, PrintOptions, Registry, parse_module_with};
 use passes::{DumpOptions, PassManager, PassRegistry, Timings};
 
@@ -327,14 +328,4 @@ fn read_input(path: &PathBuf) -> Result<(String, String), String> {
         )
     })?;
     Ok((name, text))
-}
-
-fn write_output(path: Option<&PathBuf>, text: &str) -> Result<(), String> {
-    match path {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| format!("error: cannot write '{}': {e}", path.display())),
-        None => std::io::stdout()
-            .write_all(text.as_bytes())
-            .map_err(|e| format!("error: cannot write standard output: {e}")),
-    }
 }

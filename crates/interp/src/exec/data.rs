@@ -49,6 +49,26 @@ fn next_index(index: &mut [i64], shape: &[i64]) {
 }
 
 impl Thread {
+    /// The bits of scalar `value` and the offset of the element `indices` of a tensor of type
+    /// `ty` that it is written to.
+    fn element_write(
+        &self,
+        value: crate::inst::Reg,
+        ty: u32,
+        indices: &[crate::inst::Reg],
+        prog: &Program,
+    ) -> Result<(u64, u64)> {
+        let bits = match self.get(value) {
+            Val::S(b) => *b,
+            Val::Poison(s) => return Err(poison(prog, *s, "written to a tensor")),
+            other => return Err(not_scalar(other, prog)),
+        };
+        let tt = &prog.tensors[ty as usize];
+        let mut buf = [0; MAX_RANK];
+        let off = tt.offset(self.indices(indices, &mut buf, prog)?)?;
+        Ok((bits, off))
+    }
+
     /// Executes a tensor or vector instruction.
     pub(super) fn data(&mut self, inst: &Inst, site: u32, env: &mut Env<'_>) -> Result<()> {
         let prog = env.prog;
@@ -88,14 +108,7 @@ impl Thread {
                     self.set(*dst, v);
                     return Ok(());
                 }
-                let bits = match self.get(*value) {
-                    Val::S(b) => *b,
-                    Val::Poison(s) => return Err(poison(prog, *s, "written to a tensor")),
-                    other => return Err(not_scalar(other, prog)),
-                };
-                let tt = &prog.tensors[*ty as usize];
-                let mut buf = [0; MAX_RANK];
-                let off = tt.offset(self.indices(indices, &mut buf, prog)?)?;
+                let (bits, off) = self.element_write(*value, *ty, indices, prog)?;
                 let mut t = self.take_tensor(*tensor)?;
                 write_element(Rc::make_mut(&mut t), off, bits);
                 self.set(*dst, Val::Tensor(t));
@@ -107,18 +120,11 @@ impl Thread {
                 indices,
                 dst,
             } => {
-                let bits = match self.get(*value) {
-                    Val::S(b) => *b,
-                    Val::Poison(s) => return Err(poison(prog, *s, "written to a tensor")),
-                    other => return Err(not_scalar(other, prog)),
-                };
-                let tt = &prog.tensors[*ty as usize];
-                let mut buf = [0; MAX_RANK];
-                let off = tt.offset(self.indices(indices, &mut buf, prog)?)?;
+                let (bits, off) = self.element_write(*value, *ty, indices, prog)?;
                 let mut t = self.take_tensor(*tensor)?;
                 match t.base {
                     Base::Mem(mem) => {
-                        let eb = tt.elem_bytes;
+                        let eb = prog.tensors[*ty as usize].elem_bytes;
                         env.mem.get_mut(mem).store(
                             (off as i64).wrapping_mul(eb as i64),
                             eb,
