@@ -4,9 +4,9 @@
 //! Producers are decided after all their users (reverse topological order), as XLA's
 //! `InstructionFusion` visits them:
 //!
-//! * **A scatter is a hero** written in place: its indices' and updates' producers fuse
-//!   into it, its operands never (they are the buffers it updates), and neither does a
-//!   producer that reads them; it joins no consumer.
+//! * **A scatter or a dynamic-update-slice is a hero** written in place: the producers of
+//!   its indices and updates fuse into it, its updated operands never (they are the buffers
+//!   it writes), and neither does a producer that reads them; it joins no consumer.
 //! * **A reduce is a hero.** Its producers fuse into it (its prologue). It never fuses into
 //!   a consumer that reads the reduced values at other indices than it writes (`x - mean`
 //!   reads `mean` per row): that would recompute the whole reduction per output element. It
@@ -95,8 +95,8 @@ struct Group {
 
 /// Instructions that stay in the entry: parameters and plumbing; what XLA:GPU hands to
 /// libraries or the runtime rather than to a fusion emitter (matrix products and
-/// convolutions go to cuBLAS/cuDNN, custom calls, collectives, I/O, random numbers,
-/// in-place updates); anything that calls a computation other than a reduce's reducer or a
+/// convolutions go to cuBLAS/cuDNN, custom calls, collectives, I/O, random numbers);
+/// anything that calls a computation other than a reduce's reducer or a
 /// scatter's combiner (control flow, maps, sorts); tuple shapes other than a variadic
 /// reduce's or scatter's.
 /// They are listed as left to the runtime.
@@ -149,7 +149,6 @@ fn fusible(instr: &Instruction) -> bool {
             | GetDimensionSize
             | SetDimensionSize
             | DynamicReshape
-            | DynamicUpdateSlice
             | BatchNormGrad
             | BatchNormInference
             | BatchNormTraining
@@ -160,16 +159,30 @@ fn fusible(instr: &Instruction) -> bool {
             || (instr.called_computations().next().is_none() && instr.shape.as_array().is_some()))
 }
 
-/// Whether `p` may not join the fusion rooted at `root` because that fusion is a scatter
-/// written in place (`emitters::scatter`): the scatter's operands must stay buffers of
-/// their own (fusion parameters), and nothing else in the fusion may read them while the
-/// scatter writes them.
+/// The operands that an in-place hero (a scatter, a dynamic-update-slice) updates, which
+/// must stay buffers of their own (fusion parameters); none for other instructions.
+fn updated_in_place(instr: &Instruction) -> &[InstrId] {
+    match instr.opcode {
+        Opcode::Scatter => &instr.operands[..instr.operands.len() / 2],
+        Opcode::DynamicUpdateSlice => &instr.operands[..1],
+        _ => &[],
+    }
+}
+
+/// Whether an in-place hero roots its own fusion (`emitters::scatter`,
+/// `emitters::dynamic_update_slice`).
+fn in_place_hero(instr: &Instruction) -> bool {
+    !updated_in_place(instr).is_empty()
+}
+
+/// Whether `p` may not join the fusion rooted at `root` because that fusion is written in
+/// place: the updated operands must stay buffers of their own, and nothing else in the
+/// fusion may read them while the kernel writes them.
 fn breaks_in_place(entry: &Computation, p: InstrId, root: InstrId) -> bool {
-    let root = &entry.instructions[root.0];
-    if root.opcode != Opcode::Scatter {
+    let in_place = updated_in_place(&entry.instructions[root.0]);
+    if in_place.is_empty() {
         return false;
     }
-    let in_place = &root.operands[..root.operands.len() / 2];
     in_place.contains(&p)
         || entry.instructions[p.0]
             .operands
@@ -646,8 +659,9 @@ fn group(entry: &Computation) -> Vec<Group> {
                             .is_some_and(|chain| !reads_a_sibling(entry, &chain, p))
                 }
                 (Opcode::Reduce, _) => false,
-                // A scatter roots a fusion of its own (it is written in place).
-                (Opcode::Scatter, _) => false,
+                // A scatter or a dynamic-update-slice roots a fusion of its own (it is
+                // written in place).
+                _ if in_place_hero(instr) => false,
                 (_, [g]) if breaks_in_place(entry, p, roots[*g]) => false,
                 (_, gs) if gs.iter().any(|&g| breaks_in_place(entry, p, roots[g])) => false,
                 // An expensive producer joins a consumer that reads each of its elements
@@ -689,8 +703,8 @@ fn group(entry: &Computation) -> Vec<Group> {
         } else {
             member_of[p.0] = vec![roots.len()];
             roots.push(p);
-            // A scatter fusion takes no extra outputs either: its output is written in place.
-            hero_found.push(matches!(instr.opcode, Opcode::Reduce | Opcode::Scatter));
+            // An in-place fusion takes no extra outputs either: its output is written in place.
+            hero_found.push(instr.opcode == Opcode::Reduce || in_place_hero(instr));
             extra_outputs.push(Vec::new());
         }
     }
