@@ -11,25 +11,49 @@ use hlo::{Computation, ComputationId, Diagnostic, HloModule, InstrId};
 
 use crate::concatenate::ConcatenateFusion;
 use crate::dynamic_update_slice::InPlaceDynamicUpdateSlice;
+use crate::elemental::FusionContext;
 use crate::hero::{self, EmitterKind};
 use crate::loop_fusion::LoopFusion;
+use crate::partition::PartitionedComputation;
 use crate::reduction::ReductionFusion;
 use crate::scatter::ScatterFusion;
 use crate::transpose::TransposePlan;
-use crate::{EmittedFusion, kernel};
+use crate::{EmittedFusion, EmittedKernel, kernel};
 
-/// What every emitter provides (XLA's `KernelFusionInterface`), from its analysis.
+/// What every emitter provides (XLA's `KernelFusionInterface`), from its analysis: which
+/// instructions root functions of their own, and the kernel's entry; [`FusionEmitter::emit`]
+/// puts them together the same way for every emitter (`kernel::emit_with`).
 pub trait FusionEmitter {
     /// Which emitter this is.
     fn kind(&self) -> EmitterKind;
 
-    /// The instructions whose kind chose this emitter (reduces, transposes); none for the
-    /// loop emitter.
+    /// The instructions whose kind chose this emitter (reduces, transposes, a scatter...);
+    /// none for the loop emitter.
     fn heroes(&self) -> &[InstrId];
+
+    /// How the fusion splits into functions. By default the heroes are written by the
+    /// emitter itself and each of their computed operands roots a function
+    /// ([`PartitionedComputation::around_heroes`]: the in-place emitters).
+    fn partition(&self, fusion: &Computation) -> Result<PartitionedComputation, Diagnostic> {
+        PartitionedComputation::around_heroes(fusion, self.heroes())
+    }
+
+    /// Writes the kernel `@main` (and any function it calls beyond the partition's, which
+    /// `m` already holds) and returns the launch dimensions and the thread-to-output map.
+    fn emit_entry(
+        &self,
+        cx: &FusionContext<'_>,
+        m: &mut ir::Module,
+    ) -> Result<EmittedKernel, Diagnostic>;
 
     /// Emits fusion `fusion` of `module`: its functions and the kernel `@main`, with the
     /// launch dimensions and the thread-to-output map.
-    fn emit(&self, module: &HloModule, fusion: ComputationId) -> Result<EmittedFusion, Diagnostic>;
+    fn emit(&self, module: &HloModule, fusion: ComputationId) -> Result<EmittedFusion, Diagnostic> {
+        let partition = self.partition(module.computation(fusion))?;
+        kernel::emit_with(module, fusion, partition, self.kind(), |cx, m| {
+            self.emit_entry(cx, m)
+        })
+    }
 }
 
 /// The emitter for `computation`. Adding an emitter is its folder and one line here.

@@ -7,7 +7,7 @@
 //! mismatch; the interpreter itself reports a read of shared memory no thread wrote and two
 //! threads writing one element.
 
-use emitters::transpose::{self, Tiling, TransposePlan};
+use emitters::transpose::{Tiling, TransposePlan};
 use emitters::{EmittedFusion, EmitterKind};
 use hlo::evaluate::{evaluate_fusion, random_arguments};
 use interp::{Buffer, Kernel, Launch};
@@ -42,7 +42,7 @@ fn emit_vectorized(module: &hlo::HloModule, vector_size: i64) -> EmittedFusion {
     let (_, heroes) = emitters::hero::choose_emitter(c);
     let mut plan = TransposePlan::new(c, &heroes).expect("a transpose plan");
     plan.tiling = Tiling::with_vector_size(plan.tiling.description.clone(), vector_size);
-    transpose::emit(module, fusion, &plan).unwrap_or_else(|e| panic!("{e}"))
+    emitters::FusionEmitter::emit(&plan, module, fusion).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Runs `emitted` on the random inputs of `seed` and asserts that every output element is

@@ -13,17 +13,17 @@
 //! loops run one after another, each writing its part of the output.
 
 use hlo::graph::ComputationGraph;
-use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Opcode};
+use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Opcode};
 use indexing::{AffineExpr, Interval};
 use ir::dialects::xla_gpu;
 use ir::{Builder, InsertPoint, Type, Value};
 
 use crate::elemental::FusionContext;
 use crate::hero::find_hero;
-use crate::kernel::{self, KernelEntry, kernel_entry, provide, thread_and_block_ids};
+use crate::kernel::{KernelEntry, kernel_entry, provide, thread_and_block_ids};
 use crate::loop_fusion::{launch_for, thread_to_output_map};
 use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
-use crate::{EmittedFusion, EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
+use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
 type R<T> = Result<T, Diagnostic>;
 
@@ -86,33 +86,29 @@ impl FusionEmitter for ConcatenateFusion {
         &self.hero
     }
 
-    fn emit(&self, module: &HloModule, fusion: ComputationId) -> R<EmittedFusion> {
-        let c = module.computation(fusion);
+    /// The concatenate and its operands root functions (the operands' are the prologues).
+    fn partition(&self, c: &Computation) -> R<PartitionedComputation> {
         let mut requested = self.hero.to_vec();
         requested.extend(&c.instruction(self.hero[0]).operands);
-        let partition = PartitionedComputation::new(c, |id| requested.contains(&id))?;
-        kernel::emit_with(
-            module,
-            fusion,
-            partition,
-            EmitterKind::Concatenate,
-            |cx, m| {
-                let epilogue = (c.root != self.hero[0])
-                    .then(|| {
-                        let name = format!(
-                            "{}__epilogue__{}",
-                            sanitize(&c.name),
-                            sanitize(&c.root_instruction().name)
-                        );
-                        crate::epilogue::emit_hero_epilogue(cx, m, c.root, self.hero[0], &name)
-                            .map(|()| name)
-                    })
-                    .transpose()?;
-                let kernel = self.emit_main(cx, m, epilogue.as_deref())?;
-                crate::epilogue::erase_unused_functions(m);
-                Ok(kernel)
-            },
-        )
+        PartitionedComputation::new(c, |id| requested.contains(&id))
+    }
+
+    fn emit_entry(&self, cx: &FusionContext<'_>, m: &mut ir::Module) -> R<EmittedKernel> {
+        let c = cx.fusion;
+        let epilogue = (c.root != self.hero[0])
+            .then(|| {
+                let name = format!(
+                    "{}__epilogue__{}",
+                    sanitize(&c.name),
+                    sanitize(&c.root_instruction().name)
+                );
+                crate::epilogue::emit_hero_epilogue(cx, m, c.root, self.hero[0], &name)
+                    .map(|()| name)
+            })
+            .transpose()?;
+        let kernel = self.emit_main(cx, m, epilogue.as_deref())?;
+        crate::epilogue::erase_unused_functions(m);
+        Ok(kernel)
     }
 }
 

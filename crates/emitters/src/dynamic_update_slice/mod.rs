@@ -12,7 +12,7 @@
 //! map for a bitcast ROOT). A fusion that does not qualify is the loop emitter's, which
 //! computes every output element.
 
-use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Opcode};
+use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Opcode};
 use ir::dialects::xla_gpu;
 use ir::{Builder, InsertPoint, Value};
 
@@ -20,8 +20,8 @@ use crate::elemental::FusionContext;
 use crate::hero::fusion_roots;
 use crate::kernel::{self, KernelEntry, kernel_entry, provide, thread_and_block_ids};
 use crate::loop_fusion::{launch_for, thread_to_output_map};
-use crate::partition::{PartitionedComputation, bitcast_map};
-use crate::{EmittedFusion, EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
+use crate::partition::bitcast_map;
+use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
 type R<T> = Result<T, Diagnostic>;
 
@@ -84,16 +84,8 @@ impl FusionEmitter for InPlaceDynamicUpdateSlice {
         &self.heroes
     }
 
-    fn emit(&self, module: &HloModule, fusion: ComputationId) -> R<EmittedFusion> {
-        let partition =
-            PartitionedComputation::around_heroes(module.computation(fusion), &self.heroes)?;
-        kernel::emit_with(
-            module,
-            fusion,
-            partition,
-            EmitterKind::InPlaceDynamicUpdateSlice,
-            |cx, m| self.emit_main(cx, m),
-        )
+    fn emit_entry(&self, cx: &FusionContext<'_>, m: &mut ir::Module) -> R<EmittedKernel> {
+        self.emit_main(cx, m)
     }
 }
 

@@ -11,7 +11,7 @@
 //! ([`LaunchDimensions::grid`]): the map then has a third dimension `bl_y` and the block
 //! index is `bl_y * grid_x + bl_x`.
 
-use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId};
+use hlo::{ArrayShape, Computation, Diagnostic, InstrId};
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
 use ir::dialects::xla_gpu;
 use ir::{Builder, InsertPoint, Type, Value};
@@ -21,7 +21,7 @@ use crate::kernel::{self, KernelEntry, kernel_entry, thread_and_block_ids};
 use crate::partition::PartitionedComputation;
 use crate::partition::{bitcast_map, first_array};
 use crate::types::leaves;
-use crate::{EmittedFusion, EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
+use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
 /// Threads per block of the loop emitter.
 pub const THREADS_PER_BLOCK: i64 = 128;
@@ -135,11 +135,16 @@ impl FusionEmitter for LoopFusion {
         &[]
     }
 
-    fn emit(&self, module: &HloModule, fusion: ComputationId) -> Result<EmittedFusion, Diagnostic> {
-        let partition = PartitionedComputation::new(module.computation(fusion), |_| false)?;
-        kernel::emit_with(module, fusion, partition, EmitterKind::Loop, |cx, m| {
-            emit_main(cx, m, self)
-        })
+    fn partition(&self, fusion: &Computation) -> Result<PartitionedComputation, Diagnostic> {
+        PartitionedComputation::new(fusion, |_| false)
+    }
+
+    fn emit_entry(
+        &self,
+        cx: &FusionContext<'_>,
+        m: &mut ir::Module,
+    ) -> Result<EmittedKernel, Diagnostic> {
+        emit_main(cx, m, self)
     }
 }
 

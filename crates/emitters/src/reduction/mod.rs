@@ -36,7 +36,7 @@ pub mod tiling;
 
 use std::collections::HashMap;
 
-use hlo::{ArrayShape, Computation, Diagnostic, HloModule, InstrId, Layout, Opcode, Span};
+use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Layout, Opcode, Span};
 use indexing::{AffineExpr, IndexingMap, Interval};
 use ir::dialects::vector::{self as irvector, Position};
 use ir::dialects::xla_gpu;
@@ -254,12 +254,12 @@ impl ReductionFusion {
 
     /// Instructions that root a subgraph: the heroes and every operand of theirs (read at
     /// the input index, and the inits at none), besides the outputs.
-    pub fn partition(&self, c: &Computation) -> R<PartitionedComputation> {
+    fn roots(&self, c: &Computation) -> Vec<InstrId> {
         let mut roots: Vec<InstrId> = self.heroes.clone();
         for &h in &self.heroes {
             roots.extend(c.instruction(h).operands.iter().copied());
         }
-        PartitionedComputation::with_output_roots(c, |id| roots.contains(&id))
+        roots
     }
 
     /// The canonical input shape as an array shape (row-major: it is the physical order).
@@ -277,29 +277,18 @@ impl crate::FusionEmitter for ReductionFusion {
         &self.heroes
     }
 
-    fn emit(&self, module: &HloModule, fusion: hlo::ComputationId) -> R<crate::EmittedFusion> {
-        emit(module, fusion, self)
+    /// The heroes and every operand of theirs root functions (see
+    /// [`ReductionFusion::roots`]).
+    fn partition(&self, c: &Computation) -> R<PartitionedComputation> {
+        let roots = self.roots(c);
+        PartitionedComputation::with_output_roots(c, |id| roots.contains(&id))
     }
-}
 
-/// Emits the reduction fusion `fusion` of `module` (analyzed as `plan`).
-pub fn emit(
-    module: &HloModule,
-    fusion: hlo::ComputationId,
-    plan: &ReductionFusion,
-) -> R<crate::EmittedFusion> {
-    let partition = plan.partition(module.computation(fusion))?;
-    crate::kernel::emit_with(
-        module,
-        fusion,
-        partition,
-        crate::EmitterKind::Reduction,
-        |cx, m| {
-            let kernel = Emitter::new(cx, plan)?.emit_main(m)?;
-            crate::epilogue::erase_unused_functions(m);
-            Ok(kernel)
-        },
-    )
+    fn emit_entry(&self, cx: &FusionContext<'_>, m: &mut ir::Module) -> R<crate::EmittedKernel> {
+        let kernel = Emitter::new(cx, self)?.emit_main(m)?;
+        crate::epilogue::erase_unused_functions(m);
+        Ok(kernel)
+    }
 }
 
 /// One hero's values: one per reduce result (several for a variadic reduce).

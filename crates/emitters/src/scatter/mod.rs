@@ -24,15 +24,14 @@
 //!      arrays is not one atomic operation.
 
 use hlo::scatter::ScatterDimensions;
-use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId};
+use hlo::{ArrayShape, Computation, Diagnostic, InstrId};
 use ir::dialects::xla_gpu;
 use ir::{Builder, InsertPoint, Type, Value};
 
 use crate::elemental::FusionContext;
 use crate::kernel::{self, KernelEntry, kernel_entry, provide, thread_and_block_ids};
 use crate::loop_fusion::{launch_for, thread_to_output_map};
-use crate::partition::PartitionedComputation;
-use crate::{EmittedFusion, EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
+use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
 type R<T> = Result<T, Diagnostic>;
 
@@ -101,12 +100,8 @@ impl FusionEmitter for ScatterFusion {
         &self.hero
     }
 
-    fn emit(&self, module: &HloModule, fusion: ComputationId) -> R<EmittedFusion> {
-        let partition =
-            PartitionedComputation::around_heroes(module.computation(fusion), &self.hero)?;
-        kernel::emit_with(module, fusion, partition, EmitterKind::Scatter, |cx, m| {
-            self.emit_main(cx, m)
-        })
+    fn emit_entry(&self, cx: &FusionContext<'_>, m: &mut ir::Module) -> R<EmittedKernel> {
+        self.emit_main(cx, m)
     }
 }
 

@@ -19,7 +19,7 @@
 pub mod tiling;
 
 use hlo::graph::ComputationGraph;
-use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Opcode, Shape};
+use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Opcode, Shape};
 use indexing::{IndexingMap, delinearize, dim, linearize};
 use ir::dialects::xla_gpu;
 use ir::{Builder, Type, Value};
@@ -29,7 +29,7 @@ use crate::hero::{TransposeDescription, find_hero, fusion_roots, tiled_transpose
 use crate::kernel::{KernelEntry, kernel_entry, thread_and_block_ids};
 use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
 use crate::types::{element_type, leaf_element_types};
-use crate::{EmittedFusion, EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
+use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 pub use tiling::Tiling;
 
 /// What one output of the fusion is, for this emitter.
@@ -193,56 +193,47 @@ impl FusionEmitter for TransposePlan {
         &self.heroes
     }
 
-    fn emit(&self, module: &HloModule, fusion: ComputationId) -> Result<EmittedFusion, Diagnostic> {
-        emit(module, fusion, self)
+    /// The heroes and their operands root functions; every output roots its own.
+    fn partition(&self, c: &Computation) -> Result<PartitionedComputation, Diagnostic> {
+        let requested: Vec<InstrId> = self
+            .heroes
+            .iter()
+            .flat_map(|&h| [h, c.instruction(h).operands[0]])
+            .collect();
+        PartitionedComputation::with_output_roots(c, |id| requested.contains(&id))
     }
-}
 
-/// Emits fusion `fusion` of `module` with the transpose emitter.
-pub fn emit(
-    module: &HloModule,
-    fusion: ComputationId,
-    plan: &TransposePlan,
-) -> Result<EmittedFusion, Diagnostic> {
-    let c = module.computation(fusion);
-    let requested: Vec<InstrId> = plan
-        .heroes
-        .iter()
-        .flat_map(|&h| [h, c.instruction(h).operands[0]])
-        .collect();
-    let partition = PartitionedComputation::with_output_roots(c, |id| requested.contains(&id))?;
-    crate::kernel::emit_with(
-        module,
-        fusion,
-        partition,
-        EmitterKind::Transpose,
-        |cx, m| {
-            let mut epilogues = Vec::new();
-            for output in &plan.outputs {
-                let OutputKind::Transposed { hero, .. } = output.kind else {
-                    epilogues.push(None);
-                    continue;
-                };
-                let hero = plan.heroes[hero];
-                if output.root == hero {
-                    epilogues.push(None);
-                    continue;
-                }
-                let name = format!(
-                    "{}__epilogue__{}",
-                    sanitize(&c.name),
-                    sanitize(&c.instruction(output.root).name)
-                );
-                if !epilogues.iter().flatten().any(|n: &String| *n == name) {
-                    crate::epilogue::emit_hero_epilogue(cx, m, output.root, hero, &name)?;
-                }
-                epilogues.push(Some(name));
+    fn emit_entry(
+        &self,
+        cx: &FusionContext<'_>,
+        m: &mut ir::Module,
+    ) -> Result<EmittedKernel, Diagnostic> {
+        let c = cx.fusion;
+        let mut epilogues = Vec::new();
+        for output in &self.outputs {
+            let OutputKind::Transposed { hero, .. } = output.kind else {
+                epilogues.push(None);
+                continue;
+            };
+            let hero = self.heroes[hero];
+            if output.root == hero {
+                epilogues.push(None);
+                continue;
             }
-            let kernel = emit_main(cx, m, plan, &epilogues)?;
-            crate::epilogue::erase_unused_functions(m);
-            Ok(kernel)
-        },
-    )
+            let name = format!(
+                "{}__epilogue__{}",
+                sanitize(&c.name),
+                sanitize(&c.instruction(output.root).name)
+            );
+            if !epilogues.iter().flatten().any(|n: &String| *n == name) {
+                crate::epilogue::emit_hero_epilogue(cx, m, output.root, hero, &name)?;
+            }
+            epilogues.push(Some(name));
+        }
+        let kernel = emit_main(cx, m, self, &epilogues)?;
+        crate::epilogue::erase_unused_functions(m);
+        Ok(kernel)
+    }
 }
 
 fn unsupported(c: &Computation, what: impl std::fmt::Display) -> Diagnostic {
