@@ -291,33 +291,26 @@ impl<'a> Rules<'a> {
     }
 
     fn arity(&self, n: usize) -> Result<()> {
-        if self.operands.len() == n {
-            Ok(())
-        } else {
-            Err(self.err(
-                Site::Opcode,
-                format!(
-                    "expected {}, got {}",
-                    count(n, "operand", "operands"),
-                    self.operands.len()
-                ),
-            ))
-        }
+        self.operand_count(self.operands.len() == n, "", n)
     }
 
     fn at_least(&self, n: usize) -> Result<()> {
-        if self.operands.len() >= n {
-            Ok(())
-        } else {
-            Err(self.err(
-                Site::Opcode,
-                format!(
-                    "expected at least {}, got {}",
-                    count(n, "operand", "operands"),
-                    self.operands.len()
-                ),
-            ))
+        self.operand_count(self.operands.len() >= n, "at least ", n)
+    }
+
+    /// `Ok` when the operand count is `ok`; else "expected {bound}n operands, got m".
+    fn operand_count(&self, ok: bool, bound: &str, n: usize) -> Result<()> {
+        if ok {
+            return Ok(());
         }
+        Err(self.err(
+            Site::Opcode,
+            format!(
+                "expected {bound}{}, got {}",
+                count(n, "operand", "operands"),
+                self.operands.len()
+            ),
+        ))
     }
 
     fn array(&self, i: usize) -> Result<&'a ArrayShape> {

@@ -94,13 +94,7 @@ impl ExprSimplifier {
             let a = div_ceil(lo - rest.hi, g128);
             let b = (hi - rest.lo).div_euclid(g128);
             if a == div_ceil(lo - rest.lo, g128) && b == (hi - rest.hi).div_euclid(g128) {
-                let high = Sum {
-                    terms: ordered[..p]
-                        .iter()
-                        .map(|(t, c, _)| (t.clone(), c / g))
-                        .collect(),
-                    constant: 0,
-                };
+                let high = Sum::prefix_divided(&ordered, p, g);
                 return Some((high.build(), a, b));
             }
         }

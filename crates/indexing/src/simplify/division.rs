@@ -34,18 +34,7 @@ impl ExprSimplifier {
             }
             _ => {}
         }
-        let sum = self.sum_of(&a)?;
-        let mut outer = Sum::default();
-        let mut inner = Sum::default();
-        for (t, c) in sum.terms {
-            if c % d == 0 {
-                outer.terms.push((t, c / d));
-            } else {
-                inner.terms.push((t, c));
-            }
-        }
-        outer.constant = sum.constant.div_euclid(d);
-        inner.constant = sum.constant.rem_euclid(d);
+        let (mut outer, mut inner) = self.sum_of(&a)?.split_by(d);
         let mut divisor = d;
         let ordered = self.ordered_terms(&inner);
         if let Some((p, g, j)) = self.split(&ordered, inner.constant, d, false) {
@@ -104,19 +93,8 @@ impl ExprSimplifier {
                 i64::try_from(div_ceil(r.lo, d as i128)).ok()?,
             ));
         }
-        let sum = self.sum_of(&a)?;
-        let mut outer = Sum::default();
-        let mut inner = Sum::default();
-        for (t, c) in sum.terms {
-            if c % d == 0 {
-                outer.terms.push((t, c / d));
-            } else {
-                inner.terms.push((t, c));
-            }
-        }
         // ⌈(d·q + r + x) / d⌉ = q + ⌈(r + x) / d⌉.
-        outer.constant = sum.constant.div_euclid(d);
-        inner.constant = sum.constant.rem_euclid(d);
+        let (mut outer, inner) = self.sum_of(&a)?.split_by(d);
         let quotient = AffineExpr::CeilDiv(Box::new(inner.build()), d);
         self.flatten(&quotient, 1, &mut outer, false)?;
         outer.normalize()?;
@@ -165,13 +143,7 @@ impl ExprSimplifier {
                     .constant
                     .checked_sub(i64::try_from(j).ok()?.checked_mul(m)?)?;
             } else if m / g > 1 {
-                let high = Sum {
-                    terms: ordered[..p]
-                        .iter()
-                        .map(|(t, c, _)| (t.clone(), c / g))
-                        .collect(),
-                    constant: 0,
-                };
+                let high = Sum::prefix_divided(&ordered, p, g);
                 let wrapped = AffineExpr::Mod(Box::new(high.build()), m / g);
                 result.terms.push((wrapped, g));
             }

@@ -334,6 +334,36 @@ struct Sum {
 }
 
 impl Sum {
+    /// `self` as `d·outer + inner`: the terms whose coefficient `d` divides (divided by it)
+    /// and the constant's quotient in `outer`, the other terms and the constant's
+    /// remainder (in `[0, d)`) in `inner`.
+    fn split_by(self, d: i64) -> (Sum, Sum) {
+        let mut outer = Sum::default();
+        let mut inner = Sum::default();
+        for (t, c) in self.terms {
+            if c % d == 0 {
+                outer.terms.push((t, c / d));
+            } else {
+                inner.terms.push((t, c));
+            }
+        }
+        outer.constant = self.constant.div_euclid(d);
+        inner.constant = self.constant.rem_euclid(d);
+        (outer, inner)
+    }
+
+    /// The sum of the first `p` of `ordered` terms with their coefficients divided by `g`
+    /// (which divides each of them).
+    fn prefix_divided(ordered: &[(AffineExpr, i64, Range)], p: usize, g: i64) -> Sum {
+        Sum {
+            terms: ordered[..p]
+                .iter()
+                .map(|(t, c, _)| (t.clone(), c / g))
+                .collect(),
+            constant: 0,
+        }
+    }
+
     /// Combines like terms and drops zero ones. `None` on coefficient overflow.
     fn normalize(&mut self) -> Option<()> {
         if self.terms.len() > 1 {
