@@ -165,28 +165,28 @@ fn dynamic_update_slices_of_every_element_type_and_index_type() {
         ("f32", "s64"),
         ("f64", "s32"),
     ] {
-        let text = emit(&format!(
-            "fusion {{
+        // The update with `root` after it: an epilogue keeps it in the loop emitter, as the
+        // ROOT it is written in place.
+        let fusion = |root: String| {
+            format!(
+                "fusion {{
   in = {t}[4,6] parameter(0)
   u = {t}[2,3] parameter(1)
   i = {i}[] parameter(2)
   j = {i}[] parameter(3)
-  d = {t}[4,6] dynamic-update-slice(in, u, i, j)
-  ROOT c = {t}[4,6] copy(d)
+  {root}
 }}"
-        ));
+            )
+        };
+        let text = emit(&fusion(format!(
+            "d = {t}[4,6] dynamic-update-slice(in, u, i, j)\n  ROOT c = {t}[4,6] copy(d)"
+        )));
         assert!(text.contains("scf.if"), "{t}: {text}");
-        // As the ROOT, the same update is written in place: a loop over the update only,
-        // its start clamped (unsigned indices with an unsigned minimum).
-        let text = emit(&format!(
-            "fusion {{
-  in = {t}[4,6] parameter(0)
-  u = {t}[2,3] parameter(1)
-  i = {i}[] parameter(2)
-  j = {i}[] parameter(3)
-  ROOT d = {t}[4,6] dynamic-update-slice(in, u, i, j)
-}}"
-        ));
+        // In place: a loop over the update only, its start clamped (unsigned indices with an
+        // unsigned minimum).
+        let text = emit(&fusion(format!(
+            "ROOT d = {t}[4,6] dynamic-update-slice(in, u, i, j)"
+        )));
         let clamp = if i.starts_with('u') {
             "arith.minui"
         } else {

@@ -86,12 +86,6 @@ fn single_rmw(
         "arith.xori" => AtomicBinOp::Xor,
         _ => return None,
     };
-    // A fastmath flag would promise something of the values that the atomic cannot keep.
-    if m.prop(f, "fastmath")
-        .is_some_and(|a| a.to_string().contains("fast"))
-    {
-        return None;
-    }
     Some((bin_op, value))
 }
 

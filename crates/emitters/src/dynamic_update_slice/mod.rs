@@ -85,12 +85,6 @@ impl FusionEmitter for InPlaceDynamicUpdateSlice {
     }
 
     fn emit_entry(&self, cx: &FusionContext<'_>, m: &mut ir::Module) -> R<EmittedKernel> {
-        self.emit_main(cx, m)
-    }
-}
-
-impl InPlaceDynamicUpdateSlice {
-    fn emit_main(&self, cx: &FusionContext<'_>, m: &mut ir::Module) -> R<EmittedKernel> {
         let fusion = cx.fusion;
         let root = fusion.root_instruction();
         let span = root.spans.whole;

@@ -101,12 +101,6 @@ impl FusionEmitter for ScatterFusion {
     }
 
     fn emit_entry(&self, cx: &FusionContext<'_>, m: &mut ir::Module) -> R<EmittedKernel> {
-        self.emit_main(cx, m)
-    }
-}
-
-impl ScatterFusion {
-    fn emit_main(&self, cx: &FusionContext<'_>, m: &mut ir::Module) -> R<EmittedKernel> {
         let fusion = cx.fusion;
         let scatter = fusion.root_instruction();
         let span = scatter.spans.whole;
@@ -162,7 +156,9 @@ impl ScatterFusion {
                 .collect(),
         })
     }
+}
 
+impl ScatterFusion {
     /// Per operand dimension, the window's start as an `i64` (read from the indices, or the
     /// scatter coordinate of a batching dimension), or `None` where the window starts at 0.
     fn starts(
