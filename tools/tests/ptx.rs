@@ -83,16 +83,18 @@ fn gelu_loads_and_stores_vectors() {
         "no vector store:\n{ptx}"
     );
     assert!(ptx.starts_with(
-        "// hlo-emit: kernel gelu of fusion gelu: grid (24576, 1, 1), block (128, 1, 1)"
+        "// hlo-emit: kernel gelu of fusion gelu: grid (12288, 1, 1), block (128, 1, 1)"
     ));
 }
 
 /// The SASS instruction count of every model kernel (ptxas 12.9 and nvdisasm 13.5, both
 /// pinned by tools/setup), against a budget of the count measured on 2026-11-21 plus about
 /// 10%: a static guard against code-quality regressions (the table is in bench/RESULTS.md).
-/// A change that lowers a count should lower its budget too.
+/// A change that lowers a count should lower its budget too. GELU's budget was raised with
+/// its elements per thread (4 to 8, 2026-11-25: 152 instructions for 4, 256 for 8; the GPU
+/// run in bench/RESULTS.md measured 80% then 91% of copy bandwidth).
 const SASS_BUDGETS: &[(&str, &[usize])] = &[
-    ("gelu.hlo", &[160]),
+    ("gelu.hlo", &[280]),
     ("layernorm.hlo", &[106, 150, 70]),
     ("reduce_column.hlo", &[185]),
     ("softmax.hlo", &[124, 422, 106]),
@@ -128,12 +130,12 @@ fn models_machine_code_stays_within_budget() {
 }
 
 /// f32 division is XLA's `div.full.f32` (`-nvptx-prec-divf32=1`): GELU's tanh divides
-/// once per element, and the IEEE `div.rn.f32` sequence nearly doubled the kernel's machine
+/// once per element (8 per thread), and the IEEE `div.rn.f32` sequence nearly doubled the kernel's machine
 /// code (280 SASS instructions against 152, with 4 calls to a slow path).
 #[test]
 fn f32_division_is_div_full() {
     let ptx = compile(&testkit::testdata("models/gelu.hlo")).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(ptx.matches("div.full.f32").count(), 4, "{ptx}");
+    assert_eq!(ptx.matches("div.full.f32").count(), 8, "{ptx}");
     assert!(!ptx.contains("div.rn.f32"), "{ptx}");
 }
 

@@ -14,6 +14,7 @@ use crate::dynamic_update_slice::InPlaceDynamicUpdateSlice;
 use crate::elemental::FusionContext;
 use crate::hero::{self, EmitterKind};
 use crate::loop_fusion::LoopFusion;
+use crate::normalization::RowNormalization;
 use crate::partition::PartitionedComputation;
 use crate::reduction::ReductionFusion;
 use crate::scatter::ScatterFusion;
@@ -70,6 +71,14 @@ pub fn emitter_for(computation: &Computation) -> Result<Box<dyn FusionEmitter>, 
     }
     if kind == EmitterKind::Transpose
         && let Some(plan) = TransposePlan::new(computation, &heroes)
+    {
+        return Ok(Box::new(plan));
+    }
+    // Rows reduced and then normalized with their own reduced values (softmax, layer
+    // norm): one block per row. The loop emitter would recompute each row's reductions
+    // for every element, and the reduction emitter takes no elementwise outputs after them.
+    if matches!(kind, EmitterKind::Reduction | EmitterKind::Loop)
+        && let Some(plan) = RowNormalization::analyze(computation)
     {
         return Ok(Box::new(plan));
     }

@@ -20,6 +20,7 @@ pub enum EmitterKind {
     Scatter,
     InPlaceDynamicUpdateSlice,
     Concatenate,
+    RowNormalization,
 }
 
 impl std::fmt::Display for EmitterKind {
@@ -31,6 +32,7 @@ impl std::fmt::Display for EmitterKind {
             EmitterKind::Scatter => "scatter",
             EmitterKind::InPlaceDynamicUpdateSlice => "in-place dynamic-update-slice",
             EmitterKind::Concatenate => "concatenate",
+            EmitterKind::RowNormalization => "row normalization",
         })
     }
 }
@@ -319,7 +321,8 @@ pub fn choose_emitter(c: &Computation) -> (EmitterKind, Vec<InstrId>) {
                 EmitterKind::Loop
                 | EmitterKind::Scatter
                 | EmitterKind::InPlaceDynamicUpdateSlice
-                | EmitterKind::Concatenate => false,
+                | EmitterKind::Concatenate
+                | EmitterKind::RowNormalization => false,
             })
             .collect()
     };

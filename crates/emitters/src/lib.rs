@@ -14,6 +14,8 @@
 //! * `loop_fusion/`: one `xla_gpu.loop` over the output in coalesced order;
 //! * `transpose/`: tiles through shared memory (`tiling.rs` computes them);
 //! * `reduction/`: row, column and multi-row reductions with epilogues and side outputs;
+//! * `normalization/`: rows reduced and then used elementwise on the same rows (softmax,
+//!   layer norm), one block per row;
 //! * `scatter/`: a scatter ROOT, one thread per update element, written in place (atomic
 //!   updates unless the indices are unique);
 //! * `dynamic_update_slice/`: dynamic-update-slice ROOTs written in place, one thread per
@@ -34,6 +36,7 @@ pub mod hero;
 mod kernel;
 pub mod kernel_name;
 pub mod loop_fusion;
+pub mod normalization;
 pub mod partition;
 pub mod reduction;
 pub mod scatter;

@@ -6,10 +6,10 @@
 
 use emitters::{MAX_GRID_X, MAX_GRID_YZ, emit_fusion, fusions};
 
-/// The broadcast `bf16[rows, cols]` of a `bf16[cols]` parameter.
+/// The broadcast `f32[rows, cols]` of an `f32[cols]` parameter (4 elements per thread).
 fn broadcast(rows: i64, cols: i64) -> String {
     format!(
-        "fusion {{\n  p = bf16[{cols}] parameter(0)\n  ROOT b = bf16[{rows},{cols}] broadcast(p), dimensions={{1}}\n}}\n"
+        "fusion {{\n  p = f32[{cols}] parameter(0)\n  ROOT b = f32[{rows},{cols}] broadcast(p), dimensions={{1}}\n}}\n"
     )
 }
 
@@ -103,7 +103,7 @@ fn an_uneven_split_leaves_the_extra_blocks_idle() {
 
 #[test]
 fn more_blocks_than_any_grid_holds_are_refused() {
-    // 2^57 elements (2^58 bytes, under the verifier's 2^62): 2^48 blocks of 512, more than
+    // 2^57 elements (2^59 bytes, under the verifier's 2^62): 2^48 blocks of 512, more than
     // (2^31 - 1) x 65,535.
     let text = broadcast(1 << 31, 1 << 26);
     let (source, module) = hlo::load("huge.hlo", text.as_bytes()).unwrap();

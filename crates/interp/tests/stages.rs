@@ -193,30 +193,36 @@ fn every_stage_of_the_gelu_walkthrough_matches_the_evaluator() {
     let (_, module) = hlo::load("gelu.hlo", text.as_bytes()).unwrap();
     let fusion = emitters::fusions(&module)[0];
     let emitted = emitters::emit_fusion(&module, fusion).unwrap();
-    let launch = Launch {
+    // The emitted kernel takes 8 bf16 per thread (2 blocks); the seed's walkthrough stages,
+    // written out below, take XLA's 4 (4 blocks).
+    let emitted_launch = Launch {
         blocks: emitted.kernel.launch.blocks,
         threads: emitted.kernel.launch.threads_per_block,
     };
-    assert_eq!((launch.blocks, launch.threads), (4, 128));
+    assert_eq!((emitted_launch.blocks, emitted_launch.threads), (2, 128));
+    let seed_launch = Launch {
+        blocks: 4,
+        threads: 128,
+    };
     let stages = [
-        ("xla_gpu", emitted.module.print()),
-        ("scf", scf_stage()),
-        ("flat", flat_stage()),
-        ("vector", vector_stage()),
-        ("unrolled", unrolled_stage()),
-        ("pointer", pointer_stage()),
+        ("xla_gpu", emitted.module.print(), emitted_launch),
+        ("scf", scf_stage(), seed_launch),
+        ("flat", flat_stage(), seed_launch),
+        ("vector", vector_stage(), seed_launch),
+        ("unrolled", unrolled_stage(), seed_launch),
+        ("pointer", pointer_stage(), seed_launch),
     ];
     for seed in 0..2 {
         let args = random_arguments(module.computation(fusion), seed).unwrap();
         let input = Buffer::from_host_array(args[0].as_array().unwrap(), None).unwrap();
         let expected = &evaluate_fusion(&module, fusion, &args).unwrap()[0];
         let expected = Buffer::from_host_array(expected, None).unwrap();
-        for (name, text) in &stages {
+        for (name, text, launch) in &stages {
             let m = parse(text);
             m.verify().unwrap_or_else(|e| panic!("{name}: {e}"));
             let kernel = Kernel::compile(&m, "main").unwrap_or_else(|e| panic!("{name}: {e}"));
             let run = kernel
-                .run(launch, vec![input.clone(), Buffer::zeroed(input.len())])
+                .run(*launch, vec![input.clone(), Buffer::zeroed(input.len())])
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(
                 run.buffers[1] == expected,

@@ -21,7 +21,7 @@ use ir::{Builder, InsertPoint, Type, Value};
 use crate::elemental::FusionContext;
 use crate::hero::find_hero;
 use crate::kernel::{KernelEntry, kernel_entry, provide, thread_and_block_ids};
-use crate::loop_fusion::{launch_for, thread_to_output_map};
+use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_for, thread_to_output_map};
 use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
@@ -63,7 +63,7 @@ impl ConcatenateFusion {
         if root.dims != output.dims && bitcast_map(output, root).is_none() {
             return None;
         }
-        let (launch, vector_factor) = launch_for(largest.element_count());
+        let (launch, vector_factor) = launch_for(largest.element_count(), DEFAULT_VECTOR_FACTOR);
         if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
             return None;
         }

@@ -19,7 +19,7 @@ use ir::{Builder, InsertPoint, Value};
 use crate::elemental::FusionContext;
 use crate::hero::fusion_roots;
 use crate::kernel::{self, KernelEntry, kernel_entry, provide, thread_and_block_ids};
-use crate::loop_fusion::{launch_for, thread_to_output_map};
+use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_for, thread_to_output_map};
 use crate::partition::bitcast_map;
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
@@ -62,7 +62,7 @@ impl InPlaceDynamicUpdateSlice {
         {
             return None;
         }
-        let (launch, vector_factor) = launch_for(first.element_count());
+        let (launch, vector_factor) = launch_for(first.element_count(), DEFAULT_VECTOR_FACTOR);
         if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
             return None;
         }

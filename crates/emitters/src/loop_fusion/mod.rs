@@ -2,7 +2,11 @@
 //! coalesced order.
 //!
 //! Launch: 128 threads per block (fewer for tiny outputs); each thread handles a vector of
-//! `factor` consecutive elements, the largest of 4, 2, 1 that divides the element count;
+//! `factor` consecutive elements, the largest power of two up to the fusion's vector limit
+//! that divides the element count. The limit is 4, or 8 when every buffer the fusion reads
+//! or writes has elements of 2 bytes or fewer: a thread then moves 16 bytes per buffer (one
+//! 128-bit access), which is what keeps enough bytes in flight to reach copy bandwidth: on an
+//! H200, GELU on bf16 ran at 80% of a copy with 8-byte accesses (bench/RESULTS.md, GPU runs);
 //! `blocks = ceil(elements / (threads * factor))`. The thread→element map is
 //! `(th_x, bl_x)[vector_index] -> bl_x * threads * factor + th_x * factor + vector_index`,
 //! delinearized in the output's physical (layout) order and simplified; when the grid
@@ -25,14 +29,35 @@ use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
 /// Threads per block of the loop emitter.
 pub const THREADS_PER_BLOCK: i64 = 128;
-/// The largest vector/unroll factor.
-pub const MAX_VECTOR_FACTOR: i64 = 4;
+/// The vector/unroll factor of emitters that take one element per thread and lane.
+pub const DEFAULT_VECTOR_FACTOR: i64 = 4;
+/// The loop emitter's factor for fusions of 16-bit (or narrower) buffers only: 8 elements,
+/// one 128-bit access per 16-bit buffer.
+const NARROW_VECTOR_FACTOR: i64 = 8;
 
-/// Launch dimensions and vector factor for `elements` output elements.
-pub fn launch_for(elements: i64) -> (LaunchDimensions, i64) {
-    let factor = [MAX_VECTOR_FACTOR, 2, 1]
+/// The vector limit of a loop fusion: [`NARROW_VECTOR_FACTOR`] when every buffer it reads
+/// or writes has elements of 16 bits or fewer, else [`DEFAULT_VECTOR_FACTOR`] (a 32-bit
+/// buffer then already moves 16 bytes per thread; more would cost registers, not bandwidth).
+pub fn vector_limit(fusion: &Computation) -> i64 {
+    let root = fusion.root_instruction();
+    let mut buffers = fusion
+        .parameters()
         .into_iter()
-        .find(|f| elements % f == 0)
+        .flat_map(|p| leaves(&fusion.instruction(p).shape))
+        .chain(leaves(&root.shape));
+    if buffers.all(|a| (1..=16).contains(&a.element_type.bit_width())) {
+        NARROW_VECTOR_FACTOR
+    } else {
+        DEFAULT_VECTOR_FACTOR
+    }
+}
+
+/// Launch dimensions and vector factor for `elements` output elements, the factor the
+/// largest power of two up to `limit` that divides `elements`.
+pub fn launch_for(elements: i64, limit: i64) -> (LaunchDimensions, i64) {
+    let factor = [NARROW_VECTOR_FACTOR, 4, 2, 1]
+        .into_iter()
+        .find(|&f| f <= limit && elements % f == 0)
         .unwrap_or(1);
     let threads = THREADS_PER_BLOCK
         .min((elements + factor - 1) / factor)
@@ -110,7 +135,7 @@ impl LoopFusion {
         let unsupported = |what: String| kernel::unsupported(root.spans.whole, what);
         let first = first_array(&root.shape)
             .ok_or_else(|| unsupported("a fusion without outputs".into()))?;
-        let (launch, vector_factor) = launch_for(first.element_count());
+        let (launch, vector_factor) = launch_for(first.element_count(), vector_limit(computation));
         if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
             return Err(unsupported(format!(
                 "{} blocks, more than a grid holds ({} x {})",

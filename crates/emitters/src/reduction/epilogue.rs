@@ -8,10 +8,12 @@
 //! It is built from the output's function by inlining every call on the way to a hero and
 //! replacing each call of a hero's function by the hero values passed in.
 //!
-//! That replacement is only right where the hero is read at the epilogue's own index, so a
-//! call of a hero at any other index is refused; the analysis only lets elementwise ops
-//! (whose operands are read at the same index) between a hero and an output, so this does
-//! not happen for the fusions it accepts.
+//! That replacement is only right where the hero is read at the index its values belong to:
+//! the epilogue's own index (a reduction output), or its leading components (a row
+//! normalization reads a row's reduce at the row of the element). A call of a hero at any
+//! other index is refused; the analyses only let elementwise ops (whose operands are read at
+//! the same index) and row broadcasts between a hero and an output, so this does not happen
+//! for the fusions they accept.
 
 use std::collections::{HashMap, HashSet};
 
@@ -65,23 +67,33 @@ fn reaching(m: &Module, heroes: &HashSet<String>) -> HashSet<String> {
     }
 }
 
-/// Builds `@<source>_epilogue(params, index, hero values) -> results` from the output
-/// function `source` (whose arguments are `num_params` tensors, then its index). `heroes`
-/// maps each hero function's name to the positions of its values among the hero values.
+/// Which hero values a built function takes and where they are read.
+pub struct InjectedHeroes<'a> {
+    /// Each hero function's name, with the positions of its values among the hero values.
+    pub functions: &'a HashMap<String, std::ops::Range<usize>>,
+    /// The types of the hero values, in order.
+    pub types: &'a [Type],
+    /// How many leading components of the function's index a hero is read at (`None`: all
+    /// of them).
+    pub read_at: Option<usize>,
+}
+
+/// Builds `@<name>(params, index, hero values) -> results` from the output function
+/// `source` (whose arguments are `num_params` tensors, then its index).
 pub fn build(
     m: &mut Module,
     source: &str,
+    name: String,
     num_params: usize,
-    heroes: &HashMap<String, std::ops::Range<usize>>,
-    hero_types: &[Type],
+    heroes: &InjectedHeroes<'_>,
     span: Span,
 ) -> Result<String, Diagnostic> {
+    let hero_types = heroes.types;
     let internal = |what: &str| Diagnostic::new(span, format!("internal error: {what}"));
     let src = function(m, source).ok_or_else(|| internal("no function for the output"))?;
     let (inputs, results) =
         irfunc::function_type(m, src).ok_or_else(|| internal("the output is not a function"))?;
     let (inputs, results) = (inputs.to_vec(), results.to_vec());
-    let name = format!("{source}_epilogue");
     let mut all_inputs = inputs.clone();
     all_inputs.extend_from_slice(hero_types);
     let (func, entry) = irfunc::build_func(m, &name, &all_inputs, &results);
@@ -108,7 +120,8 @@ pub fn build(
     let values: Vec<Value> = m.results(call).collect();
     irfunc::build_return(m, InsertPoint::BlockEnd(entry), &values);
 
-    let hero_names: HashSet<String> = heroes.keys().cloned().collect();
+    let hero_names: HashSet<String> = heroes.functions.keys().cloned().collect();
+    let read_at = &index[..heroes.read_at.unwrap_or(index.len()).min(index.len())];
     let reach = reaching(m, &hero_names);
     loop {
         let pending = calls_in(m, func).into_iter().find_map(|c| {
@@ -117,8 +130,8 @@ pub fn build(
         });
         let Some((call, name)) = pending else { break };
         let operands = m.operand_vec(call);
-        if let Some(range) = heroes.get(&name) {
-            if operands[num_params..] != *index {
+        if let Some(range) = heroes.functions.get(&name) {
+            if operands[num_params..] != *read_at {
                 return Err(Diagnostic::new(
                     span,
                     "unsupported: an epilogue that reads a reduce at another index than its own",

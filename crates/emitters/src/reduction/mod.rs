@@ -31,7 +31,7 @@
 //! emitter, which is correct for any reduce ([`ReductionFusion::analyze`] says `None`).
 
 pub mod dimensions;
-mod epilogue;
+pub(crate) mod epilogue;
 pub mod tiling;
 
 use std::collections::HashMap;
@@ -82,7 +82,7 @@ pub struct ReductionFusion {
     pub outputs: Vec<Output>,
 }
 
-fn is_elementwise(op: Opcode) -> bool {
+pub(crate) fn is_elementwise(op: Opcode) -> bool {
     op.is_elementwise_unary()
         || op.is_elementwise_binary()
         || matches!(
@@ -435,12 +435,18 @@ impl<'a> Emitter<'a> {
             let sg = part
                 .subgraph_rooted_at(o.root)
                 .ok_or_else(|| internal(self.span, "an output without a function"))?;
+            let source = &self.cx.subgraph_functions[sg];
+            let injected = epilogue::InjectedHeroes {
+                functions: &hero_fns,
+                types: &hero_types,
+                read_at: None,
+            };
             let name = epilogue::build(
                 m,
-                &self.cx.subgraph_functions[sg],
+                source,
+                format!("{source}_epilogue"),
                 num_params,
-                &hero_fns,
-                &hero_types,
+                &injected,
                 self.instr(o.root).spans.whole,
             )?;
             out.insert(o.root, name);
@@ -812,7 +818,7 @@ fn insert(b: &mut Builder<'_>, value: Value, vector: Value, at: Value) -> Value 
 
 /// `xla_gpu.loop (dims)[ivs] -> (index) in map iter_args(inits)`; `body` gets the induction
 /// variables, the map's results and the iter args and returns what to yield.
-fn emit_loop(
+pub(crate) fn emit_loop(
     b: &mut Builder<'_>,
     map: IndexingMap,
     dims: &[Value],
@@ -836,7 +842,7 @@ fn emit_loop(
 }
 
 /// The map's results at (`dims`, `symbols`), without its constraints.
-fn apply_map(
+pub(crate) fn apply_map(
     b: &mut Builder<'_>,
     map: &IndexingMap,
     dims: &[Value],
@@ -864,7 +870,7 @@ fn apply_map(
 /// narrower than the range of the value bound to it (`ranges`: dims, then symbols) — the
 /// simplifier turns constraints like `th_x mod 32 in [0, 0]` on a 32-thread block into
 /// such ranges. `true` when nothing needs checking.
-fn check_constraints(
+pub(crate) fn check_constraints(
     b: &mut Builder<'_>,
     map: &IndexingMap,
     dims: &[Value],

@@ -30,7 +30,7 @@ use ir::{Builder, InsertPoint, Type, Value};
 
 use crate::elemental::FusionContext;
 use crate::kernel::{self, KernelEntry, kernel_entry, provide, thread_and_block_ids};
-use crate::loop_fusion::{launch_for, thread_to_output_map};
+use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_for, thread_to_output_map};
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
 type R<T> = Result<T, Diagnostic>;
@@ -72,7 +72,7 @@ impl ScatterFusion {
         else {
             return Err(kernel::unsupported(span, "a tuple-shaped scatter operand"));
         };
-        let (launch, vector_factor) = launch_for(updates.element_count());
+        let (launch, vector_factor) = launch_for(updates.element_count(), DEFAULT_VECTOR_FACTOR);
         if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
             return Err(kernel::unsupported(
                 span,

@@ -1,0 +1,516 @@
+//! The row-normalization emitter: fusions that reduce each row and then use the row's
+//! results elementwise on the same row — softmax, layer norm, RMS norm — in one kernel.
+//!
+//! XLA's classic emitters split such a computation into a kernel per reduction and one for
+//! the normalization, each reading the input again from memory (three reads of `x` for
+//! softmax); XLA itself now hands these fusions to its Triton "softmax" emitter, which keeps
+//! a row per program. This emitter does what that one does, in our IR: **one block per
+//! row**, the row read through the L1 cache by the block that owns it.
+//!
+//! Which fusions (`RowNormalization::analyze`): every output has the same shape `[.., n]`
+//! in row-major layout; every reduce reduces the last (most minor) dimension of an operand
+//! of that shape; whatever depends on a reduce is elementwise, on rows (`[..]`) or on
+//! elements, or a broadcast of a row value along the last dimension — so each element needs
+//! the reduced values of its own row only. Anything else goes to the other emitters.
+//!
+//! The kernel, for `L` threads per row, `V` elements per vector access and `J` accesses per
+//! thread (`(th_x, bl_x)[j, v] -> (row(bl_x).., (j * L + th_x) * V + v)`):
+//!
+//! 1. for each reduce in dependency order: an `xla_gpu.loop` folds the thread's elements of
+//!    the reduce's operand (computed by its function, with the rows' earlier reduced values
+//!    passed in instead of calls that would recompute them), `xla_gpu.shuffle_reduce` folds
+//!    the warp's lanes, lane 0 of each warp writes a shared tile, and after
+//!    `xla_gpu.sync_threads` every thread folds the tile's `L / 32` partials in the same
+//!    order — so every thread holds the row's value, the same bits in each;
+//! 2. an `xla_gpu.loop` over the same elements computes each output from the reduced
+//!    values (the output's function, built the same way) and writes it.
+//!
+//! Each reduce has a tile of its own, so one barrier per reduce suffices. The second and
+//! later reads of a row hit the L1 cache or L2 (a row of 4096 `f32` is 16 KiB), so memory
+//! traffic is one read of each input and one write of each output, as a copy's.
+
+use std::collections::{HashMap, HashSet};
+
+use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Layout, Opcode, Span};
+use indexing::{IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
+use ir::dialects::xla_gpu;
+use ir::{Builder, Type, Value};
+
+use crate::elemental::FusionContext;
+use crate::hero::fusion_roots;
+use crate::kernel::{KernelEntry, kernel_entry, special_register, unsupported};
+use crate::partition::PartitionedComputation;
+use crate::reduction::epilogue::{self, InjectedHeroes};
+use crate::reduction::{emit_loop, is_elementwise};
+use crate::types::leaves;
+use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions, MAX_GRID_X};
+
+const WARP_SIZE: i64 = 32;
+/// Threads per row at most (a block's limit).
+const MAX_THREADS: i64 = 1024;
+/// Vector accesses each thread aims for: enough bytes in flight per thread to keep memory
+/// busy, few enough that a row still spreads over many warps.
+const ACCESSES_PER_THREAD: i64 = 4;
+/// The bytes of one vector access: 128 bits.
+const VECTOR_BYTES: i64 = 16;
+
+/// The analysis: the reduces in dependency order and the launch shape.
+#[derive(Clone, Debug)]
+pub struct RowNormalization {
+    heroes: Vec<InstrId>,
+    /// The shape of every output and every reduce operand.
+    shape: ArrayShape,
+    rows: i64,
+    threads: i64,
+    vector: i64,
+    accesses: i64,
+}
+
+impl RowNormalization {
+    /// The analysis of `c`, or `None` when it is not a row normalization (module
+    /// documentation).
+    pub fn analyze(c: &Computation) -> Option<RowNormalization> {
+        let roots = fusion_roots(c);
+        let shape = c.instruction(roots[0]).shape.as_array()?.clone();
+        let rank = shape.rank();
+        let is_full = |a: &ArrayShape| {
+            a.dims == shape.dims && a.layout_or_default() == Layout::row_major(rank)
+        };
+        if rank == 0 || !is_full(&shape) {
+            return None;
+        }
+        for &r in &roots {
+            if !is_full(c.instruction(r).shape.as_array()?) {
+                return None;
+            }
+        }
+        let graph = hlo::graph::ComputationGraph::new(c);
+        let order = graph.post_order();
+        let heroes: Vec<InstrId> = order
+            .iter()
+            .copied()
+            .filter(|&id| c.instruction(id).opcode == Opcode::Reduce)
+            .collect();
+        if heroes.is_empty() {
+            return None;
+        }
+        let row_dims = &shape.dims[..rank - 1];
+        for &h in &heroes {
+            let instr = c.instruction(h);
+            let operand = c.instruction(instr.operands[0]).shape.as_array()?;
+            let rows_shape = instr.shape.as_array()?;
+            let reduces_the_row = instr.int_list("dimensions") == Some(&[rank as i64 - 1][..]);
+            if instr.operands.len() != 2
+                || !reduces_the_row
+                || !is_full(operand)
+                || rows_shape.dims != row_dims
+                || roots.contains(&h)
+            {
+                return None;
+            }
+        }
+        // Everything downstream of a reduce reads only its own row's values.
+        let mut dependent: HashSet<InstrId> = heroes.iter().copied().collect();
+        for &id in &order {
+            let instr = c.instruction(id);
+            if heroes.contains(&id) || !instr.operands.iter().any(|o| dependent.contains(o)) {
+                continue;
+            }
+            dependent.insert(id);
+            let dims = instr.shape.as_array().map(|a| a.dims.as_slice());
+            let row_broadcast = instr.opcode == Opcode::Broadcast
+                && dims == Some(&shape.dims[..])
+                && instr
+                    .int_list("dimensions")
+                    .is_some_and(|d| d.iter().copied().eq(0..rank as i64 - 1));
+            let elementwise = is_elementwise(instr.opcode)
+                && (dims == Some(row_dims) || dims == Some(&shape.dims[..]));
+            let the_tuple_root = instr.opcode == Opcode::Tuple && id == c.root;
+            if !(row_broadcast || elementwise || the_tuple_root) {
+                return None;
+            }
+        }
+        let rows = row_dims.iter().product::<i64>();
+        if rows as u64 > MAX_GRID_X {
+            return None;
+        }
+        let n = shape.dims[rank - 1];
+        let widest_bytes = c
+            .parameters()
+            .into_iter()
+            .filter_map(|p| c.instruction(p).shape.as_array())
+            .filter(|a| is_full(a))
+            .chain(
+                roots
+                    .iter()
+                    .filter_map(|&r| c.instruction(r).shape.as_array()),
+            )
+            .map(|a| (i64::from(a.element_type.bit_width()) + 7) / 8)
+            .max()
+            .unwrap_or(4)
+            .max(1);
+        let mut vector = (VECTOR_BYTES / widest_bytes).max(1);
+        while n % vector != 0 {
+            vector /= 2;
+        }
+        let lanes = n / vector;
+        let threads = prev_power_of_two(lanes / ACCESSES_PER_THREAD).clamp(WARP_SIZE, MAX_THREADS);
+        Some(RowNormalization {
+            heroes,
+            shape,
+            rows,
+            threads,
+            vector,
+            accesses: (lanes + threads - 1) / threads,
+        })
+    }
+
+    /// `(th_x, bl_x)[j, v] -> (row.., (j * threads + th_x) * vector + v)`, constrained to
+    /// the row when the threads' accesses overshoot it.
+    fn element_map(&self) -> IndexingMap {
+        let rank = self.shape.rank();
+        let mut results = delinearize(dim(1), &self.shape.dims[..rank - 1]);
+        let lane = sym(0) * self.threads + dim(0);
+        results.push(lane.clone() * self.vector + sym(1));
+        let mut map = IndexingMap::new(
+            vec![
+                Variable::new("th_x", Interval::new(0, self.threads - 1)),
+                Variable::new("bl_x", Interval::new(0, self.rows - 1)),
+            ],
+            vec![
+                Variable::new("j", Interval::new(0, self.accesses - 1)),
+                Variable::new("vector_index", Interval::new(0, self.vector - 1)),
+            ],
+            Vec::new(),
+            results,
+        );
+        let lanes = self.shape.dims[rank - 1] / self.vector;
+        if self.accesses * self.threads > lanes {
+            map.add_constraint(lane, Interval::new(0, lanes - 1));
+        }
+        map.simplified()
+    }
+
+    fn warps(&self) -> i64 {
+        self.threads / WARP_SIZE
+    }
+}
+
+fn prev_power_of_two(n: i64) -> i64 {
+    if n < 1 {
+        1
+    } else {
+        1 << (63 - n.leading_zeros())
+    }
+}
+
+impl FusionEmitter for RowNormalization {
+    fn kind(&self) -> EmitterKind {
+        EmitterKind::RowNormalization
+    }
+
+    fn heroes(&self) -> &[InstrId] {
+        &self.heroes
+    }
+
+    /// Each reduce, each reduce operand and each output roots a function.
+    fn partition(&self, c: &Computation) -> Result<PartitionedComputation, Diagnostic> {
+        let mut roots = self.heroes.clone();
+        for &h in &self.heroes {
+            roots.extend(c.instruction(h).operands.iter().copied());
+        }
+        PartitionedComputation::with_output_roots(c, |id| roots.contains(&id))
+    }
+
+    fn emit_entry(
+        &self,
+        cx: &FusionContext<'_>,
+        m: &mut ir::Module,
+    ) -> Result<EmittedKernel, Diagnostic> {
+        let kernel = Emitter::new(cx, self)?.emit_main(m)?;
+        crate::epilogue::erase_unused_functions(m);
+        Ok(kernel)
+    }
+}
+
+struct Emitter<'a> {
+    cx: &'a FusionContext<'a>,
+    plan: &'a RowNormalization,
+    span: Span,
+    /// Each reduce's element type and reducer function.
+    types: Vec<Type>,
+    reducers: Vec<String>,
+    /// Each reduce's function name, with its position among the reduced values.
+    hero_functions: Vec<(String, usize)>,
+}
+
+impl<'a> Emitter<'a> {
+    fn new(
+        cx: &'a FusionContext<'a>,
+        plan: &'a RowNormalization,
+    ) -> Result<Emitter<'a>, Diagnostic> {
+        let c = cx.fusion;
+        let span = c.root_instruction().spans.whole;
+        let mut types = Vec::new();
+        let mut reducers = Vec::new();
+        let mut hero_functions = Vec::new();
+        for (k, &h) in plan.heroes.iter().enumerate() {
+            let instr = c.instruction(h);
+            let ty = crate::types::leaf_element_types(&instr.shape)
+                .map_err(|e| unsupported(instr.spans.whole, e))?[0];
+            types.push(ty);
+            let called = instr
+                .called("to_apply")
+                .ok_or_else(|| unsupported(instr.spans.whole, "a reduce without to_apply"))?;
+            reducers.push(cx.scalar_functions[&called.id].clone());
+            let sg = cx
+                .partition
+                .subgraph_rooted_at(h)
+                .ok_or_else(|| internal(span, "a reduce without a function"))?;
+            hero_functions.push((cx.subgraph_functions[sg].clone(), k));
+        }
+        Ok(Emitter {
+            cx,
+            plan,
+            span,
+            types,
+            reducers,
+            hero_functions,
+        })
+    }
+
+    fn emit_main(&self, m: &mut ir::Module) -> Result<EmittedKernel, Diagnostic> {
+        let c = self.cx.fusion;
+        let roots = fusion_roots(c);
+        let output_shapes = leaves(&c.root_instruction().shape);
+        let KernelEntry {
+            entry,
+            params,
+            outs,
+            ..
+        } = kernel_entry(m, c, &output_shapes, self.span)?;
+        let num_params = params.len();
+        // The functions that compute each reduce's operand and each output from the rows'
+        // reduced values, built before the body so that `m` is free to borrow.
+        let mut operand_functions = Vec::new();
+        for k in 0..self.plan.heroes.len() {
+            let operand = c.instruction(self.plan.heroes[k]).operands[0];
+            operand_functions.push(self.with_reduced_values(m, operand, k, num_params)?);
+        }
+        let mut output_functions = Vec::new();
+        for &r in &roots {
+            output_functions.push(self.with_reduced_values(
+                m,
+                r,
+                self.plan.heroes.len(),
+                num_params,
+            )?);
+        }
+
+        let plan = self.plan;
+        let mut b = Builder::at_end(m, entry);
+        let thread = special_register(&mut b, "gpu.thread_id", "x", plan.threads as u64);
+        let block = special_register(&mut b, "gpu.block_id", "x", plan.rows as u64);
+        let grid = [thread, block];
+        let map = plan.element_map();
+
+        let mut reduced: Vec<Value> = Vec::new();
+        for (k, &h) in plan.heroes.iter().enumerate() {
+            let instr = c.instruction(h);
+            let init = crate::kernel::provide(self.cx, &mut b, &params, instr.operands[1], &[])?[0];
+            let ty = self.types[k];
+            let reducer = &self.reducers[k];
+            let operand = instr.operands[0];
+            let function = &operand_functions[k];
+            let done = reduced.clone();
+            let partial = emit_loop(&mut b, map.clone(), &grid, &[init], |b, _, index, iters| {
+                let value = match function {
+                    Some(name) => {
+                        let mut args = params.clone();
+                        args.extend_from_slice(index);
+                        args.extend_from_slice(&done);
+                        let call = xla_gpu::build_pure_call(
+                            b.module,
+                            b.insertion_point(),
+                            name,
+                            &args,
+                            &[ty],
+                        );
+                        b.module.result(call, 0)
+                    }
+                    None => crate::kernel::provide(self.cx, b, &params, operand, index)?[0],
+                };
+                Ok(vec![self.combine(b, k, iters[0], value)])
+            })?[0];
+            let warp_value = xla_gpu::build_shuffle_reduce(
+                b.module,
+                b.insertion_point(),
+                reducer,
+                &[partial],
+                WARP_SIZE / 2,
+            )[0];
+            reduced.push(self.across_warps(&mut b, k, thread, warp_value)?);
+        }
+
+        let written = emit_loop(&mut b, map.clone(), &grid, &outs, |b, _, index, iters| {
+            let mut next = Vec::with_capacity(iters.len());
+            for (slot, (&r, function)) in roots.iter().zip(&output_functions).enumerate() {
+                let value = match function {
+                    Some(name) => {
+                        let ty = self.element_type(r)?;
+                        let mut args = params.clone();
+                        args.extend_from_slice(index);
+                        args.extend_from_slice(&reduced);
+                        let call = xla_gpu::build_pure_call(
+                            b.module,
+                            b.insertion_point(),
+                            name,
+                            &args,
+                            &[ty],
+                        );
+                        b.module.result(call, 0)
+                    }
+                    None => crate::kernel::provide(self.cx, b, &params, r, index)?[0],
+                };
+                next.push(b.insert_element(value, iters[slot], index));
+            }
+            Ok(next)
+        })?;
+        b.ret(&written);
+
+        let element_bytes: i64 = self
+            .types
+            .iter()
+            .map(|t| (t.bit_width().unwrap_or(8) as i64 + 7) / 8)
+            .sum();
+        Ok(EmittedKernel {
+            launch: LaunchDimensions {
+                blocks: plan.rows as u64,
+                threads_per_block: plan.threads as u64,
+                shared_memory_bytes: (element_bytes * plan.warps()) as u64,
+            },
+            vector_factor: plan.vector,
+            thread_map: map,
+            in_place: Vec::new(),
+        })
+    }
+
+    fn element_type(&self, id: InstrId) -> Result<Type, Diagnostic> {
+        let instr = self.cx.fusion.instruction(id);
+        Ok(crate::types::leaf_element_types(&instr.shape)
+            .map_err(|e| unsupported(instr.spans.whole, e))?[0])
+    }
+
+    /// `reducer_k(acc, value)`.
+    fn combine(&self, b: &mut Builder<'_>, k: usize, acc: Value, value: Value) -> Value {
+        let call = xla_gpu::build_pure_call(
+            b.module,
+            b.insertion_point(),
+            &self.reducers[k],
+            &[acc, value],
+            &[self.types[k]],
+        );
+        b.module.result(call, 0)
+    }
+
+    /// The row's value from each warp's (in lane 0): a shared tile of one entry per warp, a
+    /// barrier, and every thread folding the entries in order.
+    fn across_warps(
+        &self,
+        b: &mut Builder<'_>,
+        k: usize,
+        thread: Value,
+        warp_value: Value,
+    ) -> Result<Value, Diagnostic> {
+        let warps = self.plan.warps();
+        let threads = Variable::new("th_x", Interval::new(0, self.plan.threads - 1));
+        let tile_type = Type::tensor(&[warps], self.types[k]);
+        let tile = xla_gpu::build_allocate_shared(b.module, b.insertion_point(), tile_type);
+        let mut write_map = IndexingMap::new(
+            vec![threads.clone()],
+            Vec::new(),
+            Vec::new(),
+            vec![dim(0).floor_div(WARP_SIZE)],
+        );
+        write_map.add_constraint(dim(0).modulo(WARP_SIZE), Interval::new(0, 0));
+        let written = emit_loop(
+            b,
+            write_map.simplified(),
+            &[thread],
+            &[tile],
+            |b, _, index, iters| Ok(vec![b.insert_element(warp_value, iters[0], index)]),
+        )?[0];
+        let synced = xla_gpu::build_sync_threads(b.module, b.insertion_point(), &[written])[0];
+        let zero = b.index(0);
+        let first = b.extract(synced, &[zero]);
+        if warps == 1 {
+            return Ok(first);
+        }
+        let read_map = IndexingMap::new(
+            vec![threads],
+            vec![Variable::new("warp", Interval::new(0, warps - 2))],
+            Vec::new(),
+            vec![sym(0) + cst(1)],
+        );
+        Ok(
+            emit_loop(b, read_map, &[thread], &[first], |b, _, index, iters| {
+                let entry = b.extract(synced, index);
+                Ok(vec![self.combine(b, k, iters[0], entry)])
+            })?[0],
+        )
+    }
+
+    /// The function that computes `id` at an element from the rows' first `known` reduced
+    /// values (passed in place of calls to the reduces' functions), or `None` when `id`'s
+    /// value depends on no reduce (it is then read or called as it is).
+    fn with_reduced_values(
+        &self,
+        m: &mut ir::Module,
+        id: InstrId,
+        known: usize,
+        num_params: usize,
+    ) -> Result<Option<String>, Diagnostic> {
+        let c = self.cx.fusion;
+        if !self.depends_on_a_reduce(id) {
+            return Ok(None);
+        }
+        let sg = self
+            .cx
+            .partition
+            .subgraph_rooted_at(id)
+            .ok_or_else(|| internal(self.span, "a reduce operand without a function"))?;
+        let source = &self.cx.subgraph_functions[sg];
+        let functions: HashMap<String, std::ops::Range<usize>> = self.hero_functions[..known]
+            .iter()
+            .map(|(name, k)| (name.clone(), *k..*k + 1))
+            .collect();
+        let injected = InjectedHeroes {
+            functions: &functions,
+            types: &self.types[..known],
+            read_at: Some(self.plan.shape.rank() - 1),
+        };
+        let name = format!("{source}_of_rows{known}");
+        epilogue::build(
+            m,
+            source,
+            name,
+            num_params,
+            &injected,
+            c.instruction(id).spans.whole,
+        )
+        .map(Some)
+    }
+
+    fn depends_on_a_reduce(&self, id: InstrId) -> bool {
+        let c = self.cx.fusion;
+        let graph = hlo::graph::ComputationGraph::new(c);
+        graph
+            .post_order_from(id)
+            .into_iter()
+            .any(|x| c.instruction(x).opcode == Opcode::Reduce)
+    }
+}
+
+fn internal(span: Span, what: &str) -> Diagnostic {
+    Diagnostic::new(span, format!("internal error: {what}"))
+}
