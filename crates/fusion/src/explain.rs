@@ -1,7 +1,8 @@
 //! Which of `fuse`'s rules made each kernel, read back from the fused module (so it can be
 //! asked of any module with fusions, XLA's own included): `hlo-emit --explain-fusion`.
 //!
-//! For each fusion of the entry, in launch order: its kind and root; a reduce hero with
+//! For each fusion of the entry, in launch order: its kind and root; a row normalization
+//! (reduces over rows whose values the outputs use on the same rows); a reduce hero with
 //! its prologue; an epilogue (what the root computes from the reduced values, once per
 //! reduced element); extra outputs (a multi-output fusion's other results); producers that
 //! are copies of an instruction also copied into other fusions; and, for a fusion whose
@@ -9,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use emitters::normalization::RowNormalization;
 use hlo::{Computation, HloModule, InstrId, Opcode};
 
 use crate::fuse::{cheap, epilogue_chain};
@@ -70,6 +72,7 @@ pub fn explain_fusion(module: &HloModule) -> String {
             .map(InstrId)
             .filter(|&i| c.instruction(i).opcode == Opcode::Reduce)
             .collect();
+        let rows = !reduces.is_empty() && RowNormalization::analyze(c).is_some();
         let (siblings, others): (Vec<InstrId>, Vec<InstrId>) = outputs
             .iter()
             .skip(1)
@@ -97,7 +100,9 @@ pub fn explain_fusion(module: &HloModule) -> String {
         }
         if !others.is_empty() {
             let names = names_of(c, &others);
-            let why = if reduces.is_empty() {
+            let why = if rows {
+                "results of the program on the same rows: one kernel writes them all".to_string()
+            } else if reduces.is_empty() {
                 let mut readers: Vec<&str> = others
                     .iter()
                     .filter_map(|&o| reader(o))
@@ -114,7 +119,14 @@ pub fn explain_fusion(module: &HloModule) -> String {
             };
             out.push_str(&format!("  extra outputs: {} ({why})\n", names.join(", ")));
         }
-        for &r in &reduces {
+        if rows {
+            let names = names_of(c, &reduces);
+            out.push_str(&format!(
+                "  row normalization: {} reduce rows that the outputs then use on the same rows (one kernel, one block per row: the input is read once)\n",
+                names.join(", ")
+            ));
+        }
+        for &r in reduces.iter().filter(|_| !rows) {
             out.push_str(&format!(
                 "  hero: reduce '{}' (a reduce is a hero; what it reads is its prologue)\n",
                 c.instruction(r).name

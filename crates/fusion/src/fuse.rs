@@ -38,6 +38,10 @@
 //!   of one output shape, that read a value in common, where neither feeds the other) are
 //!   one fusion with several outputs: one pass over the input (a masked mean's sum and
 //!   count; `sin(x)` and `cos(x)`).
+//! * **Row normalizations**: a reduction whose results only one consumer fusion reads,
+//!   on the same rows (softmax's max and sum, layer norm's mean and variance), then joins
+//!   that consumer when the row-normalization emitter takes the merged fusion (`rows.rs`;
+//!   XLA's `SoftmaxRewriterTriton`): one kernel reading the input once instead of three.
 //! * Parameters, tuples, `get-tuple-element` and instructions that call computations
 //!   (other than a reduce's reducer) stay in the entry. A constant no fusion uses stays too.
 //!
@@ -57,6 +61,7 @@ use crate::{Names, elementwise, operands_first};
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let entry = module.entry_computation();
     let groups = merge_siblings(entry, group(entry));
+    let groups = crate::rows::merge_row_normalizations(entry, groups);
     if groups.is_empty() {
         return Ok(false);
     }
@@ -84,13 +89,13 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
 }
 
 /// One fusion: its root (the value it produces) and its members, in topological order.
-struct Group {
-    root: InstrId,
+pub(crate) struct Group {
+    pub(crate) root: InstrId,
     /// Members that are also outputs of the fusion (the program's results), after `root`
     /// in the fusion's tuple ROOT.
-    extra_outputs: Vec<InstrId>,
-    members: Vec<InstrId>,
-    has_reduce: bool,
+    pub(crate) extra_outputs: Vec<InstrId>,
+    pub(crate) members: Vec<InstrId>,
+    pub(crate) has_reduce: bool,
 }
 
 /// Instructions that stay in the entry: parameters and plumbing; what XLA:GPU hands to
@@ -734,7 +739,7 @@ fn group(entry: &Computation) -> Vec<Group> {
 }
 
 /// The fused computation of `group`, and the entry values it reads (its operands).
-fn fusion_computation(
+pub(crate) fn fusion_computation(
     entry: &Computation,
     group: &Group,
     name: String,

@@ -11,6 +11,7 @@ mod explain;
 mod fuse;
 mod inline_calls;
 mod move_reshapes;
+mod rows;
 mod simplify;
 
 use std::cmp::Reverse;
