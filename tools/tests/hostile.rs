@@ -434,3 +434,64 @@ fn a_huge_number_of_check_inputs_is_refused() {
         outcome.stderr
     );
 }
+
+/// IR whose loop never ends (an `scf.while` whose condition stays true, an `llvm.br` cycle)
+/// stops at the interpreter's per-thread step limit with a located error, instead of
+/// running forever; the same loop with an end runs to completion under the same limit.
+#[test]
+fn endless_loops_stop_at_the_step_limit() {
+    let dir = tempdir("endless-loops");
+    let while_loop = |bound: &str| {
+        format!(
+            "func.func @main(%out: tensor<1xi32>) -> tensor<1xi32> {{
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %bound = arith.constant {bound} : i32
+  %r = scf.while (%i = %c0) : (i32) -> i32 {{
+    %go = arith.cmpi ult, %i, %bound : i32
+    scf.condition(%go) %i : i32
+  }} do {{
+  ^bb0(%j: i32):
+    %n = arith.addi %j, %c1 : i32
+    scf.yield %n : i32
+  }}
+  %idx = arith.constant 0 : index
+  %t = tensor.insert %r into %out[%idx] : tensor<1xi32>
+  return %t : tensor<1xi32>
+}}
+"
+        )
+    };
+    // `i < -1` unsigned: always true (the counter wraps around after 2^32 steps).
+    let endless = write(&dir, "endless-while.mlir", &while_loop("-1"));
+    let outcome = run(
+        HLO_INTERP,
+        &[&endless, "--grid=1x1", "--max-steps=100000"],
+        None,
+    );
+    located_error(&outcome, &endless, "100000 instructions without finishing").unwrap();
+    let finite = write(&dir, "finite-while.mlir", &while_loop("1000"));
+    let outcome = run(
+        HLO_INTERP,
+        &[&finite, "--grid=1x1", "--max-steps=100000"],
+        None,
+    );
+    assert_eq!(outcome.code, Some(0), "{}", outcome.stderr);
+
+    let cycle = write(
+        &dir,
+        "branch-cycle.mlir",
+        "llvm.func @main(%p: !llvm.ptr) {
+  \"llvm.br\"()[^bb1] : () -> ()
+^bb1:
+  \"llvm.br\"()[^bb1] : () -> ()
+}
+",
+    );
+    let outcome = run(
+        HLO_INTERP,
+        &[&cycle, "--grid=1x1", "--max-steps=100000"],
+        None,
+    );
+    located_error(&outcome, &cycle, "instructions without finishing").unwrap();
+}

@@ -70,3 +70,8 @@ pub fn leaf_range(shape: &Shape, index: usize) -> Option<std::ops::Range<usize>>
     let element = elements.get(index)?;
     Some(start..start + leaves(element).len())
 }
+
+/// The bytes an element of IR type `t` takes in shared memory (whole bytes; `i1` takes one).
+pub fn element_bytes(t: Type) -> i64 {
+    (i64::from(t.bit_width().unwrap_or(8)) + 7) / 8
+}

@@ -40,6 +40,9 @@ pub enum ErrorKind {
     InvalidIr,
     /// A buffer larger than the host may allocate ([`crate::HOST_BYTES_LIMIT`]).
     TooLarge,
+    /// A thread ran more instructions than the step limit allows ([`crate::Kernel::with_step_limit`]):
+    /// an endless loop, most likely.
+    StepLimit,
 }
 
 impl ErrorKind {
@@ -57,6 +60,7 @@ impl ErrorKind {
             ErrorKind::InvalidArgument => "invalid argument",
             ErrorKind::InvalidIr => "invalid IR",
             ErrorKind::TooLarge => "too large for the host",
+            ErrorKind::StepLimit => "step limit reached",
         }
     }
 }

@@ -39,7 +39,12 @@ enum Status {
 }
 
 /// Runs every block of the grid; returns the number of instructions executed.
-pub(crate) fn run(prog: &Program, mem: &mut Memory, launch: Launch) -> Result<u64> {
+pub(crate) fn run(
+    prog: &Program,
+    mem: &mut Memory,
+    launch: Launch,
+    step_limit: u64,
+) -> Result<u64> {
     if launch
         .blocks
         .checked_mul(launch.threads)
@@ -62,6 +67,7 @@ pub(crate) fn run(prog: &Program, mem: &mut Memory, launch: Launch) -> Result<u6
         mem,
         launch,
         ops: 0,
+        step_limit,
     };
     for block in 0..launch.blocks {
         for s in &mut env.mem.shared {

@@ -67,10 +67,18 @@ pub use exec::Launch;
 use inst::{GlobalDef, Param, Program};
 use memory::{Memory, Storage};
 
+/// The instructions one simulated thread may execute by default before the run stops with
+/// [`ErrorKind::StepLimit`]: IR with an endless loop (an `scf.while` whose condition stays
+/// true, an `llvm.br` cycle) would otherwise never return. 2^32 is minutes of interpretation
+/// for one thread, far past any kernel `--check` runs (a thread of the largest host-sized
+/// reduction executes well under 2^31).
+pub const DEFAULT_STEP_LIMIT: u64 = 1 << 32;
+
 /// A compiled kernel, ready to run on any launch and arguments.
 #[derive(Clone, Debug)]
 pub struct Kernel {
     prog: Program,
+    step_limit: u64,
 }
 
 /// The outcome of a kernel run.
@@ -97,7 +105,14 @@ impl Kernel {
         }
         Ok(Kernel {
             prog: compile::compile(module, entry)?,
+            step_limit: DEFAULT_STEP_LIMIT,
         })
+    }
+
+    /// The same kernel with another per-thread instruction limit (see [`DEFAULT_STEP_LIMIT`]).
+    pub fn with_step_limit(mut self, limit: u64) -> Kernel {
+        self.step_limit = limit;
+        self
     }
 
     /// The number of parameters (buffers [`Kernel::run`] takes).
@@ -159,7 +174,7 @@ impl Kernel {
             mem.shared
                 .push(Storage::uninit(s.name.clone(), s.bytes, s.elem_bytes));
         }
-        let ops = grid::run(prog, &mut mem, launch)?;
+        let ops = grid::run(prog, &mut mem, launch, self.step_limit)?;
         let (buffers, write_counts) = mem
             .globals
             .into_iter()

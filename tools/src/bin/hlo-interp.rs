@@ -16,8 +16,9 @@ use ir::{Module, Registry, Type, parse_module_with};
 /// parameter gets a buffer: a tensor one of its type's size, a `!llvm.ptr` one of the bytes
 /// its `llvm.dereferenceable` attribute promises (or `--ptr-bytes`). Errors — out-of-bounds
 /// accesses, reads of uninitialized shared memory, barrier or warp divergence, write
-/// conflicts, undefined behaviour — name the op, its `file:line:col` and the thread, and
-/// exit with status 1. On success the tensor outputs are printed.
+/// conflicts, undefined behaviour, a thread past `--max-steps` instructions (an endless
+/// loop) — name the op, its `file:line:col` and the thread, and exit with status 1. On
+/// success the tensor outputs are printed.
 #[derive(Parser)]
 #[command(name = "hlo-interp", version)]
 struct Cli {
@@ -43,6 +44,11 @@ struct Cli {
     /// Print at most this many elements of each tensor parameter after the run.
     #[arg(long, default_value_t = 16, value_name = "N")]
     print_elements: usize,
+
+    /// The instructions one thread may execute before the run stops with an error (IR with
+    /// an endless loop would otherwise never return).
+    #[arg(long, default_value_t = interp::DEFAULT_STEP_LIMIT, value_name = "N")]
+    max_steps: u64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -85,7 +91,9 @@ fn run(cli: &Cli) -> Result<(), String> {
     let module =
         parse_module_with(&text, &name, Registry::standard()).map_err(|d| d.render(&text))?;
     let params = parameter_types(&module, &cli.entry)?;
-    let kernel = Kernel::compile(&module, &cli.entry).map_err(|e| e.to_string())?;
+    let kernel = Kernel::compile(&module, &cli.entry)
+        .map_err(|e| e.to_string())?
+        .with_step_limit(cli.max_steps);
     let args = params
         .iter()
         .enumerate()

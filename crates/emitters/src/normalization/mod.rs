@@ -324,22 +324,8 @@ impl<'a> Emitter<'a> {
             let function = &operand_functions[k];
             let done = reduced.clone();
             let partial = emit_loop(&mut b, map.clone(), &grid, &[init], |b, _, index, iters| {
-                let value = match function {
-                    Some(name) => {
-                        let mut args = params.clone();
-                        args.extend_from_slice(index);
-                        args.extend_from_slice(&done);
-                        let call = xla_gpu::build_pure_call(
-                            b.module,
-                            b.insertion_point(),
-                            name,
-                            &args,
-                            &[ty],
-                        );
-                        b.module.result(call, 0)
-                    }
-                    None => crate::kernel::provide(self.cx, b, &params, operand, index)?[0],
-                };
+                let with = function.as_deref().map(|f| (f, done.as_slice()));
+                let value = self.value_at(b, &params, operand, index, with, ty)?;
                 Ok(vec![self.combine(b, k, iters[0], value)])
             })?[0];
             let warp_value = xla_gpu::build_shuffle_reduce(
@@ -355,23 +341,9 @@ impl<'a> Emitter<'a> {
         let written = emit_loop(&mut b, map.clone(), &grid, &outs, |b, _, index, iters| {
             let mut next = Vec::with_capacity(iters.len());
             for (slot, (&r, function)) in roots.iter().zip(&output_functions).enumerate() {
-                let value = match function {
-                    Some(name) => {
-                        let ty = self.element_type(r)?;
-                        let mut args = params.clone();
-                        args.extend_from_slice(index);
-                        args.extend_from_slice(&reduced);
-                        let call = xla_gpu::build_pure_call(
-                            b.module,
-                            b.insertion_point(),
-                            name,
-                            &args,
-                            &[ty],
-                        );
-                        b.module.result(call, 0)
-                    }
-                    None => crate::kernel::provide(self.cx, b, &params, r, index)?[0],
-                };
+                let ty = self.element_type(r)?;
+                let with = function.as_deref().map(|f| (f, reduced.as_slice()));
+                let value = self.value_at(b, &params, r, index, with, ty)?;
                 next.push(b.insert_element(value, iters[slot], index));
             }
             Ok(next)
@@ -381,7 +353,7 @@ impl<'a> Emitter<'a> {
         let element_bytes: i64 = self
             .types
             .iter()
-            .map(|t| (t.bit_width().unwrap_or(8) as i64 + 7) / 8)
+            .map(|&t| crate::types::element_bytes(t))
             .sum();
         Ok(EmittedKernel {
             launch: LaunchDimensions {
@@ -393,6 +365,29 @@ impl<'a> Emitter<'a> {
             thread_map: map,
             in_place: Vec::new(),
         })
+    }
+
+    /// The value of `id` (of element type `ty`) at `index`: `with` a function that takes
+    /// the rows' reduced values so far and those values (see
+    /// [`Emitter::with_reduced_values`]), or read or called as it is when it depends on no
+    /// reduce.
+    fn value_at(
+        &self,
+        b: &mut Builder<'_>,
+        params: &[Value],
+        id: InstrId,
+        index: &[Value],
+        with: Option<(&str, &[Value])>,
+        ty: Type,
+    ) -> Result<Value, Diagnostic> {
+        let Some((name, reduced)) = with else {
+            return Ok(crate::kernel::provide(self.cx, b, params, id, index)?[0]);
+        };
+        let mut args = params.to_vec();
+        args.extend_from_slice(index);
+        args.extend_from_slice(reduced);
+        let call = xla_gpu::build_pure_call(b.module, b.insertion_point(), name, &args, &[ty]);
+        Ok(b.module.result(call, 0))
     }
 
     fn element_type(&self, id: InstrId) -> Result<Type, Diagnostic> {

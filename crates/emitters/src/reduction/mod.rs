@@ -390,7 +390,7 @@ impl<'a> Emitter<'a> {
             .hero_types
             .iter()
             .flatten()
-            .map(|t| (t.bit_width().unwrap_or(8) as i64 + 7) / 8)
+            .map(|&t| crate::types::element_bytes(t))
             .collect();
         Ok(EmittedKernel {
             launch: LaunchDimensions {

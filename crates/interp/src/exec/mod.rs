@@ -63,6 +63,8 @@ pub(crate) struct Env<'a> {
     pub(crate) launch: Launch,
     /// Instructions executed so far (for throughput reports).
     pub(crate) ops: u64,
+    /// The instructions one thread may execute ([`crate::Kernel::with_step_limit`]).
+    pub(crate) step_limit: u64,
 }
 
 /// A simulated thread.
@@ -82,6 +84,8 @@ pub(crate) struct Thread {
     /// The thread's `llvm.alloca` slots ([`Mem::Private`]), freed when the function that
     /// made them returns.
     pub(crate) private: Vec<Storage>,
+    /// Instructions this thread has executed since it started.
+    steps: u64,
 }
 
 impl Thread {
@@ -99,6 +103,7 @@ impl Thread {
             scratch: Vec::new(),
             memo: HashMap::new(),
             private: Vec::new(),
+            steps: 0,
         }
     }
 
@@ -122,6 +127,7 @@ impl Thread {
         self.pc = 0;
         self.fp = 0;
         self.id = id;
+        self.steps = 0;
     }
 
     #[inline(always)]
@@ -231,7 +237,17 @@ impl Thread {
             let pc = self.pc as usize;
             self.pc += 1;
             env.ops += 1;
+            self.steps += 1;
             let site = func.sites[pc];
+            if self.steps > env.step_limit {
+                let e = fail!(
+                    StepLimit,
+                    "the thread has run {} instructions without finishing (an endless loop?); \
+                     hlo-interp --max-steps raises the limit",
+                    env.step_limit
+                );
+                return Err(e.at(&prog.sites[site as usize]).in_thread(self.id));
+            }
             match self.step(&func.code[pc], site, env) {
                 Ok(None) => {}
                 Ok(Some(stop)) => {
