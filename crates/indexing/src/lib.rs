@@ -6,6 +6,7 @@ pub mod expr;
 pub mod hlo_indexing;
 pub mod linearize;
 pub mod map;
+pub mod nested_layout;
 pub mod parse;
 pub mod print;
 pub mod range;

@@ -25,7 +25,8 @@ use passes::Timings;
 #[command(name = "hlo-emit", version)]
 struct Cli {
     /// HLO text file to compile (`-` reads standard input).
-    input: PathBuf,
+    #[arg(required_unless_present = "explain_layout")]
+    input: Option<PathBuf>,
 
     /// The stage to stop at and print.
     #[arg(long, value_enum, default_value_t = Emit::Ptx)]
@@ -144,6 +145,58 @@ struct Cli {
     /// any piece failed, after all of them ran.
     #[arg(long, conflicts_with_all = ["output", "dump_dir", "gpu_bundle", "launch_json"])]
     split_input_file: bool,
+
+    /// Instead of compiling, explain a nested layout (seed 004, DESIGN §9) as the seed does:
+    /// `'#xla_gpu.nested_layout<subgroup_tile = [..], batch_tile = [..], outer_tile = [..],
+    /// thread_tile = [..], element_tile = [..], subgroup_strides = [..], thread_strides =
+    /// [..]>'` (or `#iree_vector_ext.nested_layout<...>`) on a vector of `--vector-shape`:
+    /// the conceptual view, the shape each thread holds, the order of subgroup ids, and
+    /// which part each subgroup and each thread of a subgroup owns.
+    #[arg(long, value_name = "LAYOUT", requires = "vector_shape")]
+    explain_layout: Option<String>,
+
+    /// The vector `--explain-layout` distributes, e.g. `64x64`.
+    #[arg(long, value_name = "AxBx..", value_parser = parse_vector_shape)]
+    vector_shape: Option<VectorShape>,
+
+    /// With `--explain-layout`: the hardware's subgroups per workgroup; subgroup ids past it
+    /// wrap around (`mod N`), and N subgroups are listed.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=1024))]
+    subgroups: Option<i64>,
+
+    /// With `--explain-layout`: the threads of a subgroup (32 on NVIDIA GPUs); a layout whose
+    /// thread ids reach past it is an error.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=1024))]
+    subgroup_size: Option<i64>,
+}
+
+/// `--vector-shape`'s dimensions (one value to clap, not a list of values).
+#[derive(Clone, Debug)]
+struct VectorShape(Vec<i64>);
+
+fn parse_vector_shape(text: &str) -> Result<VectorShape, String> {
+    text.split('x')
+        .map(|d| {
+            d.parse::<i64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("'{d}' is not a positive 64-bit dimension (e.g. 64x64)"))
+        })
+        .collect::<Result<Vec<i64>, String>>()
+        .map(VectorShape)
+}
+
+/// `--explain-layout`: the layout explained, or a located error (`<layout>:1:COL`).
+fn explain_layout(cli: &Cli, text: &str) -> Result<(), String> {
+    let layout = indexing::nested_layout::NestedLayout::parse(text).map_err(|e| {
+        let column = text[..e.offset.min(text.len())].chars().count() + 1;
+        format!("<layout>:1:{column}: error: {}", e.message)
+    })?;
+    let shape = cli.vector_shape.as_ref().map_or(&[][..], |s| &s.0);
+    let explained = layout
+        .explain(shape, cli.subgroups, cli.subgroup_size)
+        .map_err(|e| format!("<layout>:1:1: error: {e}"))?;
+    write_output(cli.output.as_ref(), &explained)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -179,7 +232,13 @@ fn main() -> ExitCode {
         .name("hlo-emit".into())
         .stack_size(COMPILER_STACK_BYTES)
         .spawn(move || {
-            let (name, bytes) = read_input(&cli.input)?;
+            if let Some(layout) = &cli.explain_layout {
+                return explain_layout(&cli, layout);
+            }
+            let Some(input) = &cli.input else {
+                return Err("error: no input file".to_string());
+            };
+            let (name, bytes) = read_input(input)?;
             if cli.split_input_file {
                 run_pieces(&cli, &name, &bytes)
             } else {
