@@ -321,6 +321,28 @@ impl NestedLayout {
     }
 }
 
+/// The canonical text: `#xla_gpu.nested_layout<subgroup_tile = [..], ...>`, the fields in
+/// the seed's order.
+impl std::fmt::Display for NestedLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let lists = [
+            &self.subgroup_tile,
+            &self.batch_tile,
+            &self.outer_tile,
+            &self.thread_tile,
+            &self.element_tile,
+            &self.subgroup_strides,
+            &self.thread_strides,
+        ];
+        let fields: Vec<String> = FIELDS
+            .iter()
+            .zip(lists)
+            .map(|(name, list)| format!("{name} = [{}]", join(list, ", ")))
+            .collect();
+        write!(f, "#xla_gpu.nested_layout<{}>", fields.join(", "))
+    }
+}
+
 /// `[:,..,v0,v1,..,:]`: `ids` at the level `level` (0-based among the levels shown) of a view
 /// of `rank`-wide levels, ':' elsewhere and where the stride is 0 (not distributed).
 fn slice(ids: &[i64], strides: &[i64], level: usize, rank: usize) -> String {

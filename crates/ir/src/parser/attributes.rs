@@ -1,7 +1,9 @@
 //! Attributes: builtin attributes, dense elements and arrays, dictionaries, indexing
-//! maps (`#xla_gpu.indexing_map<"...">`, located back into the source).
+//! maps (`#xla_gpu.indexing_map<"...">`, located back into the source), nested layouts
+//! (`#xla_gpu.nested_layout<...>`, seed 004).
 
 use super::*;
+use indexing::nested_layout::NestedLayout;
 
 impl<'a> Parser<'a> {
     /// Parses an attribute value.
@@ -74,6 +76,12 @@ impl<'a> Parser<'a> {
                 if name == "xla_gpu.indexing_map" {
                     return self.parse_indexing_map_body();
                 }
+                if matches!(
+                    name,
+                    "xla_gpu.nested_layout" | "iree_vector_ext.nested_layout"
+                ) {
+                    return self.parse_nested_layout_body(name, loc);
+                }
                 if let Some(a) = self.attr_aliases.get(name) {
                     return Ok(a.clone());
                 }
@@ -120,6 +128,29 @@ impl<'a> Parser<'a> {
                 Err(self.error_at(loc, format!("invalid indexing map: {}", e.message)))
             }
         }
+    }
+
+    /// After `#xla_gpu.nested_layout` (or the seed's `#iree_vector_ext.nested_layout`): the
+    /// `<...>` body, parsed and verified by [`NestedLayout`] (errors at the offending
+    /// character, or at the `#` for a rule the values break), kept as its canonical text
+    /// (`#xla_gpu.nested_layout<...>`), which prints back the same.
+    pub(super) fn parse_nested_layout_body(&mut self, name: &str, at: Loc) -> DResult<Attribute> {
+        if self.src.as_bytes().get(self.pos) != Some(&b'<') {
+            return Err(self.expected("'<'"));
+        }
+        let body_start = lexer::skip_trivia(self.src.as_bytes(), self.pos);
+        let body = self.parse_balanced()?;
+        let prefix = format!("#{name}");
+        let text = format!("{prefix}{body}");
+        let layout = NestedLayout::parse(&text).map_err(|e| {
+            let offset = body_start + e.offset.saturating_sub(prefix.len());
+            let loc = self.loc_of(offset);
+            self.error_at(loc, format!("invalid nested layout: {}", e.message))
+        })?;
+        layout
+            .verify(None, None)
+            .map_err(|e| self.error_at(at, format!("invalid nested layout: {e}")))?;
+        Ok(Attribute::Opaque(layout.to_string()))
     }
 
     /// `[-]literal [: type]`
