@@ -14,9 +14,47 @@
 //! — the conceptual view `[subgroup]x[batch]x[outer]x[thread]x[element]` linearized per
 //! dimension, outermost level first. The domain: thread ids below one past the largest the
 //! strides reach, subgroup ids likewise, and each symbol below its tile.
+//!
+//! Back: [`NestedLayout::from_indexing_map`] reads the tiles off the symbols' ranges and the
+//! thread and subgroup tiles and strides off the map's values at single ids, then accepts
+//! the layout only if its own map agrees with the given one at every point of the domain
+//! (so a map of any other form is refused, not misread).
 
 use super::NestedLayout;
 use crate::{AffineExpr, IndexingMap, Interval, Variable, cst, dim, sym};
+
+/// Calls `f` at every point (dims, symbols) of `map`'s domain without constraints, in order,
+/// until it answers false; whether it answered true everywhere.
+fn for_each_point(map: &IndexingMap, mut f: impl FnMut(&[i64], &[i64]) -> bool) -> bool {
+    let vars: Vec<Interval> = map
+        .dims
+        .iter()
+        .chain(&map.range_vars)
+        .map(|v| v.bounds)
+        .collect();
+    if vars.iter().any(|b| b.hi < b.lo) {
+        return true;
+    }
+    let mut point: Vec<i64> = vars.iter().map(|b| b.lo).collect();
+    loop {
+        let (dims, symbols) = point.split_at(map.dims.len());
+        if !f(dims, symbols) {
+            return false;
+        }
+        let mut k = point.len();
+        loop {
+            if k == 0 {
+                return true;
+            }
+            k -= 1;
+            point[k] += 1;
+            if point[k] <= vars[k].hi {
+                break;
+            }
+            point[k] = vars[k].lo;
+        }
+    }
+}
 
 impl NestedLayout {
     /// The layout's indexing map (see the module documentation). `threads` and `subgroups`
@@ -63,6 +101,74 @@ impl NestedLayout {
             Vec::new(),
             results,
         )
+    }
+
+    /// The layout whose map is `map`, when `map` has that form: two dimensions (thread id,
+    /// subgroup id) and three symbols per result (batch, outer, element), each from 0. Tile-1
+    /// levels come back with stride 0 (the same distribution). `None` for any other map, or
+    /// one whose domain has more than 2^20 points to compare.
+    pub fn from_indexing_map(map: &IndexingMap) -> Option<NestedLayout> {
+        let rank = map.results.len();
+        if rank == 0 || rank > super::MAX_RANK || map.dims.len() != 2 {
+            return None;
+        }
+        if map.range_vars.len() != 3 * rank || !map.constraints.is_empty() {
+            return None;
+        }
+        let vars = map.dims.iter().chain(&map.range_vars);
+        if vars.clone().any(|v| v.bounds.lo != 0 || v.bounds.hi < 0) {
+            return None;
+        }
+        vars.clone()
+            .try_fold(1i64, |n, v| n.checked_mul(v.bounds.hi + 1))
+            .filter(|&n| n <= super::MAX_IDS)?;
+        let size = |k: usize| map.range_vars[k].bounds.hi + 1;
+        let batch_tile: Vec<i64> = (0..rank).map(size).collect();
+        let outer_tile: Vec<i64> = (0..rank).map(|d| size(rank + d)).collect();
+        let element_tile: Vec<i64> = (0..rank).map(|d| size(2 * rank + d)).collect();
+        let zeros = vec![0; 3 * rank];
+        // An id's virtual ids at a level: its element index over the level's span.
+        let level = |id_dim: usize, count: i64, span: &dyn Fn(usize) -> i64| {
+            let mut tile = vec![1i64; rank];
+            let mut strides = vec![0i64; rank];
+            for id in 1..count {
+                let mut dims = [0, 0];
+                dims[id_dim] = id;
+                let index = map.eval(&dims, &zeros);
+                for d in 0..rank {
+                    let v = index[d] / span(d);
+                    if v > 0 && strides[d] == 0 {
+                        strides[d] = id;
+                    }
+                    tile[d] = tile[d].max(v + 1);
+                }
+            }
+            (tile, strides)
+        };
+        let threads = map.dims[0].bounds.hi + 1;
+        let subgroups = map.dims[1].bounds.hi + 1;
+        let (thread_tile, thread_strides) = level(0, threads, &|d| element_tile[d]);
+        let thread_span =
+            |d: usize| element_tile[d] * thread_tile[d] * outer_tile[d] * batch_tile[d];
+        let (subgroup_tile, subgroup_strides) = level(1, subgroups, &thread_span);
+        let layout = NestedLayout::from_lists([
+            subgroup_tile,
+            batch_tile,
+            outer_tile,
+            thread_tile,
+            element_tile,
+            subgroup_strides,
+            thread_strides,
+        ]);
+        layout.verify(None, None).ok()?;
+        let back = layout.to_indexing_map();
+        if back.dims != map.dims {
+            return None;
+        }
+        let agrees = for_each_point(map, |dims, symbols| {
+            map.eval(dims, symbols) == back.eval(dims, symbols)
+        });
+        agrees.then_some(layout)
     }
 
     /// One past the largest thread id and subgroup id the strides reach: the ids a layout
@@ -129,7 +235,7 @@ mod tests {
             (tile(), tile(), tile(), tile(), tile());
         let subgroup_strides = distinct_strides(&subgroup_tile, r);
         let thread_strides = distinct_strides(&thread_tile, r);
-        NestedLayout {
+        NestedLayout::from_lists([
             subgroup_tile,
             batch_tile,
             outer_tile,
@@ -137,34 +243,7 @@ mod tests {
             element_tile,
             subgroup_strides,
             thread_strides,
-        }
-    }
-
-    /// Every (thread, subgroup, local element) of the domain, in order.
-    fn domain(map: &IndexingMap) -> Vec<(Vec<i64>, Vec<i64>)> {
-        let vars: Vec<Interval> = map
-            .dims
-            .iter()
-            .chain(&map.range_vars)
-            .map(|v| v.bounds)
-            .collect();
-        let mut points = vec![Vec::new()];
-        for b in vars {
-            points = points
-                .into_iter()
-                .flat_map(|p| {
-                    (b.lo..=b.hi).map(move |v| {
-                        let mut q = p.clone();
-                        q.push(v);
-                        q
-                    })
-                })
-                .collect();
-        }
-        points
-            .into_iter()
-            .map(|p| (p[..2].to_vec(), p[2..].to_vec()))
-            .collect()
+        ])
     }
 
     #[test]
@@ -184,21 +263,20 @@ mod tests {
             layout.verify(Some(&shape), None).unwrap();
             let map = layout.to_indexing_map();
             let mut owner: HashMap<Vec<i64>, (Vec<i64>, Vec<i64>)> = HashMap::new();
-            for (dims, symbols) in domain(&map) {
-                let index = map.eval(&dims, &symbols);
+            for_each_point(&map, |dims, symbols| {
+                let index = map.eval(dims, symbols);
                 for (d, &i) in index.iter().enumerate() {
                     assert!(
                         (0..shape[d]).contains(&i),
                         "{layout:?}: {index:?} outside {shape:?}"
                     );
                 }
-                if let Some(before) = owner.insert(index.clone(), (dims.clone(), symbols.clone())) {
-                    panic!(
-                        "{layout:?}: {index:?} held by {before:?} and {:?}",
-                        (dims, symbols)
-                    );
+                let point = (dims.to_vec(), symbols.to_vec());
+                if let Some(before) = owner.insert(index.clone(), point.clone()) {
+                    panic!("{layout:?}: {index:?} held by {before:?} and {point:?}");
                 }
-            }
+                true
+            });
             let elements: i64 = shape.iter().product();
             assert_eq!(owner.len() as i64, elements, "{layout:?} misses elements");
         }
@@ -255,5 +333,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn maps_of_layouts_convert_back() {
+        let mut r = Random(4);
+        let mut tested = 0;
+        while tested < 100 {
+            let layout = random_layout(&mut r);
+            let map = layout.to_indexing_map();
+            let points: i64 = map
+                .dims
+                .iter()
+                .chain(&map.range_vars)
+                .map(|v| v.bounds.hi + 1)
+                .product();
+            if points > 4096 {
+                continue;
+            }
+            tested += 1;
+            let back = NestedLayout::from_indexing_map(&map)
+                .unwrap_or_else(|| panic!("{layout:?} does not convert back"));
+            // The same distribution: the same map (tile-1 levels may lose their stride).
+            assert_eq!(
+                back.to_indexing_map(),
+                map,
+                "{layout:?} came back as {back:?}"
+            );
+        }
+        // A map of another form is refused.
+        let mut other = NestedLayout::parse(super::super::tests::SEED)
+            .unwrap()
+            .to_indexing_map();
+        other.results.swap(0, 1);
+        assert!(NestedLayout::from_indexing_map(&other).is_none());
     }
 }

@@ -103,17 +103,43 @@ impl NestedLayout {
         if p.at != text.len() {
             return Err(error(p.at, "unexpected text after the layout"));
         }
-        let mut lists = lists.into_iter();
-        let mut next = || lists.next().expect("seven lists");
-        Ok(NestedLayout {
-            subgroup_tile: next(),
-            batch_tile: next(),
-            outer_tile: next(),
-            thread_tile: next(),
-            element_tile: next(),
-            subgroup_strides: next(),
-            thread_strides: next(),
-        })
+        let lists: [Vec<i64>; 7] = lists.try_into().expect("seven lists");
+        Ok(NestedLayout::from_lists(lists))
+    }
+
+    /// A layout from its seven lists, in the seed's order ([`FIELDS`]).
+    fn from_lists(lists: [Vec<i64>; 7]) -> NestedLayout {
+        let [
+            subgroup_tile,
+            batch_tile,
+            outer_tile,
+            thread_tile,
+            element_tile,
+            subgroup_strides,
+            thread_strides,
+        ] = lists;
+        NestedLayout {
+            subgroup_tile,
+            batch_tile,
+            outer_tile,
+            thread_tile,
+            element_tile,
+            subgroup_strides,
+            thread_strides,
+        }
+    }
+
+    /// The seven lists, in the seed's order ([`FIELDS`]).
+    fn lists(&self) -> [&[i64]; 7] {
+        [
+            &self.subgroup_tile,
+            &self.batch_tile,
+            &self.outer_tile,
+            &self.thread_tile,
+            &self.element_tile,
+            &self.subgroup_strides,
+            &self.thread_strides,
+        ]
     }
 
     /// The five tile levels, outermost first.
@@ -147,16 +173,7 @@ impl NestedLayout {
                 "a nested layout has 1 to {MAX_RANK} dimensions, this one {rank}"
             ));
         }
-        let lists = [
-            &self.subgroup_tile,
-            &self.batch_tile,
-            &self.outer_tile,
-            &self.thread_tile,
-            &self.element_tile,
-            &self.subgroup_strides,
-            &self.thread_strides,
-        ];
-        for (name, list) in FIELDS.iter().zip(lists) {
+        for (name, list) in FIELDS.iter().zip(self.lists()) {
             if list.len() != rank {
                 return Err(format!(
                     "{name} has {} entries, subgroup_tile {rank}",
@@ -325,18 +342,9 @@ impl NestedLayout {
 /// the seed's order.
 impl std::fmt::Display for NestedLayout {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let lists = [
-            &self.subgroup_tile,
-            &self.batch_tile,
-            &self.outer_tile,
-            &self.thread_tile,
-            &self.element_tile,
-            &self.subgroup_strides,
-            &self.thread_strides,
-        ];
         let fields: Vec<String> = FIELDS
             .iter()
-            .zip(lists)
+            .zip(self.lists())
             .map(|(name, list)| format!("{name} = [{}]", join(list, ", ")))
             .collect();
         write!(f, "#xla_gpu.nested_layout<{}>", fields.join(", "))
