@@ -58,6 +58,8 @@ const VECTOR_BYTES: i64 = 16;
 #[derive(Clone, Debug)]
 pub struct RowNormalization {
     heroes: Vec<InstrId>,
+    /// The reduces and everything computed from them: what needs the rows' reduced values.
+    dependent: HashSet<InstrId>,
     /// The shape of every output and every reduce operand.
     shape: ArrayShape,
     rows: i64,
@@ -157,6 +159,7 @@ impl RowNormalization {
         let threads = prev_power_of_two(lanes / ACCESSES_PER_THREAD).clamp(WARP_SIZE, MAX_THREADS);
         Some(RowNormalization {
             heroes,
+            dependent,
             shape,
             rows,
             threads,
@@ -466,7 +469,7 @@ impl<'a> Emitter<'a> {
         num_params: usize,
     ) -> Result<Option<String>, Diagnostic> {
         let c = self.cx.fusion;
-        if !self.depends_on_a_reduce(id) {
+        if !self.plan.dependent.contains(&id) {
             return Ok(None);
         }
         let sg = self
@@ -494,15 +497,6 @@ impl<'a> Emitter<'a> {
             c.instruction(id).spans.whole,
         )
         .map(Some)
-    }
-
-    fn depends_on_a_reduce(&self, id: InstrId) -> bool {
-        let c = self.cx.fusion;
-        let graph = hlo::graph::ComputationGraph::new(c);
-        graph
-            .post_order_from(id)
-            .into_iter()
-            .any(|x| c.instruction(x).opcode == Opcode::Reduce)
     }
 }
 
