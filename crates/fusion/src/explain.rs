@@ -14,7 +14,7 @@ use emitters::normalization::RowNormalization;
 use hlo::{Computation, HloModule, InstrId, Opcode};
 
 use crate::fuse::{cheap, epilogue_chain};
-use crate::operands_first;
+use crate::positions;
 
 /// One paragraph per fusion of the entry (see the module documentation).
 pub fn explain_fusion(module: &HloModule) -> String {
@@ -64,10 +64,7 @@ pub fn explain_fusion(module: &HloModule) -> String {
         } else {
             vec![c.root]
         };
-        let mut position = vec![0; c.instructions.len()];
-        for (k, i) in operands_first(c).into_iter().enumerate() {
-            position[i.0] = k;
-        }
+        let position = positions(c);
         let reduces: Vec<InstrId> = (0..c.instructions.len())
             .map(InstrId)
             .filter(|&i| c.instruction(i).opcode == Opcode::Reduce)

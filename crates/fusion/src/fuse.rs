@@ -56,7 +56,7 @@ use hlo::{
     Opcode, Payload,
 };
 
-use crate::{Names, elementwise, operands_first};
+use crate::{Names, elementwise, operands_first, positions, users};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let entry = module.entry_computation();
@@ -476,11 +476,7 @@ const MAX_SIBLING_OUTPUTS: usize = 8;
 /// before that sibling's root: the merged fusion then takes the earlier one's place in the
 /// entry, where all its inputs exist, and neither fusion can feed the other.
 fn merge_siblings(entry: &Computation, groups: Vec<Group>) -> Vec<Group> {
-    let order = operands_first(entry);
-    let mut position = vec![0; entry.instructions.len()];
-    for (k, &i) in order.iter().enumerate() {
-        position[i.0] = k;
-    }
+    let position = positions(entry);
     // What makes fusions siblings: whether they reduce, the dimensions they iterate over
     // (a reduce's input, a loop's root) and the reduced dimensions.
     type Key = (bool, Vec<i64>, Vec<i64>);
@@ -613,15 +609,7 @@ fn expands(entry: &Computation, user: InstrId) -> bool {
 /// The fusions of `entry`, in the order of their roots.
 fn group(entry: &Computation) -> Vec<Group> {
     let n = entry.instructions.len();
-    let mut users: Vec<Vec<InstrId>> = vec![Vec::new(); n];
-    for (i, instr) in entry.instructions.iter().enumerate() {
-        for &o in &instr.operands {
-            // An instruction reading one operand twice is one user.
-            if users[o.0].last() != Some(&InstrId(i)) {
-                users[o.0].push(InstrId(i));
-            }
-        }
-    }
+    let users = users(entry);
     // The fusions each instruction belongs to (several when duplicated).
     let mut member_of: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut roots: Vec<InstrId> = Vec::new();
@@ -632,10 +620,7 @@ fn group(entry: &Computation) -> Vec<Group> {
     // element (through a broadcast that expands it, a gather, a reduce-window).
     let mut reused = vec![false; n];
     let order = operands_first(entry);
-    let mut position = vec![0; n];
-    for (k, &i) in order.iter().enumerate() {
-        position[i.0] = k;
-    }
+    let position = positions(entry);
     for &p in order.iter().rev() {
         let instr = &entry.instructions[p.0];
         if !fusible(instr) {

@@ -283,6 +283,28 @@ impl Names {
 /// (definitions may come in any order in text; unused ones are kept). Kahn's algorithm
 /// with the ready instructions in a heap by text position: n log n, whatever the order
 /// of the text.
+/// Each instruction's place in [`operands_first`] order, by instruction id.
+pub(crate) fn positions(computation: &Computation) -> Vec<usize> {
+    let mut position = vec![0; computation.instructions.len()];
+    for (k, i) in operands_first(computation).into_iter().enumerate() {
+        position[i.0] = k;
+    }
+    position
+}
+
+/// Each instruction's users, by instruction id (a user reading one operand twice counted once).
+pub(crate) fn users(computation: &Computation) -> Vec<Vec<InstrId>> {
+    let mut users: Vec<Vec<InstrId>> = vec![Vec::new(); computation.instructions.len()];
+    for (i, instr) in computation.instructions.iter().enumerate() {
+        for &o in &instr.operands {
+            if users[o.0].last() != Some(&InstrId(i)) {
+                users[o.0].push(InstrId(i));
+            }
+        }
+    }
+    users
+}
+
 pub(crate) fn operands_first(computation: &Computation) -> Vec<InstrId> {
     let n = computation.instructions.len();
     // Text order already puts operands first (as XLA and JAX print): that order, in linear

@@ -15,7 +15,7 @@ use emitters::normalization::RowNormalization;
 use hlo::{Computation, InstrId};
 
 use crate::fuse::{Group, fusion_computation};
-use crate::operands_first;
+use crate::{positions, users};
 
 /// A merged fusion stops taking reductions past this many members: a row normalization has
 /// a few dozen, and the analysis of each candidate reads the whole fusion, so the bound keeps
@@ -26,22 +26,14 @@ const MAX_MEMBERS: usize = 256;
 /// row-normalization consumer takes merged into it.
 pub(crate) fn merge_row_normalizations(entry: &Computation, groups: Vec<Group>) -> Vec<Group> {
     let n = entry.instructions.len();
-    let mut users: Vec<Vec<InstrId>> = vec![Vec::new(); n];
-    for (i, instr) in entry.instructions.iter().enumerate() {
-        for &o in &instr.operands {
-            users[o.0].push(InstrId(i));
-        }
-    }
+    let users = users(entry);
     let mut member_of: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (g, group) in groups.iter().enumerate() {
         for &m in &group.members {
             member_of[m.0].push(g);
         }
     }
-    let mut position = vec![0; n];
-    for (k, &i) in operands_first(entry).iter().enumerate() {
-        position[i.0] = k;
-    }
+    let position = positions(entry);
     let mut groups: Vec<Option<Group>> = groups.into_iter().map(Some).collect();
     for r in (0..groups.len()).rev() {
         let Some(reduction) = groups[r].as_ref().filter(|g| g.has_reduce) else {
