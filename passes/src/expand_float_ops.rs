@@ -7,7 +7,7 @@
 //!   (where the rational function reaches ±1 exactly), a degree-13/6 rational approximation
 //!   evaluated with `math.fma`. `libdevice`'s `__nv_tanhf` branches, which keeps LLVM from
 //!   vectorizing around it, as XLA notes. Measured against `f64` tanh on every `f32` in
-//!   [-10, 10] (FMA fused, division correctly rounded; `tests/expand_float_ops.rs` checks a
+//!   [-10, 10] (FMA fused, division correctly rounded; `tests/integration/expand_float_ops.rs` checks a
 //!   sample): at most 4.90 ulp ([`TANH_MAX_ULP`], at x = ±5.126, where tanh ≈ 0.99993) and
 //!   2.92e-7 absolute ([`TANH_MAX_ABS`]); never beyond ±1; odd. Rounded to `bf16` it is
 //!   within one `bf16` ulp of tanh for every `bf16`. Clamping with

@@ -20,7 +20,7 @@
 //! `expand-float-ops` the interpreter and the evaluator compute bit for bit the same (both
 //! round `f16`/`bf16` after each op and share Rust's math functions), which the report shows
 //! as `bit-exact`; after it, `tanh` and `erf` are XLA's rational approximations (at most 4.90
-//! and 5.92 ulp in `f32`, measured in `passes/tests/expand_float_ops.rs`), which one rounding
+//! and 5.92 ulp in `f32`, measured in `passes/tests/integration/expand_float_ops.rs`), which one rounding
 //! to `bf16`/`f16` can turn into one unit of that type — and in `1 + tanh(x)` near
 //! `tanh(x) = -1` into an absolute error of that size on a small result, which is why the
 //! absolute bound is one unit at 1.0 and not a relative one.

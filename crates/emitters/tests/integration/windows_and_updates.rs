@@ -2,7 +2,7 @@
 //! elemental emitter gives them (a loop over the window, an `scf.if` on the update's
 //! window), IR that our verifier and real MLIR accept; and XLA's dynamic-update-slice
 //! corpus, written in place. What the kernels compute is checked against the evaluator by the interpreter
-//! (`crates/interp/tests/emitted.rs`).
+//! (`crates/interp/tests/integration/emitted.rs`).
 
 use emitters::{emit_fusion, fusions};
 

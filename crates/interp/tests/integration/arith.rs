@@ -2,7 +2,7 @@
 //! that extracts three operands `%a`, `%b`, `%c` from an input tensor, runs a few lines of
 //! IR defining `%r`, and inserts `%r` into the output tensor.
 
-mod common;
+use crate::common;
 
 use common::{expect_error, run};
 use half::{bf16, f16};

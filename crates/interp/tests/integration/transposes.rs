@@ -12,7 +12,7 @@ use emitters::{EmittedFusion, EmitterKind};
 use hlo::evaluate::{evaluate_fusion, random_arguments};
 use interp::{Buffer, Kernel, Launch};
 
-mod common;
+use crate::common;
 
 fn leaves(shape: &hlo::Shape) -> Vec<hlo::ArrayShape> {
     match shape {

@@ -9,7 +9,7 @@
 use hlo::evaluate::{HostArray, evaluate_fusion, random_arguments};
 use interp::{Buffer, Kernel, Launch};
 
-mod common;
+use crate::common;
 
 /// The arrays of a shape, nested tuples flattened (the outputs of a multi-output fusion).
 fn leaves(shape: &hlo::Shape) -> Vec<hlo::ArrayShape> {
@@ -81,7 +81,7 @@ fn gelu_matches_the_evaluator_bit_for_bit() {
     }
 }
 
-// The corpus after every pass: `tools/tests/check.rs` (`hlo-emit --check`).
+// The corpus after every pass: `tools/tests/integration/check.rs` (`hlo-emit --check`).
 
 const HORNER: &str = "horner {
   a = s32[] parameter(0)

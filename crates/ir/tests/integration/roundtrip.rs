@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 
 use ir::{Module, Registry, parse_module_with};
 
-mod common;
+use crate::common;
 
 /// The standard-dialect chunk of `testdata/ir/ops.mlir`.
 static STANDARD_OPS: LazyLock<String> = LazyLock::new(|| common::ops_chunk(0));

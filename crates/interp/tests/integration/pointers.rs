@@ -3,7 +3,7 @@
 //! `nvvm` special registers, `nvvm.barrier0`, `nvvm.shfl.sync`, libdevice calls and
 //! thread-private stack arrays (`llvm.alloca`).
 
-mod common;
+use crate::common;
 
 use common::{expect_error, f32s, run, to_f32s};
 use interp::ErrorKind;

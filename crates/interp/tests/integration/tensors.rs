@@ -1,7 +1,7 @@
 //! Tensors and vectors: value semantics, constants, `tensor.empty`, layouts, vector
 //! transfers with padding and masking, and how threads' writes to the outputs combine.
 
-mod common;
+use crate::common;
 
 use common::{expect_error, f32s, run, to_f32s};
 use interp::{Buffer, ErrorKind};

@@ -6,7 +6,7 @@
 use ir::dialects::{gpu, llvm, nvvm, vector};
 use ir::{Attribute, InsertPoint, Module, Registry, Type, parse_module_with};
 
-mod common;
+use crate::common;
 
 /// The vector/gpu/llvm/nvvm chunk of `testdata/ir/ops.mlir`.
 static GPU_OPS_TEXT: std::sync::LazyLock<String> =

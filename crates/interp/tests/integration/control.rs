@@ -2,7 +2,7 @@
 //! `scf.if`, `xla_gpu.loop` (domains with constraints), `xla_gpu.apply_indexing`,
 //! `func.call` and `xla_gpu.pure_call` (with `xla.range` promises).
 
-mod common;
+use crate::common;
 
 use common::{expect_error, i64s, run, to_i64s};
 use interp::ErrorKind;

@@ -5,7 +5,7 @@
 /// dialects, 1 vector/gpu/llvm/nvvm, 2 xla_gpu. Each chunk is a module printed in canonical
 /// form, so tests can compare printed text with it byte for byte.
 pub fn ops_chunk(index: usize) -> String {
-    const ALL: &str = include_str!("../../../../testdata/ir/ops.mlir");
+    const ALL: &str = include_str!("../../../../../testdata/ir/ops.mlir");
     let chunk = ALL
         .split("\n// -----\n")
         .nth(index)

@@ -4,7 +4,7 @@
 //! pointers with `nvvm` registers — computes the evaluator's result bit for bit at every
 //! stage.
 
-mod common;
+use crate::common;
 
 use common::parse;
 use hlo::evaluate::{evaluate_fusion, random_arguments};

@@ -40,7 +40,7 @@ fn models() -> Vec<(String, std::path::PathBuf)> {
 fn models_compile_with_every_stage_dumped() {
     for (name, path) in models() {
         let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path("../../testdata/snapshots");
+        settings.set_snapshot_path("../../../testdata/snapshots");
         settings.set_prepend_module_to_snapshot(false);
         settings.set_input_file(&path);
         let output = hlo_emit(&path, &["--dump-after-each-pass"]);

@@ -3,7 +3,7 @@
 
 use ir::{Registry, parse_module_with};
 
-mod common;
+use crate::common;
 
 /// Parses and verifies `src` (named `t.mlir`); the first diagnostic, rendered. Whatever
 /// parses also prints (invalid ops in generic form) and reparses.

@@ -1,6 +1,6 @@
 //! The transpose emitter's structure: which functions it emits and which it drops, how the
 //! partition splits outputs, its launch dimensions, and the fusions it leaves to the loop
-//! emitter. Meaning is checked in `crates/interp/tests/transposes.rs`.
+//! emitter. Meaning is checked in `crates/interp/tests/integration/transposes.rs`.
 
 use emitters::{EmitterKind, PartitionedComputation, SplitReason};
 

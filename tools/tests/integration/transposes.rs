@@ -102,7 +102,7 @@ fn the_transpose_corpus_compiles_and_matches_the_evaluator() {
     );
 }
 
-/// The interpreter tests' transpose fusions (`crates/interp/tests/transposes.rs`) through
+/// The interpreter tests' transpose fusions (`crates/interp/tests/integration/transposes.rs`) through
 /// the whole pipeline: PTX that `ptxas` assembles without spills, and the meaning checked
 /// after every pass.
 #[test]

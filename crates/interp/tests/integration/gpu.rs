@@ -3,7 +3,7 @@
 //! ladder), and the errors of broken kernels: missing barriers, out-of-bounds indices,
 //! divergent barriers and shuffles, launches that break the IR's range promises.
 
-mod common;
+use crate::common;
 
 use common::{expect_error, f32s, run, to_f32s};
 use interp::ErrorKind;

@@ -7,7 +7,7 @@ use indexing::IndexingMap;
 use ir::dialects::{tensor, xla_gpu};
 use ir::{InsertPoint, Module, Registry, Type, parse_attribute, parse_module_with};
 
-mod common;
+use crate::common;
 
 /// The xla_gpu chunk of `testdata/ir/ops.mlir`.
 static OPS_TEXT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| common::ops_chunk(2));

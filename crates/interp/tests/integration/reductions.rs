@@ -20,7 +20,7 @@ use emitters::reduction::{ReductionFusion, ReductionKind};
 use hlo::evaluate::{Elements, HostArray, HostValue, evaluate_fusion, random_arguments};
 use interp::{Buffer, Kernel, Launch};
 
-mod common;
+use crate::common;
 
 fn leaves(shape: &hlo::Shape) -> Vec<hlo::ArrayShape> {
     match shape {

@@ -1,0 +1,14 @@
+//! The crate's integration tests, one module per area, linked into one test binary: each
+//! test binary links LLVM and MLIR statically (~300 MB), so one binary per file made the
+//! clean build outgrow CI's disk and spent most of the suite's time linking.
+
+mod check;
+mod deep_inputs;
+mod deliverable;
+mod gpu_bundle;
+mod hostile;
+mod jax_corpus;
+mod ptx;
+mod reduction_corpus;
+mod snapshots;
+mod transposes;
