@@ -8,7 +8,8 @@
 //! number, called computations and attributes, `metadata` aside. The entry is visited
 //! operands first, so a duplicated chain merges from its start to its end. The first
 //! instruction in that order stays; later ones are replaced in their users, then removed.
-//! As in `algebraic-simplifier`, the root and the values it reads keep their names.
+//! As in `algebraic-simplifier`, the program's results (the root, or a tuple root's
+//! elements) keep their instructions and names.
 
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
@@ -16,12 +17,12 @@ use std::hash::{BuildHasher, Hash, Hasher};
 
 use hlo::{AttrValue, Diagnostic, HloModule, InstrId, Instruction, Opcode, Payload, Value};
 
-use crate::{is_pure, operands_first, remove_dead_code, same_shape};
+use crate::{is_pure, operands_first, program_results, remove_dead_code, same_shape};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let entry_id = module.entry;
     let c = &mut module.computations[entry_id.0];
-    let read_by_root = c.instructions[c.root.0].operands.clone();
+    let results = program_results(c);
     let mut replacement: Vec<InstrId> = (0..c.instructions.len()).map(InstrId).collect();
     // Values seen so far by hash (the first of each hash; others of the same hash, rare,
     // apart); equal hashes are compared in full.
@@ -50,7 +51,7 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
                 .and_then(|o| o.iter().find(|f| same(f)).copied()),
         };
         match found {
-            Some(first) if i != c.root && !read_by_root.contains(&i) => {
+            Some(first) if !results.contains(&i) => {
                 replacement[i.0] = first;
                 changed = true;
             }

@@ -13,6 +13,36 @@ use crate::{Names, operands_first};
 const MAX_INSTRUCTIONS: usize = 1 << 20;
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
+    inline_all(module, CALLS)
+}
+
+/// Which instructions a pass replaces by their callee's body: one opcode, and the attribute
+/// that names its callee.
+#[derive(Clone, Copy)]
+pub(crate) struct Inlined {
+    opcode: Opcode,
+    callee: &'static str,
+    /// Whether the callee's root takes the caller's name (else a unique copy of its own).
+    root_takes_callers_name: bool,
+}
+
+/// XLA's CallInliner keeps the callee's names (JAX's `silu.1` body's ops).
+const CALLS: Inlined = Inlined {
+    opcode: Opcode::Call,
+    callee: "to_apply",
+    root_takes_callers_name: false,
+};
+
+/// A fusion's name is the name of its value in the program (the root's name in XLA's
+/// printed modules, the output's in a bundle); its body's root names an internal value.
+pub(crate) const FUSIONS: Inlined = Inlined {
+    opcode: Opcode::Fusion,
+    callee: "calls",
+    root_takes_callers_name: true,
+};
+
+/// Replaces every `what` instruction of the module by a copy of its callee's body.
+pub(crate) fn inline_all(module: &mut HloModule, what: Inlined) -> Result<bool, Diagnostic> {
     let mut changed = false;
     let mut total: usize = module
         .computations
@@ -21,10 +51,10 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
         .sum();
     // Callees first, so each computation is inlined once, from call-free callees: linear
     // in the size of the result, however deep the chain of calls.
-    for c in callees_first(module) {
+    for c in callees_first(module, what) {
         let own = module.computation(c).instructions.len();
         let limit = MAX_INSTRUCTIONS.saturating_sub(total - own);
-        if let Some(inlined) = inline_in(module, c, limit)? {
+        if let Some(inlined) = inline_in(module, c, limit, what)? {
             total = total - own + inlined.instructions.len();
             module.computations[c.0] = inlined;
             changed = true;
@@ -33,9 +63,9 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     Ok(changed)
 }
 
-/// Every computation, each after the computations its `call`s reach (an explicit stack:
-/// chains of calls may be as deep as the input is long).
-fn callees_first(module: &HloModule) -> Vec<ComputationId> {
+/// Every computation, each after the computations its `what` instructions reach (an
+/// explicit stack: chains of calls may be as deep as the input is long).
+fn callees_first(module: &HloModule, what: Inlined) -> Vec<ComputationId> {
     let n = module.computations.len();
     let mut visited = vec![false; n];
     let mut order = Vec::with_capacity(n);
@@ -51,8 +81,8 @@ fn callees_first(module: &HloModule) -> Vec<ComputationId> {
             }
             stack.push((c, true));
             for instr in &module.computation(c).instructions {
-                if instr.opcode == Opcode::Call
-                    && let Some(callee) = instr.called("to_apply")
+                if instr.opcode == what.opcode
+                    && let Some(callee) = instr.called(what.callee)
                     && !visited[callee.id.0]
                 {
                     stack.push((callee.id, false));
@@ -63,18 +93,19 @@ fn callees_first(module: &HloModule) -> Vec<ComputationId> {
     order
 }
 
-/// Computation `id` with each of its calls replaced by the callee's instructions, in at
-/// most `limit` instructions; `None` when it has no call.
+/// Computation `id` with each of its `what` instructions replaced by the callee's
+/// instructions, in at most `limit` instructions; `None` when it has none.
 fn inline_in(
     module: &HloModule,
     id: ComputationId,
     limit: usize,
+    what: Inlined,
 ) -> Result<Option<Computation>, Diagnostic> {
     let computation = module.computation(id);
     if !computation
         .instructions
         .iter()
-        .any(|i| i.opcode == Opcode::Call)
+        .any(|i| i.opcode == what.opcode)
     {
         return Ok(None);
     }
@@ -84,16 +115,19 @@ fn inline_in(
     let mut value: Vec<InstrId> = vec![InstrId(usize::MAX); computation.instructions.len()];
     for old in operands_first(computation) {
         let instr = &computation.instructions[old.0];
-        if instr.opcode != Opcode::Call {
+        if instr.opcode != what.opcode {
             let mut copy = instr.clone();
             copy.operands = instr.operands.iter().map(|o| value[o.0]).collect();
             value[old.0] = push(&mut out, copy);
             continue;
         }
-        let Some(callee) = instr.called("to_apply") else {
+        let Some(callee) = instr.called(what.callee) else {
             return Err(Diagnostic::new(
                 instr.spans.whole,
-                format!("call '{}' has no to_apply computation", instr.name),
+                format!(
+                    "{} '{}' has no {} computation",
+                    what.opcode, instr.name, what.callee
+                ),
             ));
         };
         let callee = module.computation(callee.id);
@@ -122,14 +156,18 @@ fn inline_in(
                 return Err(Diagnostic::new(
                     instr.spans.whole,
                     format!(
-                        "inlining the calls of '{}' makes the module more than {MAX_INSTRUCTIONS} instructions",
-                        computation.name
+                        "inlining the {}s of '{}' makes the module more than {MAX_INSTRUCTIONS} instructions",
+                        what.opcode, computation.name
                     ),
                 ));
             }
             let mut copy = body.clone();
             copy.operands = body.operands.iter().map(|o| inner[o.0]).collect();
-            copy.name = names.unique(&body.name);
+            copy.name = if j == callee.root && what.root_takes_callers_name {
+                instr.name.clone()
+            } else {
+                names.unique(&body.name)
+            };
             inner[j.0] = push(&mut out, copy);
         }
         value[old.0] = inner[callee.root.0];

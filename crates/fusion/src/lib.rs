@@ -10,6 +10,7 @@ mod dead_computations;
 mod explain;
 mod fuse;
 mod inline_calls;
+mod inline_fusions;
 mod move_reshapes;
 mod rows;
 mod simplify;
@@ -47,6 +48,14 @@ const HLO_CSE: HloPass = HloPass {
 
 /// The passes, in order.
 pub const PIPELINE: &[HloPass] = &[
+    // Under `--fuse`, a module that is already fused is fused anew: its fusions become
+    // plain instructions again (XLA's classic softmax is three kernels that read the input
+    // three times; the rules below make it one). Unfused input has nothing to inline.
+    HloPass {
+        name: "inline-fusions",
+        display_name: "InlineFusions",
+        run: inline_fusions::run,
+    },
     // JAX wraps every `jax.nn.*` function, `jnp.where`, `argmax`... in a `call`; the
     // emitters index through fusions, not calls. XLA's CallInliner runs first for the
     // same reason.
@@ -187,6 +196,18 @@ pub(crate) fn is_pure(opcode: Opcode) -> bool {
                 | Transpose
                 | Tuple
         )
+}
+
+/// The instructions whose values are the program's results: the root, and the elements of
+/// a tuple root. Rewrites keep them (and their names): two results that become one value,
+/// or a result that becomes an input buffer, are the runtime's business, not a kernel's.
+pub(crate) fn program_results(c: &Computation) -> Vec<InstrId> {
+    let root = &c.instructions[c.root.0];
+    let mut results = vec![c.root];
+    if root.opcode == Opcode::Tuple {
+        results.extend(&root.operands);
+    }
+    results
 }
 
 /// Drops the pure instructions nothing live reads (what a rewrite left behind), so that

@@ -15,23 +15,26 @@
 //!   `and(x, x)`, `or(x, x)`, `-(-x)`, `not(not(x))`, `select(p, a, a)` and a select on a
 //!   constant predicate; `convert(convert(x))` back to `x`'s type through a type that holds
 //!   every value of it (JAX's dtype round trips).
+//! * **Tuples taken apart**: `get-tuple-element(tuple(a, b), index=1)` is `b` (an inlined
+//!   multi-output fusion).
 //!
 //! An instruction that becomes another is replaced in its users (which are visited after
 //! it), then removed when nothing reads it. The root keeps its instruction, so that the
-//! program's result keeps its name; nor does a value the root reads become a parameter
-//! (a program result that is an input buffer is the runtime's business, not a kernel's).
+//! program's result keeps its name; nor does a result (an element of a tuple root) become a
+//! parameter (a program result that is an input buffer is the runtime's business, not a
+//! kernel's).
 
 use hlo::{
     AttrValue, Attribute, Computation, Diagnostic, HloModule, InstrId, Instruction, Opcode,
     Payload, PrimitiveType, Value,
 };
 
-use crate::{operands_first, remove_dead_code, same_shape};
+use crate::{operands_first, program_results, remove_dead_code, same_shape};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let entry_id = module.entry;
     let c = &mut module.computations[entry_id.0];
-    let read_by_root = c.instructions[c.root.0].operands.clone();
+    let results = program_results(c);
     let mut replacement: Vec<InstrId> = (0..c.instructions.len()).map(InstrId).collect();
     let mut changed = false;
     for i in operands_first(c) {
@@ -49,8 +52,8 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
         while let Some(rewrite) = simplified(c, i) {
             match rewrite {
                 Rewrite::Into(j) => {
-                    let becomes_parameter = c.instructions[j.0].opcode == Opcode::Parameter
-                        && read_by_root.contains(&i);
+                    let becomes_parameter =
+                        c.instructions[j.0].opcode == Opcode::Parameter && results.contains(&i);
                     if i != c.root && !becomes_parameter {
                         replacement[i.0] = j;
                         changed = true;
@@ -84,6 +87,11 @@ fn simplified(c: &Computation, i: InstrId) -> Option<Rewrite> {
     let (first, x) = operand(0)?;
     if is_identity(instr, x) {
         return Some(Rewrite::Into(first));
+    }
+    // A multi-output fusion, inlined (`inline-fusions`), hands out its results this way.
+    if instr.opcode == Opcode::GetTupleElement && x.opcode == Opcode::Tuple {
+        let index = usize::try_from(instr.int("index")?).ok()?;
+        return Some(Rewrite::Into(*x.operands.get(index)?));
     }
     let same_as = |j: InstrId| same_shape(&instr.shape, &c.instructions[j.0].shape);
     let into = |j: InstrId| same_as(j).then_some(Rewrite::Into(j));

@@ -93,7 +93,9 @@ struct Cli {
 
     /// Run the fusion pipeline (`crates/fusion`: call inlining, ...) before compiling. On by
     /// default for a whole program (an `HloModule` header) that holds no fusion: unfused HLO
-    /// as JAX lowers it. `--emit=hlo` then prints the fused module.
+    /// as JAX lowers it. Given a module that is already fused, its fusions are inlined first
+    /// and the kernels decided anew (XLA's three-kernel softmax becomes one). `--emit=hlo`
+    /// then prints the fused module.
     #[arg(long, conflicts_with = "no_fuse")]
     fuse: bool,
 
