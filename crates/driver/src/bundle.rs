@@ -28,7 +28,8 @@
 //!
 //!   A kernel output also has `expected`: `file` holds the evaluator's values at logical
 //!   row-major indices `0, stride, 2*stride, ...` (`count` of them), raw little-endian values
-//!   of the buffer's type, and `tolerance` is `{"abs", "rel"}` (an element matches within
+//!   of the buffer's type (`s2`/`s4`/`u2`/`u4` packed as in buffers: several to a byte, the
+//!   first in the low bits), and `tolerance` is `{"abs", "rel"}` (an element matches within
 //!   either; see [`crate::check::Tolerance`]) or `null` for exact.
 //! - `kernels`, in launch order: `fusion`, `ptx` (a file), `entry` (`main`), `grid`, `block`,
 //!   `shared_memory_bytes`, `emitter`, `arguments` and `outputs` (buffer indices; the kernel
@@ -240,10 +241,15 @@ fn sample_stride(count: usize, max: usize) -> usize {
     }
 }
 
-/// Bundles describe layouts by `minor_to_major` alone.
+/// Bundles describe layouts by `minor_to_major` alone (an element size that is the type's
+/// own, `s4[..]{1,0:E(4)}`, says nothing more).
 fn untiled(shape: &ArrayShape) -> Result<(), String> {
     match &shape.layout {
-        Some(l) if !l.tiles.is_empty() || l.element_size_in_bits != 0 => {
+        Some(l)
+            if !l.tiles.is_empty()
+                || (l.element_size_in_bits != 0
+                    && l.element_size_in_bits != i64::from(shape.element_type.bit_width())) =>
+        {
             Err(format!("the tiled layout of {shape}"))
         }
         _ => Ok(()),

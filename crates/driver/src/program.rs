@@ -340,7 +340,7 @@ fn draw_init(range: RandomRange, shape: &ArrayShape, index: usize) -> Result<Ini
     let seed = (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let (low, high) = if ty == PrimitiveType::Pred {
         (0, 1)
-    } else if ty.is_int() && ty.bit_width() >= 8 {
+    } else if ty.is_int() && ty.bit_width() >= 2 {
         range.int_bounds(ty)
     } else if matches!(
         ty,
@@ -478,12 +478,18 @@ pub(crate) fn minor_to_major(shape: &ArrayShape) -> Vec<i64> {
     }
 }
 
+/// The bytes of a buffer of `shape`: `pred` takes a byte, `s2`/`s4`/`u2`/`u4` are packed.
 pub(crate) fn byte_size(shape: &ArrayShape) -> Result<u64, String> {
-    let bits = shape.element_type.bit_width();
-    if !bits.is_multiple_of(8) && shape.element_type != PrimitiveType::Pred {
-        return Err(format!("element type {}", shape.element_type));
+    let bits = u64::from(shape.element_type.bit_width());
+    let count = shape.element_count().max(0) as u64;
+    match shape.element_type {
+        PrimitiveType::Pred => Ok(count),
+        PrimitiveType::S2 | PrimitiveType::U2 | PrimitiveType::S4 | PrimitiveType::U4 => {
+            Ok((count * bits).div_ceil(8))
+        }
+        _ if bits.is_multiple_of(8) => Ok(count * bits / 8),
+        other => Err(format!("element type {other}")),
     }
-    Ok(shape.element_count().max(0) as u64 * u64::from(bits.div_ceil(8)))
 }
 
 /// `--launch-json`: every compiled kernel's launch dimensions, what is left to the runtime,

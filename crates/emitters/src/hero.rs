@@ -285,6 +285,11 @@ pub fn tiled_transpose(c: &Computation, hero: InstrId) -> Option<TransposeDescri
     }
     let out = d.output_dims();
     let element = c.instruction(hero).shape.as_array()?.element_type;
+    // Sub-byte elements go to the loop emitter, as XLA's do (its packed transpose of s4 is
+    // not used for them): a shared tile of packed elements would need atomics per element.
+    if element.bit_width() < 8 {
+        return None;
+    }
     let bytes = i64::from(element.bit_width().div_ceil(8));
     let tiled = if d.minor_dim_kept() {
         let row_bytes = bytes * out[n - 1];

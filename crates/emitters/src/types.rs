@@ -2,7 +2,7 @@
 //!
 //! Integers are signless in the IR (MLIR's convention); whether an op treats them as signed
 //! or unsigned comes from the HLO element type at emission time. Types the emitters do not
-//! handle (complex, sub-byte integers, fp8/fp4, tokens) are refused with a reason.
+//! handle (complex, 1-bit integers, fp8/fp4, tokens) are refused with a reason.
 
 use hlo::{ArrayShape, PrimitiveType, Shape};
 use ir::Type;
@@ -12,6 +12,9 @@ pub fn element_type(p: PrimitiveType) -> Result<Type, String> {
     use PrimitiveType::*;
     Ok(match p {
         Pred => Type::I1,
+        // Packed in memory (two or four to a byte); `lower-tensors` reads and writes their bits.
+        S2 | U2 => Type::int(2),
+        S4 | U4 => Type::int(4),
         S8 | U8 => Type::I8,
         S16 | U16 => Type::I16,
         S32 | U32 => Type::I32,

@@ -3,13 +3,13 @@
 //!
 //! A buffer holds an array as device memory does: elements little-endian in physical order
 //! (row-major, or as the array's layout places them, tile padding included), `pred` as one
-//! byte, `f16`/`bf16` as their 16-bit encodings. The same bytes serve every stage of the
+//! byte, `f16`/`bf16` as their 16-bit encodings, `s4`/`s2` packed two or four to a byte
+//! (the first in the low bits). The same bytes serve every stage of the
 //! pipeline: tensors before `flatten-tensors`, their 1-d forms after, pointers after
 //! `lower-tensors`.
 
 use crate::error::{Error, Result, fail};
 use crate::layout::TensorTy;
-use half::{bf16, f16};
 use hlo::evaluate::{Elements, HostArray};
 use hlo::{ArrayShape, Layout, PrimitiveType};
 
@@ -19,34 +19,47 @@ pub struct Buffer {
     bytes: Vec<u8>,
 }
 
-/// Bytes per element of an HLO type the evaluator holds.
-fn element_bytes(ty: PrimitiveType) -> Option<usize> {
+/// Bits per element of an HLO type the evaluator holds, in memory (`pred` is a byte).
+fn element_bits(ty: PrimitiveType) -> Option<usize> {
     use PrimitiveType as P;
     Some(match ty {
-        P::Pred | P::S8 | P::U8 => 1,
-        P::S16 | P::U16 | P::F16 | P::BF16 => 2,
-        P::S32 | P::U32 | P::F32 => 4,
-        P::S64 | P::U64 | P::F64 => 8,
+        P::S2 | P::U2 => 2,
+        P::S4 | P::U4 => 4,
+        P::Pred | P::S8 | P::U8 => 8,
+        P::S16 | P::U16 | P::F16 | P::BF16 => 16,
+        P::S32 | P::U32 | P::F32 => 32,
+        P::S64 | P::U64 | P::F64 => 64,
         _ => return None,
     })
 }
 
-/// Element `i`'s little-endian bits.
-fn element_bits(e: &Elements, i: usize) -> u64 {
-    match e {
-        Elements::Pred(v) => u64::from(v[i]),
-        Elements::S8(v) => v[i] as u8 as u64,
-        Elements::S16(v) => v[i] as u16 as u64,
-        Elements::S32(v) => v[i] as u32 as u64,
-        Elements::S64(v) => v[i] as u64,
-        Elements::U8(v) => u64::from(v[i]),
-        Elements::U16(v) => u64::from(v[i]),
-        Elements::U32(v) => u64::from(v[i]),
-        Elements::U64(v) => v[i],
-        Elements::F16(v) => u64::from(v[i].to_bits()),
-        Elements::BF16(v) => u64::from(v[i].to_bits()),
-        Elements::F32(v) => u64::from(v[i].to_bits()),
-        Elements::F64(v) => v[i].to_bits(),
+/// Bytes of `len` elements of `bits` each: sub-byte elements are packed, the first in the
+/// low bits of its byte (XLA's packing of `s4`/`s2` arrays).
+fn packed_bytes(len: usize, bits: usize) -> usize {
+    (len * bits).div_ceil(8)
+}
+
+/// Writes the low `bits` of `pattern` as element `p` of `bytes`.
+fn write_element(bytes: &mut [u8], p: usize, bits: usize, pattern: u64) {
+    if bits < 8 {
+        let (byte, shift) = (p * bits / 8, p * bits % 8);
+        let mask = ((1u8 << bits) - 1) << shift;
+        bytes[byte] = (bytes[byte] & !mask) | ((pattern as u8) << shift & mask);
+    } else {
+        let n = bits / 8;
+        bytes[p * n..(p + 1) * n].copy_from_slice(&pattern.to_le_bytes()[..n]);
+    }
+}
+
+/// Element `p` of `bytes`, zero-extended.
+fn read_element(bytes: &[u8], p: usize, bits: usize) -> u64 {
+    if bits < 8 {
+        u64::from(bytes[p * bits / 8] >> (p * bits % 8)) & ((1 << bits) - 1)
+    } else {
+        let n = bits / 8;
+        let mut buf = [0u8; 8];
+        buf[..n].copy_from_slice(&bytes[p * n..(p + 1) * n]);
+        u64::from_le_bytes(buf)
     }
 }
 
@@ -111,7 +124,7 @@ impl Buffer {
         a: &HostArray,
         layout: Option<&Layout>,
     ) -> std::result::Result<Buffer, String> {
-        let eb = element_bytes(a.element_type())
+        let bits = element_bits(a.element_type())
             .ok_or_else(|| format!("unsupported: element type {}", a.element_type()))?;
         let dims = a.dims();
         let len = match layout {
@@ -121,11 +134,10 @@ impl Buffer {
             }
             None => a.len(),
         };
-        let mut bytes = vec![0u8; len * eb];
+        let mut bytes = vec![0u8; packed_bytes(len, bits)];
         let e = a.elements();
         for_each_element(dims, layout, |i, p| {
-            let bits = element_bits(e, i).to_le_bytes();
-            bytes[p * eb..(p + 1) * eb].copy_from_slice(&bits[..eb]);
+            write_element(&mut bytes, p, bits, e.pattern(i));
         });
         Ok(Buffer { bytes })
     }
@@ -133,7 +145,7 @@ impl Buffer {
     /// The array of `shape` (laid out by its layout) this buffer holds.
     pub fn to_host_array(&self, shape: &ArrayShape) -> std::result::Result<HostArray, String> {
         let ty = shape.element_type;
-        let eb = element_bytes(ty).ok_or_else(|| format!("unsupported: element type {ty}"))?;
+        let bits = element_bits(ty).ok_or_else(|| format!("unsupported: element type {ty}"))?;
         let layout = shape.layout.as_ref();
         let dims = &shape.dims;
         let len = match layout {
@@ -143,38 +155,19 @@ impl Buffer {
             }
             None => dims.iter().product::<i64>() as usize,
         };
-        if len * eb != self.bytes.len() {
+        if packed_bytes(len, bits) != self.bytes.len() {
             return Err(format!(
                 "a buffer of {} bytes cannot hold {shape} ({} bytes)",
                 self.bytes.len(),
-                len * eb
+                packed_bytes(len, bits)
             ));
         }
         let n: usize = dims.iter().product::<i64>() as usize;
-        let mut bits = vec![0u64; n];
+        let mut patterns = vec![0u64; n];
         for_each_element(dims, layout, |i, p| {
-            let mut buf = [0u8; 8];
-            buf[..eb].copy_from_slice(&self.bytes[p * eb..(p + 1) * eb]);
-            bits[i] = u64::from_le_bytes(buf);
+            patterns[i] = read_element(&self.bytes, p, bits);
         });
-        use PrimitiveType as P;
-        let elements = match ty {
-            P::Pred => Elements::Pred(bits.iter().map(|&b| b & 1 != 0).collect()),
-            P::S8 => Elements::S8(bits.iter().map(|&b| b as i8).collect()),
-            P::S16 => Elements::S16(bits.iter().map(|&b| b as i16).collect()),
-            P::S32 => Elements::S32(bits.iter().map(|&b| b as i32).collect()),
-            P::S64 => Elements::S64(bits.iter().map(|&b| b as i64).collect()),
-            P::U8 => Elements::U8(bits.iter().map(|&b| b as u8).collect()),
-            P::U16 => Elements::U16(bits.iter().map(|&b| b as u16).collect()),
-            P::U32 => Elements::U32(bits.iter().map(|&b| b as u32).collect()),
-            P::U64 => Elements::U64(bits),
-            P::F16 => Elements::F16(bits.iter().map(|&b| f16::from_bits(b as u16)).collect()),
-            P::BF16 => Elements::BF16(bits.iter().map(|&b| bf16::from_bits(b as u16)).collect()),
-            P::F32 => Elements::F32(bits.iter().map(|&b| f32::from_bits(b as u32)).collect()),
-            P::F64 => Elements::F64(bits.iter().map(|&b| f64::from_bits(b)).collect()),
-            _ => return Err(format!("unsupported: element type {ty}")),
-        };
-        HostArray::new(dims.clone(), elements)
+        HostArray::new(dims.clone(), Elements::from_patterns(ty, &patterns)?)
     }
 }
 
@@ -216,5 +209,26 @@ mod tests {
         assert_eq!(b.to_host_array(&shape).unwrap(), a);
         let row_major = Buffer::from_host_array(&a, None).unwrap();
         assert_eq!(&row_major.bytes()[13 * 4..14 * 4], &13f32.to_le_bytes());
+    }
+
+    #[test]
+    fn sub_byte_elements_are_packed_low_bits_first() {
+        let patterns = [0x8, 0x7, 0x1, 0xf, 0x3];
+        let a = HostArray::new(
+            vec![5],
+            Elements::from_patterns(PrimitiveType::S4, &patterns).unwrap(),
+        )
+        .unwrap();
+        let b = Buffer::from_host_array(&a, None).unwrap();
+        assert_eq!(b.bytes(), &[0x78, 0xf1, 0x03]);
+        assert_eq!(b.to_host_array(&a.shape()).unwrap(), a);
+        let two_bit = HostArray::new(
+            vec![5],
+            Elements::from_patterns(PrimitiveType::U2, &[1, 2, 3, 0, 2]).unwrap(),
+        )
+        .unwrap();
+        let b = Buffer::from_host_array(&two_bit, None).unwrap();
+        assert_eq!(b.bytes(), &[0b00_11_10_01, 0b10]);
+        assert_eq!(b.to_host_array(&two_bit.shape()).unwrap(), two_bit);
     }
 }

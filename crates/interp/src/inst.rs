@@ -368,7 +368,7 @@ pub(crate) enum Param {
 pub(crate) struct SharedDef {
     pub(crate) name: String,
     pub(crate) bytes: usize,
-    pub(crate) elem_bytes: usize,
+    pub(crate) elem_bits: usize,
 }
 
 /// A module global in global memory.

@@ -29,7 +29,11 @@ pub(crate) struct TensorTy {
     pub(crate) ty: Type,
     pub(crate) shape: Box<[i64]>,
     pub(crate) elem: ScalarTy,
+    /// Bytes of one element in a thread's own tensors (`tensor.empty`, constants).
     pub(crate) elem_bytes: usize,
+    /// Bits of one element in memory: `i2` and `i4` are packed, the first element of a
+    /// byte in its low bits (XLA's packing); other types take whole bytes (`i1` one).
+    pub(crate) elem_bits: usize,
     /// Elements in the buffer (padding included).
     pub(crate) len: usize,
     offset: Offset,
@@ -73,13 +77,16 @@ impl TensorTy {
             }
         };
         let elem_bytes = elem.bytes();
-        let bytes = len.and_then(|n| u64::try_from(n).ok()?.checked_mul(elem_bytes as u64));
-        let len = crate::host_bytes(bytes, &format_args!("'{ty}'"))? / elem_bytes;
+        let elem_bits = elem.memory_bits();
+        let bits = len.and_then(|n| u64::try_from(n).ok()?.checked_mul(elem_bits as u64));
+        crate::host_bytes(bits.map(|b| b.div_ceil(8)), &format_args!("'{ty}'"))?;
+        let len = (bits.unwrap_or(0) / elem_bits as u64) as usize;
         Ok(TensorTy {
             ty,
             shape: shape.clone(),
             elem,
             elem_bytes,
+            elem_bits,
             len,
             offset,
         })
@@ -87,6 +94,11 @@ impl TensorTy {
 
     /// The buffer size in bytes.
     pub(crate) fn bytes(&self) -> usize {
+        (self.len * self.elem_bits).div_ceil(8)
+    }
+
+    /// The size of a thread's own copy (`tensor.empty`, constants): unpacked elements.
+    pub(crate) fn local_bytes(&self) -> usize {
         self.len * self.elem_bytes
     }
 
@@ -182,7 +194,19 @@ impl MemTy {
     }
 
     pub(crate) fn bytes(self) -> usize {
-        self.elem.bytes() * (self.lanes.max(1) as usize)
+        match self.packed_width() {
+            Some(w) => (self.lanes as usize * w).div_ceil(8),
+            None => self.elem.bytes() * (self.lanes.max(1) as usize),
+        }
+    }
+
+    /// The width of a vector's lanes when memory packs them (`<32 x i2>` is 8 bytes in
+    /// LLVM, the first lane in the low bits); `None` for scalars and byte-sized lanes.
+    pub(crate) fn packed_width(self) -> Option<usize> {
+        match self.elem {
+            ScalarTy::Int(w @ (2 | 4)) if self.lanes > 0 => Some(usize::from(w)),
+            _ => None,
+        }
     }
 
     /// The ABI alignment LLVM assumes without an `alignment` attribute: the size, rounded

@@ -143,11 +143,11 @@ impl Kernel {
         }
         let mut mem = Memory::default();
         for (i, (buffer, param)) in args.into_iter().zip(&prog.params).enumerate() {
-            let elem_bytes = match param {
+            let elem_bits = match param {
                 Param::Tensor(ty) => {
                     let tt = &prog.tensors[*ty as usize];
                     buffer::check_tensor_argument(i, &buffer, tt)?;
-                    tt.elem_bytes
+                    tt.elem_bits
                 }
                 Param::Ptr(dereferenceable) => {
                     if let Some(n) = *dereferenceable
@@ -159,11 +159,11 @@ impl Kernel {
                             buffer.len()
                         ));
                     }
-                    1
+                    8
                 }
             };
             let name = format!("argument #{i}");
-            let mut storage = Storage::global(name, buffer.into_bytes(), elem_bytes);
+            let mut storage = Storage::global(name, buffer.into_bytes(), elem_bits);
             storage.write_counts = Some(vec![0; storage.bytes.len()]);
             mem.globals.push(storage);
         }
@@ -172,7 +172,7 @@ impl Kernel {
         }
         for s in &prog.shared {
             mem.shared
-                .push(Storage::uninit(s.name.clone(), s.bytes, s.elem_bytes));
+                .push(Storage::uninit(s.name.clone(), s.bytes, s.elem_bits));
         }
         let ops = grid::run(prog, &mut mem, launch, self.step_limit)?;
         let (buffers, write_counts) = mem

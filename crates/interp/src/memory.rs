@@ -22,8 +22,9 @@ pub(crate) struct Storage {
     pub(crate) bytes: Vec<u8>,
     /// One bit per byte: written or not. `None`: every byte is initialized.
     init: Option<Vec<u64>>,
-    /// Bytes per element of tensor-level writes.
-    elem_bytes: usize,
+    /// Bits per element of tensor-level reads and writes: 2 and 4 are packed into bytes
+    /// (the first element in the low bits), anything else is a multiple of 8.
+    elem_bits: usize,
     /// Per element, the thread (linear id + 1) whose write was published last, 0 for none,
     /// or [`MANY_WRITERS`]. Allocated on the first publication.
     writers: Vec<u32>,
@@ -48,12 +49,12 @@ const MANY_WRITERS: u32 = u32::MAX;
 
 impl Storage {
     /// A buffer holding `bytes`, all initialized.
-    pub(crate) fn global(name: String, bytes: Vec<u8>, elem_bytes: usize) -> Storage {
+    pub(crate) fn global(name: String, bytes: Vec<u8>, elem_bits: usize) -> Storage {
         Storage {
             name,
             bytes,
             init: None,
-            elem_bytes: elem_bytes.max(1),
+            elem_bits: elem_bits.max(1),
             writers: Vec::new(),
             phases: Vec::new(),
             constant: false,
@@ -62,10 +63,10 @@ impl Storage {
     }
 
     /// An uninitialized buffer of `len` bytes (shared memory).
-    pub(crate) fn uninit(name: String, len: usize, elem_bytes: usize) -> Storage {
+    pub(crate) fn uninit(name: String, len: usize, elem_bits: usize) -> Storage {
         Storage {
             init: Some(vec![0; len.div_ceil(64)]),
-            ..Storage::global(name, vec![0; len], elem_bytes)
+            ..Storage::global(name, vec![0; len], elem_bits)
         }
     }
 
@@ -149,9 +150,40 @@ impl Storage {
         }
     }
 
-    /// Reads element `elem` of a tensor view with `elem_bytes`-byte elements.
-    pub(crate) fn read_elem(&self, elem: u64, elem_bytes: usize) -> Result<u64> {
-        self.load((elem as i64).wrapping_mul(elem_bytes as i64), elem_bytes)
+    /// Where element `elem` of a tensor view lies: its bytes, and for a sub-byte element
+    /// its shift in the (one) byte.
+    fn element_place(&self, elem: u64, elem_bits: usize) -> Result<(std::ops::Range<usize>, u32)> {
+        if elem_bits < 8 {
+            let bit = elem.wrapping_mul(elem_bits as u64);
+            Ok((self.range((bit / 8) as i64, 1)?, (bit % 8) as u32))
+        } else {
+            let n = elem_bits / 8;
+            Ok((self.range((elem as i64).wrapping_mul(n as i64), n)?, 0))
+        }
+    }
+
+    /// Reads element `elem` of a tensor view with `elem_bits`-bit elements (zero-extended).
+    pub(crate) fn read_elem(&self, elem: u64, elem_bits: usize) -> Result<u64> {
+        let (range, shift) = self.element_place(elem, elem_bits)?;
+        let bits = self.load(range.start as i64, range.len())?;
+        Ok(if elem_bits < 8 {
+            bits >> shift & crate::scalar::mask(elem_bits as u32)
+        } else {
+            bits
+        })
+    }
+
+    /// Writes `bits` as element `elem` (`elem_bits` wide): a sub-byte element keeps the
+    /// other elements of its byte.
+    pub(crate) fn write_elem(&mut self, elem: u64, elem_bits: usize, bits: u64) -> Result<()> {
+        let (range, shift) = self.element_place(elem, elem_bits)?;
+        let word = if elem_bits < 8 {
+            let mask = crate::scalar::mask(elem_bits as u32) << shift;
+            u64::from(self.bytes[range.start]) & !mask | (bits << shift & mask)
+        } else {
+            bits
+        };
+        self.store(range.start as i64, range.len(), word)
     }
 
     /// Publishes a thread's write of element `elem`: `thread` is the writer's linear id,
@@ -165,10 +197,10 @@ impl Storage {
         thread: u32,
         phase: Option<u32>,
     ) -> Result<std::result::Result<(), Conflict>> {
-        let eb = self.elem_bytes;
-        let range = self.range((elem as i64).wrapping_mul(eb as i64), eb)?;
+        let eb = self.elem_bits;
+        let (range, shift) = self.element_place(elem, eb)?;
         if self.writers.is_empty() {
-            let n = self.bytes.len() / eb;
+            let n = self.bytes.len() * 8 / eb;
             self.writers = vec![0; n];
             if phase.is_some() {
                 self.phases = vec![0; n];
@@ -178,9 +210,15 @@ impl Storage {
         let me = thread + 1;
         let previous = self.writers[i];
         let same_phase = phase.is_none_or(|p| self.phases[i] == p);
+        let mask = if eb < 8 {
+            crate::scalar::mask(eb as u32) << shift
+        } else {
+            u64::MAX
+        };
+        let old = read_le(&self.bytes[range.clone()]);
         let mut writer = me;
         if previous != 0 && previous != me && same_phase {
-            let other = read_le(&self.bytes[range.clone()]);
+            let other = (old & mask) >> shift;
             if other != bits {
                 return Ok(Err(Conflict {
                     other_thread: (previous != MANY_WRITERS).then(|| previous - 1),
@@ -189,7 +227,10 @@ impl Storage {
             }
             writer = MANY_WRITERS;
         }
-        write_le(&mut self.bytes[range.clone()], bits);
+        write_le(
+            &mut self.bytes[range.clone()],
+            old & !mask | (bits << shift & mask),
+        );
         if previous != me {
             self.count_writes(range.clone());
         }

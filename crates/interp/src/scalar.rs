@@ -49,6 +49,15 @@ impl ScalarTy {
         self.width().div_ceil(8) as usize
     }
 
+    /// Bits of one element of a tensor in memory: `i2` and `i4` are packed (XLA's `s2`,
+    /// `s4`), `i1` takes a byte (XLA's `pred`), the others their bytes.
+    pub(crate) fn memory_bits(self) -> usize {
+        match self {
+            ScalarTy::Int(w @ (2 | 4)) => usize::from(w),
+            _ => self.bytes() * 8,
+        }
+    }
+
     /// The mask of the bits a value of this type uses.
     pub(crate) fn mask(self) -> u64 {
         mask(self.width())

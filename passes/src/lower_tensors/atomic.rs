@@ -9,8 +9,11 @@
 //! * any other body: a compare-and-swap loop (`scf.while` around `llvm.cmpxchg`) on the
 //!   element's bits, the body recomputed from what the memory held each time the swap
 //!   fails. `i1` elements are bytes in memory, so they are swapped as `i8`.
+//! * an element of `i2` or `i4` shares its byte with others: always a compare-and-swap
+//!   loop on that byte, merging the element's new bits into it (XLA's `lower_tensors.cc`
+//!   does the same for `i4`).
 
-use super::{element_address, element_type};
+use super::{SubByte, element_address, element_type, sub_byte_width};
 use ir::dialects::llvm::{self, AtomicBinOp};
 use ir::dialects::scf;
 use ir::intern::FxHashMap;
@@ -21,12 +24,18 @@ pub(super) fn lower(m: &mut Module, op: OpId, buffer: Value) {
     let tensor = m.operand(op, 0);
     let elem = element_type(m.value_type(tensor));
     let index = m.operands(op).nth(1);
-    let address = element_address(m, op, buffer, index, elem);
     let body = m.entry_block(m.region(op, 0)).expect("a verified body");
     let current = m.block_arg(body, 0);
     let yield_op = m.last_op(body).expect("a verified body ends in a yield");
     let new = m.operand(yield_op, 0);
     let at = InsertPoint::Before(op);
+    let recompute = |b: &mut Builder<'_>, current: Value| clone_body(b, body, current);
+    if let Some(width) = sub_byte_width(elem) {
+        let place = SubByte::place(m, op, buffer, index, width);
+        compare_and_swap_loop(m, op, place.byte, elem, Some(place), recompute);
+        return;
+    }
+    let address = element_address(m, op, buffer, index, elem);
     if !defined_in(m, new, body) {
         llvm::build_store(m, at, new, address);
         return;
@@ -35,7 +44,23 @@ pub(super) fn lower(m: &mut Module, op: OpId, buffer: Value) {
         llvm::build_atomic_rmw(m, at, bin_op, address, value);
         return;
     }
-    compare_and_swap_loop(m, op, body, address, elem);
+    compare_and_swap_loop(m, op, address, elem, None, recompute);
+}
+
+/// The body's ops cloned at the builder's insertion point with `current` for its argument;
+/// what it yields.
+fn clone_body(b: &mut Builder<'_>, body: ir::BlockId, current: Value) -> Value {
+    let mut mapping: FxHashMap<Value, Value> = FxHashMap::default();
+    mapping.insert(b.module.block_arg(body, 0), current);
+    let ops: Vec<OpId> = b.module.block_ops(body).collect();
+    let (yield_op, computed) = ops.split_last().expect("a verified body");
+    for &inner in computed {
+        let clone = b.module.clone_op(inner, &mut mapping);
+        let at = b.insertion_point();
+        b.module.insert_op(clone, at);
+    }
+    let new = b.module.operand(*yield_op, 0);
+    mapping.get(&new).copied().unwrap_or(new)
 }
 
 /// Whether `v` is `block`'s argument or the result of an op in it.
@@ -119,30 +144,52 @@ fn from_bits(b: &mut Builder<'_>, v: Value, elem: Type, bits: Type) -> Value {
 /// ```text
 /// %init = llvm.load %address
 /// scf.while (%old = %init) : (iN) -> iN {
-///   %current = bitcast %old; <body>; %bits = bitcast %new
+///   %current = bitcast %old; %new = compute(%current); %bits = bitcast %new
 ///   %pair = llvm.cmpxchg %address, %old, %bits monotonic monotonic
 ///   scf.condition(!%pair[1]) %pair[0]
 /// } do { ^bb0(%seen): scf.yield %seen }
 /// ```
-fn compare_and_swap_loop(m: &mut Module, op: OpId, body: ir::BlockId, address: Value, elem: Type) {
-    let bits = swap_type(elem);
+/// With `sub_byte`, `%address` is the element's byte: `%current` is its bits shifted down,
+/// and `%bits` the byte with the element's bits replaced.
+pub(super) fn compare_and_swap_loop(
+    m: &mut Module,
+    op: OpId,
+    address: Value,
+    elem: Type,
+    sub_byte: Option<SubByte>,
+    compute: impl FnOnce(&mut Builder<'_>, Value) -> Value,
+) {
+    let bits = if sub_byte.is_some() {
+        Type::I8
+    } else {
+        swap_type(elem)
+    };
     let at = InsertPoint::Before(op);
     let init = llvm::build_load(m, at, address, bits, false);
     let (_, before, after) = scf::build_while(m, at, &[init], &[bits]);
     let old = m.block_arg(before, 0);
     let mut b = Builder::at_end(m, before);
-    let current = from_bits(&mut b, old, elem, bits);
-    let mut mapping: FxHashMap<Value, Value> = FxHashMap::default();
-    mapping.insert(b.module.block_arg(body, 0), current);
-    let ops: Vec<OpId> = b.module.block_ops(body).collect();
-    let (yield_op, computed) = ops.split_last().expect("a verified body");
-    for &inner in computed {
-        let clone = b.module.clone_op(inner, &mut mapping);
-        b.module.insert_op(clone, InsertPoint::BlockEnd(before));
-    }
-    let new = b.module.operand(*yield_op, 0);
-    let new = mapping.get(&new).copied().unwrap_or(new);
-    let new_bits = to_bits(&mut b, new, elem, bits);
+    let current = match sub_byte {
+        Some(place) => {
+            let shifted = b.binary("arith.shrui", old, place.shift);
+            b.cast("arith.trunci", shifted, elem)
+        }
+        None => from_bits(&mut b, old, elem, bits),
+    };
+    let new = compute(&mut b, current);
+    let new_bits = match sub_byte {
+        Some(place) => {
+            let ones = b.int((1 << place.width) - 1, Type::I8);
+            let mask = b.binary("arith.shli", ones, place.shift);
+            let all = b.int(-1, Type::I8);
+            let keep = b.binary("arith.xori", mask, all);
+            let kept = b.binary("arith.andi", old, keep);
+            let wide = b.cast("arith.extui", new, Type::I8);
+            let moved = b.binary("arith.shli", wide, place.shift);
+            b.binary("arith.ori", kept, moved)
+        }
+        None => to_bits(&mut b, new, elem, bits),
+    };
     let end = InsertPoint::BlockEnd(before);
     let pair = llvm::build_cmpxchg(b.module, end, address, old, new_bits);
     let seen = llvm::build_extract_value(b.module, end, pair, 0, bits);

@@ -62,6 +62,7 @@ mod atomic;
 
 use crate::pass::{Pass, op_error};
 use crate::rewrite::{recreate_with_results, xla_range};
+use ir::attrs::DenseValues;
 use ir::dialects::enum_case;
 use ir::dialects::llvm::{self, GepIndex};
 use ir::dialects::nvvm;
@@ -198,6 +199,10 @@ fn check_transfer(m: &Module, op: OpId) -> Result<(), Diagnostic> {
     if vector.rank() != Some(1) {
         return Err(op_error(m, op, "only 1-d vector transfers are supported"));
     }
+    if let Some(width) = sub_byte_width(vector.element_type_or_self()) {
+        let message = format!("unsupported: vector transfers of {width}-bit elements");
+        return Err(op_error(m, op, message));
+    }
     let in_bounds = m
         .prop(op, "in_bounds")
         .and_then(Attribute::as_array)
@@ -258,6 +263,10 @@ impl Globals {
             "shared_"
         };
         let name = self.fresh_name(m, prefix);
+        let (n, elem) = match constant_words(elem) {
+            Some(width) => ((n * i64::from(width) + 31) / 32, Type::I32),
+            None => (n, elem),
+        };
         let array = Type::opaque(&format!("!llvm.array<{n} x {elem}>"));
         let body = InsertPoint::BlockStart(m.body());
         let constant = value.is_some();
@@ -336,7 +345,15 @@ impl Buffers {
                 self.expect_yield(m, g, op, 1, index, buffer)?;
                 Ok(buffer)
             }
-            "xla_gpu.allocate_shared" => Ok(g.create(m, op, SHARED_ADDR_SPACE, None)),
+            "xla_gpu.allocate_shared" => {
+                let tensor = m.value_type(m.result(op, 0));
+                if let Some(width) = sub_byte_width(element_type(tensor)) {
+                    let message =
+                        format!("unsupported: shared memory of {width}-bit elements ('{tensor}')");
+                    return Err(op_error(m, op, message));
+                }
+                Ok(g.create(m, op, SHARED_ADDR_SPACE, None))
+            }
             "arith.constant" => {
                 let value = flat_constant(m, op);
                 Ok(g.create(m, op, 0, Some(value)))
@@ -375,16 +392,50 @@ fn yielded(m: &Module, op: OpId, region: usize, index: usize) -> Value {
 }
 
 /// The value of a tensor constant as a 1-d `dense` attribute (what an LLVM array global holds).
+/// Constants of 2-, 4- and 8-bit elements are held as the little-endian 32-bit words of
+/// their bytes (sub-byte elements packed, the first in the low bits, as in their buffers):
+/// MLIR imports an LLVM array of `i8` as a string attribute, which the IR reader holds as
+/// UTF-8 text. Their accesses address bytes (`i8` GEPs), so the words are only storage.
+fn constant_words(elem: Type) -> Option<u32> {
+    elem.bit_width().filter(|w| matches!(w, 2 | 4 | 8))
+}
+
 fn flat_constant(m: &Module, op: OpId) -> Attribute {
     let tensor = m.value_type(m.result(op, 0));
     let elem = tensor.element_type().unwrap_or(tensor);
-    let flat = Type::tensor(&[tensor.num_elements().unwrap_or(1)], elem);
-    match m.prop(op, "value") {
-        Some(Attribute::Dense { values, .. }) => Attribute::Dense {
+    let n = tensor.num_elements().unwrap_or(1);
+    let flat = Type::tensor(&[n], elem);
+    let Some(Attribute::Dense { values, .. }) = m.prop(op, "value") else {
+        return m.prop(op, "value").cloned().unwrap_or(Attribute::Unit);
+    };
+    let Some(width) = constant_words(elem) else {
+        return Attribute::Dense {
             ty: flat,
             values: values.clone(),
-        },
-        other => other.cloned().unwrap_or(Attribute::Unit),
+        };
+    };
+    let element = |i: usize| match values {
+        DenseValues::Splat(v) => *v,
+        DenseValues::Elements(vs) => vs[i],
+    };
+    let per_word = (32 / width) as usize;
+    let count = usize::try_from(n).unwrap_or(0);
+    let words = (0..count.div_ceil(per_word))
+        .map(|word| {
+            let packed =
+                (0..per_word)
+                    .filter(|k| word * per_word + k < count)
+                    .fold(0u32, |acc, k| {
+                        let bits = element(word * per_word + k).as_int().unwrap_or(0) as u32;
+                        acc | (bits & ((1u64 << width) - 1) as u32) << (k as u32 * width)
+                    });
+            // The word's value as a signless `i32` reads it: two's complement.
+            Scalar::Int(i128::from(packed as i32))
+        })
+        .collect();
+    Attribute::Dense {
+        ty: Type::tensor(&[count.div_ceil(per_word) as i64], Type::I32),
+        values: DenseValues::Elements(words),
     }
 }
 
@@ -546,20 +597,90 @@ fn lower_extract(m: &mut Module, op: OpId, cx: &Cx) {
     let buffer = cx.buffer(tensor);
     let elem = element_type(m.value_type(tensor));
     let index = m.operands(op).nth(1);
-    let address = element_address(m, op, buffer, index, elem);
     let invariant = cx.is_invariant(m, buffer);
-    let loaded = llvm::build_load(m, InsertPoint::Before(op), address, elem, invariant);
+    let loaded = match sub_byte_width(elem) {
+        Some(width) => {
+            let place = SubByte::place(m, op, buffer, index, width);
+            let byte =
+                llvm::build_load(m, InsertPoint::Before(op), place.byte, Type::I8, invariant);
+            let mut b = Builder::before(m, op);
+            let shifted = b.binary("arith.shrui", byte, place.shift);
+            b.cast("arith.trunci", shifted, elem)
+        }
+        None => {
+            let address = element_address(m, op, buffer, index, elem);
+            llvm::build_load(m, InsertPoint::Before(op), address, elem, invariant)
+        }
+    };
     m.replace_all_uses(m.result(op, 0), loaded);
     m.erase_op(op);
 }
 
 /// The store; the op itself (whose result is the buffer now) goes with the tensor values.
+/// A sub-byte element shares its byte with others, which other threads may write at the
+/// same time: it is merged in by a compare-and-swap of the byte, as XLA does.
 fn lower_insert(m: &mut Module, op: OpId, cx: &Cx) {
     let (value, dest) = (m.operand(op, 0), m.operand(op, 1));
     let elem = element_type(m.value_type(dest));
     let index = m.operands(op).nth(2);
+    if let Some(width) = sub_byte_width(elem) {
+        let place = SubByte::place(m, op, cx.buffer(dest), index, width);
+        atomic::compare_and_swap_loop(m, op, place.byte, elem, Some(place), |_, _| value);
+        return;
+    }
     let address = element_address(m, op, cx.buffer(dest), index, elem);
     llvm::build_store(m, InsertPoint::Before(op), value, address);
+}
+
+/// The width of an element type that memory packs several to a byte (`i2`, `i4`).
+pub(super) fn sub_byte_width(elem: Type) -> Option<u32> {
+    elem.bit_width().filter(|w| matches!(w, 2 | 4))
+}
+
+/// Where a sub-byte element lies: the address of its byte and its shift in it (an `i8`;
+/// the first element of a byte is in its low bits).
+#[derive(Clone, Copy)]
+pub(super) struct SubByte {
+    pub(super) byte: Value,
+    pub(super) shift: Value,
+    pub(super) width: u32,
+}
+
+impl SubByte {
+    pub(super) fn place(
+        m: &mut Module,
+        op: OpId,
+        buffer: Value,
+        index: Option<Value>,
+        width: u32,
+    ) -> SubByte {
+        let per_byte_log2 = i64::from((8 / width).trailing_zeros());
+        let mut b = Builder::before(m, op);
+        let offset = match index {
+            Some(i) => b.cast("arith.index_castui", i, Type::I64),
+            None => b.int(0, Type::I64),
+        };
+        let log2 = b.int(i128::from(per_byte_log2), Type::I64);
+        let byte_index = b.binary("arith.shrui", offset, log2);
+        let low = b.int((1 << per_byte_log2) - 1, Type::I64);
+        let slot = b.binary("arith.andi", offset, low);
+        let slot = b.cast("arith.trunci", slot, Type::I8);
+        let bits = b.int(i128::from(width), Type::I8);
+        let shift = b.binary("arith.muli", slot, bits);
+        let at = InsertPoint::Before(op);
+        let byte = llvm::build_gep(
+            m,
+            at,
+            buffer,
+            &[GepIndex::Value(byte_index)],
+            Type::I8,
+            true,
+        );
+        if m.value_type(buffer).is_tensor() {
+            m.set_value_type(byte, Type::PTR);
+        }
+        SubByte { byte, shift, width }
+    }
 }
 
 fn lower_transfer_read(m: &mut Module, op: OpId, cx: &Cx) {
@@ -868,8 +989,12 @@ fn annotate_kernel_args(m: &mut Module, f: OpId, inputs: &[Type]) {
     m.set_prop(f, "arg_attrs", Attribute::Array(lists));
 }
 
-/// The size of a tensor's buffer in bytes (`i1` elements take a byte).
+/// The size of a tensor's buffer in bytes (`i1` elements take a byte, `i2` and `i4` are
+/// packed).
 fn buffer_bytes(t: Type) -> i64 {
-    let elem_bits = i64::from(element_type(t).bit_width().unwrap_or(8).max(8));
-    t.num_elements().unwrap_or(1) * (elem_bits / 8)
+    let n = t.num_elements().unwrap_or(1);
+    match sub_byte_width(element_type(t)) {
+        Some(width) => (n * i64::from(width) + 7) / 8,
+        None => n * i64::from(element_type(t).bit_width().unwrap_or(8).max(8) / 8),
+    }
 }

@@ -27,7 +27,6 @@ use passes::{PassManager, Timings};
 
 /// Files that do not pass every step, and why.
 const NOT_PASSING: &[(&str, &str)] = &[
-    ("side_output_s4.hlo", "element type s4"),
     ("f32_32_v2.hlo", "too large for the interpreter"),
     ("odd_sizes.hlo", "too large for the interpreter"),
 ];

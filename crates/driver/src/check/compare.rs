@@ -186,18 +186,32 @@ pub(super) fn compare_stage(
 
 /// Every element of output `k` written exactly once (XLA's `gpu_test_correctness` checks the
 /// same bijection between threads and outputs): `counts` has one entry per byte, in memory
-/// order; an element's first byte stands for it. The padding of a tiled layout is nobody's
-/// to write.
+/// order; an element's first byte stands for it. Sub-byte elements share a byte, which is
+/// then written once per element it holds. The padding of a tiled layout is nobody's to
+/// write.
 fn written_once(counts: &[u8], shape: &ArrayShape, k: usize) -> Result<(), String> {
-    let bytes = (shape.element_type.bit_width() as usize).div_ceil(8).max(1);
-    let mut bad = None;
-    interp::for_each_element(&shape.dims, shape.layout.as_ref(), |linear, physical| {
-        let n = counts.get(physical * bytes).copied().unwrap_or(0);
-        if n != 1 && bad.is_none() {
-            bad = Some((linear, n));
+    let bits = (shape.element_type.bit_width() as usize).max(1);
+    let first_byte = |physical: usize| match bits {
+        1..8 => physical * bits / 8,
+        _ => physical * bits.div_ceil(8),
+    };
+    // Elements per byte, for the bytes that hold an element.
+    let mut holds = vec![0u8; counts.len()];
+    interp::for_each_element(&shape.dims, shape.layout.as_ref(), |_, physical| {
+        if let Some(h) = holds.get_mut(first_byte(physical)) {
+            *h += 1;
         }
     });
-    let Some((linear, n)) = bad else {
+    let mut bad = None;
+    interp::for_each_element(&shape.dims, shape.layout.as_ref(), |linear, physical| {
+        let byte = first_byte(physical);
+        let n = counts.get(byte).copied().unwrap_or(0);
+        let want = holds.get(byte).copied().unwrap_or(1);
+        if n != want && bad.is_none() {
+            bad = Some((linear, n, want));
+        }
+    });
+    let Some((linear, n, want)) = bad else {
         return Ok(());
     };
     let index = show_index(&delinearize(&shape.dims, linear));
@@ -205,6 +219,7 @@ fn written_once(counts: &[u8], shape: &ArrayShape, k: usize) -> Result<(), Strin
     let times = match n {
         0 => "is never written".to_string(),
         u8::MAX => format!("is written at least {n} times"),
+        n if want > 1 => format!("shares a byte with {} others, written {n} times", want - 1),
         n => format!("is written {n} times"),
     };
     Err(format!(

@@ -157,14 +157,8 @@ fn odd_sizes_get_a_smaller_vector_and_a_bounds_constraint() {
 
 /// Files of `xla-corpus/loop` the emitters refuse, and why (also listed in the README).
 const LOOP_CORPUS_UNSUPPORTED: &[(&str, &str)] = &[
-    (
-        "broadcast_non_scalar_constant_s4.hlo",
-        "unsupported: element type s4",
-    ),
     ("complex.hlo", "unsupported: element type c64"),
     ("dynamic_update_slice.hlo", "unsupported: element type c64"),
-    ("s2_to_s8.hlo", "unsupported: element type s2"),
-    ("s8_to_s2.hlo", "unsupported: element type s2"),
 ];
 
 #[test]

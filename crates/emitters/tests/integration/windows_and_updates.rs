@@ -214,9 +214,6 @@ fn a_dynamic_update_slice_of_the_whole_array_reads_only_the_update() {
     assert!(!f.contains("scf.if") && !f.contains("%arg0["), "{f}");
 }
 
-/// Files of `xla-corpus/dynamic_update_slice` the emitters refuse, and why.
-const DUS_CORPUS_UNSUPPORTED: &[(&str, &str)] = &[("int4.hlo", "unsupported: element type s4")];
-
 #[test]
 fn the_dynamic_update_slice_corpus_emits_verified_ir() {
     let files = testkit::corpus(&["dynamic_update_slice"]);
@@ -225,34 +222,25 @@ fn the_dynamic_update_slice_corpus_emits_verified_ir() {
         let name = path.file_name().unwrap().to_str().unwrap();
         let text = std::fs::read_to_string(path).unwrap();
         let (source, module) = hlo::load(name, text.as_bytes()).unwrap();
-        let expected = DUS_CORPUS_UNSUPPORTED.iter().find(|(f, _)| *f == name);
         for id in fusions(&module) {
-            match (emit_fusion(&module, id), expected) {
-                (Ok(fusion), None) => {
-                    // Every file's DUS can be written in place (one of them, `mof`, two).
-                    let printed = fusion.module.print();
-                    assert_eq!(
-                        fusion.emitter,
-                        emitters::EmitterKind::InPlaceDynamicUpdateSlice,
-                        "{name}"
-                    );
-                    assert_eq!(
-                        fusion.kernel.in_place.len(),
-                        printed.matches("tensor.insert").count(),
-                        "{name}: {printed}"
-                    );
-                    codegen::mlir::verify(&fusion.module.print_generic(), true)
-                        .unwrap_or_else(|e| panic!("{name}: MLIR rejects it: {e}"));
-                    emitted += 1;
-                }
-                (Err(d), Some((_, why))) => {
-                    let rendered = d.render(&source);
-                    assert!(rendered.contains(why), "{name}: {rendered}");
-                }
-                (Ok(_), Some(_)) => panic!("{name} now emits: update the list"),
-                (Err(d), None) => panic!("{}", d.render(&source)),
-            }
+            let fusion =
+                emit_fusion(&module, id).unwrap_or_else(|d| panic!("{}", d.render(&source)));
+            // Every file's DUS can be written in place (one of them, `mof`, two).
+            let printed = fusion.module.print();
+            assert_eq!(
+                fusion.emitter,
+                emitters::EmitterKind::InPlaceDynamicUpdateSlice,
+                "{name}"
+            );
+            assert_eq!(
+                fusion.kernel.in_place.len(),
+                printed.matches("tensor.insert").count(),
+                "{name}: {printed}"
+            );
+            codegen::mlir::verify(&fusion.module.print_generic(), true)
+                .unwrap_or_else(|e| panic!("{name}: MLIR rejects it: {e}"));
+            emitted += 1;
         }
     }
-    assert_eq!((emitted, files.len()), (5, 6));
+    assert_eq!((emitted, files.len()), (6, 6));
 }

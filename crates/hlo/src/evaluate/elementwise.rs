@@ -35,6 +35,10 @@ macro_rules! by_kind {
             Elements::U16($i) => $ib,
             Elements::U32($i) => $ib,
             Elements::U64($i) => $ib,
+            Elements::S4($i) => $ib,
+            Elements::U4($i) => $ib,
+            Elements::S2($i) => $ib,
+            Elements::U2($i) => $ib,
             Elements::F16($f) => $fb,
             Elements::BF16($f) => $fb,
             Elements::F32($f) => $fb,
@@ -65,6 +69,10 @@ pub(super) struct IntKind {
 }
 
 impl IntKind {
+    pub(super) const fn new(bits: u32, signed: bool) -> IntKind {
+        IntKind { bits, signed }
+    }
+
     fn mask(self) -> u64 {
         u64::MAX >> (64 - self.bits)
     }

@@ -5,9 +5,9 @@
 //! last use), never element by element through recursion, so a fusion over millions of
 //! elements takes seconds. The module is expected to have passed the verifier.
 //!
-//! **Values.** [`HostArray`]s hold pred, s8–s64, u8–u64, f16, bf16, f32 or f64 elements in
-//! logical row-major order; [`HostValue`] adds tuples. Other element types (complex,
-//! sub-byte integers, fp8/fp4) and ops the emitters do not compile are refused with an
+//! **Values.** [`HostArray`]s hold pred, s2, s4, s8–s64, u2, u4, u8–u64, f16, bf16, f32 or
+//! f64 elements in logical row-major order; [`HostValue`] adds tuples. Other element types
+//! (complex, s1/u1, fp8/fp4) and ops the emitters do not compile are refused with an
 //! `unsupported: ...` [`Diagnostic`] at the instruction.
 //!
 //! **Semantics**, the ones XLA defines and the elemental emitter implements:
@@ -60,11 +60,13 @@ mod movement;
 mod random;
 mod reduce;
 mod scatter;
+mod sub_byte;
 mod value;
 mod window;
 
 pub use math::erf;
 pub use random::{RandomRange, fusion_arguments, random_arguments, random_array, random_value};
+pub use sub_byte::{S2, S4, U2, U4};
 pub use value::{Elements, HostArray, HostValue};
 
 use crate::diag::Diagnostic;

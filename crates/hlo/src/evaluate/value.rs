@@ -9,6 +9,7 @@ use std::fmt;
 
 use half::{bf16, f16};
 
+use super::sub_byte::{S2, S4, U2, U4};
 use crate::literal::{self, ArrayLiteral, Literal};
 use crate::primitive::PrimitiveType;
 use crate::shape::{ArrayShape, Shape};
@@ -26,6 +27,10 @@ pub enum Elements {
     U16(Vec<u16>),
     U32(Vec<u32>),
     U64(Vec<u64>),
+    S4(Vec<S4>),
+    U4(Vec<U4>),
+    S2(Vec<S2>),
+    U2(Vec<U2>),
     F16(Vec<f16>),
     BF16(Vec<bf16>),
     F32(Vec<f32>),
@@ -45,6 +50,10 @@ macro_rules! with_elements {
             $crate::evaluate::Elements::U16($v) => $body,
             $crate::evaluate::Elements::U32($v) => $body,
             $crate::evaluate::Elements::U64($v) => $body,
+            $crate::evaluate::Elements::S4($v) => $body,
+            $crate::evaluate::Elements::U4($v) => $body,
+            $crate::evaluate::Elements::S2($v) => $body,
+            $crate::evaluate::Elements::U2($v) => $body,
             $crate::evaluate::Elements::F16($v) => $body,
             $crate::evaluate::Elements::BF16($v) => $body,
             $crate::evaluate::Elements::F32($v) => $body,
@@ -60,7 +69,8 @@ macro_rules! with_type {
     ($ty:expr, $t:ident => $body:expr) => {
         $crate::evaluate::value::with_type!(@arms $ty, $t, $body,
             Pred bool, S8 i8, S16 i16, S32 i32, S64 i64, U8 u8, U16 u16, U32 u32, U64 u64,
-            F16 half::f16, BF16 half::bf16, F32 f32, F64 f64)
+            S4 $crate::evaluate::S4, U4 $crate::evaluate::U4, S2 $crate::evaluate::S2,
+            U2 $crate::evaluate::U2, F16 half::f16, BF16 half::bf16, F32 f32, F64 f64)
     };
     (@arms $ty:expr, $t:ident, $body:expr, $($variant:ident $rust:ty),*) => {{
         use $crate::primitive::PrimitiveType as P;
@@ -75,7 +85,7 @@ macro_rules! with_type {
 }
 pub(super) use with_type;
 
-/// The error for element types without host storage (complex, sub-byte integers, fp8/fp4).
+/// The error for element types without host storage (complex, 1-bit integers, fp8/fp4).
 pub(super) fn unsupported_type(ty: PrimitiveType) -> String {
     format!("unsupported: element type {ty}")
 }
@@ -323,6 +333,16 @@ impl Elements {
 
     pub(super) fn num(&self, i: usize) -> Num {
         with_elements!(self, v => v[i].to_num())
+    }
+
+    /// Element `i`'s bit pattern, zero-extended (its encoding in memory).
+    pub fn pattern(&self, i: usize) -> u64 {
+        with_elements!(self, v => v[i].pattern())
+    }
+
+    /// The elements of type `ty` whose bit patterns are `patterns` (the low bits of each).
+    pub fn from_patterns(ty: PrimitiveType, patterns: &[u64]) -> Result<Elements, String> {
+        with_type!(ty, T => T::wrap(patterns.iter().map(|&p| T::from_pattern(p)).collect()))
     }
 
     /// `n` elements of type `ty`, element `i` being `f(i)` converted by XLA's rules.

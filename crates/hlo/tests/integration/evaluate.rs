@@ -1462,14 +1462,33 @@ fn gather_in_any_form() {
 }
 
 #[test]
+fn sub_byte_integers_wrap_and_saturate_to_their_width() {
+    let text = "c {
+  p = s8[4] parameter(0)
+  ROOT c = s4[4] convert(p)
+}";
+    let out = run(text, vec![vector(Elements::S8(vec![7, 8, -9, 100]))]);
+    let want = Elements::from_patterns(PrimitiveType::S4, &[7, 8, 7, 4]).unwrap();
+    assert_eq!(elements(&out), &want);
+    assert_eq!(out.as_array().unwrap().value(1), hlo::Value::Int(-8));
+    let text = "c {
+  p = f32[3] parameter(0)
+  ROOT c = u2[3] convert(p)
+}";
+    let out = run(text, vec![vector(Elements::F32(vec![-1.0, 2.5, 9.0]))]);
+    let want = Elements::from_patterns(PrimitiveType::U2, &[0, 2, 3]).unwrap();
+    assert_eq!(elements(&out), &want);
+}
+
+#[test]
 fn unsupported_element_types_are_refused_at_the_instruction() {
     let text = "c {
   p = s8[2] parameter(0)
-  ROOT c = s4[2] convert(p)
+  ROOT c = f8e4m3fn[2] convert(p)
 }";
     assert_eq!(
         error(text, vec![vector(Elements::S8(vec![1, 2]))]),
-        "t.hlo:3:3: error: unsupported: element type s4 in 'c'"
+        "t.hlo:3:3: error: unsupported: element type f8e4m3fn in 'c'"
     );
     let text = "c {
   ROOT k = c64[] constant((1, 2))

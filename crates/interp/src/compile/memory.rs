@@ -102,7 +102,7 @@ impl FnCx<'_, '_> {
                 let def = SharedDef {
                     name: format!("the shared tensor of line {}:{}", loc.line, loc.col),
                     bytes: tt.bytes(),
-                    elem_bytes: tt.elem_bytes,
+                    elem_bits: tt.elem_bits,
                 };
                 self.b.shared.push(def);
                 let slot = self.b.shared.len() as u32 - 1;
@@ -387,7 +387,7 @@ impl FnCx<'_, '_> {
             self.b.shared.push(SharedDef {
                 name,
                 bytes,
-                elem_bytes: 1,
+                elem_bits: 8,
             });
             let slot = self.b.shared.len() as u32 - 1;
             self.b.shared_ids.insert(g, slot);

@@ -274,7 +274,7 @@ impl FnCx<'_, '_> {
         let id = self.b.tensor(ty)?;
         let tt = &self.b.tensors[id as usize];
         let mut store = LocalStore {
-            bytes: vec![0; tt.bytes()],
+            bytes: vec![0; tt.local_bytes()],
             elem_bytes: tt.elem_bytes,
             init: Some(vec![0; tt.len.div_ceil(64)]),
         };

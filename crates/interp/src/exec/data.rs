@@ -16,7 +16,7 @@ fn read_element(mem: &Memory, t: &Tensor, off: u64, tt: &TensorTy) -> Result<u64
     let bits = match t.overlay.get(off) {
         Some(b) => b,
         None => match &t.base {
-            Base::Mem(m) => mem.get(*m).read_elem(off, tt.elem_bytes)?,
+            Base::Mem(m) => mem.get(*m).read_elem(off, tt.elem_bits)?,
             Base::Local(l) => l.read(off as usize).ok_or_else(|| {
                 fail!(
                     UninitializedRead,
@@ -124,12 +124,8 @@ impl Thread {
                 let mut t = self.take_tensor(*tensor)?;
                 match t.base {
                     Base::Mem(mem) => {
-                        let eb = prog.tensors[*ty as usize].elem_bytes;
-                        env.mem.get_mut(mem).store(
-                            (off as i64).wrapping_mul(eb as i64),
-                            eb,
-                            bits,
-                        )?;
+                        let elem_bits = prog.tensors[*ty as usize].elem_bits;
+                        env.mem.get_mut(mem).write_elem(off, elem_bits, bits)?;
                         if t.overlay.get(off).is_some() {
                             Rc::make_mut(&mut t).overlay.set(off, bits);
                         }
@@ -142,7 +138,7 @@ impl Thread {
             Inst::Empty { ty, dst } => {
                 let tt = &prog.tensors[*ty as usize];
                 let store = LocalStore {
-                    bytes: vec![0; tt.bytes()],
+                    bytes: vec![0; tt.local_bytes()],
                     elem_bytes: tt.elem_bytes,
                     init: Some(vec![0; tt.len.div_ceil(64)]),
                 };

@@ -222,6 +222,15 @@ fn check_alignment(storage: &Storage, p: Ptr, ty: MemTy, align: u64, what: &str)
 
 fn load(storage: &Storage, p: Ptr, ty: MemTy, align: u64) -> Result<Val> {
     check_alignment(storage, p, ty, align, "load")?;
+    if let Some(w) = ty.packed_width() {
+        let bytes = (0..ty.bytes())
+            .map(|i| Ok(storage.load(p.offset.wrapping_add(i as i64), 1)? as u8))
+            .collect::<Result<Vec<u8>>>()?;
+        let lanes = (0..ty.lanes as usize)
+            .map(|i| Val::S(u64::from(bytes[i * w / 8] >> (i * w % 8)) & ty.elem.mask()))
+            .collect();
+        return Ok(Val::Vector(Rc::new(lanes)));
+    }
     let eb = ty.elem.bytes();
     let lane = |i: usize| -> Result<Val> {
         let bits = storage.load(p.offset.wrapping_add((i * eb) as i64), eb)?;
@@ -249,12 +258,21 @@ fn store(
         Val::Vector(l) => l,
         _ => &single,
     };
+    let mut packed = vec![0u8; ty.packed_width().map_or(0, |_| ty.bytes())];
     for (i, lane) in lanes.iter().enumerate() {
-        match lane {
-            Val::S(bits) => storage.store(p.offset.wrapping_add((i * eb) as i64), eb, *bits)?,
-            Val::Poison(s) => return Err(poison(prog, *s, "stored to memory")),
-            other => return Err(not_scalar(other, prog)),
+        match (lane, ty.packed_width()) {
+            (Val::S(bits), Some(w)) => {
+                packed[i * w / 8] |= ((*bits & ty.elem.mask()) as u8) << (i * w % 8)
+            }
+            (Val::S(bits), None) => {
+                storage.store(p.offset.wrapping_add((i * eb) as i64), eb, *bits)?
+            }
+            (Val::Poison(s), _) => return Err(poison(prog, *s, "stored to memory")),
+            (other, _) => return Err(not_scalar(other, prog)),
         }
+    }
+    for (i, &byte) in packed.iter().enumerate() {
+        storage.store(p.offset.wrapping_add(i as i64), 1, u64::from(byte))?;
     }
     Ok(())
 }
