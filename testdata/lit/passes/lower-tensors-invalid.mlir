@@ -73,3 +73,12 @@ func.func @loop(%t: tensor<8xf32>, %x: f32) {
   }
   return
 }
+
+// -----
+
+func.func @shared_i4(%i: index) -> i4 {
+  %s = xla_gpu.allocate_shared : tensor<64xi4>
+  // CHECK: lower-tensors-invalid.mlir:[[@LINE-1]]:3: error: 'xla_gpu.allocate_shared' op unsupported: shared memory of 4-bit elements ('tensor<64xi4>')
+  %x = tensor.extract %s[%i] : tensor<64xi4>
+  return %x : i4
+}
