@@ -15,6 +15,9 @@ pub fn element_type(p: PrimitiveType) -> Result<Type, String> {
         // Packed in memory (two or four to a byte); `lower-tensors` reads and writes their bits.
         S2 | U2 => Type::int(2),
         S4 | U4 => Type::int(4),
+        // Its 4-bit encoding: only `convert` (`elemental/narrow_float.rs`), bitcasts, data
+        // movement and constants handle it; other ops on it are refused.
+        F4E2M1FN => Type::int(4),
         S8 | U8 => Type::I8,
         S16 | U16 => Type::I16,
         S32 | U32 => Type::I32,

@@ -24,7 +24,7 @@ fn element_bits(ty: PrimitiveType) -> Option<usize> {
     use PrimitiveType as P;
     Some(match ty {
         P::S2 | P::U2 => 2,
-        P::S4 | P::U4 => 4,
+        P::S4 | P::U4 | P::F4E2M1FN => 4,
         P::Pred | P::S8 | P::U8 => 8,
         P::S16 | P::U16 | P::F16 | P::BF16 => 16,
         P::S32 | P::U32 | P::F32 => 32,

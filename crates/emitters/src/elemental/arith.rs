@@ -24,6 +24,12 @@ impl ElementalEmitter<'_, '_> {
             })
             .collect();
         let t0 = operand_types[0];
+        let result_type = instr.shape.as_array().map(|a| a.element_type);
+        if operand_types.contains(&PrimitiveType::F4E2M1FN)
+            || result_type == Some(PrimitiveType::F4E2M1FN)
+        {
+            return self.narrow_float_op(instr, args, &operand_types, ty);
+        }
         let float = t0.is_float();
         let unsigned = t0.is_unsigned_int() || t0 == PrimitiveType::Pred;
         let b = &mut self.b;
@@ -165,7 +171,7 @@ impl ElementalEmitter<'_, '_> {
     }
 }
 
-fn cmpf(b: &mut Builder<'_>, predicate: &str, x: Value, y: Value) -> Value {
+pub(super) fn cmpf(b: &mut Builder<'_>, predicate: &str, x: Value, y: Value) -> Value {
     let p = ir::dialects::arith::CMPF_PREDICATES
         .iter()
         .position(|&n| n == predicate)
@@ -314,7 +320,7 @@ fn total_order_key(b: &mut Builder<'_>, x: Value) -> Value {
 }
 
 /// `convert` from `from` to `to` (IR type `ty`), with XLA's saturating float→int rule.
-fn convert(
+pub(super) fn convert(
     b: &mut Builder<'_>,
     x: Value,
     from: PrimitiveType,

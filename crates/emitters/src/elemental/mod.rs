@@ -39,6 +39,7 @@ pub use crate::kernel::{range_array, range_attr};
 use crate::partition::PartitionedComputation;
 
 mod arith;
+mod narrow_float;
 mod walk;
 
 use crate::types::{element_type, leaf_element_types, leaf_range, leaves, tensor_type};
@@ -356,6 +357,10 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
             Ok(match *v {
                 hlo::Value::Pred(b) => ir::Scalar::Int(b as i128),
                 hlo::Value::Int(i) => ir::Scalar::Int(ir::attrs::normalize_int(i, ty)),
+                hlo::Value::Float(f) if shape.element_type == PrimitiveType::F4E2M1FN => {
+                    let bits = hlo::evaluate::F4E2M1FN::from_f64(f).bits();
+                    ir::Scalar::Int(ir::attrs::normalize_int(i128::from(bits), ty))
+                }
                 hlo::Value::Float(f) => match ty.float_kind() {
                     Some(kind) => ir::Scalar::Float(ir::FloatValue(ir::float::round_to(kind, f))),
                     None => return Err(unsupported(span, "a float literal of an integer type")),
@@ -378,6 +383,10 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
     }
 
     fn iota(&mut self, instr: &Instruction, index: &[Value], ty: Type) -> R<Value> {
+        if instr.shape.as_array().map(|a| a.element_type) == Some(PrimitiveType::F4E2M1FN) {
+            let what = format!("iota of f4e2m1fn in '{}'", instr.name);
+            return Err(unsupported(instr.spans.whole, what));
+        }
         let d = instr.int("iota_dimension").unwrap_or(0) as usize;
         let i = index[d];
         Ok(if ty.is_float() {

@@ -10,21 +10,23 @@ use std::cmp::Ordering;
 
 use half::{bf16, f16};
 
+use super::complex;
 use super::math::{erf, erf_f32};
 use super::value::{Element, Elements, slice_as, with_elements, with_type};
 use crate::opcode::Opcode;
 use crate::primitive::PrimitiveType;
 
-type F32Unary = fn(f32) -> f32;
-type F64Unary = fn(f64) -> f64;
-type F32Binary = fn(f32, f32) -> f32;
-type F64Binary = fn(f64, f64) -> f64;
+pub(super) type F32Unary = fn(f32) -> f32;
+pub(super) type F64Unary = fn(f64) -> f64;
+pub(super) type F32Binary = fn(f32, f32) -> f32;
+pub(super) type F64Binary = fn(f64, f64) -> f64;
 type IntUnary = fn(u64, IntKind) -> u64;
 type IntBinary = fn(u64, u64, IntKind) -> u64;
 
 /// Runs the arm for `$e`'s kind of element type with the vector bound.
 macro_rules! by_kind {
-    ($e:expr, pred $p:ident => $pb:expr, int $i:ident => $ib:expr, float $f:ident => $fb:expr) => {
+    ($e:expr, pred $p:ident => $pb:expr, int $i:ident => $ib:expr, float $f:ident => $fb:expr,
+     complex $c:ident => $cb:expr) => {
         match $e {
             Elements::Pred($p) => $pb,
             Elements::S8($i) => $ib,
@@ -41,8 +43,10 @@ macro_rules! by_kind {
             Elements::U2($i) => $ib,
             Elements::F16($f) => $fb,
             Elements::BF16($f) => $fb,
+            Elements::F4E2M1FN($f) => $fb,
             Elements::F32($f) => $fb,
             Elements::F64($f) => $fb,
+            Elements::C64($c) => $cb,
         }
     };
 }
@@ -401,7 +405,8 @@ pub(super) fn unary(op: Opcode, x: &Elements) -> Result<Elements, String> {
             .map(|f| Elements::Pred(v.iter().map(|&b| f(b)).collect()))
             .ok_or_else(refused),
         int v => int_unary(op).map(|f| int_map(v, f)).ok_or_else(refused),
-        float v => float_unary(op).map(|(f, g)| float_map(v, f, g)).ok_or_else(refused))
+        float v => float_unary(op).map(|(f, g)| float_map(v, f, g)).ok_or_else(refused),
+        complex v => complex::unary(op, v).ok_or_else(refused))
 }
 
 /// A binary elementwise op on operands of one type and length.
@@ -414,7 +419,10 @@ pub(super) fn binary(op: Opcode, x: &Elements, y: &Elements) -> Result<Elements,
         int v => int_binary(op).ok_or_else(refused).and_then(|f| int_zip(v, y, f)),
         float v => float_binary(op)
             .ok_or_else(refused)
-            .and_then(|(f, g)| float_zip(v, y, f, g)))
+            .and_then(|(f, g)| float_zip(v, y, f, g)),
+        complex v => complex::binary(op)
+            .ok_or_else(refused)
+            .and_then(|f| zip_map(v, y, f).map(Elements::C64)))
 }
 
 /// `is-finite`: neither infinite nor NaN.
@@ -423,7 +431,8 @@ pub(super) fn is_finite(x: &Elements) -> Result<Elements, String> {
     by_kind!(x,
         pred _v => Err(refused()),
         int _v => Err(refused()),
-        float v => Ok(Elements::Pred(v.iter().map(|a| a.to_f64().is_finite()).collect())))
+        float v => Ok(Elements::Pred(v.iter().map(|a| a.to_f64().is_finite()).collect())),
+        complex _v => Err(refused()))
 }
 
 /// `compare` in `direction` (`EQ`, `NE`, `LT`, `LE`, `GT`, `GE`).
@@ -441,8 +450,27 @@ pub(super) fn compare(
         zip_map(v, y, |a, b| test(Some(a.total_order_key().cmp(&b.total_order_key()))))
     } else {
         zip_map(v, y, |a, b| test(a.to_f64().partial_cmp(&b.to_f64())))
+    },
+    // Complex numbers are only equal or not (an unordered part makes them differ).
+    complex v => match direction {
+        "EQ" | "NE" => zip_map(v, y, |a, b| (a == b) == (direction == "EQ")),
+        _ => Err(format!("unsupported: compare {direction} on c64")),
     })?;
     Ok(Elements::Pred(compared))
+}
+
+/// `real` and `imag`: of a complex number its parts; of a real one itself and zero.
+pub(super) fn real_or_imag(op: Opcode, x: &Elements) -> Result<Elements, String> {
+    match (op, x) {
+        (_, Elements::C64(v)) => Ok(complex::unary(op, v).expect("real and imag")),
+        (Opcode::Real, _) => Ok(x.clone()),
+        _ => convert(&Elements::F64(vec![0.0; x.len()]), x.element_type()),
+    }
+}
+
+/// `complex(re, im)`.
+pub(super) fn make_complex(re: &Elements, im: &Elements) -> Result<Elements, String> {
+    complex::from_parts(re, im)
 }
 
 /// `select(pred, on_true, on_false)`; a single predicate selects whole operands.

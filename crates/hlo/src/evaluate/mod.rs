@@ -5,9 +5,9 @@
 //! last use), never element by element through recursion, so a fusion over millions of
 //! elements takes seconds. The module is expected to have passed the verifier.
 //!
-//! **Values.** [`HostArray`]s hold pred, s2, s4, s8–s64, u2, u4, u8–u64, f16, bf16, f32 or
-//! f64 elements in logical row-major order; [`HostValue`] adds tuples. Other element types
-//! (complex, s1/u1, fp8/fp4) and ops the emitters do not compile are refused with an
+//! **Values.** [`HostArray`]s hold pred, s2, s4, s8–s64, u2, u4, u8–u64, f4e2m1fn, f16,
+//! bf16, f32 or f64 elements in logical row-major order; [`HostValue`] adds tuples. Other
+//! element types (complex, s1/u1, fp8) and ops the emitters do not compile are refused with an
 //! `unsupported: ...` [`Diagnostic`] at the instruction.
 //!
 //! **Semantics**, the ones XLA defines and the elemental emitter implements:
@@ -54,9 +54,11 @@
 //! Seeded random inputs come from [`random_arguments`], [`random_value`] and
 //! [`random_array`], with ranges chosen by [`RandomRange`].
 
+mod complex;
 mod elementwise;
 mod math;
 mod movement;
+mod narrow_float;
 mod random;
 mod reduce;
 mod scatter;
@@ -64,7 +66,9 @@ mod sub_byte;
 mod value;
 mod window;
 
+pub use complex::C64;
 pub use math::erf;
+pub use narrow_float::F4E2M1FN;
 pub use random::{RandomRange, fusion_arguments, random_arguments, random_array, random_value};
 pub use sub_byte::{S2, S4, U2, U4};
 pub use value::{Elements, HostArray, HostValue};
@@ -373,6 +377,8 @@ impl Evaluator<'_> {
             Select => elementwise::select(e(0), e(1), e(2)),
             Clamp => elementwise::clamp(e(0), e(1), e(2)),
             Convert => elementwise::convert(e(0), result_type()?),
+            Real | Imag => elementwise::real_or_imag(instr.opcode, e(0)),
+            Complex => elementwise::make_complex(e(0), e(1)),
             BitcastConvert => elementwise::bitcast_convert(e(0), result_type()?),
             op if op.is_elementwise_unary() => elementwise::unary(op, e(0)),
             op if op.is_elementwise_binary() => elementwise::binary(op, e(0), e(1)),

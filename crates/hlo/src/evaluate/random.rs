@@ -154,6 +154,18 @@ fn fill_array(shape: &ArrayShape, rng: &mut Rng, range: RandomRange) -> Result<H
         }
     } else if ty == PrimitiveType::Pred {
         Elements::Pred((0..count).map(|_| rng.bool()).collect())
+    } else if ty == PrimitiveType::C64 {
+        // Both parts drawn, so that a kernel that drops one cannot pass.
+        let (lo, hi) = range.float_bounds();
+        let mut part = || (lo + (hi - lo) * rng.f64()) as f32;
+        Elements::C64(
+            (0..count)
+                .map(|_| super::C64 {
+                    re: part(),
+                    im: part(),
+                })
+                .collect(),
+        )
     } else if ty.is_int() {
         let (lo, hi) = range.int_bounds(ty);
         Elements::build(ty, count, |_| Num::Int(rng.i128(lo..=hi)))?

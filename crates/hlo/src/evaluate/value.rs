@@ -9,6 +9,8 @@ use std::fmt;
 
 use half::{bf16, f16};
 
+use super::complex::C64;
+use super::narrow_float::F4E2M1FN;
 use super::sub_byte::{S2, S4, U2, U4};
 use crate::literal::{self, ArrayLiteral, Literal};
 use crate::primitive::PrimitiveType;
@@ -33,8 +35,10 @@ pub enum Elements {
     U2(Vec<U2>),
     F16(Vec<f16>),
     BF16(Vec<bf16>),
+    F4E2M1FN(Vec<F4E2M1FN>),
     F32(Vec<f32>),
     F64(Vec<f64>),
+    C64(Vec<C64>),
 }
 
 /// Runs `$body` with `$v` bound to the vector inside whichever variant `$e` is.
@@ -56,8 +60,10 @@ macro_rules! with_elements {
             $crate::evaluate::Elements::U2($v) => $body,
             $crate::evaluate::Elements::F16($v) => $body,
             $crate::evaluate::Elements::BF16($v) => $body,
+            $crate::evaluate::Elements::F4E2M1FN($v) => $body,
             $crate::evaluate::Elements::F32($v) => $body,
             $crate::evaluate::Elements::F64($v) => $body,
+            $crate::evaluate::Elements::C64($v) => $body,
         }
     };
 }
@@ -70,7 +76,8 @@ macro_rules! with_type {
         $crate::evaluate::value::with_type!(@arms $ty, $t, $body,
             Pred bool, S8 i8, S16 i16, S32 i32, S64 i64, U8 u8, U16 u16, U32 u32, U64 u64,
             S4 $crate::evaluate::S4, U4 $crate::evaluate::U4, S2 $crate::evaluate::S2,
-            U2 $crate::evaluate::U2, F16 half::f16, BF16 half::bf16, F32 f32, F64 f64)
+            U2 $crate::evaluate::U2, F4E2M1FN $crate::evaluate::F4E2M1FN, C64 $crate::evaluate::C64,
+            F16 half::f16, BF16 half::bf16, F32 f32, F64 f64)
     };
     (@arms $ty:expr, $t:ident, $body:expr, $($variant:ident $rust:ty),*) => {{
         use $crate::primitive::PrimitiveType as P;
@@ -474,6 +481,22 @@ impl HostArray {
     /// The literal's values converted to `ty` by XLA's rules (floats written in the text
     /// are rounded to the type here).
     pub fn from_literal(literal: &ArrayLiteral, ty: PrimitiveType) -> Result<HostArray, String> {
+        if ty == PrimitiveType::C64 {
+            let elements = literal
+                .values
+                .iter()
+                .map(|v| match *v {
+                    literal::Value::Complex(re, im) => Ok(C64 {
+                        re: re as f32,
+                        im: im as f32,
+                    }),
+                    literal::Value::Pred(_) => Err(unsupported_type(ty)),
+                    literal::Value::Int(i) => Ok(C64::from_num(Num::Int(i))),
+                    literal::Value::Float(f) => Ok(C64::from_num(Num::Float(f))),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            return HostArray::new(literal.dims.clone(), Elements::C64(elements));
+        }
         let nums = literal
             .values
             .iter()

@@ -1481,6 +1481,34 @@ fn sub_byte_integers_wrap_and_saturate_to_their_width() {
 }
 
 #[test]
+fn complex_numbers_are_built_combined_and_taken_apart() {
+    let text = "c {
+  re = f32[2] parameter(0)
+  im = f32[2] parameter(1)
+  z = c64[2] complex(re, im)
+  k = c64[2] constant({(2, 0), (0, 2)})
+  p = c64[2] multiply(z, k)
+  s = c64[2] subtract(p, z)
+  r = f32[2] real(s)
+  i = f32[2] imag(s)
+  ROOT out = (f32[2], f32[2]) tuple(r, i)
+}";
+    let out = run(
+        text,
+        vec![
+            vector(Elements::F32(vec![1.0, 3.0])),
+            vector(Elements::F32(vec![2.0, 4.0])),
+        ],
+    );
+    // (1+2i)*2 - (1+2i) = 1+2i; (3+4i)*2i - (3+4i) = -11+2i.
+    let HostValue::Tuple(parts) = out else {
+        panic!("a tuple")
+    };
+    assert_eq!(elements(&parts[0]), &Elements::F32(vec![1.0, -11.0]));
+    assert_eq!(elements(&parts[1]), &Elements::F32(vec![2.0, 2.0]));
+}
+
+#[test]
 fn unsupported_element_types_are_refused_at_the_instruction() {
     let text = "c {
   p = s8[2] parameter(0)
@@ -1491,11 +1519,11 @@ fn unsupported_element_types_are_refused_at_the_instruction() {
         "t.hlo:3:3: error: unsupported: element type f8e4m3fn in 'c'"
     );
     let text = "c {
-  ROOT k = c64[] constant((1, 2))
+  ROOT k = c128[] constant((1, 2))
 }";
     assert_eq!(
         error(text, vec![]),
-        "t.hlo:2:3: error: unsupported: element type c64 in 'k'"
+        "t.hlo:2:3: error: unsupported: element type c128 in 'k'"
     );
     let shape = ArrayShape::new(PrimitiveType::F8E4M3FN, vec![2]);
     let refused = random_array(&shape, 0, RandomRange::Default).expect_err("no fp8 storage");
