@@ -344,7 +344,13 @@ fn draw_init(range: RandomRange, shape: &ArrayShape, index: usize) -> Result<Ini
         range.int_bounds(ty)
     } else if matches!(
         ty,
-        PrimitiveType::BF16 | PrimitiveType::F16 | PrimitiveType::F32 | PrimitiveType::F64
+        PrimitiveType::BF16
+            | PrimitiveType::F16
+            | PrimitiveType::F32
+            | PrimitiveType::F64
+            | PrimitiveType::F4E2M1FN
+            // The drawn value is the real part; the imaginary part is 0.
+            | PrimitiveType::C64
     ) {
         let (lo, hi) = range.float_bounds();
         let (low, high) = ((lo / FLOAT_SCALE).ceil(), (hi / FLOAT_SCALE).floor());

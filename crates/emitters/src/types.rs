@@ -2,7 +2,7 @@
 //!
 //! Integers are signless in the IR (MLIR's convention); whether an op treats them as signed
 //! or unsigned comes from the HLO element type at emission time. Types the emitters do not
-//! handle (complex, 1-bit integers, fp8/fp4, tokens) are refused with a reason.
+//! handle (c128, 1-bit integers, fp8, tokens) are refused with a reason.
 
 use hlo::{ArrayShape, PrimitiveType, Shape};
 use ir::Type;
@@ -18,6 +18,8 @@ pub fn element_type(p: PrimitiveType) -> Result<Type, String> {
         // Its 4-bit encoding: only `convert` (`elemental/narrow_float.rs`), bitcasts, data
         // movement and constants handle it; other ops on it are refused.
         F4E2M1FN => Type::int(4),
+        // Its 64-bit pattern, real part low: `elemental/complex.rs` takes it apart.
+        C64 => Type::I64,
         S8 | U8 => Type::I8,
         S16 | U16 => Type::I16,
         S32 | U32 => Type::I32,

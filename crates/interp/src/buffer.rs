@@ -28,7 +28,7 @@ fn element_bits(ty: PrimitiveType) -> Option<usize> {
         P::Pred | P::S8 | P::U8 => 8,
         P::S16 | P::U16 | P::F16 | P::BF16 => 16,
         P::S32 | P::U32 | P::F32 => 32,
-        P::S64 | P::U64 | P::F64 => 64,
+        P::S64 | P::U64 | P::F64 | P::C64 => 64,
         _ => return None,
     })
 }

@@ -30,6 +30,12 @@ impl ElementalEmitter<'_, '_> {
         {
             return self.narrow_float_op(instr, args, &operand_types, ty);
         }
+        if operand_types.contains(&PrimitiveType::C64)
+            || result_type == Some(PrimitiveType::C64)
+            || matches!(instr.opcode, Opcode::Real | Opcode::Imag | Opcode::Complex)
+        {
+            return self.complex_op(instr, args, &operand_types, ty);
+        }
         let float = t0.is_float();
         let unsigned = t0.is_unsigned_int() || t0 == PrimitiveType::Pred;
         let b = &mut self.b;

@@ -39,6 +39,7 @@ pub use crate::kernel::{range_array, range_attr};
 use crate::partition::PartitionedComputation;
 
 mod arith;
+mod complex;
 mod narrow_float;
 mod walk;
 
@@ -365,6 +366,13 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
                     Some(kind) => ir::Scalar::Float(ir::FloatValue(ir::float::round_to(kind, f))),
                     None => return Err(unsupported(span, "a float literal of an integer type")),
                 },
+                hlo::Value::Complex(re, im) if shape.element_type == PrimitiveType::C64 => {
+                    let c = hlo::evaluate::C64 {
+                        re: re as f32,
+                        im: im as f32,
+                    };
+                    ir::Scalar::Int(ir::attrs::normalize_int(i128::from(c.bits()), ty))
+                }
                 hlo::Value::Complex(..) => return Err(unsupported(span, "complex constants")),
             })
         };

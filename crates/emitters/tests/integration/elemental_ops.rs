@@ -214,8 +214,8 @@ fn refused_combinations_name_the_op() {
             "unsupported: power on s32 in 'r'",
         ),
         (
-            unary("negate", "c64", "c64"),
-            "op.hlo:2:3: error: unsupported: element type c64",
+            unary("negate", "c128", "c128"),
+            "op.hlo:2:3: error: unsupported: element type c128",
         ),
         (
             unary("abs", "f8e4m3fn", "f8e4m3fn"),

@@ -155,41 +155,20 @@ fn odd_sizes_get_a_smaller_vector_and_a_bounds_constraint() {
     );
 }
 
-/// Files of `xla-corpus/loop` the emitters refuse, and why (also listed in the README).
-const LOOP_CORPUS_UNSUPPORTED: &[(&str, &str)] = &[
-    ("complex.hlo", "unsupported: element type c64"),
-    ("dynamic_update_slice.hlo", "unsupported: element type c64"),
-];
-
+/// Every fusion of XLA's loop corpus emits IR that MLIR verifies.
 #[test]
 fn the_loop_corpus_emits_verified_ir() {
     let files = testkit::corpus(&["loop"]);
-    let mut emitted = 0;
     for path in &files {
         let name = path.file_name().unwrap().to_str().unwrap();
         let text = std::fs::read_to_string(path).unwrap();
         let (source, module) = hlo::load(name, text.as_bytes()).unwrap();
-        let expected = LOOP_CORPUS_UNSUPPORTED.iter().find(|(f, _)| *f == name);
         for id in fusions(&module) {
-            match (emit_fusion(&module, id), expected) {
-                (Ok(fusion), None) => {
-                    let generic = fusion.module.print_generic();
-                    codegen::mlir::verify(&generic, true)
-                        .unwrap_or_else(|e| panic!("{name}: MLIR rejects it: {e}"));
-                    emitted += 1;
-                }
-                (Err(d), Some((_, why))) => {
-                    let rendered = d.render(&source);
-                    assert!(rendered.contains(why), "{name}: {rendered}");
-                }
-                (Ok(_), Some(_)) => panic!("{name} now emits: update the list and the README"),
-                (Err(d), None) => panic!("{}", d.render(&source)),
-            }
+            let fusion =
+                emit_fusion(&module, id).unwrap_or_else(|d| panic!("{}", d.render(&source)));
+            codegen::mlir::verify(&fusion.module.print_generic(), true)
+                .unwrap_or_else(|e| panic!("{name}: MLIR rejects it: {e}"));
         }
     }
-    let total = files.len();
-    assert!(
-        emitted * 5 >= total * 4,
-        "only {emitted} of {total} corpus files emit"
-    );
+    assert_eq!(files.len(), 25);
 }

@@ -18,6 +18,13 @@ pub struct C64 {
     pub im: f32,
 }
 
+impl C64 {
+    /// The 64-bit pattern: the real part's bits low, the imaginary part's high.
+    pub fn bits(self) -> u64 {
+        u64::from(self.re.to_bits()) | u64::from(self.im.to_bits()) << 32
+    }
+}
+
 impl Element for C64 {
     const TYPE: PrimitiveType = PrimitiveType::C64;
     fn to_num(self) -> Num {
@@ -31,7 +38,7 @@ impl Element for C64 {
         C64 { re, im: 0.0 }
     }
     fn pattern(self) -> u64 {
-        u64::from(self.re.to_bits()) | u64::from(self.im.to_bits()) << 32
+        self.bits()
     }
     fn from_pattern(bits: u64) -> C64 {
         C64 {

@@ -1,0 +1,164 @@
+//! `c64` in the IR: each value is its 64-bit pattern (an `i64`: the real part's f32 bits
+//! low, the imaginary part's high, as in memory), so loads, stores, selects and data
+//! movement need nothing new. Each op takes its operands apart into f32s, computes as
+//! MLIR's `complex-to-standard` lowering does (what XLA's emitters run; the evaluator's
+//! `hlo::evaluate::C64` has the same formulas) and puts the result together again.
+
+use super::arith::{cmpf, convert};
+use super::*;
+
+impl ElementalEmitter<'_, '_> {
+    /// An elementwise op with a `c64` operand or result, or `real`/`imag`/`complex`.
+    pub(super) fn complex_op(
+        &mut self,
+        instr: &Instruction,
+        args: &[Value],
+        operand_types: &[PrimitiveType],
+        ty: Type,
+    ) -> R<Value> {
+        use Opcode::*;
+        use PrimitiveType::C64;
+        let to = instr
+            .shape
+            .as_array()
+            .map_or(PrimitiveType::F32, |a| a.element_type);
+        let from = operand_types[0];
+        let b = &mut self.b;
+        let x = args[0];
+        let refused = || {
+            let what = format!("{} on {} in '{}'", instr.opcode, from.name(), instr.name);
+            Err(unsupported(instr.spans.whole, what))
+        };
+        Ok(match instr.opcode {
+            Complex if from == PrimitiveType::F32 => assemble(b, x, args[1]),
+            Real if from == C64 => parts(b, x).0,
+            Imag if from == C64 => parts(b, x).1,
+            // Of a real number: itself, and zero.
+            Real => x,
+            Imag => {
+                let zero = b_zero(b);
+                convert(b, zero, PrimitiveType::F32, to, ty)
+            }
+            Convert if from == to => x,
+            Convert if from == C64 => {
+                let re = parts(b, x).0;
+                convert(b, re, PrimitiveType::F32, to, ty)
+            }
+            Convert => {
+                let re = convert(b, x, from, PrimitiveType::F32, Type::F32);
+                let zero = b_zero(b);
+                assemble(b, re, zero)
+            }
+            Select => b.select(x, args[1], args[2]),
+            Negate => {
+                let (re, im) = parts(b, x);
+                let (re, im) = (b.unary("arith.negf", re), b.unary("arith.negf", im));
+                assemble(b, re, im)
+            }
+            Add | Subtract | Multiply | Divide => {
+                let (p, q) = (parts(b, x), parts(b, args[1]));
+                let (re, im) = match instr.opcode {
+                    Add => (add(b, p.0, q.0), add(b, p.1, q.1)),
+                    Subtract => (
+                        b.binary("arith.subf", p.0, q.0),
+                        b.binary("arith.subf", p.1, q.1),
+                    ),
+                    Multiply => multiply(b, p, q),
+                    _ => divide(b, p, q),
+                };
+                assemble(b, re, im)
+            }
+            Compare => {
+                let direction = instr.enum_value("direction").unwrap_or("");
+                if direction != "EQ" && direction != "NE" {
+                    return refused();
+                }
+                let (p, q) = (parts(b, x), parts(b, args[1]));
+                let re = cmpf(b, "oeq", p.0, q.0);
+                let im = cmpf(b, "oeq", p.1, q.1);
+                let equal = b.binary("arith.andi", re, im);
+                if direction == "EQ" {
+                    equal
+                } else {
+                    let yes = b.int(1, Type::I1);
+                    b.binary("arith.xori", equal, yes)
+                }
+            }
+            _ => return refused(),
+        })
+    }
+}
+
+fn b_zero(b: &mut Builder<'_>) -> Value {
+    b.float(0.0, Type::F32)
+}
+
+fn add(b: &mut Builder<'_>, x: Value, y: Value) -> Value {
+    b.binary("arith.addf", x, y)
+}
+
+fn mul(b: &mut Builder<'_>, x: Value, y: Value) -> Value {
+    b.binary("arith.mulf", x, y)
+}
+
+/// The real and imaginary parts of a `c64` pattern.
+fn parts(b: &mut Builder<'_>, z: Value) -> (Value, Value) {
+    let low = b.cast("arith.trunci", z, Type::I32);
+    let thirty_two = b.int(32, Type::I64);
+    let high = b.binary("arith.shrui", z, thirty_two);
+    let high = b.cast("arith.trunci", high, Type::I32);
+    (
+        b.cast("arith.bitcast", low, Type::F32),
+        b.cast("arith.bitcast", high, Type::F32),
+    )
+}
+
+/// The `c64` pattern of two f32 parts.
+fn assemble(b: &mut Builder<'_>, re: Value, im: Value) -> Value {
+    let re = b.cast("arith.bitcast", re, Type::I32);
+    let im = b.cast("arith.bitcast", im, Type::I32);
+    let low = b.cast("arith.extui", re, Type::I64);
+    let high = b.cast("arith.extui", im, Type::I64);
+    let thirty_two = b.int(32, Type::I64);
+    let high = b.binary("arith.shli", high, thirty_two);
+    b.binary("arith.ori", low, high)
+}
+
+/// `(a+bi)(c+di) = (ac-bd) + (ad+bc)i`.
+fn multiply(
+    b: &mut Builder<'_>,
+    (a, bi): (Value, Value),
+    (c, d): (Value, Value),
+) -> (Value, Value) {
+    let (ac, bd) = (mul(b, a, c), mul(b, bi, d));
+    let (ad, bc) = (mul(b, a, d), mul(b, bi, c));
+    (b.binary("arith.subf", ac, bd), add(b, ad, bc))
+}
+
+/// Smith's algorithm (see `hlo::evaluate::complex::divide`): both branches computed, the
+/// one for the larger part of the divisor selected.
+fn divide(b: &mut Builder<'_>, (a, bi): (Value, Value), (c, d): (Value, Value)) -> (Value, Value) {
+    let (abs_c, abs_d) = (b.unary("math.absf", c), b.unary("math.absf", d));
+    let c_larger = cmpf(b, "oge", abs_c, abs_d);
+    // |c| >= |d|: r = d/c, t = c + d*r, ((a + b*r)/t, (b - a*r)/t).
+    let r1 = b.binary("arith.divf", d, c);
+    let dr = mul(b, d, r1);
+    let t1 = add(b, c, dr);
+    let br = mul(b, bi, r1);
+    let n_re1 = add(b, a, br);
+    let ar = mul(b, a, r1);
+    let n_im1 = b.binary("arith.subf", bi, ar);
+    let re1 = b.binary("arith.divf", n_re1, t1);
+    let im1 = b.binary("arith.divf", n_im1, t1);
+    // Otherwise: r = c/d, t = c*r + d, ((a*r + b)/t, (b*r - a)/t).
+    let r2 = b.binary("arith.divf", c, d);
+    let cr = mul(b, c, r2);
+    let t2 = add(b, cr, d);
+    let ar2 = mul(b, a, r2);
+    let n_re2 = add(b, ar2, bi);
+    let br2 = mul(b, bi, r2);
+    let n_im2 = b.binary("arith.subf", br2, a);
+    let re2 = b.binary("arith.divf", n_re2, t2);
+    let im2 = b.binary("arith.divf", n_im2, t2);
+    (b.select(c_larger, re1, re2), b.select(c_larger, im1, im2))
+}
