@@ -13,6 +13,7 @@ pub mod layout;
 pub mod lexer;
 pub mod literal;
 pub mod module;
+pub mod narrow_float;
 pub mod opcode;
 pub mod parser;
 pub mod primitive;

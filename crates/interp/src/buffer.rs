@@ -25,7 +25,16 @@ fn element_bits(ty: PrimitiveType) -> Option<usize> {
     Some(match ty {
         P::S2 | P::U2 => 2,
         P::S4 | P::U4 | P::F4E2M1FN => 4,
-        P::Pred | P::S8 | P::U8 => 8,
+        P::Pred
+        | P::S8
+        | P::U8
+        | P::F8E3M4
+        | P::F8E4M3
+        | P::F8E4M3FN
+        | P::F8E4M3B11FNUZ
+        | P::F8E4M3FNUZ
+        | P::F8E5M2
+        | P::F8E5M2FNUZ => 8,
         P::S16 | P::U16 | P::F16 | P::BF16 => 16,
         P::S32 | P::U32 | P::F32 => 32,
         P::S64 | P::U64 | P::F64 | P::C64 => 64,

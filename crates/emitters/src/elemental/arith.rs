@@ -25,9 +25,8 @@ impl ElementalEmitter<'_, '_> {
             .collect();
         let t0 = operand_types[0];
         let result_type = instr.shape.as_array().map(|a| a.element_type);
-        if operand_types.contains(&PrimitiveType::F4E2M1FN)
-            || result_type == Some(PrimitiveType::F4E2M1FN)
-        {
+        let narrow = |t: &PrimitiveType| hlo::narrow_float::Format::of(*t).is_some();
+        if operand_types.iter().any(narrow) || result_type.as_ref().is_some_and(narrow) {
             return self.narrow_float_op(instr, args, &operand_types, ty);
         }
         if operand_types.contains(&PrimitiveType::C64)

@@ -354,12 +354,13 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
             return Err(unsupported(span, "a tuple constant"));
         };
         let ty = element_type(shape.element_type).map_err(|e| unsupported(span, e))?;
+        let narrow = hlo::narrow_float::Format::of(shape.element_type);
         let scalar = |v: &hlo::Value| -> R<ir::Scalar> {
             Ok(match *v {
                 hlo::Value::Pred(b) => ir::Scalar::Int(b as i128),
                 hlo::Value::Int(i) => ir::Scalar::Int(ir::attrs::normalize_int(i, ty)),
-                hlo::Value::Float(f) if shape.element_type == PrimitiveType::F4E2M1FN => {
-                    let bits = hlo::evaluate::F4E2M1FN::from_f64(f).bits();
+                hlo::Value::Float(f) if let Some(format) = narrow => {
+                    let bits = format.encode(f);
                     ir::Scalar::Int(ir::attrs::normalize_int(i128::from(bits), ty))
                 }
                 hlo::Value::Float(f) => match ty.float_kind() {
@@ -391,8 +392,9 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
     }
 
     fn iota(&mut self, instr: &Instruction, index: &[Value], ty: Type) -> R<Value> {
-        if instr.shape.as_array().map(|a| a.element_type) == Some(PrimitiveType::F4E2M1FN) {
-            let what = format!("iota of f4e2m1fn in '{}'", instr.name);
+        let element = instr.shape.as_array().map(|a| a.element_type);
+        if let Some(t) = element.filter(|&t| hlo::narrow_float::Format::of(t).is_some()) {
+            let what = format!("iota of {t} in '{}'", instr.name);
             return Err(unsupported(instr.spans.whole, what));
         }
         let d = instr.int("iota_dimension").unwrap_or(0) as usize;

@@ -1,28 +1,19 @@
-//! `f4e2m1fn` in the IR: each value is its 4-bit encoding (an `i4`), so what reads one as a
-//! number goes through f32. `convert` decodes and encodes exactly as XLA's
-//! `expand_float_ops` does on GPUs without an f4 instruction (sm_90; `cvt...e2m1x2` is
-//! sm_100's): round to nearest, ties to even; ±6 past the range, infinities included; a NaN
-//! becomes `0b1000` (the evaluator's `hlo::evaluate::F4E2M1FN` holds the same table). The
-//! type has eight magnitudes, so rounding is seven comparisons with the midpoints. Other
-//! arithmetic on it is refused: XLA normalizes it to f32 around such ops first.
+//! The narrow floats (`f4e2m1fn` and the f8 family but `f8e8m0fnu`) in the IR: each value
+//! is its encoding (an `i4` or `i8`), so what reads one as a number goes through f32.
+//! `convert` decodes and encodes with integer and f32 ops, for any
+//! [`hlo::narrow_float::Format`]: what XLA's `expand_float_ops` computes on GPUs without a
+//! conversion instruction for the type, round to nearest, ties to even, and what is past
+//! the range becomes infinity, NaN or the largest value as the format says. The evaluator
+//! converts with the same descriptions, tested against `ml_dtypes`' tables. Other arithmetic
+//! on these types is refused: XLA normalizes it to f32 around such ops first.
+
+use hlo::narrow_float::{Format, Specials};
 
 use super::arith::{cmpf, convert};
 use super::*;
 
-/// The midpoints between consecutive magnitudes (0, 0.5, 1, 1.5, 2, 3, 4, 6), each with
-/// whether a tie rounds up (to the even encoding above it).
-const MIDPOINTS: [(f64, bool); 7] = [
-    (0.25, false),
-    (0.75, true),
-    (1.25, false),
-    (1.75, true),
-    (2.5, false),
-    (3.5, true),
-    (5.0, false),
-];
-
 impl ElementalEmitter<'_, '_> {
-    /// An elementwise op with an `f4e2m1fn` operand or result.
+    /// An elementwise op with a narrow float operand or result.
     pub(super) fn narrow_float_op(
         &mut self,
         instr: &Instruction,
@@ -36,22 +27,26 @@ impl ElementalEmitter<'_, '_> {
             .map_or(PrimitiveType::F32, |a| a.element_type);
         let from = operand_types[0];
         let b = &mut self.b;
-        match instr.opcode {
-            Opcode::Convert if from == to => Ok(args[0]),
-            Opcode::Convert if from == PrimitiveType::F4E2M1FN => {
-                let wide = decode_f4(b, args[0]);
-                Ok(convert(b, wide, PrimitiveType::F32, to, ty))
+        match (instr.opcode, Format::of(from), Format::of(to)) {
+            (Opcode::Convert, _, _) if from == to => Ok(args[0]),
+            (Opcode::Convert, Some(source), target) => {
+                let wide = decode(b, args[0], source);
+                Ok(match target {
+                    Some(target) => encode(b, wide, target),
+                    None => convert(b, wide, PrimitiveType::F32, to, ty),
+                })
             }
-            Opcode::Convert => {
+            (Opcode::Convert, None, Some(target)) => {
                 let wide = convert(b, args[0], from, PrimitiveType::F32, Type::F32);
-                Ok(encode_f4(b, wide))
+                Ok(encode(b, wide, target))
             }
-            Opcode::BitcastConvert if b.module.value_type(args[0]) == ty => Ok(args[0]),
-            Opcode::Select => Ok(b.select(args[0], args[1], args[2])),
-            op => Err(unsupported(
+            (Opcode::BitcastConvert, _, _) if b.module.value_type(args[0]) == ty => Ok(args[0]),
+            (Opcode::Select, _, _) => Ok(b.select(args[0], args[1], args[2])),
+            (op, _, _) => Err(unsupported(
                 instr.spans.whole,
                 format!(
-                    "{op} on f4e2m1fn in '{}' (convert to f32 first, as XLA does)",
+                    "{op} on {} in '{}' (convert to f32 first, as XLA does)",
+                    if Format::of(from).is_some() { from } else { to },
                     instr.name
                 ),
             )),
@@ -59,55 +54,132 @@ impl ElementalEmitter<'_, '_> {
     }
 }
 
-/// The f32 value of an `i4` encoding: `±(1 + m/2) * 2^(e-1)`, or `±m/2` when `e` is 0.
-fn decode_f4(b: &mut Builder<'_>, code: Value) -> Value {
-    let c = b.cast("arith.extui", code, Type::I32);
-    let seven = b.int(7, Type::I32);
-    let magnitude = b.binary("arith.andi", c, seven);
-    let one = b.int(1, Type::I32);
-    let exponent = b.binary("arith.shrui", magnitude, one);
-    let mantissa = b.binary("arith.andi", magnitude, one);
-    // Normal: exponent e + 126 in f32's bias, the mantissa bit as f32's top mantissa bit.
-    let bias = b.int(126, Type::I32);
-    let f32_exponent = b.binary("arith.addi", exponent, bias);
-    let shift = b.int(23, Type::I32);
-    let exponent_bits = b.binary("arith.shli", f32_exponent, shift);
-    let top = b.int(22, Type::I32);
-    let mantissa_bits = b.binary("arith.shli", mantissa, top);
-    let normal = b.binary("arith.ori", exponent_bits, mantissa_bits);
-    // Subnormal: 0.5 (0x3F000000) or 0.
-    let half = b.int(0x3F00_0000, Type::I32);
-    let zero = b.int(0, Type::I32);
-    let has_mantissa = b.cmpi("ne", mantissa, zero);
-    let subnormal = b.select(has_mantissa, half, zero);
-    let is_subnormal = b.cmpi("eq", exponent, zero);
-    let unsigned = b.select(is_subnormal, subnormal, normal);
-    let sign_shift = b.int(28, Type::I32);
-    let shifted = b.binary("arith.shli", c, sign_shift);
-    let sign_mask = b.int(i128::from(i32::MIN), Type::I32);
-    let sign = b.binary("arith.andi", shifted, sign_mask);
-    let bits = b.binary("arith.ori", unsigned, sign);
-    b.cast("arith.bitcast", bits, Type::F32)
+fn i32c(b: &mut Builder<'_>, v: i64) -> Value {
+    b.int(i128::from(v), Type::I32)
 }
 
-/// The `i4` encoding of an f32 value (see the module documentation).
-fn encode_f4(b: &mut Builder<'_>, x: Value) -> Value {
-    let magnitude = b.unary("math.absf", x);
-    let mut code = b.int(0, Type::I8);
-    for (edge, tie_up) in MIDPOINTS {
-        let edge = b.float(edge, Type::F32);
-        let past = cmpf(b, if tie_up { "oge" } else { "ogt" }, magnitude, edge);
-        let step = b.cast("arith.extui", past, Type::I8);
-        code = b.binary("arith.addi", code, step);
+/// The f32 value of an encoding: `(2^m + mantissa) * 2^(e - bias - m)`, or
+/// `mantissa * 2^(1 - bias - m)` when the exponent field is 0; infinities and NaN as the
+/// format has them.
+fn decode(b: &mut Builder<'_>, code: Value, f: Format) -> Value {
+    let m = i64::from(f.mantissa_bits);
+    let sign_bit = i64::from(f.sign_bit());
+    let c = b.cast("arith.extui", code, Type::I32);
+    let low = i32c(b, sign_bit - 1);
+    let magnitude = b.binary("arith.andi", c, low);
+    let shift_m = i32c(b, m);
+    let exponent = b.binary("arith.shrui", magnitude, shift_m);
+    let mantissa_mask = i32c(b, (1 << m) - 1);
+    let mantissa = b.binary("arith.andi", magnitude, mantissa_mask);
+    // Normal: f32's exponent field and the mantissa at the top of f32's.
+    let rebias = i32c(b, 127 - i64::from(f.bias));
+    let f32_exponent = b.binary("arith.addi", exponent, rebias);
+    let twenty_three = i32c(b, 23);
+    let exponent_bits = b.binary("arith.shli", f32_exponent, twenty_three);
+    let to_top = i32c(b, 23 - m);
+    let mantissa_bits = b.binary("arith.shli", mantissa, to_top);
+    let normal_bits = b.binary("arith.ori", exponent_bits, mantissa_bits);
+    let normal = b.cast("arith.bitcast", normal_bits, Type::F32);
+    // Subnormal (and zero): the mantissa times the smallest subnormal, exactly.
+    let as_float = b.cast("arith.uitofp", mantissa, Type::F32);
+    let unit = b.float(2f64.powi(f.min_exponent() - m as i32), Type::F32);
+    let subnormal = b.binary("arith.mulf", as_float, unit);
+    let zero = i32c(b, 0);
+    let is_subnormal = b.cmpi("eq", exponent, zero);
+    let mut value = b.select(is_subnormal, subnormal, normal);
+    let nan = b.float(f64::NAN, Type::F32);
+    match f.specials {
+        Specials::Ieee => {
+            let all_ones = i32c(b, (1 << f.exponent_bits) - 1);
+            let special = b.cmpi("eq", exponent, all_ones);
+            let is_inf = b.cmpi("eq", mantissa, zero);
+            let inf = b.float(f64::INFINITY, Type::F32);
+            let inf_or_nan = b.select(is_inf, inf, nan);
+            value = b.select(special, inf_or_nan, value);
+        }
+        Specials::FiniteNan => {
+            let is_nan = b.cmpi("eq", magnitude, low);
+            value = b.select(is_nan, nan, value);
+        }
+        Specials::Fnuz => {
+            let nan_code = i32c(b, sign_bit);
+            let is_nan = b.cmpi("eq", c, nan_code);
+            value = b.select(is_nan, nan, value);
+        }
+        Specials::Saturating => {}
     }
+    let sign = i32c(b, sign_bit);
+    let sign_set = b.binary("arith.andi", c, sign);
+    let negative = b.cmpi("ne", sign_set, zero);
+    let negated = b.unary("arith.negf", value);
+    b.select(negative, negated, value)
+}
+
+/// The encoding of an f32 value: `q = roundeven(|x| * 2^(m - e))` for `e` the exponent of
+/// `|x|` (at least the smallest normal one), then `((e + bias - 1) << m) + q` (a `q` of
+/// `2^(m+1)` carries into the exponent, a subnormal's `2^m` becomes the smallest normal).
+fn encode(b: &mut Builder<'_>, x: Value, f: Format) -> Value {
+    let m = i64::from(f.mantissa_bits);
+    let sign_bit = i64::from(f.sign_bit());
+    let magnitude = b.unary("math.absf", x);
     let bits = b.cast("arith.bitcast", x, Type::I32);
-    let zero = b.int(0, Type::I32);
+    // Infinities and NaN are rounded as 0 (no poison from `fptoui`), then replaced.
+    let inf = b.float(f64::INFINITY, Type::F32);
+    let finite = cmpf(b, "one", magnitude, inf);
+    let no_value = b.float(0.0, Type::F32);
+    let magnitude = b.select(finite, magnitude, no_value);
+    let magnitude_bits = b.cast("arith.bitcast", magnitude, Type::I32);
+    let twenty_three = i32c(b, 23);
+    let field = b.binary("arith.shrui", magnitude_bits, twenty_three);
+    let byte = i32c(b, 0xff);
+    let field = b.binary("arith.andi", field, byte);
+    let unbias = i32c(b, -127);
+    let exponent = b.binary("arith.addi", field, unbias);
+    let min_exponent = i32c(b, i64::from(f.min_exponent()));
+    let e = b.binary("arith.maxsi", exponent, min_exponent);
+    // 2^(m - e) as f32 bits: (127 + m - e) << 23.
+    let top = i32c(b, 127 + m);
+    let scale_field = b.binary("arith.subi", top, e);
+    let scale_bits = b.binary("arith.shli", scale_field, twenty_three);
+    let scale = b.cast("arith.bitcast", scale_bits, Type::F32);
+    let scaled = b.binary("arith.mulf", magnitude, scale);
+    let rounded = b.unary("math.roundeven", scaled);
+    let q = b.cast("arith.fptoui", rounded, Type::I32);
+    let bias_less_one = i32c(b, i64::from(f.bias) - 1);
+    let biased = b.binary("arith.addi", e, bias_less_one);
+    let shift_m = i32c(b, m);
+    let high = b.binary("arith.shli", biased, shift_m);
+    let code = b.binary("arith.addi", high, q);
+    let max_finite = i32c(b, i64::from(f.max_finite()));
+    let overflow = i32c(b, i64::from(f.overflow()));
+    let past = b.cmpi("ugt", code, max_finite);
+    let infinite = {
+        let original = b.unary("math.absf", x);
+        cmpf(b, "oeq", original, inf)
+    };
+    let past = b.binary("arith.ori", past, infinite);
+    let code = b.select(past, overflow, code);
+    // The sign, except on an fnuz format's zero and NaN.
+    let zero = i32c(b, 0);
     let negative = b.cmpi("slt", bits, zero);
-    let sign_bit = b.int(8, Type::I8);
-    let none = b.int(0, Type::I8);
-    let sign = b.select(negative, sign_bit, none);
-    let signed = b.binary("arith.ori", code, sign);
+    let signed_code = {
+        let sign = i32c(b, sign_bit);
+        b.binary("arith.ori", code, sign)
+    };
+    let signed = if f.specials == Specials::Fnuz {
+        let nonzero = b.cmpi("ne", code, zero);
+        let nan_code = i32c(b, sign_bit);
+        let not_nan = b.cmpi("ne", code, nan_code);
+        let keeps = b.binary("arith.andi", nonzero, not_nan);
+        b.binary("arith.andi", negative, keeps)
+    } else {
+        negative
+    };
+    let code = b.select(signed, signed_code, code);
     let is_nan = cmpf(b, "uno", x, x);
-    let encoded = b.select(is_nan, sign_bit, signed);
-    b.cast("arith.trunci", encoded, Type::int(4))
+    let positive_nan = i32c(b, i64::from(f.nan(false)));
+    let negative_nan = i32c(b, i64::from(f.nan(true)));
+    let nan = b.select(negative, negative_nan, positive_nan);
+    let code = b.select(is_nan, nan, code);
+    b.cast("arith.trunci", code, Type::int(f.width()))
 }

@@ -218,8 +218,8 @@ fn refused_combinations_name_the_op() {
             "op.hlo:2:3: error: unsupported: element type c128",
         ),
         (
-            unary("abs", "f8e4m3fn", "f8e4m3fn"),
-            "unsupported: element type f8e4m3fn",
+            unary("abs", "f8e8m0fnu", "f8e8m0fnu"),
+            "unsupported: element type f8e8m0fnu",
         ),
     ] {
         let err = emits(&body).unwrap_err();

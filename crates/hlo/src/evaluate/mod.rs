@@ -5,9 +5,9 @@
 //! last use), never element by element through recursion, so a fusion over millions of
 //! elements takes seconds. The module is expected to have passed the verifier.
 //!
-//! **Values.** [`HostArray`]s hold pred, s2, s4, s8–s64, u2, u4, u8–u64, f4e2m1fn, f16,
-//! bf16, f32 or f64 elements in logical row-major order; [`HostValue`] adds tuples. Other
-//! element types (complex, s1/u1, fp8) and ops the emitters do not compile are refused with an
+//! **Values.** [`HostArray`]s hold pred, s2, s4, s8–s64, u2, u4, u8–u64, f4e2m1fn, the f8
+//! family but f8e8m0fnu, f16, bf16, f32, f64 or c64 elements in logical row-major order;
+//! [`HostValue`] adds tuples. Other element types (c128, s1/u1, f8e8m0fnu) and ops the emitters do not compile are refused with an
 //! `unsupported: ...` [`Diagnostic`] at the instruction.
 //!
 //! **Semantics**, the ones XLA defines and the elemental emitter implements:
@@ -68,7 +68,9 @@ mod window;
 
 pub use complex::C64;
 pub use math::erf;
-pub use narrow_float::F4E2M1FN;
+pub use narrow_float::{
+    F4E2M1FN, F8E3M4, F8E4M3, F8E4M3B11FNUZ, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ,
+};
 pub use random::{RandomRange, fusion_arguments, random_arguments, random_array, random_value};
 pub use sub_byte::{S2, S4, U2, U4};
 pub use value::{Elements, HostArray, HostValue};

@@ -10,7 +10,9 @@ use std::fmt;
 use half::{bf16, f16};
 
 use super::complex::C64;
-use super::narrow_float::F4E2M1FN;
+use super::narrow_float::{
+    F4E2M1FN, F8E3M4, F8E4M3, F8E4M3B11FNUZ, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ,
+};
 use super::sub_byte::{S2, S4, U2, U4};
 use crate::literal::{self, ArrayLiteral, Literal};
 use crate::primitive::PrimitiveType;
@@ -36,6 +38,13 @@ pub enum Elements {
     F16(Vec<f16>),
     BF16(Vec<bf16>),
     F4E2M1FN(Vec<F4E2M1FN>),
+    F8E3M4(Vec<F8E3M4>),
+    F8E4M3(Vec<F8E4M3>),
+    F8E4M3FN(Vec<F8E4M3FN>),
+    F8E4M3B11FNUZ(Vec<F8E4M3B11FNUZ>),
+    F8E4M3FNUZ(Vec<F8E4M3FNUZ>),
+    F8E5M2(Vec<F8E5M2>),
+    F8E5M2FNUZ(Vec<F8E5M2FNUZ>),
     F32(Vec<f32>),
     F64(Vec<f64>),
     C64(Vec<C64>),
@@ -61,6 +70,13 @@ macro_rules! with_elements {
             $crate::evaluate::Elements::F16($v) => $body,
             $crate::evaluate::Elements::BF16($v) => $body,
             $crate::evaluate::Elements::F4E2M1FN($v) => $body,
+            $crate::evaluate::Elements::F8E3M4($v) => $body,
+            $crate::evaluate::Elements::F8E4M3($v) => $body,
+            $crate::evaluate::Elements::F8E4M3FN($v) => $body,
+            $crate::evaluate::Elements::F8E4M3B11FNUZ($v) => $body,
+            $crate::evaluate::Elements::F8E4M3FNUZ($v) => $body,
+            $crate::evaluate::Elements::F8E5M2($v) => $body,
+            $crate::evaluate::Elements::F8E5M2FNUZ($v) => $body,
             $crate::evaluate::Elements::F32($v) => $body,
             $crate::evaluate::Elements::F64($v) => $body,
             $crate::evaluate::Elements::C64($v) => $body,
@@ -76,7 +92,11 @@ macro_rules! with_type {
         $crate::evaluate::value::with_type!(@arms $ty, $t, $body,
             Pred bool, S8 i8, S16 i16, S32 i32, S64 i64, U8 u8, U16 u16, U32 u32, U64 u64,
             S4 $crate::evaluate::S4, U4 $crate::evaluate::U4, S2 $crate::evaluate::S2,
-            U2 $crate::evaluate::U2, F4E2M1FN $crate::evaluate::F4E2M1FN, C64 $crate::evaluate::C64,
+            U2 $crate::evaluate::U2, F4E2M1FN $crate::evaluate::F4E2M1FN,
+            F8E3M4 $crate::evaluate::F8E3M4, F8E4M3 $crate::evaluate::F8E4M3,
+            F8E4M3FN $crate::evaluate::F8E4M3FN, F8E4M3B11FNUZ $crate::evaluate::F8E4M3B11FNUZ,
+            F8E4M3FNUZ $crate::evaluate::F8E4M3FNUZ, F8E5M2 $crate::evaluate::F8E5M2,
+            F8E5M2FNUZ $crate::evaluate::F8E5M2FNUZ, C64 $crate::evaluate::C64,
             F16 half::f16, BF16 half::bf16, F32 f32, F64 f64)
     };
     (@arms $ty:expr, $t:ident, $body:expr, $($variant:ident $rust:ty),*) => {{

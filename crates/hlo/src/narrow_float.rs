@@ -1,0 +1,250 @@
+//! The float types narrower than f16: `f4e2m1fn` and the f8 family but `f8e8m0fnu`. Each is
+//! a sign bit, `exponent_bits` and `mantissa_bits`, with subnormals, and one of four
+//! conventions for what IEEE spends on infinities and NaN ([`Specials`]). Conversions to
+//! them round to nearest, ties to even, as `ml_dtypes` and XLA's `expand_float_ops` do;
+//! what happens past the largest finite value depends on the convention. The evaluator
+//! ([`crate::evaluate`]) and the emitters (`emitters::elemental::narrow_float`) both read
+//! these descriptions, and `testdata/tables` holds `ml_dtypes`' results they are tested
+//! against.
+
+use crate::primitive::PrimitiveType;
+
+/// What a format does with the encodings IEEE gives to infinities and NaN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Specials {
+    /// IEEE's: the all-ones exponent holds ±infinity (mantissa 0) and NaN (`f8e5m2`,
+    /// `f8e4m3`, `f8e3m4`). Past the range: infinity.
+    Ieee,
+    /// No infinity; only all-ones exponent and mantissa is NaN (`f8e4m3fn`). Past the range:
+    /// NaN, with the sign.
+    FiniteNan,
+    /// No infinity, no negative zero; NaN is `0b1000_0000` (`f8e4m3fnuz`, `f8e5m2fnuz`,
+    /// `f8e4m3b11fnuz`). Past the range: NaN; a zero result is +0.
+    Fnuz,
+    /// Neither infinity nor NaN (`f4e2m1fn`, the microscaling element type). Past the range:
+    /// the largest value, with the sign; NaN becomes the sign bit alone (XLA's stand-in).
+    Saturating,
+}
+
+/// One narrow float format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Format {
+    pub exponent_bits: u32,
+    pub mantissa_bits: u32,
+    pub bias: i32,
+    pub specials: Specials,
+}
+
+impl Format {
+    /// The format of `ty`, if it is one of these types.
+    pub fn of(ty: PrimitiveType) -> Option<Format> {
+        use PrimitiveType::*;
+        use Specials::*;
+        let f = |exponent_bits, mantissa_bits, bias, specials| {
+            Some(Format {
+                exponent_bits,
+                mantissa_bits,
+                bias,
+                specials,
+            })
+        };
+        match ty {
+            F4E2M1FN => f(2, 1, 1, Saturating),
+            F8E3M4 => f(3, 4, 3, Ieee),
+            F8E4M3 => f(4, 3, 7, Ieee),
+            F8E4M3FN => f(4, 3, 7, FiniteNan),
+            F8E4M3B11FNUZ => f(4, 3, 11, Fnuz),
+            F8E4M3FNUZ => f(4, 3, 8, Fnuz),
+            F8E5M2 => f(5, 2, 15, Ieee),
+            F8E5M2FNUZ => f(5, 2, 16, Fnuz),
+            _ => None,
+        }
+    }
+
+    /// Bits of an encoding: the sign, the exponent and the mantissa.
+    pub fn width(self) -> u32 {
+        1 + self.exponent_bits + self.mantissa_bits
+    }
+
+    pub fn sign_bit(self) -> u32 {
+        1 << (self.width() - 1)
+    }
+
+    /// The exponent of the smallest normal value (subnormals share it).
+    pub fn min_exponent(self) -> i32 {
+        1 - self.bias
+    }
+
+    /// The encoding of the largest finite magnitude.
+    pub fn max_finite(self) -> u32 {
+        let all = (1 << (self.width() - 1)) - 1;
+        match self.specials {
+            // The all-ones exponent is not finite.
+            Specials::Ieee => all - (1 << self.mantissa_bits),
+            // All ones is NaN.
+            Specials::FiniteNan => all - 1,
+            Specials::Fnuz | Specials::Saturating => all,
+        }
+    }
+
+    /// The encoding a NaN becomes (`negative`: the input's sign).
+    pub fn nan(self, negative: bool) -> u32 {
+        let sign = if negative { self.sign_bit() } else { 0 };
+        match self.specials {
+            // The quiet NaN: the top mantissa bit.
+            Specials::Ieee => {
+                let exponent = ((1 << self.exponent_bits) - 1) << self.mantissa_bits;
+                sign | exponent | 1 << (self.mantissa_bits - 1)
+            }
+            Specials::FiniteNan => sign | (self.sign_bit() - 1),
+            Specials::Fnuz | Specials::Saturating => self.sign_bit(),
+        }
+    }
+
+    /// The encoding a magnitude past the range becomes, before the sign is added.
+    pub fn overflow(self) -> u32 {
+        match self.specials {
+            Specials::Ieee => ((1 << self.exponent_bits) - 1) << self.mantissa_bits,
+            Specials::FiniteNan => self.sign_bit() - 1,
+            Specials::Fnuz => self.sign_bit(),
+            Specials::Saturating => self.max_finite(),
+        }
+    }
+
+    /// Whether the sign goes on a result of this magnitude encoding (`fnuz` formats have no
+    /// negative zero and one NaN).
+    fn signed(self, magnitude: u32) -> bool {
+        !(self.specials == Specials::Fnuz && (magnitude == 0 || magnitude == self.sign_bit()))
+    }
+
+    /// The encoding of `x`: rounded to nearest, ties to even.
+    pub fn encode(self, x: f64) -> u32 {
+        let negative = x.is_sign_negative();
+        if x.is_nan() {
+            return self.nan(negative);
+        }
+        let a = x.abs();
+        let m = self.mantissa_bits as i32;
+        let magnitude = if a.is_infinite() {
+            self.overflow()
+        } else if a == 0.0 {
+            0
+        } else {
+            // a = 2^e * 1.f; below the normal range the exponent stays the smallest, and the
+            // scaled value then rounds to a subnormal's mantissa (or to the smallest normal).
+            let e = exponent_of(a).max(self.min_exponent());
+            let q = (a * 2f64.powi(m - e)).round_ties_even();
+            let code = ((e + self.bias - 1) as f64) * 2f64.powi(m) + q;
+            if code > f64::from(self.max_finite()) {
+                self.overflow()
+            } else {
+                code as u32
+            }
+        };
+        if negative && self.signed(magnitude) {
+            magnitude | self.sign_bit()
+        } else {
+            magnitude
+        }
+    }
+
+    /// The value of an encoding (NaN for the NaN encodings).
+    pub fn decode(self, code: u32) -> f64 {
+        let m = self.mantissa_bits;
+        let magnitude = code & (self.sign_bit() - 1);
+        let negative = code & self.sign_bit() != 0;
+        let exponent = magnitude >> m;
+        let mantissa = f64::from(magnitude & ((1 << m) - 1));
+        let all_ones = (1 << self.exponent_bits) - 1;
+        let value = match self.specials {
+            Specials::Ieee if exponent == all_ones && mantissa == 0.0 => f64::INFINITY,
+            Specials::Ieee if exponent == all_ones => return f64::NAN,
+            Specials::FiniteNan if magnitude == self.sign_bit() - 1 => return f64::NAN,
+            Specials::Fnuz if code == self.sign_bit() => return f64::NAN,
+            _ if exponent == 0 => mantissa * 2f64.powi(self.min_exponent() - m as i32),
+            _ => {
+                (2f64.powi(m as i32) + mantissa) * 2f64.powi(exponent as i32 - self.bias - m as i32)
+            }
+        };
+        if negative { -value } else { value }
+    }
+}
+
+/// `floor(log2(a))` of a positive finite `a`, exactly.
+fn exponent_of(a: f64) -> i32 {
+    let bits = a.to_bits();
+    let field = ((bits >> 52) & 0x7ff) as i32;
+    if field == 0 {
+        // An f64 subnormal: far below every narrow format's range.
+        -1075
+    } else {
+        field - 1023
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every row of `testdata/tables/<name>.txt`: `e <f32 bits> <code>` (conversion) and
+    /// `d <code> <f32 bits>` (value); `skip` leaves out inputs where XLA's kernels and
+    /// ml_dtypes differ.
+    fn check_table(ty: PrimitiveType, table: &str, skip: impl Fn(f32) -> bool) -> usize {
+        let format = Format::of(ty).unwrap();
+        let mut rows = 0;
+        for line in table.lines().filter(|l| !l.starts_with('#')) {
+            let fields: Vec<&str> = line.split(' ').collect();
+            let hex = |s: &str| u32::from_str_radix(s, 16).unwrap();
+            match fields[..] {
+                ["e", x, code] => {
+                    let x = f32::from_bits(hex(x));
+                    if skip(x) {
+                        continue;
+                    }
+                    let got = format.encode(f64::from(x));
+                    assert_eq!(got, hex(code), "{ty}: {x:e} ({:#010x})", x.to_bits());
+                }
+                ["d", code, value] => {
+                    let (got, want) = (format.decode(hex(code)), f32::from_bits(hex(value)));
+                    assert!(
+                        got.is_nan() && want.is_nan() || got == f64::from(want),
+                        "{ty}: code {code}: {got} vs {want}"
+                    );
+                }
+                _ => panic!("bad row '{line}'"),
+            }
+            rows += 1;
+        }
+        rows
+    }
+
+    macro_rules! table {
+        ($name:literal) => {
+            include_str!(concat!("../../../testdata/tables/", $name, ".txt"))
+        };
+    }
+
+    #[test]
+    fn conversions_match_ml_dtypes() {
+        use PrimitiveType::*;
+        let none = |_: f32| false;
+        for (ty, table) in [
+            (F8E3M4, table!("f8e3m4")),
+            (F8E4M3, table!("f8e4m3")),
+            (F8E4M3FN, table!("f8e4m3fn")),
+            (F8E4M3B11FNUZ, table!("f8e4m3b11fnuz")),
+            (F8E4M3FNUZ, table!("f8e4m3fnuz")),
+            (F8E5M2, table!("f8e5m2")),
+            (F8E5M2FNUZ, table!("f8e5m2fnuz")),
+        ] {
+            assert!(check_table(ty, table, none) > 1500, "{ty}");
+        }
+        // -NaN: ml_dtypes gives +0 (its NaN stand-in with the sign flipped), XLA's kernels
+        // the sign bit alone.
+        let negative_nan = |x: f32| x.is_nan() && x.is_sign_negative();
+        assert_eq!(
+            check_table(F4E2M1FN, table!("f4e2m1fn"), negative_nan),
+            134 + 16
+        );
+    }
+}
