@@ -7,6 +7,7 @@
 //! source.
 
 pub mod diag;
+pub mod dot;
 pub mod evaluate;
 pub mod graph;
 pub mod layout;

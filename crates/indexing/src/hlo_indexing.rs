@@ -104,6 +104,7 @@ pub fn output_to_input(
         Pad => cx.pad(&out),
         Concatenate => cx.concatenate(&out),
         Reduce => cx.reduce(&out),
+        Dot => cx.dot(&out),
         ReduceWindow => cx.reduce_window(&out),
         DynamicSlice => cx.dynamic_slice(&out),
         DynamicUpdateSlice => cx.dynamic_update_slice(&out),
@@ -638,6 +639,51 @@ impl Cx<'_> {
             maps.push(self.scalar(out));
         }
         Ok(maps)
+    }
+
+    /// XLA's `ComputeOutputToInputDotOpIndexing`: the result index is (batch, lhs's free,
+    /// rhs's free); both operands read their batch and free dimensions from it and their
+    /// contracted dimensions from one range variable per contracted pair, in order.
+    fn dot(&self, out: &[i64]) -> Result<Vec<IndexingMap>, Unsupported> {
+        let dims = hlo::dot::DotDimensions::of(self.instr)
+            .ok_or_else(|| self.unsupported("malformed dimension numbers"))?;
+        let (lhs, rhs) = (self.operand_array(0)?, self.operand_array(1)?);
+        let lhs_free = dims.free(true, lhs.rank());
+        let rhs_free = dims.free(false, rhs.rank());
+        if dims.result_dims(&lhs.dims, &rhs.dims) != out {
+            return Err(self.unsupported("the result does not have dot's dimensions"));
+        }
+        let nb = dims.lhs_batch.len();
+        let side = |a: &ArrayShape,
+                    batch: &[usize],
+                    contracting: &[usize],
+                    free: &[usize],
+                    first: usize| {
+            (0..a.rank())
+                .map(|d| {
+                    if let Some(i) = batch.iter().position(|&b| b == d) {
+                        dim(i)
+                    } else if let Some(t) = contracting.iter().position(|&c| c == d) {
+                        sym(t)
+                    } else {
+                        dim(first + free.iter().position(|&f| f == d).unwrap_or(0))
+                    }
+                })
+                .collect::<Vec<AffineExpr>>()
+        };
+        let sizes: Vec<i64> = dims.lhs_contracting.iter().map(|&d| lhs.dims[d]).collect();
+        let left = side(lhs, &dims.lhs_batch, &dims.lhs_contracting, &lhs_free, nb);
+        let right = side(
+            rhs,
+            &dims.rhs_batch,
+            &dims.rhs_contracting,
+            &rhs_free,
+            nb + lhs_free.len(),
+        );
+        Ok(vec![
+            self.map(out, default_range_vars(&sizes), Vec::new(), left),
+            self.map(out, default_range_vars(&sizes), Vec::new(), right),
+        ])
     }
 
     /// XLA's `ComputeOutputToInputReduceWindowOpIndexing`: the window reads position

@@ -45,6 +45,10 @@ mod walk;
 
 use crate::types::{element_type, leaf_element_types, leaf_range, leaves, tensor_type};
 use walk::RegionCache;
+
+/// The innermost step of [`ElementalEmitter::range_var_loops`]: the next accumulators from
+/// the current ones and the induction variables.
+type LoopStep<'s, E> = dyn FnMut(&mut E, Vec<Value>, &[Value]) -> R<Vec<Value>> + 's;
 pub use walk::{MAX_OPERAND_RECURSION, MAX_REGION_DEPTH};
 
 /// What the emitters share about one fusion while emitting its functions.
@@ -189,6 +193,7 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
             }
             Gather => self.gather(id, index)?,
             Reduce => return self.reduce(id, index),
+            Dot => self.dot(id, index, types[0])?,
             ReduceWindow => return self.reduce_window(id, index),
             DynamicUpdateSlice => self.dynamic_update_slice(id, index, types[0])?,
             Pad => self.pad(id, index, types[0])?,
@@ -556,16 +561,66 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
     /// the reducer function on (accumulators, inputs).
     fn reduce(&mut self, id: InstrId, index: &[Value]) -> R<Vec<Value>> {
         let r = self.reduction(id, index)?;
-        self.reduce_loops(
-            id,
-            r.n,
-            index,
-            &r.map,
-            &r.callee,
-            &r.types,
-            r.inits,
-            Vec::new(),
-        )
+        let (callee, types) = (r.callee.as_str(), &r.types);
+        self.range_var_loops(id, &r.map, r.inits, Vec::new(), &mut |this, accs, ivs| {
+            let mut args = accs;
+            for k in 0..r.n {
+                args.push(this.operand(id, k, index, ivs)?[0]);
+            }
+            let op = this.b.call(callee, &args, types);
+            Ok(this.b.module.results(op).collect())
+        })
+    }
+
+    /// `dot` as XLA's elemental emitter writes it: a loop nest over the contracted
+    /// dimensions (the operands' maps' range variables) carrying `acc += lhs * rhs` from 0
+    /// in the result's type (bf16 in f32, truncated at the end), the operands converted to
+    /// it first; the evaluator computes the same sequence.
+    fn dot(&mut self, id: InstrId, index: &[Value], ty: Type) -> R<Value> {
+        let instr = self.instr(id);
+        let result = instr
+            .shape
+            .as_array()
+            .map_or(PrimitiveType::F32, |a| a.element_type);
+        let operand_type = |k: usize| {
+            self.instr(instr.operands[k])
+                .shape
+                .as_array()
+                .map_or(PrimitiveType::F32, |a| a.element_type)
+        };
+        let (lhs_type, rhs_type) = (operand_type(0), operand_type(1));
+        let (acc_prim, acc_ty) = match result {
+            PrimitiveType::BF16 => (PrimitiveType::F32, Type::F32),
+            PrimitiveType::F16 | PrimitiveType::F32 | PrimitiveType::F64 | PrimitiveType::Pred => {
+                (result, ty)
+            }
+            t if t.is_int() => (result, ty),
+            t => {
+                let what = format!("dot producing {t} in '{}'", instr.name);
+                return Err(unsupported(instr.spans.whole, what));
+            }
+        };
+        let map = self.per_op_map(id, 0)?;
+        let zero = if acc_ty.is_float() {
+            self.b.float(0.0, acc_ty)
+        } else {
+            self.b.int(0, acc_ty)
+        };
+        let (mul, add) = match acc_prim {
+            PrimitiveType::Pred => ("arith.andi", "arith.ori"),
+            t if t.is_float() => ("arith.mulf", "arith.addf"),
+            _ => ("arith.muli", "arith.addi"),
+        };
+        let sum =
+            self.range_var_loops(id, &map, vec![zero], Vec::new(), &mut |this, accs, ivs| {
+                let lhs = this.operand(id, 0, index, ivs)?[0];
+                let rhs = this.operand(id, 1, index, ivs)?[0];
+                let lhs = arith::convert(&mut this.b, lhs, lhs_type, acc_prim, acc_ty);
+                let rhs = arith::convert(&mut this.b, rhs, rhs_type, acc_prim, acc_ty);
+                let product = this.b.binary(mul, lhs, rhs);
+                Ok(vec![this.b.binary(add, accs[0], product)])
+            })?[0];
+        Ok(arith::convert(&mut self.b, sum, acc_prim, result, ty))
     }
 
     /// What `reduce` and `reduce-window` start from: the number of inputs, the init values
@@ -589,40 +644,34 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn reduce_loops(
+    /// One `scf.for` per range variable of `map` still without an induction variable in
+    /// `ivs`, carrying `accs`; innermost, `step(accumulators, all induction variables)`
+    /// gives the next accumulators (`reduce` and `dot`).
+    fn range_var_loops(
         &mut self,
         id: InstrId,
-        n: usize,
-        index: &[Value],
         map: &IndexingMap,
-        callee: &str,
-        types: &[Type],
         accs: Vec<Value>,
         ivs: Vec<Value>,
+        step: &mut LoopStep<'_, Self>,
     ) -> R<Vec<Value>> {
         let depth = ivs.len();
         if depth == map.range_vars.len() {
-            let mut args = accs;
-            for k in 0..n {
-                args.push(self.operand(id, k, index, &ivs)?[0]);
-            }
-            let op = self.b.call(callee, &args, types);
-            return Ok(self.b.module.results(op).collect());
+            return step(self, accs, &ivs);
         }
         let bounds = map.range_vars[depth].bounds;
         let lb = self.b.index(bounds.lo);
         let ub = self.b.index(bounds.hi + 1);
-        let step = self.b.index(1);
+        let one = self.b.index(1);
         let (op, body) =
-            scf::build_for(self.b.module, self.b.insertion_point(), lb, ub, step, &accs);
+            scf::build_for(self.b.module, self.b.insertion_point(), lb, ub, one, &accs);
         let args = self.b.module.block_args(body).to_vec();
         let saved = self.b.insertion_point();
         self.b.set_insertion_point(InsertPoint::BlockEnd(body));
         let mut ivs = ivs;
         ivs.push(args[0]);
         let result = self.in_region(id, |this| {
-            this.reduce_loops(id, n, index, map, callee, types, args[1..].to_vec(), ivs)
+            this.range_var_loops(id, map, args[1..].to_vec(), ivs, step)
         });
         let yielded = result?;
         scf::build_yield(self.b.module, body, &yielded);

@@ -117,7 +117,7 @@ impl ElementalEmitter<'_, '_> {
         use Opcode::*;
         Ok(match instr.opcode {
             Parameter | Constant | Iota => Some(0),
-            Gather | Reduce | ReduceWindow | DynamicUpdateSlice | Pad | Concatenate
+            Gather | Reduce | ReduceWindow | Dot | DynamicUpdateSlice | Pad | Concatenate
             | DynamicSlice => None,
             GetTupleElement | Broadcast | Transpose | Reshape | Slice | Reverse | Copy
             | Bitcast => Some(1),
@@ -134,8 +134,8 @@ impl ElementalEmitter<'_, '_> {
                 instr.spans.whole,
                 format!(
                     "'{}' is nested more than {MAX_OPERAND_RECURSION} deep in ops that read \
-                     their operands themselves (reduce, pad, gather, concatenate, dynamic \
-                     slices)",
+                     their operands themselves (reduce, dot, pad, gather, concatenate, \
+                     dynamic slices)",
                     instr.name
                 ),
             ));

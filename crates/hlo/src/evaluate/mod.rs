@@ -49,12 +49,16 @@
 //!   between base-dilated elements, as XLA's evaluator does. Reducers and `map`
 //!   computations are evaluated on whole vectors of element positions at once, which
 //!   computes exactly what one call per element would.
+//! * **dot**: per result element, `acc += lhs * rhs` over the contracted dimensions in
+//!   row-major order from 0, in the result's type (bf16 in f32, rounded at the end), as
+//!   XLA's elemental emitter loops.
 //! * `call` and `fusion` evaluate the called computation.
 //!
 //! Seeded random inputs come from [`random_arguments`], [`random_value`] and
 //! [`random_array`], with ranges chosen by [`RandomRange`].
 
 mod complex;
+mod dot;
 mod elementwise;
 mod math;
 mod movement;
@@ -310,6 +314,14 @@ impl Evaluator<'_> {
                 operands.iter().map(|&v| v.clone()).collect(),
             )),
             GetTupleElement => get_tuple_element(instr, operands),
+            Dot if self.lanes.is_none() => {
+                let result = instr
+                    .shape
+                    .as_array()
+                    .ok_or("unsupported: a tuple-shaped dot")?;
+                dot::dot(instr, array(operands[0])?, array(operands[1])?, result)
+                    .map(HostValue::Array)
+            }
             Copy => Ok(operands[0].clone()),
             Broadcast | Reshape | Transpose | Slice | Reverse | Pad | Concatenate
             | DynamicSlice | DynamicUpdateSlice | Gather | Bitcast | Iota => match self.lanes {

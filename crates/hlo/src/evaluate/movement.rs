@@ -510,8 +510,8 @@ fn physical_positions(dims: &[i64], layout: &Layout) -> Vec<usize> {
     out
 }
 
-/// Advances a row-major multi-index by one.
-fn next_index(index: &mut [i64], dims: &[i64]) {
+/// Advances a row-major multi-index by one (after the last, back to zeros).
+pub(super) fn next_index(index: &mut [i64], dims: &[i64]) {
     for d in (0..index.len()).rev() {
         index[d] += 1;
         if index[d] < dims[d] {

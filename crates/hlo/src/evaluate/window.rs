@@ -68,7 +68,7 @@ pub(super) fn reduce_window(
             .filter_map(|(lane, at)| at.map(|at| (lane, at)))
             .unzip();
         step(ev, reducer, &plan, &mut accs, &inputs, &lanes_read, &reads)?;
-        next_position(&mut position, &sizes);
+        super::movement::next_index(&mut position, &sizes);
     }
     let results = accs
         .into_iter()
@@ -147,15 +147,4 @@ fn output_dims(dims: &[i64], window: &[WindowDim]) -> Vec<i64> {
             }
         })
         .collect()
-}
-
-/// Advances a row-major multi-index over `sizes` by one.
-fn next_position(position: &mut [i64], sizes: &[i64]) {
-    for d in (0..position.len()).rev() {
-        position[d] += 1;
-        if position[d] < sizes[d] {
-            return;
-        }
-        position[d] = 0;
-    }
 }

@@ -206,6 +206,7 @@ pub fn check_shape(instr: &Instruction, operands: &[&Shape], written: &Shape) ->
         Opcode::Iota => r.iota(written),
         Opcode::Constant => r.constant(written),
         Opcode::Parameter => r.arity(0),
+        Opcode::Dot => r.dot(written),
         _ => Ok(()),
     }
 }

@@ -1,5 +1,6 @@
 //! Checks of shapes that the instruction writes rather than its operands decide:
-//! broadcast, reshape, convert, bitcast-convert, bitcast, iota, constant.
+//! broadcast, reshape, convert, bitcast-convert, bitcast, iota, constant, and dot (whose
+//! element type is the written one).
 
 use super::*;
 
@@ -221,5 +222,89 @@ fn literal_fits(literal: &Literal, shape: &Shape) -> bool {
             ls.len() == ss.len() && ls.iter().zip(ss).all(|(l, s)| literal_fits(l, s))
         }
         _ => false,
+    }
+}
+
+impl Rules<'_> {
+    /// `dot`: batch and contracted dimensions pair up, in order, with equal sizes; the
+    /// result has the batch dimensions, then the left operand's others, then the right
+    /// operand's (`crate::dot`). Its element type is the written one (XLA's preferred
+    /// element type), of the operands' kind.
+    pub(super) fn dot(&self, written: &Shape) -> Result<()> {
+        self.arity(2)?;
+        let (lhs, rhs) = (self.array(0)?, self.array(1)?);
+        let result = self.result_array(written)?;
+        let pairs = [
+            ("lhs_batch_dims", "rhs_batch_dims", "batch"),
+            (
+                "lhs_contracting_dims",
+                "rhs_contracting_dims",
+                "contracting",
+            ),
+        ];
+        for (left, right, what) in pairs {
+            let l = self.dims_in_range(left, self.opt_int_list(left)?, lhs.rank(), "lhs")?;
+            let r = self.dims_in_range(right, self.opt_int_list(right)?, rhs.rank(), "rhs")?;
+            if l.len() != r.len() {
+                return Err(self.err(
+                    Site::Attribute(right),
+                    format!(
+                        "{} lhs {what} dimensions but {} rhs ones: they pair up",
+                        l.len(),
+                        r.len()
+                    ),
+                ));
+            }
+            if let Some((a, b)) = l
+                .iter()
+                .copied()
+                .zip(r.iter().copied())
+                .find(|&(a, b)| lhs.dims[a] != rhs.dims[b])
+            {
+                return Err(self.err(
+                    Site::Attribute(right),
+                    format!(
+                        "{what} dimension {a} of lhs has size {} but dimension {b} of rhs {}",
+                        lhs.dims[a], rhs.dims[b]
+                    ),
+                ));
+            }
+        }
+        let dims = crate::dot::DotDimensions::of(self.instr).unwrap_or_else(|| unreachable!());
+        for (side, batch, contracting) in [
+            ("lhs", &dims.lhs_batch, &dims.lhs_contracting),
+            ("rhs", &dims.rhs_batch, &dims.rhs_contracting),
+        ] {
+            if let Some(d) = batch.iter().find(|d| contracting.contains(d)) {
+                return Err(self.err(
+                    Site::Opcode,
+                    format!("dimension {d} of {side} is both a batch and a contracting one"),
+                ));
+            }
+        }
+        let kind = |t: crate::primitive::PrimitiveType| (t.is_float(), t.is_int());
+        if kind(result.element_type) != kind(lhs.element_type)
+            || kind(lhs.element_type) != kind(rhs.element_type)
+        {
+            return Err(self.err(
+                Site::Shape,
+                format!(
+                    "operands of {} and {} cannot produce {}",
+                    lhs.element_type, rhs.element_type, result.element_type
+                ),
+            ));
+        }
+        let expected = dims.result_dims(&lhs.dims, &rhs.dims);
+        if result.dims != expected {
+            return Err(self.err(
+                Site::Shape,
+                format!(
+                    "result {} does not have the dimensions {} (batch, lhs's others, rhs's others)",
+                    written.without_layout(),
+                    int_list_text(&expected)
+                ),
+            ));
+        }
+        Ok(())
     }
 }

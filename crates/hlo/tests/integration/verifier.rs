@@ -64,15 +64,28 @@ fn inferred_shape_error_points_at_operand() {
     );
 }
 
-/// Ops outside DESIGN §5 (dot, custom-call, collectives, ...) get only the generic checks:
-/// this dot's result is wrong, and passes.
+/// Ops outside DESIGN §5 (custom-call, collectives, ...) get only the generic checks: this
+/// custom-call's result is whatever it says.
 #[test]
-fn dot_is_generic() {
+fn custom_calls_are_generic() {
     verifies(
         r#"c {
   a = f32[2,3] parameter(0)
-  b = f32[3,4] parameter(1)
-  ROOT d = f32[7] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT d = f32[7] custom-call(a), custom_call_target="foo"
+}
+"#,
+    );
+}
+
+/// A dot's result is its batch dimensions, then the left operand's others, then the right
+/// operand's (testdata/lit/hlo/verifier/dot.hlo has the refusals).
+#[test]
+fn dots_have_batch_then_free_dimensions() {
+    verifies(
+        r#"c {
+  a = f32[5,2,3] parameter(0)
+  b = f32[3,5,4] parameter(1)
+  ROOT d = f32[5,2,4] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_contracting_dims={0}
 }
 "#,
     );
