@@ -2,7 +2,7 @@
 //!
 //! Integers are signless in the IR (MLIR's convention); whether an op treats them as signed
 //! or unsigned comes from the HLO element type at emission time. Types the emitters do not
-//! handle (c128, 1-bit integers, f8e8m0fnu, tokens) are refused with a reason.
+//! handle (c128, 1-bit integers, tokens) are refused with a reason.
 
 use hlo::{ArrayShape, PrimitiveType, Shape};
 use ir::Type;
@@ -18,7 +18,8 @@ pub fn element_type(p: PrimitiveType) -> Result<Type, String> {
         // Their encodings: only `convert` (`elemental/narrow_float.rs`), bitcasts, data
         // movement and constants handle them; other ops on them are refused.
         F4E2M1FN => Type::int(4),
-        F8E3M4 | F8E4M3 | F8E4M3FN | F8E4M3B11FNUZ | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ => Type::I8,
+        F8E3M4 | F8E4M3 | F8E4M3FN | F8E4M3B11FNUZ | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ
+        | F8E8M0FNU => Type::I8,
         // Its 64-bit pattern, real part low: `elemental/complex.rs` takes it apart.
         C64 => Type::I64,
         S8 | U8 => Type::I8,

@@ -1,6 +1,7 @@
-//! The float types narrower than f16: `f4e2m1fn` and the f8 family but `f8e8m0fnu`. Each is
-//! a sign bit, `exponent_bits` and `mantissa_bits`, with subnormals, and one of four
-//! conventions for what IEEE spends on infinities and NaN ([`Specials`]). Conversions to
+//! The float types narrower than f16: `f4e2m1fn` and the f8 family. Each is a sign bit,
+//! `exponent_bits` and `mantissa_bits`, with subnormals, and one of four conventions for
+//! what IEEE spends on infinities and NaN ([`Specials`]) — or, for `f8e8m0fnu` (the
+//! microscaling scale type), an unsigned power of two ([`Specials::ExponentOnly`]). Conversions to
 //! them round to nearest, ties to even, as `ml_dtypes` and XLA's `expand_float_ops` do;
 //! what happens past the largest finite value depends on the convention. The evaluator
 //! ([`crate::evaluate`]) and the emitters (`emitters::elemental::narrow_float`) both read
@@ -24,6 +25,11 @@ pub enum Specials {
     /// Neither infinity nor NaN (`f4e2m1fn`, the microscaling element type). Past the range:
     /// the largest value, with the sign; NaN becomes the sign bit alone (XLA's stand-in).
     Saturating,
+    /// `f8e8m0fnu`: no sign, no mantissa, no zero; code `c` is `2^(c - 127)` and `0xff` is
+    /// NaN, which zero, negative values, infinities and values past `2^127` become. A
+    /// value rounds up from 1.5 times a power of two; below f32's normal range `ml_dtypes`
+    /// (whose table this follows row for row) gives `2^-126` to anything above `2^-127`.
+    ExponentOnly,
 }
 
 /// One narrow float format.
@@ -57,15 +63,18 @@ impl Format {
             F8E4M3FNUZ => f(4, 3, 8, Fnuz),
             F8E5M2 => f(5, 2, 15, Ieee),
             F8E5M2FNUZ => f(5, 2, 16, Fnuz),
+            F8E8M0FNU => f(8, 0, 127, ExponentOnly),
             _ => None,
         }
     }
 
     /// Bits of an encoding: the sign, the exponent and the mantissa.
     pub fn width(self) -> u32 {
-        1 + self.exponent_bits + self.mantissa_bits
+        let sign = u32::from(self.specials != Specials::ExponentOnly);
+        sign + self.exponent_bits + self.mantissa_bits
     }
 
+    /// The sign bit (for `f8e8m0fnu`, which has none, its top bit).
     pub fn sign_bit(self) -> u32 {
         1 << (self.width() - 1)
     }
@@ -84,6 +93,7 @@ impl Format {
             // All ones is NaN.
             Specials::FiniteNan => all - 1,
             Specials::Fnuz | Specials::Saturating => all,
+            Specials::ExponentOnly => 0xfe,
         }
     }
 
@@ -98,6 +108,7 @@ impl Format {
             }
             Specials::FiniteNan => sign | (self.sign_bit() - 1),
             Specials::Fnuz | Specials::Saturating => self.sign_bit(),
+            Specials::ExponentOnly => 0xff,
         }
     }
 
@@ -108,6 +119,7 @@ impl Format {
             Specials::FiniteNan => self.sign_bit() - 1,
             Specials::Fnuz => self.sign_bit(),
             Specials::Saturating => self.max_finite(),
+            Specials::ExponentOnly => 0xff,
         }
     }
 
@@ -119,6 +131,9 @@ impl Format {
 
     /// The encoding of `x`: rounded to nearest, ties to even.
     pub fn encode(self, x: f64) -> u32 {
+        if self.specials == Specials::ExponentOnly {
+            return encode_exponent_only(x);
+        }
         let negative = x.is_sign_negative();
         if x.is_nan() {
             return self.nan(negative);
@@ -150,6 +165,13 @@ impl Format {
 
     /// The value of an encoding (NaN for the NaN encodings).
     pub fn decode(self, code: u32) -> f64 {
+        if self.specials == Specials::ExponentOnly {
+            return if code == 0xff {
+                f64::NAN
+            } else {
+                2f64.powi(code as i32 - 127)
+            };
+        }
         let m = self.mantissa_bits;
         let magnitude = code & (self.sign_bit() - 1);
         let negative = code & self.sign_bit() != 0;
@@ -168,6 +190,20 @@ impl Format {
         };
         if negative { -value } else { value }
     }
+}
+
+/// `f8e8m0fnu`'s encoding (see [`Specials::ExponentOnly`]).
+fn encode_exponent_only(x: f64) -> u32 {
+    if !(x.is_finite() && x > 0.0) {
+        return 0xff;
+    }
+    if x < 2f64.powi(-126) {
+        return u32::from(x > 2f64.powi(-127));
+    }
+    let e = exponent_of(x);
+    let up = x / 2f64.powi(e) >= 1.5;
+    let code = e + 127 + i32::from(up);
+    if code > 254 { 0xff } else { code as u32 }
 }
 
 /// `floor(log2(a))` of a positive finite `a`, exactly.
@@ -236,6 +272,7 @@ mod tests {
             (F8E4M3FNUZ, table!("f8e4m3fnuz")),
             (F8E5M2, table!("f8e5m2")),
             (F8E5M2FNUZ, table!("f8e5m2fnuz")),
+            (F8E8M0FNU, table!("f8e8m0fnu")),
         ] {
             assert!(check_table(ty, table, none) > 1500, "{ty}");
         }

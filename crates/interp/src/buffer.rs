@@ -34,7 +34,8 @@ fn element_bits(ty: PrimitiveType) -> Option<usize> {
         | P::F8E4M3B11FNUZ
         | P::F8E4M3FNUZ
         | P::F8E5M2
-        | P::F8E5M2FNUZ => 8,
+        | P::F8E5M2FNUZ
+        | P::F8E8M0FNU => 8,
         P::S16 | P::U16 | P::F16 | P::BF16 => 16,
         P::S32 | P::U32 | P::F32 => 32,
         P::S64 | P::U64 | P::F64 | P::C64 => 64,

@@ -1,5 +1,5 @@
-//! The narrow floats (`f4e2m1fn` and the f8 family but `f8e8m0fnu`) in the IR: each value
-//! is its encoding (an `i4` or `i8`), so what reads one as a number goes through f32.
+//! The narrow floats (`f4e2m1fn` and the f8 family) in the IR: each value is its encoding
+//! (an `i4` or `i8`), so what reads one as a number goes through f32.
 //! `convert` decodes and encodes with integer and f32 ops, for any
 //! [`hlo::narrow_float::Format`]: what XLA's `expand_float_ops` computes on GPUs without a
 //! conversion instruction for the type, round to nearest, ties to even, and what is past
@@ -62,6 +62,9 @@ fn i32c(b: &mut Builder<'_>, v: i64) -> Value {
 /// `mantissa * 2^(1 - bias - m)` when the exponent field is 0; infinities and NaN as the
 /// format has them.
 fn decode(b: &mut Builder<'_>, code: Value, f: Format) -> Value {
+    if f.specials == Specials::ExponentOnly {
+        return decode_exponent_only(b, code);
+    }
     let m = i64::from(f.mantissa_bits);
     let sign_bit = i64::from(f.sign_bit());
     let c = b.cast("arith.extui", code, Type::I32);
@@ -106,7 +109,7 @@ fn decode(b: &mut Builder<'_>, code: Value, f: Format) -> Value {
             let is_nan = b.cmpi("eq", c, nan_code);
             value = b.select(is_nan, nan, value);
         }
-        Specials::Saturating => {}
+        Specials::Saturating | Specials::ExponentOnly => {}
     }
     let sign = i32c(b, sign_bit);
     let sign_set = b.binary("arith.andi", c, sign);
@@ -119,6 +122,9 @@ fn decode(b: &mut Builder<'_>, code: Value, f: Format) -> Value {
 /// `|x|` (at least the smallest normal one), then `((e + bias - 1) << m) + q` (a `q` of
 /// `2^(m+1)` carries into the exponent, a subnormal's `2^m` becomes the smallest normal).
 fn encode(b: &mut Builder<'_>, x: Value, f: Format) -> Value {
+    if f.specials == Specials::ExponentOnly {
+        return encode_exponent_only(b, x);
+    }
     let m = i64::from(f.mantissa_bits);
     let sign_bit = i64::from(f.sign_bit());
     let magnitude = b.unary("math.absf", x);
@@ -182,4 +188,51 @@ fn encode(b: &mut Builder<'_>, x: Value, f: Format) -> Value {
     let nan = b.select(negative, negative_nan, positive_nan);
     let code = b.select(is_nan, nan, code);
     b.cast("arith.trunci", code, Type::int(f.width()))
+}
+
+/// `f8e8m0fnu`'s value: `2^(code - 127)` as f32 bits (`code << 23`; code 0 is the f32
+/// subnormal `2^-127`), NaN for `0xff`.
+fn decode_exponent_only(b: &mut Builder<'_>, code: Value) -> Value {
+    let c = b.cast("arith.extui", code, Type::I32);
+    let twenty_three = i32c(b, 23);
+    let normal = b.binary("arith.shli", c, twenty_three);
+    let smallest = i32c(b, 0x0040_0000);
+    let zero = i32c(b, 0);
+    let is_zero = b.cmpi("eq", c, zero);
+    let bits = b.select(is_zero, smallest, normal);
+    let value = b.cast("arith.bitcast", bits, Type::F32);
+    let nan_code = i32c(b, 0xff);
+    let is_nan = b.cmpi("eq", c, nan_code);
+    let nan = b.float(f64::NAN, Type::F32);
+    b.select(is_nan, nan, value)
+}
+
+/// `f8e8m0fnu`'s encoding of an f32 (see `hlo::narrow_float::Specials::ExponentOnly`): the
+/// exponent field, plus one from 1.5 times the power of two; below the normal range 1 for
+/// anything above `2^-127`; `0xff` for zero, negative values, infinities, NaN and past 254.
+fn encode_exponent_only(b: &mut Builder<'_>, x: Value) -> Value {
+    let bits = b.cast("arith.bitcast", x, Type::I32);
+    let twenty_three = i32c(b, 23);
+    let shifted = b.binary("arith.shrui", bits, twenty_three);
+    let byte = i32c(b, 0xff);
+    let field = b.binary("arith.andi", shifted, byte);
+    let mantissa_mask = i32c(b, 0x7f_ffff);
+    let mantissa = b.binary("arith.andi", bits, mantissa_mask);
+    let half = i32c(b, 0x40_0000);
+    let rounds_up = b.cmpi("uge", mantissa, half);
+    let up = b.cast("arith.extui", rounds_up, Type::I32);
+    let normal = b.binary("arith.addi", field, up);
+    let above_smallest = b.cmpi("ugt", bits, half);
+    let subnormal = b.cast("arith.extui", above_smallest, Type::I32);
+    let zero = i32c(b, 0);
+    let is_subnormal = b.cmpi("eq", field, zero);
+    let code = b.select(is_subnormal, subnormal, normal);
+    let not_positive = b.cmpi("sle", bits, zero);
+    let special = b.cmpi("eq", field, byte);
+    let max = i32c(b, 254);
+    let past = b.cmpi("ugt", code, max);
+    let nan = b.binary("arith.ori", not_positive, special);
+    let nan = b.binary("arith.ori", nan, past);
+    let code = b.select(nan, byte, code);
+    b.cast("arith.trunci", code, Type::I8)
 }

@@ -51,6 +51,7 @@ macro_rules! by_kind {
             Elements::F8E4M3FNUZ($f) => $fb,
             Elements::F8E5M2($f) => $fb,
             Elements::F8E5M2FNUZ($f) => $fb,
+            Elements::F8E8M0FNU($f) => $fb,
             Elements::F32($f) => $fb,
             Elements::F64($f) => $fb,
             Elements::C64($c) => $cb,

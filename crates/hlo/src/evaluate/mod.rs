@@ -6,8 +6,8 @@
 //! elements takes seconds. The module is expected to have passed the verifier.
 //!
 //! **Values.** [`HostArray`]s hold pred, s2, s4, s8–s64, u2, u4, u8–u64, f4e2m1fn, the f8
-//! family but f8e8m0fnu, f16, bf16, f32, f64 or c64 elements in logical row-major order;
-//! [`HostValue`] adds tuples. Other element types (c128, s1/u1, f8e8m0fnu) and ops the emitters do not compile are refused with an
+//! family, f16, bf16, f32, f64 or c64 elements in logical row-major order; [`HostValue`]
+//! adds tuples. Other element types (c128, s1/u1) and ops the emitters do not compile are refused with an
 //! `unsupported: ...` [`Diagnostic`] at the instruction.
 //!
 //! **Semantics**, the ones XLA defines and the elemental emitter implements:
@@ -73,7 +73,7 @@ mod window;
 pub use complex::C64;
 pub use math::erf;
 pub use narrow_float::{
-    F4E2M1FN, F8E3M4, F8E4M3, F8E4M3B11FNUZ, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ,
+    F4E2M1FN, F8E3M4, F8E4M3, F8E4M3B11FNUZ, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU,
 };
 pub use random::{RandomRange, fusion_arguments, random_arguments, random_array, random_value};
 pub use sub_byte::{S2, S4, U2, U4};

@@ -1,4 +1,4 @@
-//! Element types for the narrow floats (`f4e2m1fn` and the f8 family but `f8e8m0fnu`): each
+//! Element types for the narrow floats (`f4e2m1fn` and the f8 family): each
 //! holds its encoding, converts through [`crate::narrow_float::Format`] (round to nearest,
 //! ties to even, as `ml_dtypes` and XLA's kernels) and computes in f32, rounding every
 //! result, as f16 and bf16 do. `f4e2m1fn` is stored packed, two to a byte.
@@ -84,5 +84,6 @@ narrow_float!(
     F8E4M3B11FNUZ,
     F8E4M3FNUZ,
     F8E5M2,
-    F8E5M2FNUZ
+    F8E5M2FNUZ,
+    F8E8M0FNU
 );

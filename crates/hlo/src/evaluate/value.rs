@@ -11,7 +11,7 @@ use half::{bf16, f16};
 
 use super::complex::C64;
 use super::narrow_float::{
-    F4E2M1FN, F8E3M4, F8E4M3, F8E4M3B11FNUZ, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ,
+    F4E2M1FN, F8E3M4, F8E4M3, F8E4M3B11FNUZ, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU,
 };
 use super::sub_byte::{S2, S4, U2, U4};
 use crate::literal::{self, ArrayLiteral, Literal};
@@ -45,6 +45,7 @@ pub enum Elements {
     F8E4M3FNUZ(Vec<F8E4M3FNUZ>),
     F8E5M2(Vec<F8E5M2>),
     F8E5M2FNUZ(Vec<F8E5M2FNUZ>),
+    F8E8M0FNU(Vec<F8E8M0FNU>),
     F32(Vec<f32>),
     F64(Vec<f64>),
     C64(Vec<C64>),
@@ -77,6 +78,7 @@ macro_rules! with_elements {
             $crate::evaluate::Elements::F8E4M3FNUZ($v) => $body,
             $crate::evaluate::Elements::F8E5M2($v) => $body,
             $crate::evaluate::Elements::F8E5M2FNUZ($v) => $body,
+            $crate::evaluate::Elements::F8E8M0FNU($v) => $body,
             $crate::evaluate::Elements::F32($v) => $body,
             $crate::evaluate::Elements::F64($v) => $body,
             $crate::evaluate::Elements::C64($v) => $body,
@@ -96,7 +98,8 @@ macro_rules! with_type {
             F8E3M4 $crate::evaluate::F8E3M4, F8E4M3 $crate::evaluate::F8E4M3,
             F8E4M3FN $crate::evaluate::F8E4M3FN, F8E4M3B11FNUZ $crate::evaluate::F8E4M3B11FNUZ,
             F8E4M3FNUZ $crate::evaluate::F8E4M3FNUZ, F8E5M2 $crate::evaluate::F8E5M2,
-            F8E5M2FNUZ $crate::evaluate::F8E5M2FNUZ, C64 $crate::evaluate::C64,
+            F8E5M2FNUZ $crate::evaluate::F8E5M2FNUZ, F8E8M0FNU $crate::evaluate::F8E8M0FNU,
+            C64 $crate::evaluate::C64,
             F16 half::f16, BF16 half::bf16, F32 f32, F64 f64)
     };
     (@arms $ty:expr, $t:ident, $body:expr, $($variant:ident $rust:ty),*) => {{
