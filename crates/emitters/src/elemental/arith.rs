@@ -25,15 +25,17 @@ impl ElementalEmitter<'_, '_> {
             .collect();
         let t0 = operand_types[0];
         let result_type = instr.shape.as_array().map(|a| a.element_type);
+        // Types the IR holds as their bits: ops on them are spelled out by type.
+        let to = result_type.unwrap_or(PrimitiveType::F32);
         let narrow = |t: &PrimitiveType| hlo::narrow_float::Format::of(*t).is_some();
-        if operand_types.iter().any(narrow) || result_type.as_ref().is_some_and(narrow) {
-            return self.narrow_float_op(instr, args, &operand_types, ty);
+        if operand_types.iter().any(narrow) || narrow(&to) {
+            return self.narrow_float_op(instr, args, (t0, to), ty);
         }
         if operand_types.contains(&PrimitiveType::C64)
-            || result_type == Some(PrimitiveType::C64)
+            || to == PrimitiveType::C64
             || matches!(instr.opcode, Opcode::Real | Opcode::Imag | Opcode::Complex)
         {
-            return self.complex_op(instr, args, &operand_types, ty);
+            return self.complex_op(instr, args, (t0, to), ty);
         }
         let float = t0.is_float();
         let unsigned = t0.is_unsigned_int() || t0 == PrimitiveType::Pred;

@@ -8,21 +8,17 @@ use super::arith::{cmpf, convert};
 use super::*;
 
 impl ElementalEmitter<'_, '_> {
-    /// An elementwise op with a `c64` operand or result, or `real`/`imag`/`complex`.
+    /// An elementwise op with a `c64` operand or result, or `real`/`imag`/`complex` (`from`:
+    /// the first operand's element type, `to`: the result's).
     pub(super) fn complex_op(
         &mut self,
         instr: &Instruction,
         args: &[Value],
-        operand_types: &[PrimitiveType],
+        (from, to): (PrimitiveType, PrimitiveType),
         ty: Type,
     ) -> R<Value> {
         use Opcode::*;
         use PrimitiveType::C64;
-        let to = instr
-            .shape
-            .as_array()
-            .map_or(PrimitiveType::F32, |a| a.element_type);
-        let from = operand_types[0];
         let b = &mut self.b;
         let x = args[0];
         let refused = || {

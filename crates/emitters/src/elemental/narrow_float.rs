@@ -13,19 +13,15 @@ use super::arith::{cmpf, convert};
 use super::*;
 
 impl ElementalEmitter<'_, '_> {
-    /// An elementwise op with a narrow float operand or result.
+    /// An elementwise op with a narrow float operand or result (`from`: the first
+    /// operand's element type, `to`: the result's).
     pub(super) fn narrow_float_op(
         &mut self,
         instr: &Instruction,
         args: &[Value],
-        operand_types: &[PrimitiveType],
+        (from, to): (PrimitiveType, PrimitiveType),
         ty: Type,
     ) -> R<Value> {
-        let to = instr
-            .shape
-            .as_array()
-            .map_or(PrimitiveType::F32, |a| a.element_type);
-        let from = operand_types[0];
         let b = &mut self.b;
         match (instr.opcode, Format::of(from), Format::of(to)) {
             (Opcode::Convert, _, _) if from == to => Ok(args[0]),
