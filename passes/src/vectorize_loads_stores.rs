@@ -10,8 +10,9 @@
 //! * **The loop**: an `scf.for` over `index` with constant lower bound 0, step 1 and a
 //!   constant power-of-two trip count `n ≥ 2`.
 //! * **The tensor**: 1-d, no layout encoding (run `flatten-tensors` first), a static size that
-//!   `n` divides, elements of at least 8 bits (no `i1`, no `index`), and `n` elements in at
-//!   most 128 bits (the widest vector access a GPU thread makes).
+//!   `n` divides, elements of at least 8 bits (no `i1`, no `index`; packed `i2`/`i4` for
+//!   loads of whole bytes), and `n` elements in at most 128 bits (the widest vector access a
+//!   GPU thread makes).
 //! * **The index**: the induction variable itself, or the single result of an
 //!   `xla_gpu.apply_indexing` that uses the induction variable as exactly one operand (whose
 //!   range in the map covers the whole loop), whose other operands are defined outside the
@@ -111,16 +112,19 @@ fn trip_count(m: &Module, lp: OpId) -> Option<i64> {
 }
 
 /// `vector<n x elem>` for accesses to a tensor of type `t` in a loop of `n` iterations, if
-/// `t` qualifies (see the module documentation).
-fn vector_type(t: Type, n: i64) -> Option<Type> {
+/// `t` qualifies (see the module documentation); `load`: for a load, which may also read
+/// whole bytes of packed `i2`/`i4` elements (a store of them stays one compare-and-swap per
+/// element: other threads may own the byte's other elements).
+fn vector_type(t: Type, n: i64, load: bool) -> Option<Type> {
     let (&[size], elem) = (t.shape()?, t.element_type()?) else {
         return None;
     };
     let bits = i64::from(elem.bit_width()?);
+    let packed = load && matches!(bits, 2 | 4) && (n * bits) % 8 == 0;
     let ok = t.tensor_layout().is_none()
         && size > 0
         && size % n == 0
-        && bits >= 8
+        && (bits >= 8 || packed)
         && n * bits <= MAX_VECTOR_BITS;
     ok.then(|| Type::vector(&[n], elem))
 }
@@ -304,7 +308,7 @@ fn vectorize_load(m: &mut Module, lp: OpId, n: i64, op: OpId, bases: &mut Bases)
     if written_by_loop || !defined_outside(m, tensor, lp) {
         return;
     }
-    let Some(vty) = vector_type(m.value_type(tensor), n) else {
+    let Some(vty) = vector_type(m.value_type(tensor), n, true) else {
         return;
     };
     let Some(base) = base_of(m, lp, n, index) else {
@@ -347,7 +351,7 @@ fn vectorize_store(
     if only_use.op != terminator || !is_iter_arg_k || m.num_uses(dest) != 1 {
         return None;
     }
-    let vty = vector_type(m.value_type(dest), n)?;
+    let vty = vector_type(m.value_type(dest), n, false)?;
     let base = base_of(m, lp, n, index)?;
     let start = bases.materialize(m, lp, base);
     let init = arith::build_constant(m, InsertPoint::Before(lp), zero(vty));

@@ -200,8 +200,13 @@ fn check_transfer(m: &Module, op: OpId) -> Result<(), Diagnostic> {
         return Err(op_error(m, op, "only 1-d vector transfers are supported"));
     }
     if let Some(width) = sub_byte_width(vector.element_type_or_self()) {
-        let message = format!("unsupported: vector transfers of {width}-bit elements");
-        return Err(op_error(m, op, message));
+        let lanes = vector.num_elements().unwrap_or(0);
+        if m.is(op, "vector.transfer_write") || lanes * i64::from(width) % 8 != 0 {
+            let message = format!(
+                "unsupported: vector transfers of {width}-bit elements but whole-byte reads"
+            );
+            return Err(op_error(m, op, message));
+        }
     }
     let in_bounds = m
         .prop(op, "in_bounds")
@@ -689,6 +694,22 @@ fn lower_transfer_read(m: &mut Module, op: OpId, cx: &Cx) {
     let elem = element_type(m.value_type(tensor));
     let vector = m.value_type(m.result(op, 0));
     let index = m.operand(op, 1);
+    if let Some(width) = sub_byte_width(elem) {
+        // Whole bytes (checked): the vector starts at a byte, and LLVM's vectors of `i2`
+        // and `i4` are packed in memory as the buffer is, the first lane in the low bits.
+        let place = SubByte::place(m, op, buffer, Some(index), width);
+        let invariant = cx.is_invariant(m, buffer);
+        let at = InsertPoint::Before(op);
+        let loaded = llvm::build_load(m, at, place.byte, vector, invariant);
+        let load = m.defining_op(loaded).expect("a load");
+        let lanes_per_byte = 8 / width;
+        let twos = known_twos(m, index).saturating_sub(lanes_per_byte.trailing_zeros());
+        let alignment = (1u64 << twos.min(4)).min(BUFFER_ALIGNMENT);
+        m.set_prop(load, "alignment", Attribute::i64(alignment as i64));
+        m.replace_all_uses(m.result(op, 0), loaded);
+        m.erase_op(op);
+        return;
+    }
     let address = element_address(m, op, buffer, Some(index), memory_type(elem));
     let loaded_type = memory_type(vector);
     let invariant = cx.is_invariant(m, buffer);

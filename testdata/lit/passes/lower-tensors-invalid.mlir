@@ -82,3 +82,11 @@ func.func @shared_i4(%i: index) -> i4 {
   %x = tensor.extract %s[%i] : tensor<64xi4>
   return %x : i4
 }
+
+// -----
+
+func.func @write_i4(%t: tensor<64xi4>, %v: vector<8xi4>, %i: index) -> tensor<64xi4> {
+  %u = vector.transfer_write %v, %t[%i] {in_bounds = [true]} : vector<8xi4>, tensor<64xi4>
+  // CHECK: lower-tensors-invalid.mlir:[[@LINE-1]]:3: error: 'vector.transfer_write' op unsupported: vector transfers of 4-bit elements but whole-byte reads
+  return %u : tensor<64xi4>
+}

@@ -52,3 +52,20 @@ func.func @constant_i2(%out: tensor<5xi2>, %i: index) -> tensor<5xi2> {
   %r = tensor.insert %x into %out[%i] : tensor<5xi2>
   return %r : tensor<5xi2>
 }
+
+// -----
+
+// A vector read of whole bytes: one load of the packed vector at its first byte, aligned as
+// far as the element offset proves (here a multiple of 8 elements: 4 bytes).
+// CHECK-LABEL: func.func @read_i4(
+// CHECK:         %[[OFF:.*]] = arith.index_castui %{{.*}} : index to i64
+// CHECK:         %[[BYTE:.*]] = arith.shrui %[[OFF]], %{{.*}} : i64
+// CHECK:         %[[P:.*]] = llvm.getelementptr inbounds %{{.*}}[%[[BYTE]]] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK:         llvm.load %[[P]] invariant {alignment = 4 : i64} : !llvm.ptr -> vector<8xi4>
+func.func @read_i4(%in: tensor<64xi4>, %i: index) -> vector<8xi4> {
+  %c8 = arith.constant 8 : index
+  %c0_i4 = arith.constant 0 : i4
+  %at = arith.muli %i, %c8 : index
+  %v = vector.transfer_read %in[%at], %c0_i4 {in_bounds = [true]} : tensor<64xi4>, vector<8xi4>
+  return %v : vector<8xi4>
+}
