@@ -2,7 +2,8 @@
 //! low, the imaginary part's high, as in memory), so loads, stores, selects and data
 //! movement need nothing new. Each op takes its operands apart into f32s, computes as
 //! MLIR's `complex-to-standard` lowering does (what XLA's emitters run; the evaluator's
-//! `hlo::evaluate::C64` has the same formulas) and puts the result together again.
+//! `hlo::evaluate::C64` has the same formulas, or the exact value for `abs` and `exp`) and
+//! puts the result together again.
 
 use super::arith::{cmpf, convert};
 use super::*;
@@ -49,6 +50,17 @@ impl ElementalEmitter<'_, '_> {
             Negate => {
                 let (re, im) = parts(b, x);
                 let (re, im) = (b.unary("arith.negf", re), b.unary("arith.negf", im));
+                assemble(b, re, im)
+            }
+            Abs => {
+                let (re, im) = parts(b, x);
+                magnitude(b, re, im)
+            }
+            Exp => {
+                let (re, im) = parts(b, x);
+                let scale = b.unary("math.exp", re);
+                let (cos, sin) = (b.unary("math.cos", im), b.unary("math.sin", im));
+                let (re, im) = (mul(b, scale, cos), mul(b, scale, sin));
                 assemble(b, re, im)
             }
             Add | Subtract | Multiply | Divide => {
@@ -157,4 +169,22 @@ fn divide(b: &mut Builder<'_>, (a, bi): (Value, Value), (c, d): (Value, Value)) 
     let re2 = b.binary("arith.divf", n_re2, t2);
     let im2 = b.binary("arith.divf", n_im2, t2);
     (b.select(c_larger, re1, re2), b.select(c_larger, im1, im2))
+}
+
+/// `|re + i im|` without overflow or underflow in the squares, as `complex-to-standard`'s
+/// `complex.abs`: `m * sqrt(1 + (n/m)^2)` for `m`, `n` the larger and smaller magnitude;
+/// 0 when both are 0.
+fn magnitude(b: &mut Builder<'_>, re: Value, im: Value) -> Value {
+    let (a, c) = (b.unary("math.absf", re), b.unary("math.absf", im));
+    let larger = b.binary("arith.maximumf", a, c);
+    let smaller = b.binary("arith.minimumf", a, c);
+    let ratio = b.binary("arith.divf", smaller, larger);
+    let square = mul(b, ratio, ratio);
+    let one = b.float(1.0, Type::F32);
+    let sum = add(b, one, square);
+    let root = b.unary("math.sqrt", sum);
+    let scaled = mul(b, larger, root);
+    let zero = b_zero(b);
+    let both_zero = cmpf(b, "oeq", larger, zero);
+    b.select(both_zero, zero, scaled)
 }

@@ -3,8 +3,9 @@
 //! is MLIR's `complex` dialect lowered by `complex-to-standard`, what XLA's emitters run:
 //! `(a+bi)(c+di) = (ac-bd) + (ad+bc)i` and Smith's division, each step rounded to f32.
 //! `convert` to a real type takes the real part and from one gives a zero imaginary part,
-//! as XLA's does; `real`, `imag` and `complex` take numbers apart and put them together.
-//! `c128` and the transcendental functions are not here yet.
+//! as XLA's does; `real`, `imag` and `complex` take numbers apart and put them together;
+//! `abs` and `exp` are exact to f64 and rounded once (the kernels' f32 formulas are within
+//! f32's bound of them). `c128` and the other transcendental functions are not here yet.
 
 use super::value::{Element, Elements, Num};
 use crate::literal;
@@ -72,6 +73,23 @@ pub(super) fn unary(op: Opcode, x: &[C64]) -> Option<Elements> {
         ),
         Opcode::Real => Elements::F32(x.iter().map(|c| c.re).collect()),
         Opcode::Imag => Elements::F32(x.iter().map(|c| c.im).collect()),
+        // |z|, and e^z = e^re (cos im + i sin im), computed in f64 and rounded once.
+        Opcode::Abs => Elements::F32(
+            x.iter()
+                .map(|c| f64::from(c.re).hypot(f64::from(c.im)) as f32)
+                .collect(),
+        ),
+        Opcode::Exp => Elements::C64(
+            x.iter()
+                .map(|c| {
+                    let (e, im) = (f64::from(c.re).exp(), f64::from(c.im));
+                    C64 {
+                        re: (e * im.cos()) as f32,
+                        im: (e * im.sin()) as f32,
+                    }
+                })
+                .collect(),
+        ),
         _ => return None,
     })
 }
