@@ -7,7 +7,7 @@
 //! `abs` and `exp` are exact to f64 and rounded once (the kernels' f32 formulas are within
 //! f32's bound of them). `c128` and the other transcendental functions are not here yet.
 
-use super::value::{Element, Elements, Num};
+use super::value::{Element, Elements, Num, elements_storage};
 use crate::literal;
 use crate::opcode::Opcode;
 use crate::primitive::PrimitiveType;
@@ -47,15 +47,7 @@ impl Element for C64 {
             im: f32::from_bits((bits >> 32) as u32),
         }
     }
-    fn wrap(v: Vec<C64>) -> Elements {
-        Elements::C64(v)
-    }
-    fn slice(e: &Elements) -> Option<&[C64]> {
-        match e {
-            Elements::C64(v) => Some(v),
-            _ => None,
-        }
-    }
+    elements_storage!(C64, C64);
     fn to_value(self) -> literal::Value {
         literal::Value::Complex(f64::from(self.re), f64::from(self.im))
     }

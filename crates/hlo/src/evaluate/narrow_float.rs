@@ -4,7 +4,7 @@
 //! result, as f16 and bf16 do. `f4e2m1fn` is stored packed, two to a byte.
 
 use super::elementwise::{F32Binary, F32Unary, F64Binary, F64Unary, Float};
-use super::value::{Element, Elements, Num};
+use super::value::{Element, Num, elements_storage};
 use crate::narrow_float::Format;
 use crate::primitive::PrimitiveType;
 
@@ -51,15 +51,7 @@ macro_rules! narrow_float {
             fn from_pattern(bits: u64) -> $name {
                 $name((bits & ((1 << $name::format().width()) - 1)) as u8)
             }
-            fn wrap(v: Vec<$name>) -> Elements {
-                Elements::$name(v)
-            }
-            fn slice(e: &Elements) -> Option<&[$name]> {
-                match e {
-                    Elements::$name(v) => Some(v),
-                    _ => None,
-                }
-            }
+            elements_storage!($name, $name);
         }
 
         impl Float for $name {

@@ -5,7 +5,7 @@
 //! (`interp`'s buffers, XLA's `E(4)` layouts); here they are values.
 
 use super::elementwise::{Int, IntKind};
-use super::value::{Element, Elements, Num};
+use super::value::{Element, Num, elements_storage};
 use crate::primitive::PrimitiveType;
 
 macro_rules! sub_byte {
@@ -50,15 +50,7 @@ macro_rules! sub_byte {
                     $name(low as i8)
                 }
             }
-            fn wrap(v: Vec<$name>) -> Elements {
-                Elements::$name(v)
-            }
-            fn slice(e: &Elements) -> Option<&[$name]> {
-                match e {
-                    Elements::$name(v) => Some(v),
-                    _ => None,
-                }
-            }
+            elements_storage!($name, $name);
         }
 
         impl Int for $name {

@@ -133,6 +133,23 @@ pub(super) enum Num {
     Float(f64),
 }
 
+/// `Element::wrap` and `Element::slice` of a type stored in the `Elements` variant
+/// `$variant`, written once for every element type.
+macro_rules! elements_storage {
+    ($variant:ident, $t:ty) => {
+        fn wrap(v: Vec<$t>) -> $crate::evaluate::Elements {
+            $crate::evaluate::Elements::$variant(v)
+        }
+        fn slice(e: &$crate::evaluate::Elements) -> Option<&[$t]> {
+            match e {
+                $crate::evaluate::Elements::$variant(v) => Some(v),
+                _ => None,
+            }
+        }
+    };
+}
+pub(super) use elements_storage;
+
 /// A Rust type storing elements of one HLO type, with XLA's conversion rules.
 pub(super) trait Element: Copy + Default + 'static {
     const TYPE: PrimitiveType;
@@ -180,15 +197,7 @@ impl Element for bool {
     fn from_pattern(bits: u64) -> bool {
         bits & 1 != 0
     }
-    fn wrap(v: Vec<bool>) -> Elements {
-        Elements::Pred(v)
-    }
-    fn slice(e: &Elements) -> Option<&[bool]> {
-        match e {
-            Elements::Pred(v) => Some(v),
-            _ => None,
-        }
-    }
+    elements_storage!(Pred, bool);
     fn to_value(self) -> literal::Value {
         literal::Value::Pred(self)
     }
@@ -214,15 +223,7 @@ macro_rules! int_element {
             fn from_pattern(bits: u64) -> $t {
                 bits as $bits as $t
             }
-            fn wrap(v: Vec<$t>) -> Elements {
-                Elements::$variant(v)
-            }
-            fn slice(e: &Elements) -> Option<&[$t]> {
-                match e {
-                    Elements::$variant(v) => Some(v),
-                    _ => None,
-                }
-            }
+            elements_storage!($variant, $t);
         }
     };
 }
@@ -255,15 +256,7 @@ macro_rules! half_element {
             fn from_pattern(bits: u64) -> $t {
                 <$t>::from_bits(bits as u16)
             }
-            fn wrap(v: Vec<$t>) -> Elements {
-                Elements::$variant(v)
-            }
-            fn slice(e: &Elements) -> Option<&[$t]> {
-                match e {
-                    Elements::$variant(v) => Some(v),
-                    _ => None,
-                }
-            }
+            elements_storage!($variant, $t);
         }
     };
 }
@@ -288,15 +281,7 @@ impl Element for f32 {
     fn from_pattern(bits: u64) -> f32 {
         f32::from_bits(bits as u32)
     }
-    fn wrap(v: Vec<f32>) -> Elements {
-        Elements::F32(v)
-    }
-    fn slice(e: &Elements) -> Option<&[f32]> {
-        match e {
-            Elements::F32(v) => Some(v),
-            _ => None,
-        }
-    }
+    elements_storage!(F32, f32);
 }
 
 impl Element for f64 {
@@ -316,15 +301,7 @@ impl Element for f64 {
     fn from_pattern(bits: u64) -> f64 {
         f64::from_bits(bits)
     }
-    fn wrap(v: Vec<f64>) -> Elements {
-        Elements::F64(v)
-    }
-    fn slice(e: &Elements) -> Option<&[f64]> {
-        match e {
-            Elements::F64(v) => Some(v),
-            _ => None,
-        }
-    }
+    elements_storage!(F64, f64);
 }
 
 /// The element type stored in `v` (a helper for [`with_elements!`] bodies).
