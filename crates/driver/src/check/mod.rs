@@ -538,6 +538,23 @@ pub(crate) fn fits_the_host(
         )
         .render(source));
     }
+    // A dot's work is its result times its contracted size, which small arrays can make
+    // hours: [4096,4096] x [4096,4096] is 2^36 multiply-adds in the evaluator and as many
+    // steps in the interpreter.
+    let heavy_dot = computation.instructions.iter().find_map(|i| {
+        let work = dot_work(computation, i)?;
+        (work > HOST_DOT_WORK_LIMIT).then_some((i, work))
+    });
+    if let Some((instr, work)) = heavy_dot {
+        return Err(hlo::Diagnostic::new(
+            instr.spans.whole,
+            format!(
+                "too large to {task} on the host: dot '{}' does {work} multiply-adds, limit {HOST_DOT_WORK_LIMIT}; use a smaller shape",
+                instr.name
+            ),
+        )
+        .render(source));
+    }
     let shapes = computation
         .parameters()
         .into_iter()
@@ -568,6 +585,30 @@ pub(crate) fn fits_the_host(
         ),
     )
     .render(source))
+}
+
+/// The most multiply-adds of one dot `--check` takes on (a few seconds in the evaluator,
+/// under a minute in the interpreter).
+pub const HOST_DOT_WORK_LIMIT: u128 = 1 << 28;
+
+/// A dot's multiply-adds: its result's elements times the size of its contracted
+/// dimensions (`None` for other instructions).
+fn dot_work(computation: &hlo::Computation, instr: &hlo::Instruction) -> Option<u128> {
+    if instr.opcode != hlo::Opcode::Dot {
+        return None;
+    }
+    let dims = hlo::dot::DotDimensions::of(instr)?;
+    let lhs = computation
+        .instruction(*instr.operands.first()?)
+        .shape
+        .as_array()?;
+    let contracted = dims
+        .lhs_contracting
+        .iter()
+        .map(|&d| u128::try_from(*lhs.dims.get(d)?).ok())
+        .try_fold(1u128, |n, d| Some(n.saturating_mul(d?)))?;
+    let out = u128::try_from(instr.shape.as_array()?.element_count()).ok()?;
+    Some(out.saturating_mul(contracted))
 }
 
 /// The elements of `a`'s buffer, padding included (saturating: the verifier bounds them).
