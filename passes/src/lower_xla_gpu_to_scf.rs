@@ -3,10 +3,15 @@
 //!
 //! * `xla_gpu.loop (dims)[ivs] -> (results) in #map iter_args(..)` becomes one `scf.for` per
 //!   range variable of the map (outermost first, from its lower bound to its upper bound + 1,
-//!   step 1, the iter args threaded through every level). The innermost body checks that the
-//!   point lies in the map's domain — every constraint `expr in [lo, hi]`, then every
-//!   dimension in its range, as XLA's `CheckConstraints` does — and runs the loop body in an
-//!   `scf.if` on that condition; the else branch yields the iter args unchanged. Each
+//!   step 1, the iter args threaded through every level). The nest checks that the point
+//!   lies in the map's domain — every constraint `expr in [lo, hi]`, then every dimension in
+//!   its range, as XLA's `CheckConstraints` does — and runs the rest in an `scf.if` on that
+//!   condition; the else branch yields the iter args unchanged. XLA checks in the innermost
+//!   body; here the check goes up to the outermost level that defines every range variable
+//!   the constraints use, with the inner loops inside the `scf.if` (skipping all their
+//!   iterations is what failing the check in each would do). A thread's vector loop whose
+//!   symbol no constraint names — the packed transpose's, a masked tile's — is then a bare
+//!   loop that `vectorize-loads-stores` can turn into one vector access. Each
 //!   constraint expression is computed by an `xla_gpu.apply_indexing` of a single-result map
 //!   without constraints (the verifier rejects constrained maps there), before the `scf.if`.
 //!   Inside it, each map result becomes one such `apply_indexing`, or the value itself when
@@ -35,6 +40,7 @@ use ir::dialects::xla_gpu::{self, MAP_ATTR};
 use ir::dialects::{arith, gpu, scf, tensor};
 use ir::intern::FxHashMap;
 use ir::{Attribute, BlockId, Builder, Diagnostic, InsertPoint, Module, OpId, Type, Value};
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Lanes in a warp: the width of every shuffle.
@@ -102,6 +108,7 @@ impl IndexConstants {
 }
 
 /// The `scf.for` nest of a loop: one `scf.for` per range variable, outermost first.
+#[derive(Clone)]
 struct Nest {
     /// One per range variable.
     ivs: Vec<Value>,
@@ -148,11 +155,38 @@ fn loop_parts(m: &Module, op: OpId) -> Result<LoopParts, Diagnostic> {
 fn lower_loop(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let parts = loop_parts(m, op)?;
     let mut constants = IndexConstants::new(op);
-    let nest = build_nest(m, op, &parts, &mut constants);
-    let values = lower_body(m, &parts, &nest, &mut constants);
-    let results = match nest.results {
+    let num_vars = parts.map.range_vars.len();
+    let checked_at = check_depth(&parts.map);
+    let start = Nest {
+        ivs: Vec::new(),
+        iters: parts.inits.clone(),
+        anchor: op,
+        results: None,
+    };
+    let outer = build_nest(m, &parts, start, 0..checked_at, &mut constants);
+    let values = match domain_check(m, &parts, &outer, &mut constants) {
+        None => lower_inner(m, &parts, &outer, checked_at..num_vars, &mut constants),
+        Some(in_domain) => {
+            let types: Vec<Type> = outer.iters.iter().map(|&v| m.value_type(v)).collect();
+            let at = InsertPoint::Before(outer.anchor);
+            let (if_op, then_block, else_block) = scf::build_if(m, at, in_domain, &types, true);
+            let then_yield = scf::build_yield(m, then_block, &outer.iters);
+            let inside = Nest {
+                anchor: then_yield,
+                results: None,
+                ..outer.clone()
+            };
+            let values = lower_inner(m, &parts, &inside, checked_at..num_vars, &mut constants);
+            m.set_operands(then_yield, &values);
+            if let Some(else_block) = else_block {
+                scf::build_yield(m, else_block, &outer.iters);
+            }
+            m.results(if_op).collect()
+        }
+    };
+    let results = match outer.results {
         Some(results) => {
-            m.set_operands(nest.anchor, &values);
+            m.set_operands(outer.anchor, &values);
             results
         }
         None => values,
@@ -165,18 +199,52 @@ fn lower_loop(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// Creates the `scf.for` nest before `op`, each loop yielding the results of the next; the
-/// innermost `scf.yield` waits for the body's values.
-fn build_nest(m: &mut Module, op: OpId, parts: &LoopParts, constants: &mut IndexConstants) -> Nest {
-    let mut nest = Nest {
-        ivs: Vec::new(),
-        iters: parts.inits.clone(),
-        anchor: op,
+/// How many of the map's range variables (outermost first) the domain check needs: one past
+/// the last that a constraint uses.
+fn check_depth(map: &IndexingMap) -> usize {
+    (0..map.range_vars.len())
+        .rev()
+        .find(|&s| map.constraints.iter().any(|(e, _)| e.uses_symbol(s)))
+        .map_or(0, |s| s + 1)
+}
+
+/// The loops of range variables `vars` inside `at` (whose anchor they go before) and the
+/// loop body in the innermost; returns the values that replace `at`'s anchor's operands:
+/// the outermost new loop's results, or the body's values when there are no loops.
+fn lower_inner(
+    m: &mut Module,
+    parts: &LoopParts,
+    at: &Nest,
+    vars: Range<usize>,
+    constants: &mut IndexConstants,
+) -> Vec<Value> {
+    let start = Nest {
         results: None,
+        ..at.clone()
     };
-    let iv_names = &parts.old_args[..parts.map.range_vars.len()];
+    let inner = build_nest(m, parts, start, vars, constants);
+    let values = move_body(m, inner.anchor, parts, &inner, constants);
+    match inner.results {
+        Some(results) => {
+            m.set_operands(inner.anchor, &values);
+            results
+        }
+        None => values,
+    }
+}
+
+/// Adds one `scf.for` per range variable in `vars` to `nest`, before its anchor, each loop
+/// yielding the results of the next; the innermost `scf.yield` waits for the body's values.
+fn build_nest(
+    m: &mut Module,
+    parts: &LoopParts,
+    mut nest: Nest,
+    vars: Range<usize>,
+    constants: &mut IndexConstants,
+) -> Nest {
     let iter_names = &parts.old_args[parts.old_args.len() - parts.inits.len()..];
-    for (var, &name) in parts.map.range_vars.iter().zip(iv_names) {
+    for v in vars {
+        let var = &parts.map.range_vars[v];
         let lb = constants.get(m, var.bounds.lo);
         let ub = constants.get(m, var.bounds.hi.saturating_add(1));
         let step = constants.get(m, 1);
@@ -188,36 +256,13 @@ fn build_nest(m: &mut Module, op: OpId, parts: &LoopParts, constants: &mut Index
             Some(_) => m.set_operands(nest.anchor, &for_results),
         }
         let args = m.block_args(block).to_vec();
-        copy_names(m, &[name], &args[..1]);
+        copy_names(m, &[parts.old_args[v]], &args[..1]);
         copy_names(m, iter_names, &args[1..]);
         nest.ivs.push(args[0]);
         nest.iters = args[1..].to_vec();
         nest.anchor = scf::build_yield(m, block, &nest.iters);
     }
     nest
-}
-
-/// Builds the innermost body before the nest's anchor (the domain check, then the loop body
-/// inside an `scf.if`); returns the values it yields.
-fn lower_body(
-    m: &mut Module,
-    parts: &LoopParts,
-    nest: &Nest,
-    constants: &mut IndexConstants,
-) -> Vec<Value> {
-    let Some(in_domain) = domain_check(m, parts, nest, constants) else {
-        return move_body(m, nest.anchor, parts, nest, constants);
-    };
-    let types: Vec<Type> = nest.iters.iter().map(|&v| m.value_type(v)).collect();
-    let at = InsertPoint::Before(nest.anchor);
-    let (if_op, then_block, else_block) = scf::build_if(m, at, in_domain, &types, true);
-    let then_yield = scf::build_yield(m, then_block, &nest.iters);
-    let values = move_body(m, then_yield, parts, nest, constants);
-    m.set_operands(then_yield, &values);
-    if let Some(else_block) = else_block {
-        scf::build_yield(m, else_block, &nest.iters);
-    }
-    m.results(if_op).collect()
 }
 
 /// Moves the loop body before `before`, its arguments replaced by the induction variables,
@@ -258,9 +303,11 @@ fn materialize(
         AffineExpr::Symbol(s) => (ivs[*s], false),
         AffineExpr::Constant(c) => (constants.get(m, *c), false),
         _ => {
+            // Only the loops built so far: a domain check above inner loops sees the outer
+            // range variables, which are all its constraints use.
             let map = IndexingMap::new(
                 parts.map.dims.clone(),
-                parts.map.range_vars.clone(),
+                parts.map.range_vars[..ivs.len()].to_vec(),
                 Vec::new(),
                 vec![expr.clone()],
             );

@@ -4,7 +4,8 @@
 //! convert elements one to one (elementwise unary ops, `bitcast`, `reshape`, `copy`) while
 //! the operand has no other user: `exp(transpose(x))` has the hero `transpose`. A reduce
 //! hero picks the reduction emitter; a transpose that XLA would tile (see
-//! [`tiled_transpose`]: the most-minor dimension moves and both swapped dimensions are
+//! [`tiled_transpose`]: XLA would pack it (8- and 16-bit elements, see
+//! [`crate::transpose::packed`]), or the most-minor dimension moves and both swapped dimensions are
 //! ≥ 16, or ≥ 8 with at least 8192 elements in their product; or it stays and is at most
 //! 8 bytes wide) picks the transpose emitter; everything else is a loop fusion.
 
@@ -289,6 +290,11 @@ pub fn tiled_transpose(c: &Computation, hero: InstrId) -> Option<TransposeDescri
     // not used for them): a shared tile of packed elements would need atomics per element.
     if element.bit_width() < 8 {
         return None;
+    }
+    // XLA asks the packed transpose first: it tiles shapes the classic limits refuse (a
+    // short minor dimension packed side by side).
+    if crate::transpose::PackedTiling::new(&d, i64::from(element.bit_width())).is_some() {
+        return Some(d);
     }
     let bytes = i64::from(element.bit_width().div_ceil(8));
     let tiled = if d.minor_dim_kept() {

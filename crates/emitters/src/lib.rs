@@ -12,7 +12,8 @@
 //! pick, in XLA's order, and the loop emitter takes what no other does. One folder each:
 //!
 //! * `loop_fusion/`: one `xla_gpu.loop` over the output in coalesced order;
-//! * `transpose/`: tiles through shared memory (`tiling.rs` computes them);
+//! * `transpose/`: tiles through shared memory: XLA's classic padded tile (`tiling.rs`), or
+//!   the packed one for 8- and 16-bit elements (`packed.rs`), several to a 32-bit word;
 //! * `reduction/`: row, column and multi-row reductions with epilogues and side outputs;
 //! * `normalization/`: rows reduced and then used elementwise on the same rows (softmax,
 //!   layer norm), one block per row;

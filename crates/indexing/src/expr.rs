@@ -94,6 +94,13 @@ impl AffineExpr {
         }
     }
 
+    /// Whether symbol `s` occurs in the expression.
+    pub fn uses_symbol(&self, s: usize) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| found |= *e == AffineExpr::Symbol(s));
+        found
+    }
+
     /// Replaces dimensions and symbols by expressions (`dims[i]` for `d_i`, `symbols[i]` for
     /// `s_i`): the basis of composition.
     pub fn substitute(&self, dims: &[AffineExpr], symbols: &[AffineExpr]) -> AffineExpr {

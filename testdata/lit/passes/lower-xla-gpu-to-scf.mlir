@@ -1,7 +1,9 @@
 // RUN: hlo-opt %s --split-input-file --lower-xla-gpu-to-scf | FileCheck %s
 
-// The seed's GELU loop after inlining becomes one scf.for over vector_index, a bounds check
-// of the dimensions and an scf.if holding one apply_indexing per map result, then the body.
+// The seed's GELU loop after inlining: a bounds check of the dimensions, and in an scf.if on
+// it one scf.for over vector_index holding one apply_indexing per map result, then the body.
+// The check needs no range variable, so it sits above the loop: the loop body is bare, as
+// vectorize-loads-stores wants it.
 #map = #xla_gpu.indexing_map<"(th_x, bl_x)[vector_index] -> (bl_x floordiv 4096, (bl_x floordiv 8) mod 512, (bl_x mod 8) * 512 + th_x * 4 + vector_index), domain: th_x in [0, 127], bl_x in [0, 24575], vector_index in [0, 3]">
 // CHECK-DAG:   #[[MAP0:.*]] = #xla_gpu.indexing_map<"(th_x, bl_x)[vector_index] -> (bl_x floordiv 4096), domain: th_x in [0, 127], bl_x in [0, 24575], vector_index in [0, 3]">
 // CHECK-DAG:   #[[MAP1:.*]] = #xla_gpu.indexing_map<"(th_x, bl_x)[vector_index] -> ((bl_x floordiv 8) mod 512), domain: th_x in [0, 127], bl_x in [0, 24575], vector_index in [0, 3]">
@@ -15,15 +17,15 @@
 // CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG:     %[[C127:.*]] = arith.constant 127 : index
 // CHECK-DAG:     %[[C24575:.*]] = arith.constant 24575 : index
-// CHECK:         %[[LOOP:.*]] = scf.for %[[VI:.*]] = %[[C0]] to %[[C4]] step %[[C1]] iter_args(%[[ITER:.*]] = %[[OUTPUT]]) -> (tensor<6x512x4096xbf16>) {
-// CHECK-NEXT:      %[[A:.*]] = arith.cmpi sge, %[[TX]], %[[C0]] : index
-// CHECK-NEXT:      %[[B:.*]] = arith.cmpi sle, %[[TX]], %[[C127]] : index
-// CHECK-NEXT:      %[[TX_OK:.*]] = arith.andi %[[A]], %[[B]] : i1
-// CHECK-NEXT:      %[[C:.*]] = arith.cmpi sge, %[[BX]], %[[C0]] : index
-// CHECK-NEXT:      %[[D:.*]] = arith.cmpi sle, %[[BX]], %[[C24575]] : index
-// CHECK-NEXT:      %[[BX_OK:.*]] = arith.andi %[[C]], %[[D]] : i1
-// CHECK-NEXT:      %[[IN:.*]] = arith.andi %[[TX_OK]], %[[BX_OK]] : i1
-// CHECK-NEXT:      %[[IF:.*]] = scf.if %[[IN]] -> (tensor<6x512x4096xbf16>) {
+// CHECK:         %[[A:.*]] = arith.cmpi sge, %[[TX]], %[[C0]] : index
+// CHECK-NEXT:    %[[B:.*]] = arith.cmpi sle, %[[TX]], %[[C127]] : index
+// CHECK-NEXT:    %[[TX_OK:.*]] = arith.andi %[[A]], %[[B]] : i1
+// CHECK-NEXT:    %[[C:.*]] = arith.cmpi sge, %[[BX]], %[[C0]] : index
+// CHECK-NEXT:    %[[D:.*]] = arith.cmpi sle, %[[BX]], %[[C24575]] : index
+// CHECK-NEXT:    %[[BX_OK:.*]] = arith.andi %[[C]], %[[D]] : i1
+// CHECK-NEXT:    %[[IN:.*]] = arith.andi %[[TX_OK]], %[[BX_OK]] : i1
+// CHECK-NEXT:    %[[IF:.*]] = scf.if %[[IN]] -> (tensor<6x512x4096xbf16>) {
+// CHECK-NEXT:      %[[LOOP:.*]] = scf.for %[[VI:.*]] = %[[C0]] to %[[C4]] step %[[C1]] iter_args(%[[ITER:.*]] = %[[OUTPUT]]) -> (tensor<6x512x4096xbf16>) {
 // CHECK-NEXT:        %[[D0:.*]] = xla_gpu.apply_indexing #[[MAP0]](%[[TX]], %[[BX]])[%[[VI]]]
 // CHECK-NEXT:        %[[D1:.*]] = xla_gpu.apply_indexing #[[MAP1]](%[[TX]], %[[BX]])[%[[VI]]]
 // CHECK-NEXT:        %[[D2:.*]] = xla_gpu.apply_indexing #[[MAP2]](%[[TX]], %[[BX]])[%[[VI]]]
@@ -32,12 +34,12 @@
 // CHECK:             %[[Y:.*]] = arith.mulf %[[X]], %{{.*}} : bf16
 // CHECK-NEXT:        %[[NEW:.*]] = tensor.insert %[[Y]] into %[[ITER]][%[[D0]], %[[D1]], %[[D2]]]
 // CHECK-NEXT:        scf.yield %[[NEW]] : tensor<6x512x4096xbf16>
-// CHECK-NEXT:      } else {
-// CHECK-NEXT:        scf.yield %[[ITER]] : tensor<6x512x4096xbf16>
 // CHECK-NEXT:      }
-// CHECK-NEXT:      scf.yield %[[IF]] : tensor<6x512x4096xbf16>
+// CHECK-NEXT:      scf.yield %[[LOOP]] : tensor<6x512x4096xbf16>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      scf.yield %[[OUTPUT]] : tensor<6x512x4096xbf16>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    return %[[LOOP]]
+// CHECK-NEXT:    return %[[IF]]
 func.func @main(%input: tensor<6x512x4096xbf16>, %output: tensor<6x512x4096xbf16>) -> tensor<6x512x4096xbf16> {
   %cst = arith.constant 5.000000e-01 : bf16
   %cst_0 = arith.constant 1.000000e+00 : bf16
@@ -98,9 +100,36 @@ func.func @constrained(%input: tensor<100xf32>, %output: tensor<100xf32>) -> ten
 
 // -----
 
+// A constraint on the outer range variable only (a masked tile row) is checked between the
+// loops: the inner loop, which it does not name, runs inside the scf.if, whole. Its map is
+// the outer loop's: only the range variables bound so far.
+#map = #xla_gpu.indexing_map<"(th_x)[s0, s1] -> (s0 * 64 + th_x * 2 + s1), domain: th_x in [0, 31], s0 in [0, 3], s1 in [0, 1], s0 * 32 + th_x in [0, 99]">
+// CHECK:       #[[CHECK_MAP:.*]] = #xla_gpu.indexing_map<"(th_x)[s0] -> (s0 * 32 + th_x), domain: th_x in [0, 31], s0 in [0, 3]">
+// CHECK-LABEL: func.func @constrained_outer
+// CHECK:         scf.for %[[S0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ITER:.*]] = %{{.*}})
+// CHECK-NEXT:      %[[ROW:.*]] = xla_gpu.apply_indexing #[[CHECK_MAP]](%{{.*}})[%[[S0]]]
+// CHECK:           scf.if %{{.*}} -> (tensor<200xf32>) {
+// CHECK-NEXT:        scf.for %[[S1:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[INNER:.*]] = %[[ITER]])
+// CHECK-NEXT:          %[[I:.*]] = xla_gpu.apply_indexing #{{.*}}(%{{.*}})[%[[S0]], %[[S1]]]
+// CHECK-NEXT:          tensor.extract %{{.*}}[%[[I]]]
+// CHECK-NEXT:          tensor.insert %{{.*}} into %[[INNER]][%[[I]]]
+// CHECK-NEXT:          scf.yield
+// CHECK-NEXT:        }
+func.func @constrained_outer(%input: tensor<200xf32>, %output: tensor<200xf32>) -> tensor<200xf32> {
+  %thread_id_x = gpu.thread_id  x {xla.range = [0 : index, 31 : index]}
+  %xla_loop = xla_gpu.loop (%thread_id_x)[%s, %v] -> (%linear) in #map iter_args(%iter = %output) -> (tensor<200xf32>) {
+    %x = tensor.extract %input[%linear] : tensor<200xf32>
+    %inserted = tensor.insert %x into %iter[%linear] : tensor<200xf32>
+    xla_gpu.yield %inserted : tensor<200xf32>
+  }
+  return %xla_loop : tensor<200xf32>
+}
+
+// -----
+
 // Two range variables: two nested loops from each lower bound to its upper bound + 1, both
 // iter args threaded through both. A result that is a range variable or a constant needs no
-// apply_indexing.
+// apply_indexing. The check of the dimension goes above both loops.
 #map = #xla_gpu.indexing_map<"(d0)[s0, s1] -> (s0, d0 + s1 * 2, 7), domain: d0 in [0, 1], s0 in [0, 2], s1 in [1, 4]">
 // CHECK:       #[[MAP:.*]] = #xla_gpu.indexing_map<"(d0)[s0, s1] -> (d0 + s1 * 2), domain: d0 in [0, 1], s0 in [0, 2], s1 in [1, 4]">
 // CHECK-LABEL: func.func @two_symbols
@@ -110,25 +139,25 @@ func.func @constrained(%input: tensor<100xf32>, %output: tensor<100xf32>) -> ten
 // CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
 // CHECK-DAG:     %[[C5:.*]] = arith.constant 5 : index
 // CHECK-DAG:     %[[C7:.*]] = arith.constant 7 : index
-// CHECK:         %[[OUTER:.*]]:2 = scf.for %[[I:.*]] = %[[C0]] to %[[C3]] step %[[C1]] iter_args(%[[S0:.*]] = %[[INIT]], %[[P0:.*]] = %[[INIT]]) -> (f32, f32) {
-// CHECK-NEXT:      %[[INNER:.*]]:2 = scf.for %[[J:.*]] = %[[C1]] to %[[C5]] step %[[C1]] iter_args(%[[S1:.*]] = %[[S0]], %[[P1:.*]] = %[[P0]]) -> (f32, f32) {
-// CHECK-NEXT:        arith.cmpi sge, %[[D0]], %[[C0]]
-// CHECK-NEXT:        arith.cmpi sle, %[[D0]], %[[C1]]
-// CHECK-NEXT:        %[[IN:.*]] = arith.andi
-// CHECK-NEXT:        %[[IF:.*]]:2 = scf.if %[[IN]] -> (f32, f32) {
+// CHECK:         arith.cmpi sge, %[[D0]], %[[C0]]
+// CHECK-NEXT:    arith.cmpi sle, %[[D0]], %[[C1]]
+// CHECK-NEXT:    %[[IN:.*]] = arith.andi
+// CHECK-NEXT:    %[[IF:.*]]:2 = scf.if %[[IN]] -> (f32, f32) {
+// CHECK-NEXT:      %[[OUTER:.*]]:2 = scf.for %[[I:.*]] = %[[C0]] to %[[C3]] step %[[C1]] iter_args(%[[S0:.*]] = %[[INIT]], %[[P0:.*]] = %[[INIT]]) -> (f32, f32) {
+// CHECK-NEXT:        %[[INNER:.*]]:2 = scf.for %[[J:.*]] = %[[C1]] to %[[C5]] step %[[C1]] iter_args(%[[S1:.*]] = %[[S0]], %[[P1:.*]] = %[[P0]]) -> (f32, f32) {
 // CHECK-NEXT:          %[[B:.*]] = xla_gpu.apply_indexing #[[MAP]](%[[D0]])[%[[I]], %[[J]]]
 // CHECK-NEXT:          %[[X:.*]] = tensor.extract %[[T]][%[[I]], %[[B]], %[[C7]]]
 // CHECK-NEXT:          %[[S:.*]] = arith.addf %[[S1]], %[[X]]
 // CHECK-NEXT:          %[[P:.*]] = arith.mulf %[[P1]], %[[X]]
 // CHECK-NEXT:          scf.yield %[[S]], %[[P]] : f32, f32
-// CHECK-NEXT:        } else {
-// CHECK-NEXT:          scf.yield %[[S1]], %[[P1]] : f32, f32
 // CHECK-NEXT:        }
-// CHECK-NEXT:        scf.yield %[[IF]]#0, %[[IF]]#1 : f32, f32
+// CHECK-NEXT:        scf.yield %[[INNER]]#0, %[[INNER]]#1 : f32, f32
 // CHECK-NEXT:      }
-// CHECK-NEXT:      scf.yield %[[INNER]]#0, %[[INNER]]#1 : f32, f32
+// CHECK-NEXT:      scf.yield %[[OUTER]]#0, %[[OUTER]]#1 : f32, f32
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      scf.yield %[[INIT]], %[[INIT]] : f32, f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    arith.addf %[[OUTER]]#0, %[[OUTER]]#1
+// CHECK-NEXT:    arith.addf %[[IF]]#0, %[[IF]]#1
 func.func @two_symbols(%input: tensor<3x10x8xf32>, %init: f32, %d0: index) -> f32 {
   %r:2 = xla_gpu.loop (%d0)[%i, %j] -> (%a, %b, %c) in #map iter_args(%sum = %init, %prod = %init) -> (f32, f32) {
     %x = tensor.extract %input[%a, %b, %c] : tensor<3x10x8xf32>

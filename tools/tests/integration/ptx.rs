@@ -92,17 +92,20 @@ fn gelu_loads_and_stores_vectors() {
 /// 10%: a static guard against code-quality regressions (the table is in bench/RESULTS.md).
 /// A change that lowers a count should lower its budget too. GELU's budget was raised with
 /// its elements per thread (4 to 8, 2026-11-25: 152 instructions for 4, 256 for 8; the GPU
-/// run in bench/RESULTS.md measured 80% then 91% of copy bandwidth).
+/// run in bench/RESULTS.md measured 80% then 91% of copy bandwidth). The 16-bit transposes
+/// went to the packed tiling on 2026-11-26: 021 from 192 to 240 instructions (a third fewer
+/// memory instructions, all 32 bits wide, plus the swizzle's address arithmetic; the same
+/// time on the H200), 210 from 584 to 400.
 const SASS_BUDGETS: &[(&str, &[usize])] = &[
     ("gelu.hlo", &[280]),
     ("layernorm.hlo", &[106, 150, 70]),
     ("reduce_column.hlo", &[185]),
     ("softmax.hlo", &[124, 422, 106]),
-    ("transpose_021_bf16.hlo", &[211]),
+    ("transpose_021_bf16.hlo", &[264]),
     ("transpose_021_f32.hlo", &[97]),
     ("transpose_102_bf16.hlo", &[141]),
     ("transpose_102_f32.hlo", &[44]),
-    ("transpose_210_bf16.hlo", &[642]),
+    ("transpose_210_bf16.hlo", &[440]),
     ("transpose_210_f32.hlo", &[106]),
 ];
 

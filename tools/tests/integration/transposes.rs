@@ -22,15 +22,8 @@ const NOT_PASSING: &[(&str, &str)] = &[
     ("multiple_roots_one_shmem_transpose.hlo", "too large"),
 ];
 
-/// Files whose transposes the loop emitter writes: XLA tiles the first two with its packed
-/// 64 x 64 emitter (minor dimensions of 6 elements), which this compiler does not have;
-/// the s4 ones go to XLA's loop emitter too.
-const LOOP_EMITTED: &[&str] = &[
-    "packed_transpose_s16.hlo",
-    "packed_transpose_two_heroes.hlo",
-    "transpose_102_s4.hlo",
-    "transpose_10_s4.hlo",
-];
+/// Files whose transposes the loop emitter writes: the s4 ones, as XLA does.
+const LOOP_EMITTED: &[&str] = &["transpose_102_s4.hlo", "transpose_10_s4.hlo"];
 
 fn options() -> Options {
     Options::default()

@@ -1,8 +1,10 @@
 //! The transpose emitter (DESIGN §6; XLA's `TransposeFusion`): a transpose read and written
 //! coalesced by moving tiles through shared memory.
 //!
-//! The kernel `@main` has two `xla_gpu.loop`s over the same `(th_x, bl_x)[s0, s1]` domain
-//! (see [`tiling`]). The first reads the input tile in input order — calling the prologue,
+//! The kernel `@main` has two `xla_gpu.loop`s over the block's threads, whose maps come from
+//! the tiling: XLA's classic padded tile ([`tiling`]: the same `(th_x, bl_x)[s0, s1]` domain
+//! for both loops), or, for 8- and 16-bit elements where XLA packs them, the packed tile
+//! ([`packed`]: `[l, j]` to read, `[l, vh, vv]` to write). The first reads the input tile in input order — calling the prologue,
 //! the function of each transpose hero's operand — and inserts the elements into a shared
 //! tile (`xla_gpu.allocate_shared`, one per hero, padded against bank conflicts); it also
 //! writes the side outputs (roots whose hero is not a tiled transpose) at the input's index,
@@ -16,6 +18,7 @@
 //! ([`PartitionedComputation::with_output_roots`]). Fusions this emitter cannot index
 //! together fall back to the loop emitter ([`TransposePlan::new`] says when).
 
+pub mod packed;
 pub mod tiling;
 
 use hlo::graph::ComputationGraph;
@@ -30,7 +33,88 @@ use crate::kernel::{KernelEntry, kernel_entry, thread_and_block_ids};
 use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
 use crate::types::{element_type, leaf_element_types};
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
+pub use packed::PackedTiling;
 pub use tiling::Tiling;
+
+/// The tile a block moves through shared memory: XLA's classic one (`32v x 32v`, padded), or
+/// the packed one for 8- and 16-bit elements ([`packed`]). Both are four maps over the
+/// block's threads; the kernel around them is the same.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TransposeTiling {
+    Padded(Tiling),
+    Packed(PackedTiling),
+}
+
+/// `tiling.$method()` on whichever tiling it is.
+macro_rules! either {
+    ($tiling:expr, $method:ident) => {
+        match $tiling {
+            TransposeTiling::Padded(t) => t.$method(),
+            TransposeTiling::Packed(t) => t.$method(),
+        }
+    };
+}
+
+impl TransposeTiling {
+    /// The packed tiling when every hero has the same element width and XLA would pack the
+    /// transpose at that width; else the classic one.
+    pub fn new(description: TransposeDescription, element_bits: &[i64]) -> TransposeTiling {
+        let packed = match element_bits {
+            [first, rest @ ..] if rest.iter().all(|b| b == first) => {
+                PackedTiling::new(&description, *first)
+            }
+            _ => None,
+        };
+        match packed {
+            Some(p) => TransposeTiling::Packed(p),
+            None => {
+                let bytes: Vec<i64> = element_bits.iter().map(|b| (b + 7) / 8).collect();
+                TransposeTiling::Padded(Tiling::new(description, &bytes))
+            }
+        }
+    }
+
+    /// The transpose the maps index: the normalized one, with the packed tiling's `A`
+    /// dimension where it inserts one.
+    pub fn description(&self) -> &TransposeDescription {
+        match self {
+            TransposeTiling::Padded(t) => &t.description,
+            TransposeTiling::Packed(t) => &t.description,
+        }
+    }
+
+    /// Elements a thread moves side by side.
+    pub fn vector_size(&self) -> i64 {
+        match self {
+            TransposeTiling::Padded(t) => t.vector_size,
+            TransposeTiling::Packed(t) => t.vector_size,
+        }
+    }
+
+    pub fn num_blocks(&self) -> i64 {
+        either!(self, num_blocks)
+    }
+
+    pub fn shared_tile_shape(&self) -> Vec<i64> {
+        either!(self, shared_tile_shape)
+    }
+
+    fn input_indexing(&self) -> IndexingMap {
+        either!(self, input_indexing)
+    }
+
+    fn output_indexing(&self) -> IndexingMap {
+        either!(self, output_indexing)
+    }
+
+    fn shared_write_indexing(&self) -> IndexingMap {
+        either!(self, shared_write_indexing)
+    }
+
+    fn shared_read_indexing(&self) -> IndexingMap {
+        either!(self, shared_read_indexing)
+    }
+}
 
 /// What one output of the fusion is, for this emitter.
 #[derive(Clone, Debug)]
@@ -52,7 +136,7 @@ struct Output {
 /// How the transpose emitter covers one fusion.
 #[derive(Clone, Debug)]
 pub struct TransposePlan {
-    pub tiling: Tiling,
+    pub tiling: TransposeTiling,
     /// The transposes that get a shared tile, in order of first use by an output.
     pub heroes: Vec<InstrId>,
     outputs: Vec<Output>,
@@ -103,12 +187,12 @@ impl TransposePlan {
         if plan_heroes.is_empty() {
             return None;
         }
-        let bytes: Vec<i64> = plan_heroes
+        let bits: Vec<i64> = plan_heroes
             .iter()
-            .map(|&h| element_bytes(&c.instruction(h).shape))
+            .map(|&h| element_bits(&c.instruction(h).shape))
             .collect();
         let plan = TransposePlan {
-            tiling: Tiling::new(description, &bytes),
+            tiling: TransposeTiling::new(description, &bits),
             heroes: plan_heroes,
             outputs,
         };
@@ -121,15 +205,15 @@ impl TransposePlan {
         let tile: i64 = self.tiling.shared_tile_shape().iter().product();
         self.heroes
             .iter()
-            .map(|&h| tile * element_bytes(&c.instruction(h).shape))
+            .map(|&h| tile * ((element_bits(&c.instruction(h).shape) + 7) / 8))
             .sum()
     }
 }
 
-fn element_bytes(shape: &Shape) -> i64 {
+fn element_bits(shape: &Shape) -> i64 {
     shape
         .as_array()
-        .map_or(1, |a| i64::from(a.element_type.bit_width().div_ceil(8)))
+        .map_or(8, |a| i64::from(a.element_type.bit_width()))
 }
 
 /// The normalized shape `dims` with `hero`'s element type and the default layout.
@@ -275,7 +359,7 @@ fn emit_main(
 ) -> Result<EmittedKernel, Diagnostic> {
     let c = cx.fusion;
     let tiling = &plan.tiling;
-    let description: &TransposeDescription = &tiling.description;
+    let description: &TransposeDescription = tiling.description();
     let first_hero = plan.heroes[0];
     let input_shape = normalized_shape(c, first_hero, &description.input_dims)
         .ok_or_else(|| unsupported(c, "a tuple-shaped transpose"))?;
@@ -343,7 +427,7 @@ fn emit_main(
     let ip = b.insertion_point();
     let (loop1, body1) = xla_gpu::build_loop(b.module, ip, loop1_map.clone(), &grid, &inits);
     let loop1_args = b.module.block_args(body1).to_vec();
-    let (symbols, rest) = loop1_args.split_at(2);
+    let (symbols, rest) = loop1_args.split_at(loop1_map.range_vars.len());
     let (results, iters) = rest.split_at(loop1_map.results.len());
     for (i, &v) in results.iter().enumerate() {
         b.module.set_value_name(v, Some(&format!("input_dim{i}")));
@@ -395,7 +479,7 @@ fn emit_main(
     let ip = b.insertion_point();
     let (loop2, body2) = xla_gpu::build_loop(b.module, ip, loop2_map.clone(), &grid, &inits);
     let loop2_args = b.module.block_args(body2).to_vec();
-    let (symbols, rest) = loop2_args.split_at(2);
+    let (symbols, rest) = loop2_args.split_at(loop2_map.range_vars.len());
     let (results, iters) = rest.split_at(loop2_map.results.len());
     for (i, &v) in results.iter().enumerate() {
         b.module.set_value_name(v, Some(&format!("output_dim{i}")));
@@ -449,7 +533,7 @@ fn emit_main(
     b.ret(&returned);
     Ok(EmittedKernel {
         launch,
-        vector_factor: tiling.vector_size,
+        vector_factor: tiling.vector_size(),
         thread_map: loop2_map,
         in_place: Vec::new(),
     })

@@ -257,7 +257,7 @@ impl Tiling {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn tiling(dims: &[i64], perm: &[usize], bytes: i64) -> Tiling {
@@ -318,7 +318,7 @@ mod tests {
             (vec![5, 7, 36, 40], vec![1, 3, 0, 2], 4),
         ] {
             let t = tiling(&dims, &perm, bytes);
-            check_bijection(&t);
+            check_tiling(&t);
         }
         for (dims, perm, v) in [
             (vec![3, 70, 132], vec![0, 2, 1], 2),
@@ -328,45 +328,73 @@ mod tests {
                 input_dims: dims,
                 permutation: perm,
             };
-            check_bijection(&Tiling::with_vector_size(d, v));
+            check_tiling(&Tiling::with_vector_size(d, v));
         }
     }
 
-    fn check_bijection(t: &Tiling) {
-        let d = &t.description;
-        let (input, output) = (t.input_indexing(), t.output_indexing());
-        let (write, read) = (t.shared_write_indexing(), t.shared_read_indexing());
+    fn check_tiling(t: &Tiling) {
+        check_bijection(
+            &t.description,
+            t.num_blocks(),
+            [&t.input_indexing(), &t.shared_write_indexing()],
+            [&t.output_indexing(), &t.shared_read_indexing()],
+        );
+    }
+
+    /// Every point of a map's symbol ranges, in order.
+    fn symbol_points(map: &IndexingMap) -> Vec<Vec<i64>> {
+        map.range_vars.iter().fold(vec![Vec::new()], |points, v| {
+            points
+                .iter()
+                .flat_map(|p| {
+                    (v.bounds.lo..=v.bounds.hi).map(move |x| {
+                        let mut q = p.clone();
+                        q.push(x);
+                        q
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// Brute force over every block and thread of a transpose kernel: the first loop reads
+    /// each input element exactly once (`input`) and puts it in the shared tile (`write`),
+    /// the second writes each output element exactly once (`output`) with the element the
+    /// shared tile holds at `read`, which must be the input element the transpose puts there.
+    pub(crate) fn check_bijection(
+        d: &TransposeDescription,
+        num_blocks: i64,
+        [input, write]: [&IndexingMap; 2],
+        [output, read]: [&IndexingMap; 2],
+    ) {
         let total: i64 = d.input_dims.iter().product();
         let out_dims = d.output_dims();
         let linear =
             |idx: &[i64], dims: &[i64]| idx.iter().zip(dims).fold(0, |a, (i, n)| a * n + i);
         let (mut reads, mut writes) = (vec![0; total as usize], vec![0; total as usize]);
-        for bl in 0..t.num_blocks() {
+        let (read_points, write_points) = (symbol_points(input), symbol_points(output));
+        for bl in 0..num_blocks {
             // The shared tile of this block: input element written at each position.
             let mut tile = std::collections::HashMap::new();
             for th in 0..THREADS_PER_BLOCK {
-                for s0 in 0..t.block_size / NUM_ROWS {
-                    for s1 in 0..t.vector_size {
-                        let (g, s) = ([th, bl], [s0, s1]);
-                        if input.contains(&g, &s) {
-                            let i = input.eval(&g, &s);
-                            reads[linear(&i, &d.input_dims) as usize] += 1;
-                            assert!(tile.insert(write.eval(&g, &s), i).is_none());
-                        }
+                for s in &read_points {
+                    let g = [th, bl];
+                    if input.contains(&g, s) {
+                        let i = input.eval(&g, s);
+                        reads[linear(&i, &d.input_dims) as usize] += 1;
+                        assert!(tile.insert(write.eval(&g, s), i).is_none(), "{d:?}");
                     }
                 }
             }
             for th in 0..THREADS_PER_BLOCK {
-                for s0 in 0..t.block_size / NUM_ROWS {
-                    for s1 in 0..t.vector_size {
-                        let (g, s) = ([th, bl], [s0, s1]);
-                        if output.contains(&g, &s) {
-                            let o = output.eval(&g, &s);
-                            writes[linear(&o, &out_dims) as usize] += 1;
-                            let i = &tile[&read.eval(&g, &s)];
-                            let expected: Vec<i64> = d.permutation.iter().map(|&p| i[p]).collect();
-                            assert_eq!(o, expected, "{d:?}");
-                        }
+                for s in &write_points {
+                    let g = [th, bl];
+                    if output.contains(&g, s) {
+                        let o = output.eval(&g, s);
+                        writes[linear(&o, &out_dims) as usize] += 1;
+                        let i = &tile[&read.eval(&g, s)];
+                        let expected: Vec<i64> = d.permutation.iter().map(|&p| i[p]).collect();
+                        assert_eq!(o, expected, "{d:?}");
                     }
                 }
             }

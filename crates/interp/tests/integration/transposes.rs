@@ -7,7 +7,7 @@
 //! mismatch; the interpreter itself reports a read of shared memory no thread wrote and two
 //! threads writing one element.
 
-use emitters::transpose::{Tiling, TransposePlan};
+use emitters::transpose::{Tiling, TransposePlan, TransposeTiling};
 use emitters::{EmittedFusion, EmitterKind};
 use hlo::evaluate::{evaluate_fusion, random_arguments};
 use interp::{Buffer, Kernel, Launch};
@@ -35,13 +35,15 @@ fn emit(module: &hlo::HloModule) -> EmittedFusion {
     emitted
 }
 
-/// Emits with the transpose emitter, vectors of `vector_size` forced.
+/// Emits with the transpose emitter's classic (padded) tiling, vectors of `vector_size`
+/// forced.
 fn emit_vectorized(module: &hlo::HloModule, vector_size: i64) -> EmittedFusion {
     let fusion = emitters::fusions(module)[0];
     let c = module.computation(fusion);
     let (_, heroes) = emitters::hero::choose_emitter(c);
     let mut plan = TransposePlan::new(c, &heroes).expect("a transpose plan");
-    plan.tiling = Tiling::with_vector_size(plan.tiling.description.clone(), vector_size);
+    let description = emitters::hero::tiled_transpose(c, heroes[0]).expect("a tiled transpose");
+    plan.tiling = TransposeTiling::Padded(Tiling::with_vector_size(description, vector_size));
     emitters::FusionEmitter::emit(&plan, module, fusion).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -190,6 +192,39 @@ fn vectors_of_two_and_four() {
         let emitted = emit_vectorized(&module, v);
         assert_eq!(emitted.kernel.vector_factor, v);
         check(&module, &emitted, 1);
+    }
+}
+
+/// The packed tiling (8- and 16-bit elements, several to a shared-memory word, swizzled):
+/// a 2-d transpose with partial tiles, short minor rows packed side by side (XLA's
+/// `packed_transpose_s16` shape), 8-bit elements four to a word, and `pred`.
+#[test]
+fn packed_transposes() {
+    for text in [
+        "fusion {
+          p0 = bf16[70,130] parameter(0)
+          t = bf16[130,70] transpose(p0), dimensions={1,0}
+          ROOT e = bf16[130,70] exponential(t)
+        }",
+        "fusion {
+          p0 = s16[2,4,64,10,6] parameter(0)
+          ROOT t = s16[4,2,6,10,64] transpose(p0), dimensions={1,0,4,3,2}
+        }",
+        "fusion {
+          p0 = s8[3,52,200] parameter(0)
+          ROOT t = s8[3,200,52] transpose(p0), dimensions={0,2,1}
+        }",
+        "fusion {
+          p0 = f32[44,60] parameter(0)
+          c = pred[44,60] compare(p0, p0), direction=GT
+          ROOT t = pred[60,44] transpose(c), dimensions={1,0}
+        }",
+    ] {
+        let module = load(text);
+        let emitted = emit(&module);
+        let packed = emitted.module.print();
+        assert!(packed.contains("mod 32) *"), "no swizzled tile:\n{packed}");
+        check(&module, &emitted, 3);
     }
 }
 

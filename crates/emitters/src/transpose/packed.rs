@@ -1,0 +1,335 @@
+//! The packed transpose (XLA's `PackedTranspose`): the tiling for 8- and 16-bit elements
+//! that keeps the shared tile and its bank pattern those of a 32-bit transpose.
+//!
+//! `vs = 32 / element bits` elements (2 for 16-bit types, 4 for 8-bit ones and `pred`) share
+//! one 32-bit word of shared memory. The transpose is put in the form
+//! `[.., T2, .., A, T1] -> [.., T1, .., A, T2]`: `T1` is the input's minor dimension, `T2`
+//! the output's, and `A` the dimension that stays just before them (a unit one is inserted
+//! when none does). A block of 128 threads moves a tile of `tT2` rows by `cols = tA * tT1`
+//! columns through a shared tile of `S x S` elements, `S = 32 * vs` (32 words a row): `tT1 =
+//! min(T1, S)`, `tA = min(A, S / tT1)`, `tT2 = min(T2, S)`. Several short `T1` rows side by
+//! side (`A`) fill one row of the tile, so transposes with a small minor dimension get a full
+//! tile too (`s16[2,4,64,10,6] -> [4,2,6,10,64]` moves 64 x 60 tiles).
+//!
+//! Thread `th` is lane `th mod 32` of warp `g = th / 32`.
+//!
+//! * **Reading** (symbols `l`, `j < vs`): warp `g` reads tile row `row = 4l + g`, each lane
+//!   `vs` elements side by side, `col = lane * vs + j`: one coalesced 32-bit access per lane.
+//! * **Shared tile**: element `(row, col)` lives in word `(col / vs + row / vs) mod 32` of
+//!   row `row` at position `col mod vs` within it. This swizzle replaces XLA's classic
+//!   padding: the 32 lanes of a warp write 32 different banks, and when reading, each lane
+//!   reads the word at the same position of a different row group, again 32 banks.
+//! * **Writing** (symbols `l`, `vh < vs`, `vv < vs`): lane `lane` of warp `g` takes the
+//!   `vs x vs` block of rows `lane * vs + vv` and columns `w * vs + vh`, `w = 4l + g`, and
+//!   writes, for each `vh`, the `vs` elements `vv` side by side in the output's minor
+//!   dimension (`T2`): again one 32-bit access per lane.
+//!
+//! XLA's conditions, all of which must hold: elements narrower than 32 bits (sub-byte types
+//! stay with the loop emitter, as in XLA), the minor dimension moves, `rows = tT2` and
+//! `cols` are both at least `10 * vs` and multiples of `vs`, and so is `T2 mod tT2` (the
+//! last tile's rows). Partial tiles at the edges are masked per element by the maps'
+//! constraints.
+
+use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
+
+use crate::hero::TransposeDescription;
+use crate::transpose::tiling::{THREADS_PER_BLOCK, WARP_SIZE};
+
+/// Warps per block: the rows (columns, when writing) a loop iteration covers.
+const WARPS: i64 = THREADS_PER_BLOCK / WARP_SIZE;
+/// Bits of a shared-memory word (a bank).
+const WORD_BITS: i64 = 32;
+/// A tile needs at least this many vectors of `vs` elements in each of its two dimensions.
+const MIN_VECTORS_PER_TILE_DIMENSION: i64 = 10;
+
+/// How the blocks and threads of a packed transpose cover it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackedTiling {
+    /// The normalized transpose with the `A` dimension at input (and output) position
+    /// `rank - 2`, a unit one if the normalized form has none there.
+    pub description: TransposeDescription,
+    /// Elements per 32-bit word.
+    pub vector_size: i64,
+    /// The input dimension of `T2` (the output's minor dimension).
+    t2: usize,
+    /// The tile over the input dimensions: `tT2`, `tA`, `tT1` where those are, 1 elsewhere.
+    block_sizes: Vec<i64>,
+    /// Tiles per input dimension.
+    block_counts: Vec<i64>,
+}
+
+impl PackedTiling {
+    /// The packed tiling of `description` for elements of `bits` bits, if XLA would pack it.
+    pub fn new(description: &TransposeDescription, bits: i64) -> Option<PackedTiling> {
+        if !(8..WORD_BITS).contains(&bits) || description.rank() < 2 || description.minor_dim_kept()
+        {
+            return None;
+        }
+        let vs = WORD_BITS / bits;
+        let description = with_a_dimension(description);
+        let m = description.rank();
+        let dims = &description.input_dims;
+        let t2 = description.permutation[m - 1];
+        let side = WARP_SIZE * vs;
+        let tile_t1 = dims[m - 1].min(side);
+        let tile_a = dims[m - 2].min(side / tile_t1);
+        let tile_t2 = dims[t2].min(side);
+        let (rows, cols) = (tile_t2, tile_a * tile_t1);
+        let fits = rows >= MIN_VECTORS_PER_TILE_DIMENSION * vs
+            && cols >= MIN_VECTORS_PER_TILE_DIMENSION * vs
+            && rows % vs == 0
+            && cols % vs == 0
+            && (dims[t2] % tile_t2) % vs == 0;
+        if !fits {
+            return None;
+        }
+        let mut block_sizes = vec![1; m];
+        block_sizes[t2] = tile_t2;
+        block_sizes[m - 2] = tile_a;
+        block_sizes[m - 1] = tile_t1;
+        let block_counts = dims
+            .iter()
+            .zip(&block_sizes)
+            .map(|(&d, &b)| (d + b - 1) / b)
+            .collect();
+        Some(PackedTiling {
+            description,
+            vector_size: vs,
+            t2,
+            block_sizes,
+            block_counts,
+        })
+    }
+
+    pub fn num_blocks(&self) -> i64 {
+        self.block_counts.iter().product()
+    }
+
+    /// Rows of the tile (along `T2`).
+    fn rows(&self) -> i64 {
+        self.block_sizes[self.t2]
+    }
+
+    /// Columns of the tile (`A` and `T1` together).
+    fn cols(&self) -> i64 {
+        let m = self.description.rank();
+        self.block_sizes[m - 2] * self.block_sizes[m - 1]
+    }
+
+    /// `S x S`, `S = 32 * vs`: 32 words a row.
+    pub fn shared_tile_shape(&self) -> Vec<i64> {
+        let side = WARP_SIZE * self.vector_size;
+        vec![side, side]
+    }
+
+    /// `(th_x, bl_x)[symbols]` with the given symbol ranges.
+    fn grid_map(&self, symbols: &[(&str, i64)], results: Vec<AffineExpr>) -> IndexingMap {
+        IndexingMap::new(
+            vec![
+                Variable::new("th_x", Interval::index_range(THREADS_PER_BLOCK)),
+                Variable::new("bl_x", Interval::index_range(self.num_blocks())),
+            ],
+            symbols
+                .iter()
+                .map(|&(name, size)| Variable::new(name, Interval::index_range(size)))
+                .collect(),
+            Vec::new(),
+            results,
+        )
+    }
+
+    /// The reading loop's domain `(th_x, bl_x)[s0, s1]` (`l`, `j`) with `results`.
+    fn read_map(&self, results: Vec<AffineExpr>) -> IndexingMap {
+        let iterations = (self.rows() + WARPS - 1) / WARPS;
+        self.grid_map(&[("s0", iterations), ("s1", self.vector_size)], results)
+    }
+
+    /// The writing loop's domain `(th_x, bl_x)[s0, s1, s2]` (`l`, `vh`, `vv`) with `results`.
+    fn write_map(&self, results: Vec<AffineExpr>) -> IndexingMap {
+        let vs = self.vector_size;
+        let iterations = (self.cols() + vs * WARPS - 1) / (vs * WARPS);
+        self.grid_map(&[("s0", iterations), ("s1", vs), ("s2", vs)], results)
+    }
+
+    /// The tile row and column of the element a thread reads, in the reading loop.
+    fn read_position(&self) -> (AffineExpr, AffineExpr) {
+        let row = sym(0) * WARPS + warp();
+        let col = lane() * self.vector_size + sym(1);
+        (row, col)
+    }
+
+    /// The tile row and column of the element a thread writes, in the writing loop.
+    fn write_position(&self) -> (AffineExpr, AffineExpr) {
+        let vs = self.vector_size;
+        let row = lane() * vs + sym(2);
+        let col = (sym(0) * WARPS + warp()) * vs + sym(1);
+        (row, col)
+    }
+
+    /// The offset within the tile of input dimension `i` at tile position `(row, col)`.
+    fn tile_offset(&self, i: usize, row: &AffineExpr, col: &AffineExpr) -> AffineExpr {
+        let m = self.description.rank();
+        let tile_t1 = self.block_sizes[m - 1];
+        match i {
+            _ if i == self.t2 => row.clone(),
+            _ if i == m - 2 => col.clone().floor_div(tile_t1),
+            _ if i == m - 1 => col.clone().modulo(tile_t1),
+            _ => cst(0),
+        }
+    }
+
+    /// `map` constrained to the tile (`row < rows`, `col < cols`) and to `bounds`.
+    fn bounded(
+        &self,
+        mut map: IndexingMap,
+        (row, col): (AffineExpr, AffineExpr),
+        bounds: &[i64],
+    ) -> IndexingMap {
+        map.add_constraint(row, Interval::index_range(self.rows()));
+        map.add_constraint(col, Interval::index_range(self.cols()));
+        for (e, &size) in map.results.clone().into_iter().zip(bounds) {
+            map.add_constraint(e, Interval::index_range(size));
+        }
+        map.simplified()
+    }
+
+    /// `(th_x, bl_x)[l, j]` → the input index the thread reads.
+    pub fn input_indexing(&self) -> IndexingMap {
+        let (row, col) = self.read_position();
+        let block_ids = delinearize(dim(1), &self.block_counts);
+        let results = (0..self.description.rank())
+            .map(|i| block_ids[i].clone() * self.block_sizes[i] + self.tile_offset(i, &row, &col))
+            .collect();
+        let map = self.read_map(results);
+        self.bounded(map, (row, col), &self.description.input_dims)
+    }
+
+    /// `(th_x, bl_x)[l, vh, vv]` → the output index the thread writes.
+    pub fn output_indexing(&self) -> IndexingMap {
+        let (row, col) = self.write_position();
+        let block_ids = delinearize(dim(1), &self.block_counts);
+        let results = self
+            .description
+            .permutation
+            .iter()
+            .map(|&p| block_ids[p].clone() * self.block_sizes[p] + self.tile_offset(p, &row, &col))
+            .collect();
+        let map = self.write_map(results);
+        self.bounded(map, (row, col), &self.description.output_dims())
+    }
+
+    /// `(th_x, bl_x)[l, j]` → the swizzled shared-tile position of the element read.
+    pub fn shared_write_indexing(&self) -> IndexingMap {
+        let (row, _) = self.read_position();
+        let word = (lane() + row.clone().floor_div(self.vector_size)).modulo(WARP_SIZE);
+        let position = word * self.vector_size + sym(1);
+        self.read_map(vec![row, position]).simplified()
+    }
+
+    /// `(th_x, bl_x)[l, vh, vv]` → the swizzled shared-tile position of the element written.
+    pub fn shared_read_indexing(&self) -> IndexingMap {
+        let (row, _) = self.write_position();
+        let word = (sym(0) * WARPS + warp() + lane()).modulo(WARP_SIZE);
+        let position = word * self.vector_size + sym(1);
+        self.write_map(vec![row, position]).simplified()
+    }
+}
+
+fn lane() -> AffineExpr {
+    dim(0).modulo(WARP_SIZE)
+}
+
+fn warp() -> AffineExpr {
+    dim(0).floor_div(WARP_SIZE)
+}
+
+/// `description` with a dimension at input and output position `rank - 2` that the
+/// transpose keeps in place: the normalized one if there is one, else a unit dimension
+/// inserted before the minor dimension on both sides.
+fn with_a_dimension(description: &TransposeDescription) -> TransposeDescription {
+    let n = description.rank();
+    let p = &description.permutation;
+    if n >= 3 && p[n - 2] == n - 2 {
+        return description.clone();
+    }
+    let shift = |k: usize| if k == n - 1 { n } else { k };
+    let mut input_dims = description.input_dims.clone();
+    input_dims.insert(n - 1, 1);
+    let mut permutation: Vec<usize> = p.iter().map(|&k| shift(k)).collect();
+    permutation.insert(n - 1, n - 1);
+    TransposeDescription {
+        input_dims,
+        permutation,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transpose::tiling::tests::check_bijection;
+
+    fn packed(dims: &[i64], perm: &[usize], bits: i64) -> Option<PackedTiling> {
+        PackedTiling::new(
+            &TransposeDescription {
+                input_dims: dims.to_vec(),
+                permutation: perm.to_vec(),
+            },
+            bits,
+        )
+    }
+
+    #[test]
+    fn a_unit_a_dimension_is_inserted_when_the_transpose_keeps_none() {
+        let t = packed(&[8192, 4096], &[1, 0], 16).unwrap();
+        assert_eq!(t.description.input_dims, vec![8192, 1, 4096]);
+        assert_eq!(t.description.permutation, vec![2, 1, 0]);
+        assert_eq!(t.shared_tile_shape(), vec![64, 64]);
+        assert_eq!(t.num_blocks(), 128 * 64);
+    }
+
+    #[test]
+    fn short_minor_rows_share_a_tile_row() {
+        // XLA's packed_transpose_s16 test: T2 = 64, A = 10, T1 = 6 -> 64 x 60 tiles.
+        let t = packed(&[2, 4, 64, 10, 6], &[1, 0, 4, 3, 2], 16).unwrap();
+        assert_eq!(t.block_sizes, vec![1, 1, 64, 10, 6]);
+        assert_eq!((t.rows(), t.cols()), (64, 60));
+        assert_eq!(t.num_blocks(), 8);
+    }
+
+    #[test]
+    fn xla_s_conditions_decide() {
+        // 32-bit elements, sub-byte ones, a kept minor dimension: never packed.
+        assert!(packed(&[256, 256], &[1, 0], 32).is_none());
+        assert!(packed(&[256, 256], &[1, 0], 4).is_none());
+        assert!(packed(&[256, 256, 4], &[1, 0, 2], 8).is_none());
+        // Fewer than 10 vectors per tile dimension.
+        assert!(packed(&[18, 256], &[1, 0], 16).is_none());
+        assert!(packed(&[20, 256], &[1, 0], 16).is_some());
+        // The last tile's rows must be whole vectors: 66 mod 64 = 2 is, 65 mod 64 is not.
+        assert!(packed(&[66, 256], &[1, 0], 16).is_some());
+        assert!(packed(&[65, 256], &[1, 0], 16).is_none());
+        assert_eq!(packed(&[256, 256], &[1, 0], 8).unwrap().vector_size, 4);
+    }
+
+    /// Every input element read once, every output element written once, with the element
+    /// the shared tile hands over: partial tiles in every tiled dimension, batch dimensions,
+    /// a kept `A` dimension and an inserted one, 8 and 16 bits.
+    #[test]
+    fn the_maps_transpose_every_element_exactly_once() {
+        for (dims, perm, bits) in [
+            (vec![70, 130], vec![1, 0], 16),
+            (vec![3, 52, 92], vec![0, 2, 1], 8),
+            (vec![2, 4, 64, 10, 6], vec![1, 0, 4, 3, 2], 16),
+            (vec![40, 3, 12, 8], vec![3, 1, 2, 0], 16),
+            (vec![68, 2, 200], vec![2, 1, 0], 8),
+        ] {
+            let t = packed(&dims, &perm, bits).unwrap_or_else(|| panic!("{dims:?} {bits}"));
+            check_bijection(
+                &t.description,
+                t.num_blocks(),
+                [&t.input_indexing(), &t.shared_write_indexing()],
+                [&t.output_indexing(), &t.shared_read_indexing()],
+            );
+        }
+    }
+}
