@@ -192,6 +192,87 @@ impl Format {
     }
 }
 
+/// The hardware conversion: sm_89 and later convert f32 to `f8e4m3fn` and `f8e5m2` in one
+/// instruction, PTX's `cvt.rn.satfinite.{e4m3,e5m2}x2.f32` (LLVM's
+/// `llvm.nvvm.ff.to.{e4m3,e5m2}x2.rn`). It rounds to nearest, ties to even, but saturates:
+/// past the range, infinities included, it gives the largest finite value with the sign, and
+/// every NaN gives `0x7f`. XLA (its `convert-float-nvidia` pass) uses it and then puts back
+/// what the type says past the range ([`HardwareConversion::overflow_threshold`]); the
+/// interpreter executes the instruction with [`HardwareConversion::convert`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HardwareConversion {
+    pub format: Format,
+    /// The LLVM intrinsic: two f32 in, the two codes in an `i16` (the first operand's in the
+    /// high byte).
+    pub intrinsic: &'static str,
+}
+
+impl HardwareConversion {
+    /// The instruction converting f32 to `ty`, where sm_90 has one.
+    pub fn to(ty: PrimitiveType) -> Option<HardwareConversion> {
+        let intrinsic = match ty {
+            PrimitiveType::F8E4M3FN => "llvm.nvvm.ff.to.e4m3x2.rn",
+            PrimitiveType::F8E5M2 => "llvm.nvvm.ff.to.e5m2x2.rn",
+            _ => return None,
+        };
+        Some(HardwareConversion {
+            format: Format::of(ty)?,
+            intrinsic,
+        })
+    }
+
+    /// The conversion named by an intrinsic.
+    pub fn by_intrinsic(name: &str) -> Option<HardwareConversion> {
+        [PrimitiveType::F8E4M3FN, PrimitiveType::F8E5M2]
+            .into_iter()
+            .filter_map(HardwareConversion::to)
+            .find(|c| c.intrinsic == name)
+    }
+
+    /// The instruction's code for `x`.
+    pub fn convert(self, x: f32) -> u32 {
+        if x.is_nan() {
+            return 0x7f;
+        }
+        let f = self.format;
+        let code = f.encode(f64::from(x));
+        if code & (f.sign_bit() - 1) > f.max_finite() {
+            (code & f.sign_bit()) | f.max_finite()
+        } else {
+            code
+        }
+    }
+
+    /// The largest f32 magnitude, as bits, that still rounds to a finite value: the
+    /// midpoint between the largest finite value and the next power of its step, or the
+    /// f32 just below it when ties go up there (the largest code's mantissa is odd).
+    /// Magnitudes above it, up to infinity, take the format's overflow code.
+    pub fn overflow_threshold(self) -> u32 {
+        let f = self.format;
+        let largest = f.max_finite();
+        let value = f.decode(largest);
+        let step = 2f64.powi(exponent_of(value) - f.mantissa_bits as i32);
+        let midpoint = (value + step / 2.0) as f32;
+        midpoint.to_bits() - (largest & 1)
+    }
+
+    /// What XLA's kernels compute: the instruction's code, with the format's overflow code
+    /// (and the sign) for magnitudes past [`Self::overflow_threshold`].
+    pub fn convert_as_xla(self, x: f32) -> u32 {
+        let magnitude = x.to_bits() & 0x7fff_ffff;
+        if magnitude > self.overflow_threshold() && magnitude <= f32::INFINITY.to_bits() {
+            let sign = if x.is_sign_negative() {
+                self.format.sign_bit()
+            } else {
+                0
+            };
+            self.format.overflow() | sign
+        } else {
+            self.convert(x)
+        }
+    }
+}
+
 /// `f8e8m0fnu`'s encoding (see [`Specials::ExponentOnly`]).
 fn encode_exponent_only(x: f64) -> u32 {
     if !(x.is_finite() && x > 0.0) {
@@ -252,6 +333,39 @@ mod tests {
             rows += 1;
         }
         rows
+    }
+
+    /// The hardware instruction plus XLA's overflow fix gives the type's own conversion
+    /// (ml_dtypes') for every f32 but NaN, which the instruction makes `0x7f` whatever its
+    /// sign and payload: a sweep over the f32 bit patterns, and every pattern near the
+    /// overflow threshold.
+    #[test]
+    fn the_hardware_conversion_with_xla_s_fix_is_the_type_s() {
+        for ty in [PrimitiveType::F8E4M3FN, PrimitiveType::F8E5M2] {
+            let hw = HardwareConversion::to(ty).unwrap();
+            let threshold = hw.overflow_threshold();
+            let near = (threshold - 64..threshold + 64).flat_map(|b| [b, b | 0x8000_0000]);
+            let specials = [0x7f80_0000, 0xff80_0000, 0x0000_0001, 0x8000_0000, 0];
+            for bits in (0..=u32::MAX).step_by(4099).chain(near).chain(specials) {
+                let x = f32::from_bits(bits);
+                let got = hw.convert_as_xla(x);
+                if x.is_nan() {
+                    assert_eq!(got, 0x7f, "{ty}: {bits:#010x}");
+                } else {
+                    let want = hw.format.encode(f64::from(x));
+                    assert_eq!(got, want, "{ty}: {x:e} ({bits:#010x})");
+                }
+            }
+        }
+        // The thresholds XLA's formula gives: 464 (ties to 448, even) and just below 61440
+        // (ties to infinity from 57344, odd).
+        let e4m3 = HardwareConversion::to(PrimitiveType::F8E4M3FN).unwrap();
+        assert_eq!(f32::from_bits(e4m3.overflow_threshold()), 464.0);
+        let e5m2 = HardwareConversion::to(PrimitiveType::F8E5M2).unwrap();
+        assert_eq!(e5m2.overflow_threshold(), 61440f32.to_bits() - 1);
+        assert_eq!(e4m3.convert(1e9), 0x7e);
+        assert_eq!(e4m3.convert(f32::NEG_INFINITY), 0xfe);
+        assert_eq!(e5m2.convert(-f32::NAN), 0x7f);
     }
 
     macro_rules! table {

@@ -12,6 +12,7 @@
 use crate::math::{MathFn, MathFn2};
 use crate::plain::{convert, float_binary, float2, fma};
 use crate::scalar::{from_f32, int_to_float, mask, sext, to_f32, to_f64};
+use hlo::narrow_float::HardwareConversion;
 use ir::FloatKind;
 
 /// Why an op has no value.
@@ -222,6 +223,9 @@ pub(crate) enum Op2 {
         width: u32,
         result: u32,
     },
+    /// PTX's `cvt.rn.satfinite.{e4m3,e5m2}x2.f32`: two f32 to two f8 codes in an `i16`,
+    /// `a`'s in the high byte.
+    F8x2(HardwareConversion),
 }
 
 /// An op of three operands: `math.fma`.
@@ -298,6 +302,10 @@ impl Op2 {
                     (a & mask(width)).cmp(&(b & mask(width)))
                 };
                 Ok((order as i64) as u64 & mask(result))
+            }
+            Op2::F8x2(cvt) => {
+                let code = |x: u64| u64::from(cvt.convert(f32::from_bits(x as u32)));
+                Ok(code(a) << 8 | code(b))
             }
         }
     }

@@ -57,11 +57,21 @@ impl ElementalEmitter<'_, '_> {
                 magnitude(b, re, im)
             }
             Exp => {
+                // e^re as e^(re/2) twice, multiplied in after cos and sin: the result is
+                // finite wherever it fits in f32, also where e^re alone does not (re past
+                // 88.7, e^89 cos 1 = 2.4e38). On the real axis the imaginary part stays the
+                // input's zero (C99's `cexp(x + i0) = e^x + i0`), not `inf * 0 = NaN`.
                 let (re, im) = parts(b, x);
-                let scale = b.unary("math.exp", re);
+                let one_half = b.float(0.5, Type::F32);
+                let half_re = mul(b, re, one_half);
+                let half = b.unary("math.exp", half_re);
                 let (cos, sin) = (b.unary("math.cos", im), b.unary("math.sin", im));
-                let (re, im) = (mul(b, scale, cos), mul(b, scale, sin));
-                assemble(b, re, im)
+                let (out_re, out_im) = (mul(b, half, cos), mul(b, half, sin));
+                let (out_re, out_im) = (mul(b, out_re, half), mul(b, out_im, half));
+                let zero = b.float(0.0, Type::F32);
+                let real_axis = cmpf(b, "oeq", im, zero);
+                let out_im = b.select(real_axis, im, out_im);
+                assemble(b, out_re, out_im)
             }
             Add | Subtract | Multiply | Divide => {
                 let (p, q) = (parts(b, x), parts(b, args[1]));

@@ -7,7 +7,8 @@
 //! converts with the same descriptions, tested against `ml_dtypes`' tables. Other arithmetic
 //! on these types is refused: XLA normalizes it to f32 around such ops first.
 
-use hlo::narrow_float::{Format, Specials};
+use hlo::narrow_float::{Format, HardwareConversion, Specials};
+use ir::dialects::llvm;
 
 use super::arith::{cmpf, convert};
 use super::*;
@@ -28,13 +29,13 @@ impl ElementalEmitter<'_, '_> {
             (Opcode::Convert, Some(source), target) => {
                 let wide = decode(b, args[0], source);
                 Ok(match target {
-                    Some(target) => encode(b, wide, target),
+                    Some(target) => encode_to(b, wide, to, target),
                     None => convert(b, wide, PrimitiveType::F32, to, ty),
                 })
             }
             (Opcode::Convert, None, Some(target)) => {
                 let wide = convert(b, args[0], from, PrimitiveType::F32, Type::F32);
-                Ok(encode(b, wide, target))
+                Ok(encode_to(b, wide, to, target))
             }
             (Opcode::BitcastConvert, _, _) if b.module.value_type(args[0]) == ty => Ok(args[0]),
             (Opcode::Select, _, _) => Ok(b.select(args[0], args[1], args[2])),
@@ -112,6 +113,41 @@ fn decode(b: &mut Builder<'_>, code: Value, f: Format) -> Value {
     let negative = b.cmpi("ne", sign_set, zero);
     let negated = b.unary("arith.negf", value);
     b.select(negative, negated, value)
+}
+
+/// The encoding of an f32 value as `ty` (of format `f`): one `cvt` instruction where sm_90
+/// has it, as XLA's `convert-float-nvidia` pass emits, else [`encode`]'s arithmetic.
+fn encode_to(b: &mut Builder<'_>, x: Value, ty: PrimitiveType, f: Format) -> Value {
+    match HardwareConversion::to(ty) {
+        Some(cvt) => encode_with_cvt(b, x, cvt),
+        None => encode(b, x, f),
+    }
+}
+
+/// PTX's `cvt.rn.satfinite` (see [`HardwareConversion`]) of `x` paired with itself, the low
+/// byte kept; then XLA's fix for what saturates: a magnitude past the last value that rounds
+/// to a finite one, up to infinity, becomes the type's overflow code (`f8e4m3fn`: NaN,
+/// `f8e5m2`: infinity) with the sign. NaN stays the instruction's `0x7f`.
+fn encode_with_cvt(b: &mut Builder<'_>, x: Value, cvt: HardwareConversion) -> Value {
+    let ip = b.insertion_point();
+    let pair = llvm::build_call_intrinsic(b.module, ip, cvt.intrinsic, &[x, x], Type::int(16));
+    let code = b.cast("arith.trunci", pair, Type::I8);
+    let bits = b.cast("arith.bitcast", x, Type::I32);
+    let magnitude_mask = i32c(b, 0x7fff_ffff);
+    let magnitude = b.binary("arith.andi", bits, magnitude_mask);
+    let threshold = i32c(b, i64::from(cvt.overflow_threshold()));
+    let infinity = i32c(b, i64::from(f32::INFINITY.to_bits()));
+    let above = b.cmpi("ugt", magnitude, threshold);
+    let not_nan = b.cmpi("ule", magnitude, infinity);
+    let past = b.binary("arith.andi", above, not_nan);
+    let sign_shift = i32c(b, 24);
+    let sign_byte = b.binary("arith.shrui", bits, sign_shift);
+    let sign_byte = b.cast("arith.trunci", sign_byte, Type::I8);
+    let sign_mask = b.int(0x80, Type::I8);
+    let sign = b.binary("arith.andi", sign_byte, sign_mask);
+    let overflow_code = b.int(i128::from(cvt.format.overflow()), Type::I8);
+    let overflow = b.binary("arith.ori", overflow_code, sign);
+    b.select(past, overflow, code)
 }
 
 /// The encoding of an f32 value: `q = roundeven(|x| * 2^(m - e))` for `e` the exponent of

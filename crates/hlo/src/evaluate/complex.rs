@@ -77,7 +77,12 @@ pub(super) fn unary(op: Opcode, x: &[C64]) -> Option<Elements> {
                     let (e, im) = (f64::from(c.re).exp(), f64::from(c.im));
                     C64 {
                         re: (e * im.cos()) as f32,
-                        im: (e * im.sin()) as f32,
+                        // C99's `cexp(x + i0) = e^x + i0`: the zero, not `inf * 0`.
+                        im: if im == 0.0 {
+                            c.im
+                        } else {
+                            (e * im.sin()) as f32
+                        },
                     }
                 })
                 .collect(),

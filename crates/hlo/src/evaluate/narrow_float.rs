@@ -5,7 +5,7 @@
 
 use super::elementwise::{F32Binary, F32Unary, F64Binary, F64Unary, Float};
 use super::value::{Element, Num, elements_storage};
-use crate::narrow_float::Format;
+use crate::narrow_float::{Format, HardwareConversion};
 use crate::primitive::PrimitiveType;
 
 macro_rules! narrow_float {
@@ -24,9 +24,15 @@ macro_rules! narrow_float {
                 self.0
             }
 
-            /// Rounded once, from the exact value.
+            /// Rounded once, from the exact value. A NaN becomes what XLA's kernels give:
+            /// where sm_90 converts with one instruction (`f8e4m3fn`, `f8e5m2`), its
+            /// `0x7f` whatever the sign (HLO leaves a NaN's sign and payload open;
+            /// `ml_dtypes` keeps the sign).
             pub fn from_f64(x: f64) -> $name {
-                $name($name::format().encode(x) as u8)
+                match HardwareConversion::to(PrimitiveType::$name) {
+                    Some(cvt) if x.is_nan() => $name(cvt.convert(f32::NAN) as u8),
+                    _ => $name($name::format().encode(x) as u8),
+                }
             }
 
             pub fn to_f32(self) -> f32 {

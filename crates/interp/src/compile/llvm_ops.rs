@@ -18,6 +18,7 @@ use crate::math::{MathFn, MathFn2};
 use crate::ops::{Cast, FastMath, FloatOp, Fma, IntOp, Op1, Op2, Overflow, PtxRounding};
 use crate::scalar::ScalarTy;
 use crate::value::Val;
+use hlo::narrow_float::HardwareConversion;
 use ir::dialects::{dense_ints, operand_segments};
 use ir::{Attribute, BlockId, FloatKind, OpId};
 use std::rc::Rc;
@@ -481,6 +482,9 @@ impl FnCx<'_, '_> {
         } {
             let kind = self.float_kind(op)?;
             return self.binary(op, Op2::Float(f, kind, FastMath::default()));
+        }
+        if let Some(cvt) = HardwareConversion::by_intrinsic(name) {
+            return self.binary(op, Op2::F8x2(cvt));
         }
         match name {
             "llvm.nvvm.d2i.lo" | "llvm.nvvm.d2i.hi" => return self.double_half(op, name),

@@ -531,6 +531,31 @@ pub fn build_cmpxchg(m: &mut Module, at: InsertPoint, ptr: Value, cmp: Value, ne
     m.result(op, 0)
 }
 
+/// `llvm.call_intrinsic "name"(operands) : (..) -> result`: an LLVM intrinsic that MLIR has
+/// no op for (in generic form, as MLIR's LLVM IR import writes it). MLIR's translation
+/// declares the intrinsic; the interpreter knows the ones the emitters use.
+pub fn build_call_intrinsic(
+    m: &mut Module,
+    at: InsertPoint,
+    name: &str,
+    operands: &[Value],
+    result: Type,
+) -> Value {
+    let op = m.create_op_at(
+        OpState::new("llvm.call_intrinsic")
+            .operands(operands)
+            .prop("intrin", Attribute::string(name))
+            .prop("op_bundle_sizes", super::dense_i32_array(&[]))
+            .prop(
+                "operandSegmentSizes",
+                super::dense_i32_array(&[operands.len() as i64, 0]),
+            )
+            .results(&[result]),
+        at,
+    );
+    m.result(op, 0)
+}
+
 /// `llvm.extractvalue %container[position] : ty`.
 pub fn build_extract_value(
     m: &mut Module,
