@@ -276,6 +276,8 @@ pub struct CompiledKernel {
     /// Outputs written in place, as `(output, parameter)`: the output buffer must hold the
     /// parameter's elements before the launch (see `emitters::EmittedKernel::in_place`).
     pub in_place: Vec<(usize, usize)>,
+    /// How the threads cover the kernel's tiles (see `emitters::ThreadLayout`).
+    pub layouts: Vec<emitters::ThreadLayout>,
 }
 
 /// An instruction of the input that no kernel computes (`emitters::left_to_runtime`).
@@ -403,6 +405,7 @@ pub fn compile(
             emitter: emitted.emitter,
             vector_factor: emitted.vector_factor,
             in_place: emitted.in_place,
+            layouts: emitted.layouts,
         });
         inputs.push(ir::link::LinkInput {
             module: ir,
@@ -432,8 +435,16 @@ pub fn compile(
                 .iter()
                 .map(|k| {
                     let l = &k.launch;
+                    let layouts: String = k
+                        .layouts
+                        .iter()
+                        .map(|t| {
+                            let shape: Vec<String> = t.shape.iter().map(i64::to_string).collect();
+                            format!("//   threads over {} ({}): {}\n", t.what, shape.join("x"), t.layout)
+                        })
+                        .collect();
                     format!(
-                        "// fusion {}: kernel {}, {} emitter, {} blocks x {} threads, {} bytes of shared memory, vector factor {}\n",
+                        "// fusion {}: kernel {}, {} emitter, {} blocks x {} threads, {} bytes of shared memory, vector factor {}\n{layouts}",
                         k.fusion, k.kernel, k.emitter, l.blocks, l.threads_per_block, l.shared_memory_bytes, k.vector_factor
                     )
                 })
@@ -455,6 +466,7 @@ struct Emitted {
     emitter: EmitterKind,
     vector_factor: i64,
     in_place: Vec<(usize, usize)>,
+    layouts: Vec<emitters::ThreadLayout>,
 }
 
 /// Fusion `id` emitted and run through our passes up to the last stage asked for (all of
@@ -489,6 +501,7 @@ fn lower_fusion(
         emitter,
         vector_factor: kernel.vector_factor,
         in_place: kernel.in_place,
+        layouts: kernel.layouts,
     };
     if options.dumps_after("emit") {
         dump(dumps, &header("EmitXlaGpu (emit)"), &ir.print_with(print));

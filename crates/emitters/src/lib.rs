@@ -96,6 +96,21 @@ pub struct EmittedKernel {
     /// elements (a scatter's updated windows), leaving the others as the parameter holds
     /// them. Empty for the emitters that write every output element once.
     pub in_place: Vec<(usize, usize)>,
+    /// How the threads cover the kernel's tiles, as nested layouts (issue 21), where the
+    /// emitter states them: the transpose emitter's tiles, the column reduction's.
+    pub layouts: Vec<ThreadLayout>,
+}
+
+/// A nested layout (seed 004) saying how a block's threads cover a tile: what the emitter's
+/// indexing maps do, in the seed's terms (each emitter's tests check that the layout's map
+/// and its own agree at every point).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThreadLayout {
+    /// What it covers, e.g. "the tile read".
+    pub what: &'static str,
+    /// The tile's shape, the layout's vector shape.
+    pub shape: Vec<i64>,
+    pub layout: indexing::nested_layout::NestedLayout,
 }
 
 /// One fusion compiled to `xla_gpu` IR.

@@ -199,6 +199,7 @@ impl ConcatenateFusion {
             vector_factor: self.vector_factor,
             thread_map: base,
             in_place: Vec::new(),
+            layouts: Vec::new(),
         })
     }
 }

@@ -142,6 +142,7 @@ impl FusionEmitter for InPlaceDynamicUpdateSlice {
             vector_factor: self.vector_factor,
             thread_map: map,
             in_place: self.params.iter().copied().enumerate().collect(),
+            layouts: Vec::new(),
         })
     }
 }

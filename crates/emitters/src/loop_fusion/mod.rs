@@ -248,6 +248,7 @@ pub fn emit_main(
         vector_factor: factor,
         thread_map: map,
         in_place: Vec::new(),
+        layouts: Vec::new(),
     })
 }
 

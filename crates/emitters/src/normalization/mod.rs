@@ -367,6 +367,7 @@ impl<'a> Emitter<'a> {
             vector_factor: plan.vector,
             thread_map: map,
             in_place: Vec::new(),
+            layouts: Vec::new(),
         })
     }
 

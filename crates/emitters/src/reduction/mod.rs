@@ -46,7 +46,7 @@ use crate::elemental::FusionContext;
 use crate::kernel::{KernelEntry, kernel_entry, special_register, unsupported};
 use crate::partition::{PartitionedComputation, bitcast_map};
 use crate::types::leaves;
-use crate::{EmittedKernel, LaunchDimensions};
+use crate::{EmittedKernel, LaunchDimensions, ThreadLayout};
 
 pub use dimensions::ReductionDimensions;
 pub use tiling::{ElementWidths, ReductionKind, Tiling};
@@ -401,6 +401,15 @@ impl<'a> Emitter<'a> {
             vector_factor: tiling.vector_size,
             thread_map: tiling.output_map.clone(),
             in_place: Vec::new(),
+            layouts: tiling
+                .thread_layout()
+                .map(|layout| ThreadLayout {
+                    what: "the block's rows and columns read",
+                    shape: layout.shape(),
+                    layout,
+                })
+                .into_iter()
+                .collect(),
         })
     }
 

@@ -42,6 +42,7 @@
 //! there are fewer than four elements per thread, else 4 when the minor component divides
 //! by 4, else 2.
 
+use indexing::nested_layout::NestedLayout;
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
 
 use super::dimensions::{COL_MINOR_KEPT, MAX_THREADS_PER_ROW, ReductionDimensions, WARP_SIZE};
@@ -447,6 +448,27 @@ impl Tiling {
         }
     }
 
+    /// How a block's threads cover its part of the input, as a nested layout (issue 21),
+    /// for the column reduction: over `[32 * rows per thread, 32 * vector]` (reduced rows,
+    /// kept columns), row `32 s0 + warp`, column `lane * vector + s1`. The block's 1024
+    /// threads are one subgroup, threads `[32, 32]` with strides `[32, 1]`: the warp is the
+    /// rows' inner level, below the loop (the batch). `None` for the other kinds (not
+    /// stated as layouts yet).
+    pub fn thread_layout(&self) -> Option<NestedLayout> {
+        if self.kind != ReductionKind::Column {
+            return None;
+        }
+        Some(NestedLayout {
+            subgroup_tile: vec![1, 1],
+            batch_tile: vec![self.input_map.range_vars[0].bounds.hi + 1, 1],
+            outer_tile: vec![1, 1],
+            thread_tile: vec![TILE_SIZE, TILE_SIZE],
+            element_tile: vec![1, self.vector_size],
+            subgroup_strides: vec![0, 0],
+            thread_strides: vec![TILE_SIZE, 1],
+        })
+    }
+
     fn small_column(rd: &ReductionDimensions, widths: ElementWidths) -> Tiling {
         let [d0, d1, d2] = rd.dims;
         let mut vs = vector_size(d1 * d2, TILE_SIZE, widths);
@@ -514,6 +536,47 @@ impl Tiling {
                 tile_shape: vec![shared_rows, d2 + padding],
                 max_distance: shared_rows / 2,
             }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The column reduction's nested layout is its input map: at every thread and loop
+    /// point of block 0, the layout's (row, column) is the (reduced, kept) index read.
+    #[test]
+    fn the_column_layout_is_the_input_map() {
+        for (d1, d2, bits) in [(64, 256, 32), (96, 128, 16), (40, 64, 64)] {
+            let rd = ReductionDimensions {
+                is_row: false,
+                dims: [1, d1, d2],
+            };
+            let widths = ElementWidths {
+                smallest_input_bits: bits,
+                smallest_output_bits: bits,
+            };
+            let t = Tiling::new(&rd, widths).unwrap();
+            assert_eq!(t.kind, ReductionKind::Column);
+            let layout = t.thread_layout().unwrap();
+            let rows = layout.batch_tile[0] * TILE_SIZE;
+            layout
+                .verify(Some(&[rows, TILE_SIZE * t.vector_size]), None)
+                .unwrap();
+            let map = layout.to_indexing_map();
+            for th in 0..t.threads {
+                for s0 in 0..layout.batch_tile[0] {
+                    for s1 in 0..t.vector_size {
+                        if !t.input_map.contains(&[th, 0], &[s0, s1]) {
+                            continue;
+                        }
+                        let read = t.input_map.eval(&[th, 0], &[s0, s1]);
+                        let at = map.eval(&[th, 0], &[s0, 0, 0, 0, 0, s1]);
+                        assert_eq!(at, read[1..], "{d1}x{d2}, {bits} bits");
+                    }
+                }
+            }
         }
     }
 }

@@ -154,6 +154,7 @@ impl FusionEmitter for ScatterFusion {
                 .enumerate()
                 .map(|(output, &param)| (output, param))
                 .collect(),
+            layouts: Vec::new(),
         })
     }
 }

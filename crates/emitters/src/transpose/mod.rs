@@ -32,7 +32,8 @@ use crate::hero::{TransposeDescription, find_hero, fusion_roots, tiled_transpose
 use crate::kernel::{KernelEntry, kernel_entry, thread_and_block_ids};
 use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
 use crate::types::{element_type, leaf_element_types};
-use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
+use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions, ThreadLayout};
+use indexing::nested_layout::NestedLayout;
 pub use packed::PackedTiling;
 pub use tiling::Tiling;
 
@@ -101,6 +102,26 @@ impl TransposeTiling {
 
     fn input_indexing(&self) -> IndexingMap {
         either!(self, input_indexing)
+    }
+
+    /// The threads' coverage of the tile as nested layouts (none in the 102 form).
+    fn thread_layouts(&self) -> Vec<ThreadLayout> {
+        let layout = |what, layout: NestedLayout| ThreadLayout {
+            what,
+            shape: layout.shape(),
+            layout,
+        };
+        match self {
+            TransposeTiling::Padded(t) => t
+                .thread_layout()
+                .map(|l| layout("the tile read and the tile written", l))
+                .into_iter()
+                .collect(),
+            TransposeTiling::Packed(t) => vec![
+                layout("the tile read", t.read_layout()),
+                layout("the tile written", t.write_layout()),
+            ],
+        }
     }
 
     fn output_indexing(&self) -> IndexingMap {
@@ -536,5 +557,6 @@ fn emit_main(
         vector_factor: tiling.vector_size(),
         thread_map: loop2_map,
         in_place: Vec::new(),
+        layouts: tiling.thread_layouts(),
     })
 }

@@ -30,6 +30,7 @@
 //! last tile's rows). Partial tiles at the edges are masked per element by the maps'
 //! constraints.
 
+use indexing::nested_layout::NestedLayout;
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
 
 use crate::hero::TransposeDescription;
@@ -235,6 +236,42 @@ impl PackedTiling {
     }
 }
 
+impl PackedTiling {
+    /// How a block's threads cover the tile when reading it, as a nested layout (issue 21)
+    /// over `[4 * iterations, S]` (rows, columns): row `4 l + warp`, column `lane * vs + j`.
+    /// As in the classic tiling, the block's 128 threads are one subgroup (threads `[4, 32]`,
+    /// strides `[32, 1]`): the warp is the rows' inner level.
+    pub fn read_layout(&self) -> NestedLayout {
+        let vs = self.vector_size;
+        NestedLayout {
+            subgroup_tile: vec![1, 1],
+            batch_tile: vec![(self.rows() + WARPS - 1) / WARPS, 1],
+            outer_tile: vec![1, 1],
+            thread_tile: vec![WARPS, WARP_SIZE],
+            element_tile: vec![1, vs],
+            subgroup_strides: vec![0, 0],
+            thread_strides: vec![WARP_SIZE, 1],
+        }
+    }
+
+    /// How they cover it when writing, over `[S, 4 * iterations * vs]` (rows, columns): each
+    /// lane a `vs x vs` block, rows `lane * vs + vv`, columns `(4 l + warp) * vs + vh`
+    /// (threads `[32, 4]`, strides `[1, 32]`; the elements `[vs, vs]` are the block the
+    /// registers transpose).
+    pub fn write_layout(&self) -> NestedLayout {
+        let vs = self.vector_size;
+        NestedLayout {
+            subgroup_tile: vec![1, 1],
+            batch_tile: vec![1, (self.cols() + vs * WARPS - 1) / (vs * WARPS)],
+            outer_tile: vec![1, 1],
+            thread_tile: vec![WARP_SIZE, WARPS],
+            element_tile: vec![vs, vs],
+            subgroup_strides: vec![0, 0],
+            thread_strides: vec![1, WARP_SIZE],
+        }
+    }
+}
+
 fn lane() -> AffineExpr {
     dim(0).modulo(WARP_SIZE)
 }
@@ -309,6 +346,50 @@ mod tests {
         assert!(packed(&[66, 256], &[1, 0], 16).is_some());
         assert!(packed(&[65, 256], &[1, 0], 16).is_none());
         assert_eq!(packed(&[256, 256], &[1, 0], 8).unwrap().vector_size, 4);
+    }
+
+    /// The nested layouts' maps are the tiling's positions: at every thread and loop point
+    /// of each loop, the layout's (row, column) is the tile position the thread reads or
+    /// writes.
+    #[test]
+    fn the_thread_layouts_are_the_tiling() {
+        for (dims, perm, bits) in [
+            (vec![70, 130], vec![1, 0], 16),
+            (vec![2, 4, 64, 10, 6], vec![1, 0, 4, 3, 2], 16),
+            (vec![68, 2, 200], vec![2, 1, 0], 8),
+        ] {
+            let t = packed(&dims, &perm, bits).unwrap();
+            let vs = t.vector_size;
+            let (read, write) = (t.read_layout(), t.write_layout());
+            let read_iterations = read.batch_tile[0];
+            let write_iterations = write.batch_tile[1];
+            read.verify(Some(&[4 * read_iterations, 32 * vs]), None)
+                .unwrap();
+            write
+                .verify(Some(&[32 * vs, 4 * write_iterations * vs]), None)
+                .unwrap();
+            let (read_map, write_map) = (read.to_indexing_map(), write.to_indexing_map());
+            let at = |(r, c): (AffineExpr, AffineExpr), th: i64, s: &[i64]| {
+                [r.eval(&[th], s), c.eval(&[th], s)]
+            };
+            for th in 0..THREADS_PER_BLOCK {
+                for l in 0..read_iterations {
+                    for j in 0..vs {
+                        // batch0, batch1, outer0, outer1, element0, element1
+                        let layout = read_map.eval(&[th, 0], &[l, 0, 0, 0, 0, j]);
+                        assert_eq!(layout, at(t.read_position(), th, &[l, j]));
+                    }
+                }
+                for l in 0..write_iterations {
+                    for vh in 0..vs {
+                        for vv in 0..vs {
+                            let layout = write_map.eval(&[th, 0], &[0, l, 0, 0, vv, vh]);
+                            assert_eq!(layout, at(t.write_position(), th, &[l, vh, vv]));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Every input element read once, every output element written once, with the element

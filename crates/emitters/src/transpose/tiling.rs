@@ -27,6 +27,7 @@
 //! shared memory of a block and both tiled dimensions are multiples of `v`. The device is
 //! an sm_90 (H100): 132 SMs, 2048 resident threads each, 48 KiB of shared memory per block.
 
+use indexing::nested_layout::NestedLayout;
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, delinearize, dim, sym};
 
 use crate::hero::TransposeDescription;
@@ -254,6 +255,27 @@ impl Tiling {
     pub fn shared_read_indexing(&self) -> IndexingMap {
         self.grid_map(self.thread_offsets(true)).simplified()
     }
+
+    /// How a block's threads cover the `32v x 32v` tile of the two swapped dimensions, the
+    /// same when reading the input tile and writing the output tile, as a nested layout
+    /// (issue 21): tile row `4 s0 + warp`, column `lane * v + s1`. The block's 128 threads
+    /// are one subgroup, threads `[4, 32]` with strides `[32, 1]`: the warp is the inner
+    /// level of the rows, below the loop's iterations (the batch), where a layout's
+    /// subgroup level, always the outermost, cannot be. `None` in the 102 form.
+    pub fn thread_layout(&self) -> Option<NestedLayout> {
+        if self.description.minor_dim_kept() {
+            return None;
+        }
+        Some(NestedLayout {
+            subgroup_tile: vec![1, 1],
+            batch_tile: vec![self.block_size / NUM_ROWS, 1],
+            outer_tile: vec![1, 1],
+            thread_tile: vec![NUM_ROWS, WARP_SIZE],
+            element_tile: vec![1, self.vector_size],
+            subgroup_strides: vec![0, 0],
+            thread_strides: vec![WARP_SIZE, 1],
+        })
+    }
 }
 
 #[cfg(test)]
@@ -330,6 +352,55 @@ pub(crate) mod tests {
             };
             check_tiling(&Tiling::with_vector_size(d, v));
         }
+    }
+
+    /// The nested layout's map is the tiling's: at every thread and loop point, the tile row
+    /// and column of the layout are those the tiling reads (the input tile's swapped
+    /// dimensions, major one first) and writes.
+    #[test]
+    fn the_thread_layout_is_the_tiling() {
+        for (dims, perm, v) in [
+            (vec![3, 70, 132], vec![0, 2, 1], 1),
+            (vec![3, 70, 132], vec![0, 2, 1], 2),
+            (vec![130, 2, 68], vec![2, 1, 0], 4),
+        ] {
+            let d = TransposeDescription {
+                input_dims: dims,
+                permutation: perm,
+            };
+            let t = Tiling::with_vector_size(d, v);
+            let layout = t.thread_layout().unwrap();
+            let side = t.block_size;
+            layout.verify(Some(&[side, side]), None).unwrap();
+            let n = t.description.rank();
+            let p = &t.description.permutation;
+            let (row, col) = (p[n - 1], n - 1);
+            // In the output tile: the dimension the input's minor one became, then the minor.
+            let out_row = p.iter().position(|&i| i == n - 1).unwrap();
+            let reads = t.thread_offsets(true);
+            let writes = t.thread_offsets(false);
+            let map = layout.to_indexing_map();
+            for th in 0..THREADS_PER_BLOCK {
+                for s0 in 0..side / NUM_ROWS {
+                    for s1 in 0..v {
+                        // Layout symbols: batch0, batch1, outer0, outer1, element0, element1.
+                        let at = map.eval(&[th, 0], &[s0, 0, 0, 0, 0, s1]);
+                        let read = [
+                            reads[row].eval(&[th], &[s0, s1]),
+                            reads[col].eval(&[th], &[s0, s1]),
+                        ];
+                        assert_eq!(at, read, "{t:?}");
+                        let write = [
+                            writes[out_row].eval(&[th], &[s0, s1]),
+                            writes[n - 1].eval(&[th], &[s0, s1]),
+                        ];
+                        assert_eq!(at, write, "{t:?}");
+                    }
+                }
+            }
+        }
+        let kept = tiling(&[160, 170, 3], &[1, 0, 2], 1);
+        assert!(kept.thread_layout().is_none());
     }
 
     fn check_tiling(t: &Tiling) {

@@ -153,6 +153,18 @@ impl NestedLayout {
         ]
     }
 
+    /// The vector shape the layout covers: per dimension, the product of its five tiles
+    /// (saturating; [`NestedLayout::verify`] reports products past 2^63).
+    pub fn shape(&self) -> Vec<i64> {
+        (0..self.rank())
+            .map(|d| {
+                self.tiles()
+                    .iter()
+                    .fold(1i64, |n, level| n.saturating_mul(level[d]))
+            })
+            .collect()
+    }
+
     pub fn rank(&self) -> usize {
         self.subgroup_tile.len()
     }
