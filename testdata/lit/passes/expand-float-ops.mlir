@@ -22,19 +22,25 @@ func.func @tanh_f32(%x: f32) -> f32 {
 
 // -----
 
-// bf16 tanh (GELU's): computed in f32 and rounded back; f64 tanh is left to libdevice.
+// bf16 tanh (GELU's): sm_75's tanh.approx.f32 in f32, rounded back (its 2^-11 relative
+// error is an eighth of a bf16 ulp); f16 tanh (ulp 2^-11) keeps the rational form; f64
+// tanh is left to libdevice.
 // CHECK-LABEL: func.func @tanh_bf16(
-// CHECK-SAME:      %[[X:[^:]*]]: bf16, %[[Y:[^:]*]]: f64)
+// CHECK-SAME:      %[[X:[^:]*]]: bf16, %[[Y:[^:]*]]: f64, %[[H:[^:]*]]: f16)
 // CHECK:         %[[W:.*]] = arith.extf %[[X]] : bf16 to f32
-// CHECK:         math.absf %[[W]] : f32
-// CHECK:         %[[T:.*]] = arith.select %{{.*}}, %[[W]], %{{.*}} : f32
+// CHECK-NEXT:    %[[T:.*]] = "llvm.inline_asm"(%[[W]]) <{asm_string = "tanh.approx.f32 $0, $1;", constraints = "=f,f"}> : (f32) -> f32
 // CHECK-NEXT:    %[[N:.*]] = arith.truncf %[[T]] : f32 to bf16
 // CHECK-NEXT:    %[[D:.*]] = math.tanh %[[Y]] : f64
-// CHECK-NEXT:    return %[[N]], %[[D]] : bf16, f64
-func.func @tanh_bf16(%x: bf16, %y: f64) -> (bf16, f64) {
+// CHECK-NEXT:    %[[HW:.*]] = arith.extf %[[H]] : f16 to f32
+// CHECK:         math.absf %[[HW]] : f32
+// CHECK:         %[[HT:.*]] = arith.select %{{.*}}, %[[HW]], %{{.*}} : f32
+// CHECK-NEXT:    %[[HN:.*]] = arith.truncf %[[HT]] : f32 to f16
+// CHECK-NEXT:    return %[[N]], %[[D]], %[[HN]] : bf16, f64, f16
+func.func @tanh_bf16(%x: bf16, %y: f64, %h: f16) -> (bf16, f64, f16) {
   %0 = math.tanh %x : bf16
   %1 = math.tanh %y : f64
-  return %0, %1 : bf16, f64
+  %2 = math.tanh %h : f16
+  return %0, %1, %2 : bf16, f64, f16
 }
 
 // -----

@@ -556,6 +556,27 @@ pub fn build_call_intrinsic(
     m.result(op, 0)
 }
 
+/// `llvm.inline_asm "asm", "constraints" operands : (..) -> result`, without side effects
+/// (LLVM may move, merge or drop it like any pure call).
+pub fn build_inline_asm(
+    m: &mut Module,
+    at: InsertPoint,
+    asm: &str,
+    constraints: &str,
+    operands: &[Value],
+    result: Type,
+) -> Value {
+    let op = m.create_op_at(
+        OpState::new("llvm.inline_asm")
+            .operands(operands)
+            .prop("asm_string", Attribute::string(asm))
+            .prop("constraints", Attribute::string(constraints))
+            .results(&[result]),
+        at,
+    );
+    m.result(op, 0)
+}
+
 /// `llvm.extractvalue %container[position] : ty`.
 pub fn build_extract_value(
     m: &mut Module,
