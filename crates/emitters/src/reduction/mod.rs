@@ -402,9 +402,10 @@ impl<'a> Emitter<'a> {
             thread_map: tiling.output_map.clone(),
             in_place: Vec::new(),
             layouts: tiling
-                .thread_layout()
+                .layout
+                .clone()
                 .map(|layout| ThreadLayout {
-                    what: "the block's rows and columns read",
+                    what: "the input the block reads",
                     shape: layout.shape(),
                     layout,
                 })

@@ -109,6 +109,12 @@ pub struct Tiling {
     /// The warp shuffle right after the per-thread loop (row kinds), by its distance.
     pub first_shuffle: Option<i64>,
     pub shared: Option<SharedStage>,
+    /// How the block's threads cover the input the block reads, as a nested layout (issue
+    /// 21), the same distribution as `input_map` (tests check they agree point for point).
+    /// Row kinds: over `[major, kept rows, minor]` (minor as read, vectors unsplit);
+    /// column: over `[reduced rows, kept columns]`. `None` for the small column reduction,
+    /// whose threads walk the slice linearly (not yet stated).
+    pub layout: Option<NestedLayout>,
 }
 
 /// What the vector size depends on besides the shape.
@@ -300,6 +306,17 @@ impl Tiling {
             vector_symbol: None,
             output_map,
             first_shuffle: Some(WARP_SIZE / 2),
+            // `kept` rows of `reduced` threads each; a thread walks `tile` vectors of its
+            // row `reduced` vectors apart, and the whole major component.
+            layout: Some(NestedLayout {
+                subgroup_tile: vec![1, 1, 1],
+                batch_tile: vec![d0, 1, tile],
+                outer_tile: vec![1, 1, 1],
+                thread_tile: vec![1, kept, reduced],
+                element_tile: vec![1, 1, vs],
+                subgroup_strides: vec![0, 0, 0],
+                thread_strides: vec![0, reduced, 1],
+            }),
             shared,
         })
     }
@@ -378,6 +395,17 @@ impl Tiling {
             vector_symbol: None,
             output_map,
             first_shuffle: Some(reduced / 2).filter(|&d| d > 0),
+            // `kept` rows of `reduced` threads, one vector each (the threads past
+            // `kept * reduced` that round the block up to whole warps read nothing).
+            layout: Some(NestedLayout {
+                subgroup_tile: vec![1, 1, 1],
+                batch_tile: vec![d0, 1, 1],
+                outer_tile: vec![1, 1, 1],
+                thread_tile: vec![1, kept, reduced],
+                element_tile: vec![1, 1, vs],
+                subgroup_strides: vec![0, 0, 0],
+                thread_strides: vec![0, reduced, 1],
+            }),
             shared: None,
         })
     }
@@ -429,6 +457,18 @@ impl Tiling {
         if tile_shape[1] % WARP_SIZE == 0 {
             tile_shape[1] += 1;
         }
+        // Warp `w` takes reduced rows `w, w + 32, ..` (the batch outside the warp: the
+        // block's 1024 threads are one subgroup, threads `[32, 32]`, strides `[32, 1]`), lane
+        // `l` the vector of kept columns `l * vs ..`.
+        let layout = NestedLayout {
+            subgroup_tile: vec![1, 1],
+            batch_tile: vec![rows_per_thread, 1],
+            outer_tile: vec![1, 1],
+            thread_tile: vec![TILE_SIZE, TILE_SIZE],
+            element_tile: vec![1, vs],
+            subgroup_strides: vec![0, 0],
+            thread_strides: vec![TILE_SIZE, 1],
+        };
         Tiling {
             kind: ReductionKind::Column,
             threads,
@@ -439,6 +479,7 @@ impl Tiling {
             vector_symbol: Some(1),
             output_map,
             first_shuffle: None,
+            layout: Some(layout),
             shared: Some(SharedStage {
                 write_map,
                 read_map,
@@ -446,27 +487,6 @@ impl Tiling {
                 max_distance: TILE_SIZE / 2,
             }),
         }
-    }
-
-    /// How a block's threads cover its part of the input, as a nested layout (issue 21),
-    /// for the column reduction: over `[32 * rows per thread, 32 * vector]` (reduced rows,
-    /// kept columns), row `32 s0 + warp`, column `lane * vector + s1`. The block's 1024
-    /// threads are one subgroup, threads `[32, 32]` with strides `[32, 1]`: the warp is the
-    /// rows' inner level, below the loop (the batch). `None` for the other kinds (not
-    /// stated as layouts yet).
-    pub fn thread_layout(&self) -> Option<NestedLayout> {
-        if self.kind != ReductionKind::Column {
-            return None;
-        }
-        Some(NestedLayout {
-            subgroup_tile: vec![1, 1],
-            batch_tile: vec![self.input_map.range_vars[0].bounds.hi + 1, 1],
-            outer_tile: vec![1, 1],
-            thread_tile: vec![TILE_SIZE, TILE_SIZE],
-            element_tile: vec![1, self.vector_size],
-            subgroup_strides: vec![0, 0],
-            thread_strides: vec![TILE_SIZE, 1],
-        })
     }
 
     fn small_column(rd: &ReductionDimensions, widths: ElementWidths) -> Tiling {
@@ -530,6 +550,7 @@ impl Tiling {
             vector_symbol: Some(1),
             output_map,
             first_shuffle: None,
+            layout: None,
             shared: Some(SharedStage {
                 write_map,
                 read_map,
@@ -544,37 +565,68 @@ impl Tiling {
 mod tests {
     use super::*;
 
-    /// The column reduction's nested layout is its input map: at every thread and loop
-    /// point of block 0, the layout's (row, column) is the (reduced, kept) index read.
+    /// Each layout's map is the input map: at every thread and loop point of block 0, the
+    /// layout's index is the index the tiling reads (row kinds: the vector's position
+    /// folded into the minor index).
     #[test]
-    fn the_column_layout_is_the_input_map() {
-        for (d1, d2, bits) in [(64, 256, 32), (96, 128, 16), (40, 64, 64)] {
-            let rd = ReductionDimensions {
-                is_row: false,
-                dims: [1, d1, d2],
-            };
-            let widths = ElementWidths {
-                smallest_input_bits: bits,
-                smallest_output_bits: bits,
-            };
-            let t = Tiling::new(&rd, widths).unwrap();
-            assert_eq!(t.kind, ReductionKind::Column);
-            let layout = t.thread_layout().unwrap();
-            let rows = layout.batch_tile[0] * TILE_SIZE;
-            layout
-                .verify(Some(&[rows, TILE_SIZE * t.vector_size]), None)
-                .unwrap();
+    fn the_layouts_are_the_input_maps() {
+        let widths = |bits| ElementWidths {
+            smallest_input_bits: bits,
+            smallest_output_bits: bits,
+        };
+        for (is_row, dims, bits, kind) in [
+            (true, [1, 64, 4096], 32, ReductionKind::Row),
+            (true, [3, 2, 2000], 16, ReductionKind::Row),
+            (true, [2, 300, 8], 32, ReductionKind::MultiRow),
+            (true, [1, 1000, 32], 16, ReductionKind::MultiRow),
+            (false, [1, 64, 256], 32, ReductionKind::Column),
+            (false, [1, 96, 128], 16, ReductionKind::Column),
+            (false, [1, 40, 64], 64, ReductionKind::Column),
+        ] {
+            let rd = ReductionDimensions { is_row, dims };
+            let t = Tiling::new(&rd, widths(bits)).unwrap();
+            assert_eq!(t.kind, kind, "{dims:?}");
+            let layout = t.layout.clone().unwrap();
+            layout.verify(None, None).unwrap();
             let map = layout.to_indexing_map();
+            let rank = layout.rank();
+            let symbols = &t.input_map.range_vars;
+            let points = symbols.iter().fold(vec![Vec::new()], |points, v| {
+                points
+                    .iter()
+                    .flat_map(|p| {
+                        (v.bounds.lo..=v.bounds.hi).map(move |x| {
+                            let mut q: Vec<i64> = p.clone();
+                            q.push(x);
+                            q
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            });
             for th in 0..t.threads {
-                for s0 in 0..layout.batch_tile[0] {
-                    for s1 in 0..t.vector_size {
-                        if !t.input_map.contains(&[th, 0], &[s0, s1]) {
-                            continue;
-                        }
-                        let read = t.input_map.eval(&[th, 0], &[s0, s1]);
-                        let at = map.eval(&[th, 0], &[s0, 0, 0, 0, 0, s1]);
-                        assert_eq!(at, read[1..], "{d1}x{d2}, {bits} bits");
+                for s in &points {
+                    if !t.input_map.contains(&[th, 0], s) {
+                        continue;
                     }
+                    let read = t.input_map.eval(&[th, 0], s);
+                    // Layout symbols: batch.., outer.., element.. (rank each).
+                    let mut at = vec![0; 3 * rank];
+                    let want = match kind {
+                        ReductionKind::Row => {
+                            (at[0], at[2], at[8]) = (s[0], s[1], s[2]);
+                            let vs = t.vector_size;
+                            vec![read[0], read[1], read[2] * vs + read[3]]
+                        }
+                        ReductionKind::MultiRow => {
+                            (at[0], at[8]) = (s[0], s[1]);
+                            read
+                        }
+                        _ => {
+                            (at[0], at[5]) = (s[0], s[1]);
+                            read[1..].to_vec()
+                        }
+                    };
+                    assert_eq!(map.eval(&[th, 0], &at), want, "{dims:?}, {bits} bits");
                 }
             }
         }
