@@ -2,8 +2,10 @@
 //! low, the imaginary part's high, as in memory), so loads, stores, selects and data
 //! movement need nothing new. Each op takes its operands apart into f32s, computes as
 //! MLIR's `complex-to-standard` lowering does (what XLA's emitters run; the evaluator's
-//! `hlo::evaluate::C64` has the same formulas, or the exact value for `abs` and `exp`) and
-//! puts the result together again.
+//! `hlo::evaluate::C64` has the same formulas, or the exact value for `abs`, `exp`, `log`
+//! and `sqrt`) and puts the result together again. The functions are scaled where a
+//! result that fits in f32 would otherwise pass through an overflow (`|z|` in `abs`,
+//! `log` and `sqrt`, `e^re` in `exp`).
 
 use super::arith::{cmpf, convert};
 use super::*;
@@ -71,6 +73,33 @@ impl ElementalEmitter<'_, '_> {
                 let zero = b.float(0.0, Type::F32);
                 let real_axis = cmpf(b, "oeq", im, zero);
                 let out_im = b.select(real_axis, im, out_im);
+                assemble(b, out_re, out_im)
+            }
+            Log => {
+                // log|z| + i arg z. log|z| = log m + log1p((n/m)^2) / 2 for m, n the larger
+                // and smaller part magnitude: finite where |z| itself overflows f32 (3e38 +
+                // 3e38i); -inf at zero. The argument by atan2 (±π on the negative real
+                // axis, by the zero's sign).
+                let (re, im) = parts(b, x);
+                let (a, c) = (b.unary("math.absf", re), b.unary("math.absf", im));
+                let larger = b.binary("arith.maximumf", a, c);
+                let smaller = b.binary("arith.minimumf", a, c);
+                let ratio = b.binary("arith.divf", smaller, larger);
+                let square = mul(b, ratio, ratio);
+                let log1p = b.unary("math.log1p", square);
+                let half = b.float(0.5, Type::F32);
+                let correction = mul(b, log1p, half);
+                let log_larger = b.unary("math.log", larger);
+                let sum = add(b, log_larger, correction);
+                let zero = b_zero(b);
+                let at_zero = cmpf(b, "oeq", larger, zero);
+                let out_re = b.select(at_zero, log_larger, sum);
+                let out_im = b.binary("math.atan2", im, re);
+                assemble(b, out_re, out_im)
+            }
+            Sqrt => {
+                let (re, im) = parts(b, x);
+                let (out_re, out_im) = square_root(b, re, im);
                 assemble(b, out_re, out_im)
             }
             Add | Subtract | Multiply | Divide => {
@@ -179,6 +208,50 @@ fn divide(b: &mut Builder<'_>, (a, bi): (Value, Value), (c, d): (Value, Value)) 
     let re2 = b.binary("arith.divf", n_re2, t2);
     let im2 = b.binary("arith.divf", n_im2, t2);
     (b.select(c_larger, re1, re2), b.select(c_larger, im1, im2))
+}
+
+/// The principal square root: `t = sqrt(|z|/2 + |re|/2)`, then `(t, im / 2t)` for
+/// `re >= 0` and `(|im| / 2t, ±t)` with `im`'s sign otherwise; `(0, im)` at zero, where `t`
+/// is 0. Past 2^126 the parts are scaled by 1/4 first and `t` by 2 after, so |z| stays in
+/// f32's range (3e38 + 3e38i); below it nothing is scaled (no subnormal loses bits).
+fn square_root(b: &mut Builder<'_>, re: Value, im: Value) -> (Value, Value) {
+    let (a, c) = (b.unary("math.absf", re), b.unary("math.absf", im));
+    let larger = b.binary("arith.maximumf", a, c);
+    let huge = {
+        let limit = b.float(2f64.powi(126), Type::F32);
+        cmpf(b, "ogt", larger, limit)
+    };
+    let (quarter, one, two) = (
+        b.float(0.25, Type::F32),
+        b.float(1.0, Type::F32),
+        b.float(2.0, Type::F32),
+    );
+    let scale = b.select(huge, quarter, one);
+    let unscale = b.select(huge, two, one);
+    let (re_s, im_s) = (mul(b, re, scale), mul(b, im, scale));
+    let size = magnitude(b, re_s, im_s);
+    let abs_re = b.unary("math.absf", re_s);
+    let sum = add(b, size, abs_re);
+    let half = b.float(0.5, Type::F32);
+    let halved = mul(b, sum, half);
+    let root = b.unary("math.sqrt", halved);
+    let t = mul(b, root, unscale);
+    let two_t = add(b, t, t);
+    let other = {
+        let abs_im = b.unary("math.absf", im);
+        b.binary("arith.divf", abs_im, two_t)
+    };
+    let im_over = b.binary("arith.divf", im, two_t);
+    let signed_t = b.binary("math.copysign", t, im);
+    let zero = b_zero(b);
+    let right = cmpf(b, "oge", re, zero);
+    let out_re = b.select(right, t, other);
+    let out_im = b.select(right, im_over, signed_t);
+    let at_zero = cmpf(b, "oeq", larger, zero);
+    (
+        b.select(at_zero, zero, out_re),
+        b.select(at_zero, im, out_im),
+    )
 }
 
 /// `|re + i im|` without overflow or underflow in the squares, as `complex-to-standard`'s

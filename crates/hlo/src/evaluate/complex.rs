@@ -4,8 +4,9 @@
 //! `(a+bi)(c+di) = (ac-bd) + (ad+bc)i` and Smith's division, each step rounded to f32.
 //! `convert` to a real type takes the real part and from one gives a zero imaginary part,
 //! as XLA's does; `real`, `imag` and `complex` take numbers apart and put them together;
-//! `abs` and `exp` are exact to f64 and rounded once (the kernels' f32 formulas are within
-//! f32's bound of them). `c128` and the other transcendental functions are not here yet.
+//! `abs`, `exp`, `log` and `sqrt` (principal) are exact to f64 and rounded once (the
+//! kernels' f32 formulas are within f32's bound of them). `c128` and the other
+//! transcendental functions are not here yet.
 
 use super::value::{Element, Elements, Num, elements_storage};
 use crate::literal;
@@ -87,6 +88,19 @@ pub(super) fn unary(op: Opcode, x: &[C64]) -> Option<Elements> {
                 })
                 .collect(),
         ),
+        // log|z| + i atan2(im, re), and the principal square root, in f64, rounded once.
+        Opcode::Log => Elements::C64(
+            x.iter()
+                .map(|c| {
+                    let (re, im) = (f64::from(c.re), f64::from(c.im));
+                    C64 {
+                        re: re.hypot(im).ln() as f32,
+                        im: im.atan2(re) as f32,
+                    }
+                })
+                .collect(),
+        ),
+        Opcode::Sqrt => Elements::C64(x.iter().map(|&c| principal_sqrt(c)).collect()),
         _ => return None,
     })
 }
@@ -147,6 +161,26 @@ pub(super) fn from_parts(re: &Elements, im: &Elements) -> Result<Elements, Strin
             re.element_type(),
             im.element_type()
         )),
+    }
+}
+
+/// The principal square root of `c`, in f64: `t = sqrt((|z| + |re|) / 2)`, then
+/// `(t, im / 2t)` for `re >= 0`, else `(|im| / 2t, ±t)` with `im`'s sign; `(0, im)` at 0.
+fn principal_sqrt(c: C64) -> C64 {
+    let (re, im) = (f64::from(c.re), f64::from(c.im));
+    let size = re.hypot(im);
+    if size == 0.0 {
+        return C64 { re: 0.0, im: c.im };
+    }
+    let t = ((size + re.abs()) / 2.0).sqrt();
+    let (out_re, out_im) = if re >= 0.0 {
+        (t, im / (2.0 * t))
+    } else {
+        (im.abs() / (2.0 * t), t.copysign(im))
+    };
+    C64 {
+        re: out_re as f32,
+        im: out_im as f32,
     }
 }
 
