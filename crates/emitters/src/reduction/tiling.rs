@@ -112,8 +112,8 @@ pub struct Tiling {
     /// How the block's threads cover the input the block reads, as a nested layout (issue
     /// 21), the same distribution as `input_map` (tests check they agree point for point).
     /// Row kinds: over `[major, kept rows, minor]` (minor as read, vectors unsplit);
-    /// column: over `[reduced rows, kept columns]`. `None` for the small column reduction,
-    /// whose threads walk the slice linearly (not yet stated).
+    /// column kinds: over `[reduced rows, kept columns]`. `None` for a small column
+    /// reduction whose vectors straddle two rows.
     pub layout: Option<NestedLayout>,
 }
 
@@ -550,7 +550,21 @@ impl Tiling {
             vector_symbol: Some(1),
             output_map,
             first_shuffle: None,
-            layout: None,
+            layout: (d2 % vs == 0).then(|| {
+                // Thread `th` reads `vs` elements at `th * vs` of the row-major slice, then
+                // `vs * threads` further per iteration: `d2 / vs` lanes across a row,
+                // `shared_rows` rows at a time. When a vector straddles two rows (`d2` not a
+                // multiple of `vs`), no layout says it.
+                NestedLayout {
+                    subgroup_tile: vec![1, 1],
+                    batch_tile: vec![loop_size, 1],
+                    outer_tile: vec![1, 1],
+                    thread_tile: vec![shared_rows, d2 / vs],
+                    element_tile: vec![1, vs],
+                    subgroup_strides: vec![0, 0],
+                    thread_strides: vec![d2 / vs, 1],
+                }
+            }),
             shared: Some(SharedStage {
                 write_map,
                 read_map,
@@ -582,6 +596,9 @@ mod tests {
             (false, [1, 64, 256], 32, ReductionKind::Column),
             (false, [1, 96, 128], 16, ReductionKind::Column),
             (false, [1, 40, 64], 64, ReductionKind::Column),
+            (false, [100, 64, 2], 32, ReductionKind::SmallColumn),
+            (false, [10, 200, 8], 32, ReductionKind::SmallColumn),
+            (false, [11, 32, 8], 16, ReductionKind::SmallColumn),
         ] {
             let rd = ReductionDimensions { is_row, dims };
             let t = Tiling::new(&rd, widths(bits)).unwrap();
