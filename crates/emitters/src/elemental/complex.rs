@@ -70,7 +70,7 @@ impl ElementalEmitter<'_, '_> {
                 let (cos, sin) = (b.unary("math.cos", im), b.unary("math.sin", im));
                 let (out_re, out_im) = (mul(b, half, cos), mul(b, half, sin));
                 let (out_re, out_im) = (mul(b, out_re, half), mul(b, out_im, half));
-                let zero = b.float(0.0, Type::F32);
+                let zero = b_zero(b);
                 let real_axis = cmpf(b, "oeq", im, zero);
                 let out_im = b.select(real_axis, im, out_im);
                 assemble(b, out_re, out_im)
@@ -81,11 +81,7 @@ impl ElementalEmitter<'_, '_> {
                 // 3e38i); -inf at zero. The argument by atan2 (±π on the negative real
                 // axis, by the zero's sign).
                 let (re, im) = parts(b, x);
-                let (a, c) = (b.unary("math.absf", re), b.unary("math.absf", im));
-                let larger = b.binary("arith.maximumf", a, c);
-                let smaller = b.binary("arith.minimumf", a, c);
-                let ratio = b.binary("arith.divf", smaller, larger);
-                let square = mul(b, ratio, ratio);
+                let (larger, square) = larger_and_squared_ratio(b, re, im);
                 let log1p = b.unary("math.log1p", square);
                 let half = b.float(0.5, Type::F32);
                 let correction = mul(b, log1p, half);
@@ -215,8 +211,10 @@ fn divide(b: &mut Builder<'_>, (a, bi): (Value, Value), (c, d): (Value, Value)) 
 /// is 0. Past 2^126 the parts are scaled by 1/4 first and `t` by 2 after, so |z| stays in
 /// f32's range (3e38 + 3e38i); below it nothing is scaled (no subnormal loses bits).
 fn square_root(b: &mut Builder<'_>, re: Value, im: Value) -> (Value, Value) {
-    let (a, c) = (b.unary("math.absf", re), b.unary("math.absf", im));
-    let larger = b.binary("arith.maximumf", a, c);
+    let larger = {
+        let (a, c) = (b.unary("math.absf", re), b.unary("math.absf", im));
+        b.binary("arith.maximumf", a, c)
+    };
     let huge = {
         let limit = b.float(2f64.powi(126), Type::F32);
         cmpf(b, "ogt", larger, limit)
@@ -254,15 +252,22 @@ fn square_root(b: &mut Builder<'_>, re: Value, im: Value) -> (Value, Value) {
     )
 }
 
-/// `|re + i im|` without overflow or underflow in the squares, as `complex-to-standard`'s
-/// `complex.abs`: `m * sqrt(1 + (n/m)^2)` for `m`, `n` the larger and smaller magnitude;
-/// 0 when both are 0.
-fn magnitude(b: &mut Builder<'_>, re: Value, im: Value) -> Value {
+/// `m` and `(n/m)^2` for `m`, `n` the larger and smaller of `|re|`, `|im|`: what `|z|` and
+/// `log|z|` are computed from without squaring a part (NaN ratio when both are 0; the
+/// callers select their zero case on `m`).
+fn larger_and_squared_ratio(b: &mut Builder<'_>, re: Value, im: Value) -> (Value, Value) {
     let (a, c) = (b.unary("math.absf", re), b.unary("math.absf", im));
     let larger = b.binary("arith.maximumf", a, c);
     let smaller = b.binary("arith.minimumf", a, c);
     let ratio = b.binary("arith.divf", smaller, larger);
-    let square = mul(b, ratio, ratio);
+    (larger, mul(b, ratio, ratio))
+}
+
+/// `|re + i im|` without overflow or underflow in the squares, as `complex-to-standard`'s
+/// `complex.abs`: `m * sqrt(1 + (n/m)^2)` for `m`, `n` the larger and smaller magnitude;
+/// 0 when both are 0.
+fn magnitude(b: &mut Builder<'_>, re: Value, im: Value) -> Value {
+    let (larger, square) = larger_and_squared_ratio(b, re, im);
     let one = b.float(1.0, Type::F32);
     let sum = add(b, one, square);
     let root = b.unary("math.sqrt", sum);

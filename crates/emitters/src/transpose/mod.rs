@@ -69,7 +69,7 @@ impl TransposeTiling {
         match packed {
             Some(p) => TransposeTiling::Packed(p),
             None => {
-                let bytes: Vec<i64> = element_bits.iter().map(|b| (b + 7) / 8).collect();
+                let bytes: Vec<i64> = element_bits.iter().map(|&b| bytes_of(b)).collect();
                 TransposeTiling::Padded(Tiling::new(description, &bytes))
             }
         }
@@ -226,9 +226,14 @@ impl TransposePlan {
         let tile: i64 = self.tiling.shared_tile_shape().iter().product();
         self.heroes
             .iter()
-            .map(|&h| tile * ((element_bits(&c.instruction(h).shape) + 7) / 8))
+            .map(|&h| tile * bytes_of(element_bits(&c.instruction(h).shape)))
             .sum()
     }
+}
+
+/// Whole bytes holding `bits`.
+fn bytes_of(bits: i64) -> i64 {
+    (bits + 7) / 8
 }
 
 fn element_bits(shape: &Shape) -> i64 {
