@@ -15,6 +15,18 @@
 //!   [`Module::print_generic`] write them; [`Module::verify`] checks types, terminators,
 //!   dominance, isolation and symbols.
 //!
+//! **Layering.** The files form a stack with one knot. Leaves: `intern`, `lexer`, `types`,
+//! `attrs`, `traits`, `diag`; above them `ods` (declarations) and the `dialects`, which
+//! only register into a registry. The knot is the one MLIR has between `Operation`,
+//! `OperationName` and `OpAsmPrinter`: a [`Module`] carries its [`Registry`], whose op
+//! definitions hold hooks typed by the [`printer`], the [`parser`] and the [`verifier`],
+//! which in turn read the module (and the printer asks the verifier whether an op may use
+//! its custom form, as MLIR does). Untying it would mean type-erased hooks (`dyn Any`
+//! downcasts on every print and parse), trading a compile-time check for a file graph with
+//! no cycle, so `module`, `registry`, `parser`, `printer` and `verifier` stay one unit. No
+//! other cycle is allowed (the `layering` test reads every file's `crate::` paths): the
+//! dialects do not import each other both ways, and `ods` does not import the registry.
+//!
 //! ```
 //! use ir::{Builder, InsertPoint, Type, parse_module};
 //!
@@ -62,6 +74,7 @@ pub mod ods;
 pub mod parser;
 pub mod printer;
 pub mod registry;
+pub mod traits;
 pub mod types;
 pub mod verifier;
 
@@ -77,6 +90,7 @@ pub use parser::{
     parse_type,
 };
 pub use printer::{PrintOptions, Printer};
-pub use registry::{OpDef, Registry, Traits};
+pub use registry::{OpDef, Registry};
+pub use traits::Traits;
 pub use types::{DYNAMIC, FloatKind, Signedness, Type, TypeKind};
 pub use verifier::{VerifyCx, verify};

@@ -13,7 +13,7 @@
 use crate::attrs::{self, Attribute, NamedAttr};
 use crate::intern::{FxHashMap, FxHashSet};
 use crate::module::{BlockId, Module, OpId, RegionId, Value, ValueDef};
-use crate::registry::Traits;
+use crate::traits::Traits;
 use crate::types::Type;
 use crate::verifier::VerifyCx;
 use std::cell::RefCell;

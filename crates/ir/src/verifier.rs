@@ -10,7 +10,7 @@
 use crate::diag::{DResult, Diagnostic};
 use crate::intern::FxHashMap;
 use crate::module::{BlockId, Module, OpId, RegionId, SymbolTable, Value, ValueDef};
-use crate::registry::Traits;
+use crate::traits::Traits;
 use std::cell::RefCell;
 
 /// What op verifiers get: the module and cached symbol tables.

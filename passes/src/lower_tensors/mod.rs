@@ -58,6 +58,7 @@
 //! transfers, and (while lowering) loops or branches whose tensors change buffer, and shared
 //! memory passed to a call.
 
+mod alignment;
 mod atomic;
 
 use crate::pass::{Pass, op_error};
@@ -703,7 +704,7 @@ fn lower_transfer_read(m: &mut Module, op: OpId, cx: &Cx) {
         let loaded = llvm::build_load(m, at, place.byte, vector, invariant);
         let load = m.defining_op(loaded).expect("a load");
         let lanes_per_byte = 8 / width;
-        let twos = known_twos(m, index).saturating_sub(lanes_per_byte.trailing_zeros());
+        let twos = alignment::index_twos(m, index).saturating_sub(lanes_per_byte.trailing_zeros());
         let alignment = (1u64 << twos.min(4)).min(BUFFER_ALIGNMENT);
         m.set_prop(load, "alignment", Attribute::i64(alignment as i64));
         m.replace_all_uses(m.result(op, 0), loaded);
@@ -715,7 +716,7 @@ fn lower_transfer_read(m: &mut Module, op: OpId, cx: &Cx) {
     let invariant = cx.is_invariant(m, buffer);
     let mut loaded = llvm::build_load(m, InsertPoint::Before(op), address, loaded_type, invariant);
     let load = m.defining_op(loaded).expect("a load");
-    set_alignment(m, load, index, memory_type(elem));
+    alignment::set_alignment(m, load, index, memory_type(elem));
     if elem == Type::I1 {
         let mut b = Builder::before(m, op);
         let zero = b.constant(Attribute::dense_splat(loaded_type, Scalar::Int(0)));
@@ -735,7 +736,7 @@ fn lower_transfer_write(m: &mut Module, op: OpId, cx: &Cx) {
     }
     let address = element_address(m, op, cx.buffer(dest), Some(index), memory_type(elem));
     let store = llvm::build_store(m, InsertPoint::Before(op), vector, address);
-    set_alignment(m, store, index, memory_type(elem));
+    alignment::set_alignment(m, store, index, memory_type(elem));
 }
 
 /// `t` with `i1` elements stored as `i8` (vectors of `i1` are bit-packed in LLVM's memory).
@@ -745,80 +746,6 @@ fn memory_type(t: Type) -> Type {
     } else {
         t
     }
-}
-
-/// Sets the alignment of a vector load or store of `&buffer[index]`: the element size times
-/// the largest power of two known to divide `index`, at most the buffer's alignment.
-fn set_alignment(m: &mut Module, access: OpId, index: Value, elem: Type) {
-    let elem_bytes = u64::from(elem.bit_width().unwrap_or(8).div_ceil(8));
-    let alignment = (elem_bytes << known_twos(m, index)).min(BUFFER_ALIGNMENT.max(elem_bytes));
-    m.set_prop(access, "alignment", Attribute::i64(alignment as i64));
-}
-
-/// More powers of two than any alignment needs.
-const MAX_TWOS: u32 = 16;
-
-/// How many times 2 is known to divide the index `v` (at most [`MAX_TWOS`]).
-fn known_twos(m: &Module, v: Value) -> u32 {
-    let twos = match m.value_def(v) {
-        ValueDef::Result { op, index } => op_result_twos(m, op, index as usize),
-        ValueDef::Arg { block, index } => loop_iv_twos(m, block, index),
-        ValueDef::Detached => 0,
-    };
-    twos.min(MAX_TWOS)
-}
-
-fn op_result_twos(m: &Module, op: OpId, index: usize) -> u32 {
-    let operand = |i: usize| known_twos(m, m.operand(op, i));
-    match m.name(op).as_str() {
-        "arith.constant" => m
-            .prop(op, "value")
-            .and_then(Attribute::as_int)
-            .map_or(0, constant_twos),
-        "arith.addi" | "arith.subi" => operand(0).min(operand(1)),
-        "arith.muli" => operand(0) + operand(1),
-        "arith.index_cast" | "arith.index_castui" => operand(0),
-        "xla_gpu.apply_indexing" => {
-            let map = ir::dialects::xla_gpu::indexing_map(m, op).expect("apply_indexing's map");
-            let operands: Vec<u32> = (0..m.num_operands(op)).map(operand).collect();
-            expr_twos(&map.results[index], &operands, map.dims.len())
-        }
-        _ => 0,
-    }
-}
-
-/// An `scf.for` induction variable is `lb + k * step`.
-fn loop_iv_twos(m: &Module, block: BlockId, index: u32) -> u32 {
-    match m.block_parent_op(block) {
-        Some(op) if index == 0 && m.is(op, "scf.for") => {
-            known_twos(m, m.operand(op, 0)).min(known_twos(m, m.operand(op, 2)))
-        }
-        _ => 0,
-    }
-}
-
-fn constant_twos(c: i128) -> u32 {
-    if c == 0 { MAX_TWOS } else { c.trailing_zeros() }
-}
-
-/// How many times 2 divides an affine expression whose operands (dims, then symbols) are
-/// divided `operands[i]` times.
-fn expr_twos(e: &indexing::AffineExpr, operands: &[u32], dims: usize) -> u32 {
-    use indexing::AffineExpr as E;
-    let twos = match e {
-        E::Constant(c) => constant_twos((*c).into()),
-        E::Dim(i) => operands.get(*i).copied().unwrap_or(0),
-        E::Symbol(i) => operands.get(dims + i).copied().unwrap_or(0),
-        E::Add(a, b) => expr_twos(a, operands, dims).min(expr_twos(b, operands, dims)),
-        E::Mul(a, c) => expr_twos(a, operands, dims) + constant_twos((*c).into()),
-        E::Mod(a, c) => expr_twos(a, operands, dims).min(constant_twos((*c).into())),
-        // An exact division by a power of two keeps the rest of the factor.
-        E::FloorDiv(a, d) | E::CeilDiv(a, d) if d.count_ones() == 1 => {
-            expr_twos(a, operands, dims).saturating_sub(d.trailing_zeros())
-        }
-        E::FloorDiv(..) | E::CeilDiv(..) => 0,
-    };
-    twos.min(MAX_TWOS)
 }
 
 /// `gpu.thread_id x` → `nvvm.read.ptx.sreg.tid.x : i32` + `arith.index_castui`.

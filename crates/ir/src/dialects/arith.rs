@@ -4,8 +4,8 @@ use super::{same_shape, with_element_type};
 use crate::Ident;
 use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
+use crate::dialects::prelude::*;
 use crate::module::{InsertPoint, Module, OpId, OpState, Value};
-use crate::ods::prelude::*;
 use crate::parser::Parser;
 use crate::printer::Printer;
 use crate::types::{Type, TypeKind};
@@ -80,6 +80,18 @@ pub const FASTMATH: PropKind = PropKind::EnumBody {
     prefix: "#arith.fastmath",
     default: "<none>",
 };
+
+/// One float operand and result of one type with fast-math flags: `arith.negf`, and `math.tanh %x
+/// fastmath<fast> : f32` and the other unary math functions.
+pub(super) const FLOAT_UNARY_OP: OpDef = OpDef::new("")
+    .traits(Traits::PURE)
+    .inherent(&["fastmath"])
+    .regions(0)
+    .operands(&[one("operand", &FLOAT_LIKE)])
+    .results(&[one("result", &FLOAT_LIKE)])
+    .props(&[optional("fastmath", FASTMATH)])
+    .rules(&[ALL_TYPES_SAME])
+    .format("$operand (`fastmath` `` $fastmath^)? attr-dict `:` type($result)");
 
 /// `overflow<nsw>` (`#arith.overflow<nsw>`; `<none>` is left out).
 pub const OVERFLOW: PropKind = PropKind::EnumBody {
@@ -217,7 +229,7 @@ pub fn register(r: &mut Registry) {
         r.register(def.named(name).traits(commutes(commutative)));
     }
     // `arith.negf %x : f32` is written like a unary math op.
-    r.register(super::math::FLOAT_UNARY_OP.named("arith.negf"));
+    r.register(FLOAT_UNARY_OP.named("arith.negf"));
     r.register(CMPI);
     r.register(CMPF);
     r.register(SELECT);

@@ -6,7 +6,8 @@ use crate::diag::DResult;
 use crate::module::{OpId, OpState};
 use crate::parser::Parser;
 use crate::printer::Printer;
-use crate::registry::{OpDef, Registry, Traits};
+use crate::registry::{OpDef, Registry};
+use crate::traits::Traits;
 
 pub fn register(r: &mut Registry) {
     r.register(

@@ -7,7 +7,8 @@ use crate::lexer::Token;
 use crate::module::{InsertPoint, Module, OpId, OpState, Value};
 use crate::parser::{Argument, Parser};
 use crate::printer::Printer;
-use crate::registry::{OpDef, Registry, Traits};
+use crate::registry::{OpDef, Registry};
+use crate::traits::Traits;
 use crate::types::Type;
 use crate::verifier::VerifyCx;
 

@@ -10,9 +10,9 @@
 
 use super::{enum_attr, enum_case};
 use crate::attrs::Attribute;
+use crate::dialects::prelude::*;
 use crate::module::{InsertPoint, Module, OpId, OpState, Value};
 use crate::ods::Constraint;
-use crate::ods::prelude::*;
 use crate::types::Type;
 
 /// Ops that read one dimension of a launch index or size; all yield `index`.

@@ -1,7 +1,7 @@
 //! The `math` dialect: elementwise float functions (and `absi`, bit counts).
 
-use super::arith::FASTMATH;
-use crate::ods::prelude::*;
+use super::arith::FLOAT_UNARY_OP;
+use crate::dialects::prelude::*;
 
 /// Unary float ops (`math.tanh %x : f32`).
 pub const FLOAT_UNARY: &[&str] = &[
@@ -42,17 +42,6 @@ pub const FLOAT_BINARY: &[&str] = &["math.atan2", "math.powf", "math.copysign"];
 
 /// Unary integer ops.
 pub const INT_UNARY: &[&str] = &["math.absi", "math.ctlz", "math.cttz", "math.ctpop"];
-
-/// `math.tanh %x fastmath<fast> : f32`: one float operand and result of one type.
-pub(super) const FLOAT_UNARY_OP: OpDef = OpDef::new("")
-    .traits(Traits::PURE)
-    .inherent(&["fastmath"])
-    .regions(0)
-    .operands(&[one("operand", &FLOAT_LIKE)])
-    .results(&[one("result", &FLOAT_LIKE)])
-    .props(&[optional("fastmath", FASTMATH)])
-    .rules(&[ALL_TYPES_SAME])
-    .format("$operand (`fastmath` `` $fastmath^)? attr-dict `:` type($result)");
 
 /// `math.powf %a, %b : f32`.
 const FLOAT_BINARY_OP: OpDef = FLOAT_UNARY_OP

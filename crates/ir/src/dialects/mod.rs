@@ -16,10 +16,20 @@ pub mod tensor;
 pub mod vector;
 pub mod xla_gpu;
 
+/// What an op declaration uses, for `use crate::dialects::prelude::*` in a dialect file.
+pub mod prelude {
+    pub use crate::ods::constraints::*;
+    pub use crate::ods::{
+        ALL_TYPES_SAME, Arg, PropKind, TypeRule, one, optional, required, same_type, variadic,
+    };
+    pub use crate::registry::{OpDef, Registry};
+    pub use crate::traits::Traits;
+}
+
 use crate::attrs::Attribute;
 use crate::diag::DResult;
+use crate::dialects::prelude::*;
 use crate::module::{Module, OpId, OpState};
-use crate::ods::prelude::*;
 use crate::parser::Parser;
 use crate::printer::Printer;
 use crate::types::Type;

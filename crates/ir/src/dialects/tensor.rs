@@ -1,7 +1,7 @@
 //! The `tensor` dialect: `tensor.extract`, `tensor.insert`, `tensor.empty`.
 
+use crate::dialects::prelude::*;
 use crate::module::{InsertPoint, Module, OpId, OpState, Value};
-use crate::ods::prelude::*;
 use crate::types::{DYNAMIC, Type};
 use crate::verifier::VerifyCx;
 

@@ -11,9 +11,9 @@ use super::{dense_i32_array, dense_ints, expect_results, operand_segments, split
 use crate::Ident;
 use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
+use crate::dialects::prelude::*;
 use crate::lexer::Token;
 use crate::module::{InsertPoint, Module, OpId, OpState, Value};
-use crate::ods::prelude::*;
 use crate::parser::{Parser, UnresolvedOperand};
 use crate::printer::Printer;
 use crate::types::{DYNAMIC, Type};

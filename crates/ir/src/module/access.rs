@@ -365,7 +365,7 @@ impl Module {
         while let Some(p) = cur {
             if self
                 .op_def(p)
-                .is_some_and(|d| d.traits.contains(crate::registry::Traits::SYMBOL_TABLE))
+                .is_some_and(|d| d.traits.contains(crate::traits::Traits::SYMBOL_TABLE))
             {
                 return Some(p);
             }

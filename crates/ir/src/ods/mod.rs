@@ -229,12 +229,3 @@ pub fn enum_case<'a>(attr: Option<&'a crate::Attribute>, open: &str) -> Option<&
 pub fn enum_attr(open: &str, case: &str) -> crate::Attribute {
     crate::Attribute::Opaque(format!("{open}{case}>"))
 }
-
-/// What an op declaration uses, for `use crate::ods::prelude::*` in a dialect file.
-pub mod prelude {
-    pub use super::constraints::*;
-    pub use super::{
-        ALL_TYPES_SAME, Arg, PropKind, TypeRule, one, optional, required, same_type, variadic,
-    };
-    pub use crate::registry::{OpDef, Registry, Traits};
-}

@@ -6,6 +6,7 @@ mod common;
 
 mod builder;
 mod dialects;
+mod layering;
 mod link;
 mod ods;
 mod roundtrip;

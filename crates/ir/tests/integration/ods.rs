@@ -3,8 +3,8 @@
 //! its declarations with MLIR's messages, falls back to the generic form when an op breaks
 //! them, and malformed formats are refused when read.
 
+use ir::dialects::prelude::*;
 use ir::ods::format::compile;
-use ir::ods::prelude::*;
 use ir::ods::{OpSpec, PropKind, same_type};
 use ir::{Registry, parse_module_with};
 use std::sync::Arc;

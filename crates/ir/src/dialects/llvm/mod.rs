@@ -17,10 +17,10 @@ use super::{
 use crate::Ident;
 use crate::attrs::{self, Attribute, DenseValues, NamedAttr};
 use crate::diag::DResult;
+use crate::dialects::prelude::*;
 use crate::lexer::Token;
 use crate::module::{BlockId, InsertPoint, Module, OpId, OpState, Value};
 use crate::ods::Constraint;
-use crate::ods::prelude::*;
 use crate::parser::{Argument, Parser};
 use crate::printer::Printer;
 use crate::types::{Signedness, Type, TypeKind};
