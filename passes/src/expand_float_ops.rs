@@ -228,12 +228,17 @@ fn emit_tanh(b: &mut Builder<'_>, x: Value) -> Value {
     let linear_below = float(b, ty, TANH_LINEAR_BELOW);
     let linear = cmpf(b, "olt", abs, linear_below);
     let clamped = clamp(b, x, TANH_CLAMP);
-    let x2 = b.mulf(clamped, clamped);
-    let p = polynomial(b, x2, &TANH_NUMERATOR);
-    let numerator = b.mulf(clamped, p);
-    let denominator = polynomial(b, x2, &TANH_DENOMINATOR);
-    let quotient = b.binary("arith.divf", numerator, denominator);
+    let quotient = odd_rational(b, clamped, &TANH_NUMERATOR, &TANH_DENOMINATOR);
     b.select(linear, x, quotient)
+}
+
+/// `x · P(x²) / Q(x²)`: the odd rational approximation tanh and erf share.
+fn odd_rational(b: &mut Builder<'_>, x: Value, numerator: &[f32], denominator: &[f32]) -> Value {
+    let x2 = b.mulf(x, x);
+    let p = polynomial(b, x2, numerator);
+    let numerator = b.mulf(x, p);
+    let denominator = polynomial(b, x2, denominator);
+    b.binary("arith.divf", numerator, denominator)
 }
 
 fn emit_erf(b: &mut Builder<'_>, x: Value) -> Value {
@@ -244,11 +249,7 @@ fn emit_erf(b: &mut Builder<'_>, x: Value) -> Value {
     let one = float(b, ty, 1.0);
     let saturated = b.binary("math.copysign", one, x);
     let clamped = clamp(b, x, ERF_SATURATION);
-    let x2 = b.mulf(clamped, clamped);
-    let p = polynomial(b, x2, &ERF_NUMERATOR);
-    let numerator = b.mulf(clamped, p);
-    let denominator = polynomial(b, x2, &ERF_DENOMINATOR);
-    let quotient = b.binary("arith.divf", numerator, denominator);
+    let quotient = odd_rational(b, clamped, &ERF_NUMERATOR, &ERF_DENOMINATOR);
     b.select(saturates, saturated, quotient)
 }
 

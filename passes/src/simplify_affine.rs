@@ -254,8 +254,7 @@ impl Emitter<'_> {
 
     /// A sum, its terms ordered as the module documentation says.
     fn emit_sum(&mut self, e: &AffineExpr) -> Value {
-        let mut terms = Vec::new();
-        flatten_sum(e, &mut terms);
+        let mut terms = e.sum_terms();
         terms.sort_by_key(|t| std::cmp::Reverse(self.term_distance(t)));
         let mut acc: Option<(Value, (i128, i128))> = None;
         for term in terms {
@@ -354,17 +353,6 @@ impl Emitter<'_> {
         let negative = self.cmpi("slt", r, zero);
         let up = self.binary("arith.addi", r, k, false);
         self.select(negative, up, r)
-    }
-}
-
-/// The terms of a sum, left to right.
-fn flatten_sum<'e>(e: &'e AffineExpr, terms: &mut Vec<&'e AffineExpr>) {
-    match e {
-        AffineExpr::Add(a, b) => {
-            flatten_sum(a, terms);
-            flatten_sum(b, terms);
-        }
-        _ => terms.push(e),
     }
 }
 

@@ -201,8 +201,7 @@ fn base_of(m: &Module, lp: OpId, n: i64, index: Value) -> Option<Base> {
 /// multiple of `n` (after simplification with the map's ranges).
 fn contiguous_and_aligned(map: &IndexingMap, var: &AffineExpr, n: i64) -> bool {
     let simplified = map.clone().simplified();
-    let mut terms = Vec::new();
-    sum_terms(&simplified.results[0], &mut terms);
+    let mut terms = simplified.results[0].sum_terms();
     let Some(at) = terms.iter().position(|t| *t == var) else {
         return false;
     };
@@ -216,17 +215,6 @@ fn contiguous_and_aligned(map: &IndexingMap, var: &AffineExpr, n: i64) -> bool {
         .reduce(|a, b| a + b)
         .unwrap_or(AffineExpr::Constant(0));
     known_multiple(&simplified.simplify_expr(&rest)) % n == 0
-}
-
-/// The terms of a sum (the expression itself when it is not a sum).
-fn sum_terms<'e>(e: &'e AffineExpr, out: &mut Vec<&'e AffineExpr>) {
-    match e {
-        AffineExpr::Add(a, b) => {
-            sum_terms(a, out);
-            sum_terms(b, out);
-        }
-        _ => out.push(e),
-    }
 }
 
 fn mentions(e: &AffineExpr, var: &AffineExpr) -> bool {

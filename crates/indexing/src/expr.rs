@@ -37,6 +37,23 @@ pub fn cst(c: i64) -> AffineExpr {
 }
 
 impl AffineExpr {
+    /// The terms of a sum, left to right (the expression itself when it is not a sum).
+    /// Walked with a stack: a sum's depth is the input's to choose.
+    pub fn sum_terms(&self) -> Vec<&AffineExpr> {
+        let mut terms = Vec::new();
+        let mut pending = vec![self];
+        while let Some(e) = pending.pop() {
+            match e {
+                AffineExpr::Add(a, b) => {
+                    pending.push(b);
+                    pending.push(a);
+                }
+                _ => terms.push(e),
+            }
+        }
+        terms
+    }
+
     /// `self floordiv d`. Panics if `d` is not positive: a caller bug, never input-driven
     /// (parsers reject such text before building an expression).
     pub fn floor_div(self, d: i64) -> AffineExpr {

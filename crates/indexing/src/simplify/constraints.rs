@@ -76,28 +76,12 @@ impl ExprSimplifier {
             return None;
         }
         let ordered = self.ordered_terms(&sum);
-        let mut suffix = vec![Range::point(0); ordered.len() + 1];
-        for p in (0..ordered.len()).rev() {
-            suffix[p] = suffix[p + 1].add(ordered[p].2);
-        }
-        let mut g = 0;
-        for p in 1..=ordered.len() {
-            g = gcd(g, ordered[p - 1].1);
-            if g <= 1 {
-                return None;
-            }
-            let rest = suffix[p];
-            if rest.is_empty() || !rest.is_finite() {
-                continue;
-            }
+        prefix_splits(&ordered, 0, 0).find_map(|(p, g, rest)| {
             let g128 = g as i128;
             let a = div_ceil(lo - rest.hi, g128);
             let b = (hi - rest.lo).div_euclid(g128);
-            if a == div_ceil(lo - rest.lo, g128) && b == (hi - rest.hi).div_euclid(g128) {
-                let high = Sum::prefix_divided(&ordered, p, g);
-                return Some((high.build(), a, b));
-            }
-        }
-        None
+            (a == div_ceil(lo - rest.lo, g128) && b == (hi - rest.hi).div_euclid(g128))
+                .then(|| (Sum::prefix_divided(&ordered, p, g).build(), a, b))
+        })
     }
 }

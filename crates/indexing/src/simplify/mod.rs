@@ -650,31 +650,41 @@ impl ExprSimplifier {
         divisor: i64,
         require_zero_block: bool,
     ) -> Option<(usize, i64, i128)> {
-        // suffix[p]: range of terms[p..] + constant.
-        let mut suffix = vec![Range::point(constant as i128); terms.len() + 1];
-        for p in (0..terms.len()).rev() {
-            suffix[p] = suffix[p + 1].add(terms[p].2);
-        }
-        let mut g = divisor;
-        for p in 0..=terms.len() {
-            if p > 0 {
-                g = gcd(g, terms[p - 1].1);
-            }
-            if g <= 1 {
-                return None;
-            }
-            let rest = suffix[p];
-            if rest.is_empty() || !rest.is_finite() {
-                continue;
-            }
+        prefix_splits(terms, constant.into(), divisor).find_map(|(p, g, rest)| {
             let g128 = g as i128;
             let j = rest.lo.div_euclid(g128);
-            if j == rest.hi.div_euclid(g128) && (!require_zero_block || j == 0 || p == 0) {
-                return Some((p, g, j));
-            }
-        }
-        None
+            (j == rest.hi.div_euclid(g128) && (!require_zero_block || j == 0 || p == 0))
+                .then_some((p, g, j))
+        })
     }
+}
+
+/// The places to split a sum `terms + constant` into a prefix `H = terms[..p]` and a rest,
+/// shortest prefix first: each with `g`, the gcd of `divisor` and `H`'s coefficients (a
+/// `divisor` of 0 leaves the empty prefix out), and the range of the rest `terms[p..] +
+/// constant` where it is finite. Stops at the first `g <= 1`: a longer prefix's gcd
+/// divides it.
+fn prefix_splits(
+    terms: &[(AffineExpr, i64, Range)],
+    constant: i128,
+    divisor: i64,
+) -> impl Iterator<Item = (usize, i64, Range)> + '_ {
+    // suffix[p]: range of terms[p..] + constant.
+    let mut suffix = vec![Range::point(constant); terms.len() + 1];
+    for p in (0..terms.len()).rev() {
+        suffix[p] = suffix[p + 1].add(terms[p].2);
+    }
+    let first = usize::from(divisor == 0).min(terms.len());
+    let mut g = terms[..first].iter().fold(divisor, |g, t| gcd(g, t.1));
+    (first..=terms.len())
+        .map(move |p| {
+            if p > first {
+                g = gcd(g, terms[p - 1].1);
+            }
+            (p, g, suffix[p])
+        })
+        .take_while(|&(_, g, _)| g > 1)
+        .filter(|(_, _, rest)| !rest.is_empty() && rest.is_finite())
 }
 
 #[cfg(test)]

@@ -99,14 +99,7 @@ impl<'a> Parser<'a> {
                 Ok(Type::opaque(&text))
             }
             Token::Punct(b'(') => {
-                self.bump();
-                let mut inputs = Vec::new();
-                if !self.parse_optional_punct(b')') {
-                    inputs = self.parse_type_list()?;
-                    self.parse_punct(b')')?;
-                }
-                self.parse_arrow()?;
-                let results = self.parse_function_result_types()?;
+                let (inputs, results) = self.parse_function_type_lists()?;
                 Ok(Type::function(&inputs, &results))
             }
             _ => Err(self.expected("type")),
