@@ -3,10 +3,14 @@
 //! is MLIR's `complex` dialect lowered by `complex-to-standard`, what XLA's emitters run:
 //! `(a+bi)(c+di) = (ac-bd) + (ad+bc)i` and Smith's division, each step rounded to f32.
 //! `convert` to a real type takes the real part and from one gives a zero imaginary part,
-//! as XLA's does; `real`, `imag` and `complex` take numbers apart and put them together;
-//! `abs`, `exp`, `log` and `sqrt` (principal) are exact to f64 and rounded once (the
-//! kernels' f32 formulas are within f32's bound of them). `c128` and the other
-//! transcendental functions are not here yet.
+//! as XLA's does; `real`, `imag` and `complex` take numbers apart and put them together.
+//!
+//! The functions (`abs`, `exp`, `expm1`, `log`, `log1p`, `sqrt`, `rsqrt`, `cbrt`, `sin`,
+//! `cos`, `tan`, `tanh`, `sign`, `power`) are computed in f64 ([`Z`]) and rounded once: the
+//! kernels' f32 formulas are checked against them within f32's bound. Their edges follow
+//! C99's Annex G where it speaks (`exp`, `sin`, `cos` keep a zero part on the axes instead
+//! of `inf * 0 = NaN`); `rsqrt(0)` is `1/0` by Smith's division, NaN in both parts; `0^w`
+//! is 1 for `w = 0`, 0 where `re w > 0`, NaN otherwise. `c128` is not here yet.
 
 use super::value::{Element, Elements, Num, elements_storage};
 use crate::literal;
@@ -66,42 +70,30 @@ pub(super) fn unary(op: Opcode, x: &[C64]) -> Option<Elements> {
         ),
         Opcode::Real => Elements::F32(x.iter().map(|c| c.re).collect()),
         Opcode::Imag => Elements::F32(x.iter().map(|c| c.im).collect()),
-        // |z|, and e^z = e^re (cos im + i sin im), computed in f64 and rounded once.
+        // |z| in f64, rounded once.
         Opcode::Abs => Elements::F32(
             x.iter()
                 .map(|c| f64::from(c.re).hypot(f64::from(c.im)) as f32)
                 .collect(),
         ),
-        Opcode::Exp => Elements::C64(
-            x.iter()
-                .map(|c| {
-                    let (e, im) = (f64::from(c.re).exp(), f64::from(c.im));
-                    C64 {
-                        re: (e * im.cos()) as f32,
-                        // C99's `cexp(x + i0) = e^x + i0`: the zero, not `inf * 0`.
-                        im: if im == 0.0 {
-                            c.im
-                        } else {
-                            (e * im.sin()) as f32
-                        },
-                    }
-                })
-                .collect(),
-        ),
-        // log|z| + i atan2(im, re), and the principal square root, in f64, rounded once.
-        Opcode::Log => Elements::C64(
-            x.iter()
-                .map(|c| {
-                    let (re, im) = (f64::from(c.re), f64::from(c.im));
-                    C64 {
-                        re: re.hypot(im).ln() as f32,
-                        im: im.atan2(re) as f32,
-                    }
-                })
-                .collect(),
-        ),
-        Opcode::Sqrt => Elements::C64(x.iter().map(|&c| principal_sqrt(c)).collect()),
-        _ => return None,
+        _ => {
+            let f: fn(Z) -> Z = match op {
+                Opcode::Exp => Z::exp,
+                Opcode::Expm1 => Z::exp_m1,
+                Opcode::Log => Z::ln,
+                Opcode::Log1p => Z::ln_1p,
+                Opcode::Sqrt => Z::sqrt,
+                Opcode::Rsqrt => |z| Z::ONE.div(z.sqrt()),
+                Opcode::Cbrt => Z::cbrt,
+                Opcode::Sin => Z::sin,
+                Opcode::Cos => Z::cos,
+                Opcode::Tan => Z::tan,
+                Opcode::Tanh => Z::tanh,
+                Opcode::Sign => Z::sign,
+                _ => return None,
+            };
+            Elements::C64(x.iter().map(|&c| f(Z::of(c)).round()).collect())
+        }
     })
 }
 
@@ -117,6 +109,7 @@ pub(super) fn binary(op: Opcode) -> Option<fn(C64, C64) -> C64> {
         },
         Opcode::Multiply => multiply,
         Opcode::Divide => divide,
+        Opcode::Power => |x, y| Z::of(x).pow(Z::of(y)).round(),
         _ => return None,
     })
 }
@@ -164,23 +157,212 @@ pub(super) fn from_parts(re: &Elements, im: &Elements) -> Result<Elements, Strin
     }
 }
 
-/// The principal square root of `c`, in f64: `t = sqrt((|z| + |re|) / 2)`, then
-/// `(t, im / 2t)` for `re >= 0`, else `(|im| / 2t, ±t)` with `im`'s sign; `(0, im)` at 0.
-fn principal_sqrt(c: C64) -> C64 {
-    let (re, im) = (f64::from(c.re), f64::from(c.im));
-    let size = re.hypot(im);
-    if size == 0.0 {
-        return C64 { re: 0.0, im: c.im };
+/// A complex number in f64: where the functions are computed before their one rounding.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Z {
+    re: f64,
+    im: f64,
+}
+
+impl Z {
+    const ONE: Z = Z { re: 1.0, im: 0.0 };
+
+    fn of(c: C64) -> Z {
+        Z {
+            re: c.re.into(),
+            im: c.im.into(),
+        }
     }
-    let t = ((size + re.abs()) / 2.0).sqrt();
-    let (out_re, out_im) = if re >= 0.0 {
-        (t, im / (2.0 * t))
-    } else {
-        (im.abs() / (2.0 * t), t.copysign(im))
-    };
-    C64 {
-        re: out_re as f32,
-        im: out_im as f32,
+
+    fn round(self) -> C64 {
+        C64 {
+            re: self.re as f32,
+            im: self.im as f32,
+        }
+    }
+
+    fn mul(self, w: Z) -> Z {
+        Z {
+            re: self.re * w.re - self.im * w.im,
+            im: self.re * w.im + self.im * w.re,
+        }
+    }
+
+    /// Smith's division (as [`divide`]).
+    fn div(self, w: Z) -> Z {
+        let (a, b, c, d) = (self.re, self.im, w.re, w.im);
+        if c.abs() >= d.abs() {
+            let (r, t) = (d / c, c + d * (d / c));
+            Z {
+                re: (a + b * r) / t,
+                im: (b - a * r) / t,
+            }
+        } else {
+            let (r, t) = (c / d, c * (c / d) + d);
+            Z {
+                re: (a * r + b) / t,
+                im: (b * r - a) / t,
+            }
+        }
+    }
+
+    fn abs(self) -> f64 {
+        self.re.hypot(self.im)
+    }
+
+    /// `e^re (cos im + i sin im)`; on the real axis the imaginary part is the input's zero
+    /// (C99's `cexp(x + i0) = e^x + i0`), not `inf * 0`.
+    fn exp(self) -> Z {
+        let e = self.re.exp();
+        Z {
+            re: e * self.im.cos(),
+            im: if self.im == 0.0 {
+                self.im
+            } else {
+                e * self.im.sin()
+            },
+        }
+    }
+
+    /// `e^z - 1`: the real part as `expm1(re) cos im - 2 sin^2(im/2)`, exact near zero.
+    fn exp_m1(self) -> Z {
+        let half_sin = (self.im / 2.0).sin();
+        Z {
+            re: self.re.exp_m1() * self.im.cos() - 2.0 * half_sin * half_sin,
+            im: self.exp().im,
+        }
+    }
+
+    /// `log|z| + i atan2(im, re)`.
+    fn ln(self) -> Z {
+        Z {
+            re: self.abs().ln(),
+            im: self.im.atan2(self.re),
+        }
+    }
+
+    /// `log(1 + z)`: near zero the real part is `log1p(re (2 + re) + im^2) / 2`, which
+    /// keeps the bits that `1 + re` would round away.
+    fn ln_1p(self) -> Z {
+        let (a, b) = (self.re, self.im);
+        let re = if a.abs() < 0.5 && b.abs() < 0.5 {
+            (a * (2.0 + a) + b * b).ln_1p() / 2.0
+        } else {
+            (1.0 + a).hypot(b).ln()
+        };
+        Z {
+            re,
+            im: b.atan2(1.0 + a),
+        }
+    }
+
+    /// The principal square root: `t = sqrt((|z| + |re|) / 2)`, then `(t, im / 2t)` for
+    /// `re >= 0`, else `(|im| / 2t, ±t)` with `im`'s sign; `(0, im)` at 0.
+    fn sqrt(self) -> Z {
+        let (re, im) = (self.re, self.im);
+        let size = self.abs();
+        if size == 0.0 {
+            return Z { re: 0.0, im };
+        }
+        let t = ((size + re.abs()) / 2.0).sqrt();
+        if re >= 0.0 {
+            Z {
+                re: t,
+                im: im / (2.0 * t),
+            }
+        } else {
+            Z {
+                re: im.abs() / (2.0 * t),
+                im: t.copysign(im),
+            }
+        }
+    }
+
+    /// The principal cube root: `|z|^(1/3) e^(i arg(z)/3)`.
+    fn cbrt(self) -> Z {
+        let (r, angle) = (self.abs().cbrt(), self.im.atan2(self.re) / 3.0);
+        Z {
+            re: r * angle.cos(),
+            im: r * angle.sin(),
+        }
+    }
+
+    /// `sin re cosh im + i cos re sinh im`; a zero real part stays zero (`0 · cosh ∞`).
+    fn sin(self) -> Z {
+        let (a, b) = (self.re, self.im);
+        Z {
+            re: if a == 0.0 { a } else { a.sin() * b.cosh() },
+            im: a.cos() * b.sinh(),
+        }
+    }
+
+    /// `cos re cosh im - i sin re sinh im`; a zero real part gives a zero imaginary one.
+    fn cos(self) -> Z {
+        let (a, b) = (self.re, self.im);
+        Z {
+            re: a.cos() * b.cosh(),
+            im: if a == 0.0 { -a } else { -(a.sin() * b.sinh()) },
+        }
+    }
+
+    /// Kahan's formula: with `t = tan im`, `β = 1 + t²`, `s = sinh re`, `ρ = sqrt(1 + s²)`,
+    /// `tanh z = (β ρ s + i t) / (1 + β s²)`; past |re| = 22, `±1 + i 4 sin im cos im
+    /// e^(-2|re|)` (f64 rounds the rest away).
+    fn tanh(self) -> Z {
+        let (a, b) = (self.re, self.im);
+        if a.abs() > 22.0 {
+            return Z {
+                re: 1f64.copysign(a),
+                im: 4.0 * b.sin() * b.cos() * (-2.0 * a.abs()).exp(),
+            };
+        }
+        let (t, s) = (b.tan(), a.sinh());
+        let beta = 1.0 + t * t;
+        let denominator = 1.0 + beta * s * s;
+        Z {
+            re: beta * (1.0 + s * s).sqrt() * s / denominator,
+            im: t / denominator,
+        }
+    }
+
+    /// `tan z = -i tanh(i z)`.
+    fn tan(self) -> Z {
+        let t = Z {
+            re: -self.im,
+            im: self.re,
+        }
+        .tanh();
+        Z {
+            re: t.im,
+            im: -t.re,
+        }
+    }
+
+    /// `z / |z|`, and zero at zero.
+    fn sign(self) -> Z {
+        let size = self.abs();
+        if size == 0.0 {
+            return self;
+        }
+        Z {
+            re: self.re / size,
+            im: self.im / size,
+        }
+    }
+
+    /// `z^w = e^(w log z)`; `0^w` is 1 for `w = 0`, 0 where `re w > 0`, NaN otherwise.
+    fn pow(self, w: Z) -> Z {
+        if self.re == 0.0 && self.im == 0.0 {
+            return match (w.re, w.im) {
+                (0.0, 0.0) => Z::ONE,
+                (re, _) if re > 0.0 => Z { re: 0.0, im: 0.0 },
+                _ => Z {
+                    re: f64::NAN,
+                    im: f64::NAN,
+                },
+            };
+        }
+        w.mul(self.ln()).exp()
     }
 }
 
@@ -205,5 +387,90 @@ mod tests {
         );
         assert_eq!(C64::from_pattern(x.pattern()), x);
         assert_eq!(x.pattern() as u32, 1f32.to_bits());
+    }
+
+    /// The reference functions against identities that tie them to each other and to the
+    /// textbook formulas, on a grid that crosses the axes and both sides of the cuts.
+    #[test]
+    fn the_functions_satisfy_their_identities() {
+        let close = |x: Z, y: Z, what: &str| {
+            let scale = 1.0 + y.abs();
+            let near = |a: f64, b: f64| a == b || (a - b).abs() < 1e-9 * scale;
+            assert!(
+                near(x.re, y.re) && near(x.im, y.im),
+                "{what}: {x:?} vs {y:?}"
+            );
+        };
+        let grid = [-2.5, -1.0, -0.3, -1e-9, 0.0, 1e-9, 0.7, 1.9, 3.0];
+        for re in grid {
+            for im in grid {
+                let z = Z { re, im };
+                let two = Z { re: 2.0, im: 0.0 };
+                let i_z = Z { re: -im, im: re };
+                // e^{iz} = cos z + i sin z.
+                let (c, s) = (z.cos(), z.sin());
+                close(
+                    Z {
+                        re: c.re - s.im,
+                        im: c.im + s.re,
+                    },
+                    i_z.exp(),
+                    "euler",
+                );
+                close(z.tan(), s.div(c), "tan = sin / cos");
+                let e2 = two.mul(z).exp();
+                let tanh = Z {
+                    re: e2.re - 1.0,
+                    im: e2.im,
+                }
+                .div(Z {
+                    re: e2.re + 1.0,
+                    im: e2.im,
+                });
+                close(z.tanh(), tanh, "tanh");
+                let e = z.exp();
+                close(
+                    z.exp_m1(),
+                    Z {
+                        re: e.re - 1.0,
+                        im: e.im,
+                    },
+                    "expm1",
+                );
+                close(z.ln_1p(), Z { re: 1.0 + re, im }.ln(), "log1p");
+                if re != 0.0 || im != 0.0 {
+                    let r = z.sqrt();
+                    close(r.mul(r), z, "sqrt");
+                    let c = z.cbrt();
+                    close(c.mul(c).mul(c), z, "cbrt");
+                    let q = z.div(z.sqrt()).div(z.sqrt());
+                    close(
+                        z.mul(Z::ONE.div(z.sqrt())).mul(Z::ONE.div(z.sqrt())),
+                        Z::ONE,
+                        "rsqrt",
+                    );
+                    close(q, Z::ONE, "z / sqrt z / sqrt z");
+                    close(z.pow(two), z.mul(z), "z^2");
+                    assert!((z.sign().abs() - 1.0).abs() < 1e-12, "sign of {z:?}");
+                }
+            }
+        }
+        // Where the textbook formulas overflow or cancel.
+        assert_eq!(
+            Z { re: 0.0, im: 800.0 }.sin().re,
+            0.0,
+            "sin(0 + 800i) keeps its zero"
+        );
+        assert_eq!(Z { re: 30.0, im: 1.0 }.tanh().re, 1.0);
+        let tiny = Z {
+            re: 1e-12,
+            im: 1e-12,
+        };
+        close(tiny.exp_m1(), tiny, "expm1 near zero");
+        close(tiny.ln_1p(), tiny, "log1p near zero");
+        let zero = Z { re: 0.0, im: 0.0 };
+        assert_eq!(zero.pow(zero), Z::ONE);
+        assert_eq!(zero.pow(Z { re: 0.5, im: 3.0 }), zero);
+        assert!(zero.pow(Z { re: -1.0, im: 0.0 }).re.is_nan());
     }
 }

@@ -1,14 +1,16 @@
 //! `c64` in the IR: each value is its 64-bit pattern (an `i64`: the real part's f32 bits
 //! low, the imaginary part's high, as in memory), so loads, stores, selects and data
-//! movement need nothing new. Each op takes its operands apart into f32s, computes as
-//! MLIR's `complex-to-standard` lowering does (what XLA's emitters run; the evaluator's
-//! `hlo::evaluate::C64` has the same formulas, or the exact value for `abs`, `exp`, `log`
-//! and `sqrt`) and puts the result together again. The functions are scaled where a
-//! result that fits in f32 would otherwise pass through an overflow (`|z|` in `abs`,
-//! `log` and `sqrt`, `e^re` in `exp`).
+//! movement need nothing new. Each op takes its operands apart into f32s, computes, and
+//! puts the result together again: the arithmetic here as MLIR's `complex-to-standard`
+//! lowering does (what XLA's emitters run), the functions in [`functions`]. The evaluator
+//! (`hlo::evaluate::complex`) computes the same functions in f64 and rounds once; `--check`
+//! holds the kernels to f32's bound of those values.
+
+mod functions;
 
 use super::arith::{cmpf, convert};
 use super::*;
+use functions::*;
 
 impl ElementalEmitter<'_, '_> {
     /// An elementwise op with a `c64` operand or result, or `real`/`imag`/`complex` (`from`:
@@ -58,45 +60,32 @@ impl ElementalEmitter<'_, '_> {
                 let (re, im) = parts(b, x);
                 magnitude(b, re, im)
             }
-            Exp => {
-                // e^re as e^(re/2) twice, multiplied in after cos and sin: the result is
-                // finite wherever it fits in f32, also where e^re alone does not (re past
-                // 88.7, e^89 cos 1 = 2.4e38). On the real axis the imaginary part stays the
-                // input's zero (C99's `cexp(x + i0) = e^x + i0`), not `inf * 0 = NaN`.
-                let (re, im) = parts(b, x);
-                let one_half = b.float(0.5, Type::F32);
-                let half_re = mul(b, re, one_half);
-                let half = b.unary("math.exp", half_re);
-                let (cos, sin) = (b.unary("math.cos", im), b.unary("math.sin", im));
-                let (out_re, out_im) = (mul(b, half, cos), mul(b, half, sin));
-                let (out_re, out_im) = (mul(b, out_re, half), mul(b, out_im, half));
-                let zero = b_zero(b);
-                let real_axis = cmpf(b, "oeq", im, zero);
-                let out_im = b.select(real_axis, im, out_im);
-                assemble(b, out_re, out_im)
+            Exp | Expm1 | Log | Log1p | Sqrt | Rsqrt | Cbrt | Sin | Cos | Tan | Tanh | Sign => {
+                let z = parts(b, x);
+                let (re, im) = match instr.opcode {
+                    Exp => exp(b, z),
+                    Expm1 => exp_m1(b, z),
+                    Log => log(b, z),
+                    Log1p => log_1p(b, z),
+                    Sqrt => square_root(b, z),
+                    Rsqrt => {
+                        let root = square_root(b, z);
+                        let one = (b.float(1.0, Type::F32), b_zero(b));
+                        divide(b, one, root)
+                    }
+                    Cbrt => cube_root(b, z),
+                    Sin => sin(b, z),
+                    Cos => cos(b, z),
+                    Tan => tan(b, z),
+                    Tanh => tanh(b, z),
+                    _ => sign(b, z),
+                };
+                assemble(b, re, im)
             }
-            Log => {
-                // log|z| + i arg z. log|z| = log m + log1p((n/m)^2) / 2 for m, n the larger
-                // and smaller part magnitude: finite where |z| itself overflows f32 (3e38 +
-                // 3e38i); -inf at zero. The argument by atan2 (±π on the negative real
-                // axis, by the zero's sign).
-                let (re, im) = parts(b, x);
-                let (larger, square) = larger_and_squared_ratio(b, re, im);
-                let log1p = b.unary("math.log1p", square);
-                let half = b.float(0.5, Type::F32);
-                let correction = mul(b, log1p, half);
-                let log_larger = b.unary("math.log", larger);
-                let sum = add(b, log_larger, correction);
-                let zero = b_zero(b);
-                let at_zero = cmpf(b, "oeq", larger, zero);
-                let out_re = b.select(at_zero, log_larger, sum);
-                let out_im = b.binary("math.atan2", im, re);
-                assemble(b, out_re, out_im)
-            }
-            Sqrt => {
-                let (re, im) = parts(b, x);
-                let (out_re, out_im) = square_root(b, re, im);
-                assemble(b, out_re, out_im)
+            Power => {
+                let (z, w) = (parts(b, x), parts(b, args[1]));
+                let (re, im) = power(b, z, w);
+                assemble(b, re, im)
             }
             Add | Subtract | Multiply | Divide => {
                 let (p, q) = (parts(b, x), parts(b, args[1]));
@@ -204,75 +193,4 @@ fn divide(b: &mut Builder<'_>, (a, bi): (Value, Value), (c, d): (Value, Value)) 
     let re2 = b.binary("arith.divf", n_re2, t2);
     let im2 = b.binary("arith.divf", n_im2, t2);
     (b.select(c_larger, re1, re2), b.select(c_larger, im1, im2))
-}
-
-/// The principal square root: `t = sqrt(|z|/2 + |re|/2)`, then `(t, im / 2t)` for
-/// `re >= 0` and `(|im| / 2t, ±t)` with `im`'s sign otherwise; `(0, im)` at zero, where `t`
-/// is 0. Past 2^126 the parts are scaled by 1/4 first and `t` by 2 after, so |z| stays in
-/// f32's range (3e38 + 3e38i); below it nothing is scaled (no subnormal loses bits).
-fn square_root(b: &mut Builder<'_>, re: Value, im: Value) -> (Value, Value) {
-    let larger = {
-        let (a, c) = (b.unary("math.absf", re), b.unary("math.absf", im));
-        b.binary("arith.maximumf", a, c)
-    };
-    let huge = {
-        let limit = b.float(2f64.powi(126), Type::F32);
-        cmpf(b, "ogt", larger, limit)
-    };
-    let (quarter, one, two) = (
-        b.float(0.25, Type::F32),
-        b.float(1.0, Type::F32),
-        b.float(2.0, Type::F32),
-    );
-    let scale = b.select(huge, quarter, one);
-    let unscale = b.select(huge, two, one);
-    let (re_s, im_s) = (mul(b, re, scale), mul(b, im, scale));
-    let size = magnitude(b, re_s, im_s);
-    let abs_re = b.unary("math.absf", re_s);
-    let sum = add(b, size, abs_re);
-    let half = b.float(0.5, Type::F32);
-    let halved = mul(b, sum, half);
-    let root = b.unary("math.sqrt", halved);
-    let t = mul(b, root, unscale);
-    let two_t = add(b, t, t);
-    let other = {
-        let abs_im = b.unary("math.absf", im);
-        b.binary("arith.divf", abs_im, two_t)
-    };
-    let im_over = b.binary("arith.divf", im, two_t);
-    let signed_t = b.binary("math.copysign", t, im);
-    let zero = b_zero(b);
-    let right = cmpf(b, "oge", re, zero);
-    let out_re = b.select(right, t, other);
-    let out_im = b.select(right, im_over, signed_t);
-    let at_zero = cmpf(b, "oeq", larger, zero);
-    (
-        b.select(at_zero, zero, out_re),
-        b.select(at_zero, im, out_im),
-    )
-}
-
-/// `m` and `(n/m)^2` for `m`, `n` the larger and smaller of `|re|`, `|im|`: what `|z|` and
-/// `log|z|` are computed from without squaring a part (NaN ratio when both are 0; the
-/// callers select their zero case on `m`).
-fn larger_and_squared_ratio(b: &mut Builder<'_>, re: Value, im: Value) -> (Value, Value) {
-    let (a, c) = (b.unary("math.absf", re), b.unary("math.absf", im));
-    let larger = b.binary("arith.maximumf", a, c);
-    let smaller = b.binary("arith.minimumf", a, c);
-    let ratio = b.binary("arith.divf", smaller, larger);
-    (larger, mul(b, ratio, ratio))
-}
-
-/// `|re + i im|` without overflow or underflow in the squares, as `complex-to-standard`'s
-/// `complex.abs`: `m * sqrt(1 + (n/m)^2)` for `m`, `n` the larger and smaller magnitude;
-/// 0 when both are 0.
-fn magnitude(b: &mut Builder<'_>, re: Value, im: Value) -> Value {
-    let (larger, square) = larger_and_squared_ratio(b, re, im);
-    let one = b.float(1.0, Type::F32);
-    let sum = add(b, one, square);
-    let root = b.unary("math.sqrt", sum);
-    let scaled = mul(b, larger, root);
-    let zero = b_zero(b);
-    let both_zero = cmpf(b, "oeq", larger, zero);
-    b.select(both_zero, zero, scaled)
 }
