@@ -199,34 +199,62 @@ impl Format {
 /// every NaN gives `0x7f`. XLA (its `convert-float-nvidia` pass) uses it and then puts back
 /// what the type says past the range ([`HardwareConversion::overflow_threshold`]); the
 /// interpreter executes the instruction with [`HardwareConversion::convert`].
+///
+/// The way back is one instruction too, `cvt.rn.f16x2.{e4m3,e5m2}x2` (LLVM's
+/// `llvm.nvvm.{e4m3,e5m2}x2.to.f16x2.rn`): two codes to two f16, exact (every value of both
+/// types is an f16), what XLA's pass emits before widening the f16 to f32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HardwareConversion {
     pub format: Format,
     /// The LLVM intrinsic: two f32 in, the two codes in an `i16` (the first operand's in the
     /// high byte).
     pub intrinsic: &'static str,
+    /// The LLVM intrinsic back: the two codes of an `i16` to a `<2 x half>` (the low byte's
+    /// value is element 0).
+    pub widening: &'static str,
 }
 
 impl HardwareConversion {
     /// The instruction converting f32 to `ty`, where sm_90 has one.
     pub fn to(ty: PrimitiveType) -> Option<HardwareConversion> {
-        let intrinsic = match ty {
-            PrimitiveType::F8E4M3FN => "llvm.nvvm.ff.to.e4m3x2.rn",
-            PrimitiveType::F8E5M2 => "llvm.nvvm.ff.to.e5m2x2.rn",
+        let (intrinsic, widening) = match ty {
+            PrimitiveType::F8E4M3FN => {
+                ("llvm.nvvm.ff.to.e4m3x2.rn", "llvm.nvvm.e4m3x2.to.f16x2.rn")
+            }
+            PrimitiveType::F8E5M2 => ("llvm.nvvm.ff.to.e5m2x2.rn", "llvm.nvvm.e5m2x2.to.f16x2.rn"),
             _ => return None,
         };
         Some(HardwareConversion {
             format: Format::of(ty)?,
             intrinsic,
+            widening,
         })
+    }
+
+    fn all() -> impl Iterator<Item = HardwareConversion> {
+        [PrimitiveType::F8E4M3FN, PrimitiveType::F8E5M2]
+            .into_iter()
+            .filter_map(HardwareConversion::to)
     }
 
     /// The conversion named by an intrinsic.
     pub fn by_intrinsic(name: &str) -> Option<HardwareConversion> {
-        [PrimitiveType::F8E4M3FN, PrimitiveType::F8E5M2]
-            .into_iter()
-            .filter_map(HardwareConversion::to)
-            .find(|c| c.intrinsic == name)
+        HardwareConversion::all().find(|c| c.intrinsic == name)
+    }
+
+    /// The conversion whose way back ([`Self::widening`]) an intrinsic is.
+    pub fn by_widening(name: &str) -> Option<HardwareConversion> {
+        HardwareConversion::all().find(|c| c.widening == name)
+    }
+
+    /// The f16 bits the widening instruction gives for `code` (NaN as `0x7fff`).
+    pub fn widen(self, code: u32) -> u16 {
+        let value = self.format.decode(code & 0xff);
+        if value.is_nan() {
+            0x7fff
+        } else {
+            half::f16::from_f64(value).to_bits()
+        }
     }
 
     /// The instruction's code for `x`.
@@ -366,6 +394,24 @@ mod tests {
         assert_eq!(e4m3.convert(1e9), 0x7e);
         assert_eq!(e4m3.convert(f32::NEG_INFINITY), 0xfe);
         assert_eq!(e5m2.convert(-f32::NAN), 0x7f);
+    }
+
+    /// The widening instruction is exact: every code's f16 is the type's value (NaN for
+    /// the NaN codes), so the kernels' `cvt` decode and the evaluator's arithmetic agree.
+    #[test]
+    fn the_hardware_widening_is_exact() {
+        for ty in [PrimitiveType::F8E4M3FN, PrimitiveType::F8E5M2] {
+            let hw = HardwareConversion::to(ty).unwrap();
+            assert_eq!(HardwareConversion::by_widening(hw.widening), Some(hw));
+            for code in 0..=255 {
+                let want = hw.format.decode(code);
+                let got = half::f16::from_bits(hw.widen(code)).to_f64();
+                assert!(
+                    got == want || got.is_nan() && want.is_nan(),
+                    "{ty} {code:#04x}"
+                );
+            }
+        }
     }
 
     macro_rules! table {

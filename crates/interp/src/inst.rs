@@ -15,6 +15,7 @@ use crate::layout::{MemTy, TensorTy};
 use crate::ops::Op2;
 use crate::plain::{Eval1, Eval2, Eval3};
 use crate::value::{Mem, Val};
+use hlo::narrow_float::HardwareConversion;
 
 /// A register number, relative to the current function's frame.
 pub(crate) type Reg = u32;
@@ -137,6 +138,13 @@ pub(crate) enum Inst {
         chain: Rc<CarryChain>,
         args: Box<[Reg]>,
         widths: Box<[u32]>,
+        dst: Reg,
+    },
+    /// PTX's `cvt.rn.f16x2.{e4m3,e5m2}x2` ([`HardwareConversion::widening`]): the two f8
+    /// codes of an `i16` to a vector of two f16, the low byte's first.
+    WidenF8x2 {
+        cvt: HardwareConversion,
+        src: Reg,
         dst: Reg,
     },
     /// `llvm.intr.fshl` on `width`-bit integers: the high half of `a:b << (c mod width)`.

@@ -4,11 +4,13 @@
 //! [`hlo::narrow_float::Format`]: what XLA's `expand_float_ops` computes on GPUs without a
 //! conversion instruction for the type, round to nearest, ties to even, and what is past
 //! the range becomes infinity, NaN or the largest value as the format says. The evaluator
-//! converts with the same descriptions, tested against `ml_dtypes`' tables. Other arithmetic
-//! on these types is refused: XLA normalizes it to f32 around such ops first.
+//! converts with the same descriptions, tested against `ml_dtypes`' tables. Where sm_90
+//! has instructions for the type (`f8e4m3fn`, `f8e5m2`) they are used both ways, as XLA's
+//! `convert-float-nvidia` pass does ([`HardwareConversion`]). Other arithmetic on these
+//! types is refused: XLA normalizes it to f32 around such ops first.
 
 use hlo::narrow_float::{Format, HardwareConversion, Specials};
-use ir::dialects::llvm;
+use ir::dialects::{llvm, vector};
 
 use super::arith::{cmpf, convert};
 use super::*;
@@ -27,7 +29,7 @@ impl ElementalEmitter<'_, '_> {
         match (instr.opcode, Format::of(from), Format::of(to)) {
             (Opcode::Convert, _, _) if from == to => Ok(args[0]),
             (Opcode::Convert, Some(source), target) => {
-                let wide = decode(b, args[0], source);
+                let wide = decode_from(b, args[0], from, source);
                 Ok(match target {
                     Some(target) => encode_to(b, wide, to, target),
                     None => convert(b, wide, PrimitiveType::F32, to, ty),
@@ -53,6 +55,22 @@ impl ElementalEmitter<'_, '_> {
 
 fn i32c(b: &mut Builder<'_>, v: i64) -> Value {
     b.int(i128::from(v), Type::I32)
+}
+
+/// The f32 value of a `ty` code (of format `f`): one `cvt` instruction to f16 and the
+/// f16 widened where sm_90 has it, as XLA's `convert-float-nvidia` pass emits, else
+/// [`decode`]'s arithmetic.
+fn decode_from(b: &mut Builder<'_>, code: Value, ty: PrimitiveType, f: Format) -> Value {
+    let Some(cvt) = HardwareConversion::to(ty) else {
+        return decode(b, code, f);
+    };
+    let pair = b.cast("arith.extui", code, Type::int(16));
+    let ip = b.insertion_point();
+    let halves = Type::vector(&[2], Type::F16);
+    let both = llvm::build_call_intrinsic(b.module, ip, cvt.widening, &[pair], halves);
+    let ip = b.insertion_point();
+    let half = vector::build_extract(b.module, ip, both, &[vector::Position::Static(0)]);
+    b.cast("arith.extf", half, Type::F32)
 }
 
 /// The f32 value of an encoding: `(2^m + mantissa) * 2^(e - bias - m)`, or

@@ -486,6 +486,11 @@ impl FnCx<'_, '_> {
         if let Some(cvt) = HardwareConversion::by_intrinsic(name) {
             return self.binary(op, Op2::F8x2(cvt));
         }
+        if let Some(cvt) = HardwareConversion::by_widening(name) {
+            let (src, dst) = (self.operand(op, 0), self.results(op));
+            self.emit(op, Inst::WidenF8x2 { cvt, src, dst });
+            return Ok(());
+        }
         match name {
             "llvm.nvvm.d2i.lo" | "llvm.nvvm.d2i.hi" => return self.double_half(op, name),
             "llvm.nvvm.lohi.i2d" => return self.double_from_halves(op),

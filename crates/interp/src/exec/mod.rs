@@ -332,6 +332,15 @@ impl Thread {
                 };
                 self.set(*dst, value);
             }
+            Inst::WidenF8x2 { cvt, src, dst } => {
+                let pair = match self.get(*src) {
+                    Val::S(x) => *x as u32,
+                    Val::Poison(s) => return Err(lanes::poison(prog, *s, "converted")),
+                    other => return Err(not_scalar(other, prog)),
+                };
+                let halves = [pair, pair >> 8].map(|code| Val::S(cvt.widen(code).into()));
+                self.set(*dst, Val::Vector(Rc::new(halves.to_vec())));
+            }
             Inst::FunnelShl { width, dst, abc } => {
                 let w = *width;
                 self.map_into(*dst, abc, site, prog, &|v| {
