@@ -10,9 +10,9 @@
 //! * **The loop**: an `scf.for` over `index` with constant lower bound 0, step 1 and a
 //!   constant power-of-two trip count `n ≥ 2`.
 //! * **The tensor**: 1-d, no layout encoding (run `flatten-tensors` first), a static size that
-//!   `n` divides, elements of at least 8 bits (no `i1`, no `index`; packed `i2`/`i4` for
-//!   loads of whole bytes), and `n` elements in at most 128 bits (the widest vector access a
-//!   GPU thread makes).
+//!   `n` divides, elements of at least 8 bits (no `i1`, no `index`; packed `i2`/`i4` where
+//!   the `n` elements are whole bytes), and `n` elements in at most 128 bits (the widest
+//!   vector access a GPU thread makes).
 //! * **The index**: the induction variable itself, or the single result of an
 //!   `xla_gpu.apply_indexing` that uses the induction variable as exactly one operand (whose
 //!   range in the map covers the whole loop), whose other operands are defined outside the
@@ -112,15 +112,16 @@ fn trip_count(m: &Module, lp: OpId) -> Option<i64> {
 }
 
 /// `vector<n x elem>` for accesses to a tensor of type `t` in a loop of `n` iterations, if
-/// `t` qualifies (see the module documentation); `load`: for a load, which may also read
-/// whole bytes of packed `i2`/`i4` elements (a store of them stays one compare-and-swap per
-/// element: other threads may own the byte's other elements).
-fn vector_type(t: Type, n: i64, load: bool) -> Option<Type> {
+/// `t` qualifies (see the module documentation). Packed `i2`/`i4` elements qualify when the
+/// vector is whole bytes: the access starts at a multiple of `n`, so at a byte, and a
+/// store writes every element of its bytes, which no other thread then shares (a scalar
+/// store of them is a compare-and-swap of the byte).
+fn vector_type(t: Type, n: i64) -> Option<Type> {
     let (&[size], elem) = (t.shape()?, t.element_type()?) else {
         return None;
     };
     let bits = i64::from(elem.bit_width()?);
-    let packed = load && matches!(bits, 2 | 4) && (n * bits) % 8 == 0;
+    let packed = matches!(bits, 2 | 4) && (n * bits) % 8 == 0;
     let ok = t.tensor_layout().is_none()
         && size > 0
         && size % n == 0
@@ -296,7 +297,7 @@ fn vectorize_load(m: &mut Module, lp: OpId, n: i64, op: OpId, bases: &mut Bases)
     if written_by_loop || !defined_outside(m, tensor, lp) {
         return;
     }
-    let Some(vty) = vector_type(m.value_type(tensor), n, true) else {
+    let Some(vty) = vector_type(m.value_type(tensor), n) else {
         return;
     };
     let Some(base) = base_of(m, lp, n, index) else {
@@ -339,7 +340,7 @@ fn vectorize_store(
     if only_use.op != terminator || !is_iter_arg_k || m.num_uses(dest) != 1 {
         return None;
     }
-    let vty = vector_type(m.value_type(dest), n, false)?;
+    let vty = vector_type(m.value_type(dest), n)?;
     let base = base_of(m, lp, n, index)?;
     let start = bases.materialize(m, lp, base);
     let init = arith::build_constant(m, InsertPoint::Before(lp), zero(vty));

@@ -140,6 +140,15 @@ pub(crate) enum Inst {
         widths: Box<[u32]>,
         dst: Reg,
     },
+    /// A bitcast that regroups bits into lanes of another width (`<2 x i8>` to `<4 x i4>`,
+    /// a vector to an integer): `from`/`to` are the lane widths and whether the side is a
+    /// vector. A result lane with a bit of a poison lane is poison.
+    Regroup {
+        src: Reg,
+        from: (u32, bool),
+        to: (u32, bool),
+        dst: Reg,
+    },
     /// PTX's `cvt.rn.f16x2.{e4m3,e5m2}x2` ([`HardwareConversion::widening`]): the two f8
     /// codes of an `i16` to a vector of two f16, the low byte's first.
     WidenF8x2 {

@@ -201,10 +201,22 @@ fn check_transfer(m: &Module, op: OpId) -> Result<(), Diagnostic> {
         return Err(op_error(m, op, "only 1-d vector transfers are supported"));
     }
     if let Some(width) = sub_byte_width(vector.element_type_or_self()) {
+        // Whole bytes: a length of whole bytes, at an index known to start a byte (what
+        // `vectorize-loads-stores` proves before it makes such a transfer).
         let lanes = vector.num_elements().unwrap_or(0);
-        if m.is(op, "vector.transfer_write") || lanes * i64::from(width) % 8 != 0 {
+        let index = m.operand(
+            op,
+            if m.is(op, "vector.transfer_read") {
+                1
+            } else {
+                2
+            },
+        );
+        let per_byte_log2 = (8 / width).trailing_zeros();
+        if lanes * i64::from(width) % 8 != 0 || alignment::index_twos(m, index) < per_byte_log2 {
             let message = format!(
-                "unsupported: vector transfers of {width}-bit elements but whole-byte reads"
+                "unsupported: a vector transfer of {width}-bit elements that is not whole bytes \
+                 (a length of whole bytes at an index known to start a byte)"
             );
             return Err(op_error(m, op, message));
         }
@@ -703,10 +715,7 @@ fn lower_transfer_read(m: &mut Module, op: OpId, cx: &Cx) {
         let at = InsertPoint::Before(op);
         let loaded = llvm::build_load(m, at, place.byte, vector, invariant);
         let load = m.defining_op(loaded).expect("a load");
-        let lanes_per_byte = 8 / width;
-        let twos = alignment::index_twos(m, index).saturating_sub(lanes_per_byte.trailing_zeros());
-        let alignment = (1u64 << twos.min(4)).min(BUFFER_ALIGNMENT);
-        m.set_prop(load, "alignment", Attribute::i64(alignment as i64));
+        set_packed_alignment(m, load, index, width);
         m.replace_all_uses(m.result(op, 0), loaded);
         m.erase_op(op);
         return;
@@ -726,10 +735,27 @@ fn lower_transfer_read(m: &mut Module, op: OpId, cx: &Cx) {
     m.erase_op(op);
 }
 
+/// The alignment of a vector access to packed `width`-bit elements at element `index`:
+/// the largest power of two known to divide its byte offset, at most the buffer's.
+fn set_packed_alignment(m: &mut Module, access: OpId, index: Value, width: u32) {
+    let lanes_per_byte = 8 / width;
+    let twos = alignment::index_twos(m, index).saturating_sub(lanes_per_byte.trailing_zeros());
+    let alignment = (1u64 << twos.min(4)).min(BUFFER_ALIGNMENT);
+    m.set_prop(access, "alignment", Attribute::i64(alignment as i64));
+}
+
 fn lower_transfer_write(m: &mut Module, op: OpId, cx: &Cx) {
     let (mut vector, dest) = (m.operand(op, 0), m.operand(op, 1));
     let elem = element_type(m.value_type(dest));
     let index = m.operand(op, 2);
+    if let Some(width) = sub_byte_width(elem) {
+        // Whole bytes, as for the read: the thread owns every element of them, so a plain
+        // store (no compare-and-swap) writes them.
+        let place = SubByte::place(m, op, cx.buffer(dest), Some(index), width);
+        let store = llvm::build_store(m, InsertPoint::Before(op), vector, place.byte);
+        set_packed_alignment(m, store, index, width);
+        return;
+    }
     if elem == Type::I1 {
         let wide = memory_type(m.value_type(vector));
         vector = Builder::before(m, op).cast("arith.extui", vector, wide);

@@ -85,8 +85,18 @@ func.func @shared_i4(%i: index) -> i4 {
 
 // -----
 
+// Packed elements at an index not known to start a byte: the vector is not whole bytes.
 func.func @write_i4(%t: tensor<64xi4>, %v: vector<8xi4>, %i: index) -> tensor<64xi4> {
   %u = vector.transfer_write %v, %t[%i] {in_bounds = [true]} : vector<8xi4>, tensor<64xi4>
-  // CHECK: lower-tensors-invalid.mlir:[[@LINE-1]]:3: error: 'vector.transfer_write' op unsupported: vector transfers of 4-bit elements but whole-byte reads
+  // CHECK: lower-tensors-invalid.mlir:[[@LINE-1]]:3: error: 'vector.transfer_write' op unsupported: a vector transfer of 4-bit elements that is not whole bytes
   return %u : tensor<64xi4>
+}
+
+// -----
+
+func.func @read_i2_odd(%t: tensor<64xi2>, %i: index) -> vector<3xi2> {
+  %c0 = arith.constant 0 : i2
+  %v = vector.transfer_read %t[%i], %c0 {in_bounds = [true]} : tensor<64xi2>, vector<3xi2>
+  // CHECK: lower-tensors-invalid.mlir:[[@LINE-1]]:3: error: 'vector.transfer_read' op unsupported: a vector transfer of 2-bit elements that is not whole bytes
+  return %v : vector<3xi2>
 }

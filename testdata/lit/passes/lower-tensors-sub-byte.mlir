@@ -69,3 +69,20 @@ func.func @read_i4(%in: tensor<64xi4>, %i: index) -> vector<8xi4> {
   %v = vector.transfer_read %in[%at], %c0_i4 {in_bounds = [true]} : tensor<64xi4>, vector<8xi4>
   return %v : vector<8xi4>
 }
+
+// -----
+
+// A vector write of whole bytes: the thread owns every element of them, so one plain store
+// of the packed vector (no compare-and-swap), aligned as the read is.
+// CHECK-LABEL: func.func @write_i4(
+// CHECK:         %[[OFF:.*]] = arith.index_castui %{{.*}} : index to i64
+// CHECK:         %[[BYTE:.*]] = arith.shrui %[[OFF]], %{{.*}} : i64
+// CHECK:         %[[P:.*]] = llvm.getelementptr inbounds %{{.*}}[%[[BYTE]]] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK:         llvm.store %{{.*}}, %[[P]] {alignment = 4 : i64} : vector<8xi4>, !llvm.ptr
+// CHECK-NOT:     llvm.cmpxchg
+func.func @write_i4(%out: tensor<64xi4>, %v: vector<8xi4>, %i: index) -> tensor<64xi4> {
+  %c8 = arith.constant 8 : index
+  %at = arith.muli %i, %c8 : index
+  %r = vector.transfer_write %v, %out[%at] {in_bounds = [true]} : vector<8xi4>, tensor<64xi4>
+  return %r : tensor<64xi4>
+}

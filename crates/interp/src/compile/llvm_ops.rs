@@ -262,12 +262,29 @@ impl FnCx<'_, '_> {
             m.value_type(m.operand(op, 0)),
             m.value_type(m.result(op, 0)),
         );
-        if m.is(op, "llvm.bitcast") && from_ty.is_vector() != to_ty.is_vector() {
-            let e = fail!(Unsupported, "a bitcast between '{from_ty}' and '{to_ty}'");
-            return Err(self.err(op, e));
-        }
         let from = self.scalar(op, m.operand(op, 0))?;
         let to = self.scalar(op, m.result(op, 0))?;
+        let lanes = |t: ir::Type| t.num_elements().filter(|_| t.is_vector()).unwrap_or(1);
+        let regrouped = lanes(from_ty) != lanes(to_ty)
+            || from.width() != to.width()
+            || from_ty.is_vector() != to_ty.is_vector();
+        if m.is(op, "llvm.bitcast") && regrouped {
+            // Lanes of another width (`<2 x i8>` to `<4 x i4>`, `<8 x i4>` to `i32`): the
+            // bits regrouped, lane 0 lowest, as LLVM's little-endian targets lay them out.
+            let (from_lanes, to_lanes) = (lanes(from_ty), lanes(to_ty));
+            if from_lanes * i64::from(from.width()) != to_lanes * i64::from(to.width()) {
+                let e = fail!(InvalidIr, "a bitcast between '{from_ty}' and '{to_ty}'");
+                return Err(self.err(op, e));
+            }
+            let inst = Inst::Regroup {
+                src: self.operand(op, 0),
+                from: (from.width(), from_ty.is_vector()),
+                to: (to.width(), to_ty.is_vector()),
+                dst: self.results(op),
+            };
+            self.emit(op, inst);
+            return Ok(());
+        }
         let w = |s: ScalarTy| s.width();
         let cast = match (m.name(op).as_str(), from, to) {
             ("llvm.fpext", ScalarTy::Float(a), ScalarTy::Float(b)) => Cast::ExtF(a, b),

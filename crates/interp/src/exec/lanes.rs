@@ -131,3 +131,41 @@ pub(super) fn select(cond: &Val, t: &Val, f: &Val, prog: &Program) -> Result<Val
         other => Err(not_scalar(other, prog)),
     }
 }
+
+/// The bits of `lanes` (each `from_bits` wide, lane 0 lowest) as lanes of `to.0` bits, a
+/// vector when `to.1`: what a bitcast between a packed vector and another shape gives. A
+/// result lane is poison where one of its bits came from a poison lane.
+pub(super) fn regroup(
+    lanes: &[Val],
+    from_bits: u32,
+    to: (u32, bool),
+    site: u32,
+    prog: &Program,
+) -> Result<Val> {
+    let (to_bits, to_vector) = to;
+    let total = lanes.len() as u64 * u64::from(from_bits);
+    let bit = |at: u64| -> Result<Option<u64>> {
+        let (lane, offset) = (at / u64::from(from_bits), at % u64::from(from_bits));
+        match &lanes[lane as usize] {
+            Val::S(x) => Ok(Some(x >> offset & 1)),
+            Val::Poison(_) => Ok(None),
+            other => Err(not_scalar(other, prog)),
+        }
+    };
+    let mut out = Vec::with_capacity((total / u64::from(to_bits)) as usize);
+    for first in (0..total).step_by(to_bits as usize) {
+        let mut value = Some(0u64);
+        for k in 0..u64::from(to_bits) {
+            value = match (value, bit(first + k)?) {
+                (Some(v), Some(b)) => Some(v | b << k),
+                _ => None,
+            };
+        }
+        out.push(value.map_or(Val::Poison(site), Val::S));
+    }
+    Ok(if to_vector {
+        Val::Vector(Rc::new(out))
+    } else {
+        out.pop().unwrap_or_default()
+    })
+}

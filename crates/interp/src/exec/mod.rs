@@ -332,6 +332,15 @@ impl Thread {
                 };
                 self.set(*dst, value);
             }
+            Inst::Regroup { src, from, to, dst } => {
+                let lanes = match self.get(*src) {
+                    Val::Vector(lanes) if from.1 => lanes.to_vec(),
+                    v @ (Val::S(_) | Val::Poison(_)) if !from.1 => vec![v.clone()],
+                    other => return Err(not_scalar(other, prog)),
+                };
+                let value = lanes::regroup(&lanes, from.0, *to, site, prog)?;
+                self.set(*dst, value);
+            }
             Inst::WidenF8x2 { cvt, src, dst } => {
                 let pair = match self.get(*src) {
                     Val::S(x) => *x as u32,
