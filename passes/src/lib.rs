@@ -60,6 +60,7 @@ pub mod framework;
 
 pub mod canonicalize;
 pub mod cse;
+pub mod distribute_vector_layout;
 pub mod erase_dead_functions;
 pub mod expand_float_ops;
 pub mod flatten_tensors;
@@ -77,6 +78,7 @@ pub use framework::{constants, fold, manager, pass, ranges, registry, rewrite, t
 
 pub use canonicalize::Canonicalize;
 pub use cse::Cse;
+pub use distribute_vector_layout::DistributeVectorLayout;
 pub use erase_dead_functions::EraseDeadFunctions;
 pub use expand_float_ops::ExpandFloatOps;
 pub use flatten_tensors::FlattenTensors;
@@ -100,6 +102,7 @@ const PASSES: &[PassConstructor] = &[
     || Box::new(Cse),
     || Box::new(Inline),
     || Box::new(EraseDeadFunctions),
+    || Box::new(DistributeVectorLayout),
     || Box::new(LowerXlaGpuToScf),
     || Box::new(FlattenTensors),
     || Box::new(VectorizeLoadsStores),

@@ -22,8 +22,8 @@
 //! MLIR then runs its upstream conversions ([`pipeline`]); the result is printed in generic
 //! form, which our parser reads for every op, registered or not.
 
-use ir::dialects::func;
-use ir::{Attribute, Diagnostic, InsertPoint, Module, OpId, OpState, Type, TypeKind};
+use ir::dialects::{func, vector};
+use ir::{Attribute, Diagnostic, InsertPoint, Module, OpId, OpState, Type, TypeKind, Value};
 
 use crate::pass::{Pass, op_error};
 
@@ -185,7 +185,9 @@ fn libdevice_name(op: &str) -> Option<&'static str> {
     })
 }
 
-/// Rewrites transcendental math ops into `func.call @__nv_*` and declares the callees.
+/// Rewrites transcendental math ops into `func.call @__nv_*` and declares the callees. On a
+/// 1-d vector the call is made per lane (libdevice has no vector functions; MLIR unrolls
+/// vector math the same way before calling it).
 fn math_to_libdevice(m: &mut Module) -> Result<(), Diagnostic> {
     let ops: Vec<OpId> = m
         .collect_ops(m.top())
@@ -196,45 +198,72 @@ fn math_to_libdevice(m: &mut Module) -> Result<(), Diagnostic> {
     for op in ops {
         let base = libdevice_name(m.name(op).as_str()).expect("filtered above");
         let ty = m.value_type(m.result(op, 0));
-        let (compute, suffix) = match ty {
+        let lanes = match ty.shape() {
+            Some(&[n]) if ty.is_vector() => Some(n),
+            _ => None,
+        };
+        let elem = ty.element_type_or_self();
+        let (compute, suffix) = match elem {
             t if t == Type::F64 => (Type::F64, ""),
             t if t == Type::F32 || t == Type::F16 || t == Type::BF16 => (Type::F32, "f"),
-            t => return Err(op_error(m, op, format!("cannot call libdevice on '{t}'"))),
+            _ => return Err(op_error(m, op, format!("cannot call libdevice on '{ty}'"))),
         };
+        if ty.is_vector() && lanes.is_none() {
+            return Err(op_error(m, op, format!("cannot call libdevice on '{ty}'")));
+        }
         let callee = format!("__nv_{base}{suffix}");
         let at = InsertPoint::Before(op);
-        let args: Vec<_> = m
-            .operand_vec(op)
-            .into_iter()
-            .map(|v| {
-                if compute == ty {
-                    v
-                } else {
-                    let ext = m.create_op_at(
-                        OpState::new("arith.extf")
-                            .operands(&[v])
-                            .results(&[compute]),
-                        at,
-                    );
-                    m.result(ext, 0)
+        let operands = m.operand_vec(op);
+        let call_lane = |m: &mut Module, lane: Option<i64>| {
+            let args: Vec<Value> = operands
+                .iter()
+                .map(|&v| {
+                    let v = match lane {
+                        Some(k) => vector::build_extract(m, at, v, &[vector::Position::Static(k)]),
+                        None => v,
+                    };
+                    if compute == elem {
+                        v
+                    } else {
+                        let ext = m.create_op_at(
+                            OpState::new("arith.extf")
+                                .operands(&[v])
+                                .results(&[compute]),
+                            at,
+                        );
+                        m.result(ext, 0)
+                    }
+                })
+                .collect();
+            let call = func::build_call(m, at, &callee, &args, &[compute]);
+            let mut result = m.result(call, 0);
+            if compute != elem {
+                let trunc = m.create_op_at(
+                    OpState::new("arith.truncf")
+                        .operands(&[result])
+                        .results(&[elem]),
+                    at,
+                );
+                result = m.result(trunc, 0);
+            }
+            result
+        };
+        let result = match lanes {
+            None => call_lane(m, None),
+            Some(n) => {
+                let first = call_lane(m, Some(0));
+                let mut v = vector::build_broadcast(m, at, first, ty);
+                for k in 1..n {
+                    let x = call_lane(m, Some(k));
+                    v = vector::build_insert(m, at, x, v, &[vector::Position::Static(k)]);
                 }
-            })
-            .collect();
-        let call = func::build_call(m, at, &callee, &args, &[compute]);
-        let mut result = m.result(call, 0);
-        if compute != ty {
-            let trunc = m.create_op_at(
-                OpState::new("arith.truncf")
-                    .operands(&[result])
-                    .results(&[ty]),
-                at,
-            );
-            result = m.result(trunc, 0);
-        }
+                v
+            }
+        };
         m.replace_all_uses(m.result(op, 0), result);
         m.erase_op(op);
         if !declared.contains(&callee) {
-            declare(m, &callee, &vec![compute; args.len()], compute);
+            declare(m, &callee, &vec![compute; operands.len()], compute);
             declared.push(callee);
         }
     }

@@ -299,5 +299,29 @@ func.func @operand_type_disagrees(%a: f32) -> f64 {
   return %0 : f64
 }
 
+// -----
+
+func.func @reduction_of_the_wrong_type(%v: vector<2x4xf32>, %a: vector<2xf32>) -> vector<2xf32> {
+  %0 = vector.multi_reduction <add>, %v, %a [0] : vector<2x4xf32> to vector<2xf32>
+  // CHECK: invalid.mlir:[[@LINE-1]]:3: error: 'vector.multi_reduction' op acc type 'vector<2xf32>' is not the reduced type 'vector<4xf32>'
+  return %0 : vector<2xf32>
+}
+
+// -----
+
+func.func @integer_kind_on_floats(%v: vector<4xf32>, %a: f32) -> f32 {
+  %0 = vector.multi_reduction <maxsi>, %v, %a [0] : vector<4xf32> to f32
+  // CHECK: invalid.mlir:[[@LINE-1]]:3: error: 'vector.multi_reduction' op unsupported reduction kind 'maxsi' for 'f32'
+  return %0 : f32
+}
+
+// -----
+
+func.func @transpose_not_a_permutation(%v: vector<2x4xf32>) -> vector<4x2xf32> {
+  %0 = vector.transpose %v, [1, 1] : vector<2x4xf32> to vector<4x2xf32>
+  // CHECK: invalid.mlir:[[@LINE-1]]:3: error: 'vector.transpose' op permutation entry 1 appears twice
+  return %0 : vector<4x2xf32>
+}
+
 // Failed chunks print nothing but the separators.
 // CHECK-NOT: module

@@ -245,6 +245,9 @@ module {
     %15 = arith.addf %12, %8 : vector<4xf32>
     %16 = arith.addf %15, %9 : vector<4xf32>
     %17 = vector.transfer_write %16, %m[%c1, %c0] {in_bounds = [true]} : vector<4xf32>, tensor<4x16xf32>
+    %18 = vector.multi_reduction <add>, %11, %10 [0] : vector<2x4xf32> to vector<4xf32>
+    %19 = vector.multi_reduction <maximumf>, %11, %f [0, 1] : vector<2x4xf32> to f32
+    %20 = vector.transpose %11, [1, 0] : vector<2x4xf32> to vector<4x2xf32>
     return %7 : tensor<12582912xbf16>
   }
   func.func @gpu(%v: f32, %offset: i32, %width: i32) -> f32 {

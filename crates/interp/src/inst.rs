@@ -303,6 +303,24 @@ pub(crate) enum Inst {
         pos: Box<[Pos]>,
         dst: Reg,
     },
+    /// `vector.multi_reduction`: `acc` combined with every lane of `src` (of `shape`, row
+    /// major) by `combine`, per position of the dimensions not `reduced`.
+    MultiReduction {
+        combine: Op2,
+        src: Reg,
+        acc: Reg,
+        shape: Box<[i64]>,
+        reduced: Box<[bool]>,
+        dst: Reg,
+    },
+    /// `vector.transpose` of `src` (of `shape`): result dimension `i` is source dimension
+    /// `permutation[i]`.
+    Transpose {
+        src: Reg,
+        shape: Box<[i64]>,
+        permutation: Box<[i64]>,
+        dst: Reg,
+    },
     Broadcast {
         src: Reg,
         /// `None` for a scalar source.

@@ -93,6 +93,7 @@ mod tests {
             [
                 "canonicalize",
                 "cse",
+                "distribute-vector-layout",
                 "erase-dead-functions",
                 "expand-float-ops",
                 "flatten-tensors",

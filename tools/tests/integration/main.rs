@@ -5,6 +5,7 @@
 mod check;
 mod deep_inputs;
 mod deliverable;
+mod distribution;
 mod gpu_bundle;
 mod hostile;
 mod jax_corpus;

@@ -11,6 +11,7 @@ mod memo;
 mod memory;
 mod moves;
 mod ops;
+mod whole_vectors;
 
 use crate::affine::Map;
 use crate::error::{Error, Result, Site, fail};

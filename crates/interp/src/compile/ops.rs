@@ -100,6 +100,8 @@ impl FnCx<'_, '_> {
             "vector.extract" => self.vector_extract(op),
             "vector.insert" => self.vector_insert(op),
             "vector.broadcast" => self.broadcast(op),
+            "vector.multi_reduction" => self.multi_reduction(op),
+            "vector.transpose" => self.transpose(op),
             "llvm.getelementptr" => self.gep(op),
             "llvm.load" => self.load(op),
             "llvm.store" => self.store(op),

@@ -2,7 +2,7 @@
 //! `tensor.empty`, shared tensors, transfers with padding and masking, and vector
 //! positions and broadcasts.
 
-use super::lanes::{not_scalar, poison};
+use super::lanes::{lane as lane_result, not_scalar, poison};
 use super::{Env, Thread};
 use crate::error::{Result, fail};
 use crate::inst::{Inst, Pos, Program, Transfer};
@@ -38,6 +38,14 @@ fn write_element(t: &mut Tensor, off: u64, bits: u64) {
 }
 
 /// Row-major multi-indices of a shape, in order.
+/// The lanes of a vector value.
+fn vector_lanes(v: &Val, prog: &Program) -> Result<Rc<Vec<Val>>> {
+    match v {
+        Val::Vector(lanes) => Ok(lanes.clone()),
+        other => Err(not_scalar(other, prog)),
+    }
+}
+
 fn next_index(index: &mut [i64], shape: &[i64]) {
     for d in (0..index.len()).rev() {
         index[d] += 1;
@@ -234,6 +242,65 @@ impl Thread {
                     (Some(_), other) => return Err(not_scalar(other, prog)),
                 };
                 self.set(*dst, Val::Vector(Rc::new(lanes)));
+            }
+            Inst::MultiReduction {
+                combine,
+                src,
+                acc,
+                shape,
+                reduced,
+                dst,
+            } => {
+                let lanes = vector_lanes(self.get(*src), prog)?;
+                let (mut out, scalar) = match self.get(*acc) {
+                    Val::Vector(l) => (l.to_vec(), false),
+                    v => (vec![v.clone()], true),
+                };
+                let mut index = vec![0i64; shape.len()];
+                for lane in lanes.iter() {
+                    let mut k = 0usize;
+                    for (d, &size) in shape.iter().enumerate() {
+                        if !reduced[d] {
+                            k = k * size as usize + index[d] as usize;
+                        }
+                    }
+                    out[k] = match (&out[k], lane) {
+                        (Val::S(a), Val::S(b)) => lane_result(combine.eval(*a, *b), site)?,
+                        (Val::S(_), p @ Val::Poison(_)) | (p @ Val::Poison(_), _) => p.clone(),
+                        (other, _) => return Err(not_scalar(other, prog)),
+                    };
+                    next_index(&mut index, shape);
+                }
+                let value = if scalar {
+                    out.pop().unwrap_or_default()
+                } else {
+                    Val::Vector(Rc::new(out))
+                };
+                self.set(*dst, value);
+            }
+            Inst::Transpose {
+                src,
+                shape,
+                permutation,
+                dst,
+            } => {
+                let lanes = vector_lanes(self.get(*src), prog)?;
+                let to: Vec<i64> = permutation.iter().map(|&p| shape[p as usize]).collect();
+                let mut index = vec![0i64; to.len()];
+                let mut out = Vec::with_capacity(lanes.len());
+                for _ in 0..lanes.len() {
+                    let mut source = vec![0i64; shape.len()];
+                    for (i, &p) in permutation.iter().enumerate() {
+                        source[p as usize] = index[i];
+                    }
+                    let k = source
+                        .iter()
+                        .zip(shape.iter())
+                        .fold(0usize, |k, (&i, &size)| k * size as usize + i as usize);
+                    out.push(lanes[k].clone());
+                    next_index(&mut index, &to);
+                }
+                self.set(*dst, Val::Vector(Rc::new(out)));
             }
             _ => unreachable!("not a tensor or vector instruction"),
         }

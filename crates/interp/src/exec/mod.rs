@@ -551,7 +551,9 @@ impl Thread {
             | Inst::VecExtract { .. }
             | Inst::VecInsert { .. }
             | Inst::ShuffleVector { .. }
-            | Inst::Broadcast { .. } => self.data(inst, site, env)?,
+            | Inst::Broadcast { .. }
+            | Inst::MultiReduction { .. }
+            | Inst::Transpose { .. } => self.data(inst, site, env)?,
             Inst::AddressOf { .. }
             | Inst::Gep { .. }
             | Inst::Alloca { .. }

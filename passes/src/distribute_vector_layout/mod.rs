@@ -1,0 +1,570 @@
+//! `distribute-vector-layout`: vector ops on whole n-d vectors, annotated with nested
+//! layouts (seed 004, DESIGN §9), become each thread's share of the work, as IREE's vector
+//! distribution does.
+//!
+//! **Layouts.** Every vector value of the function gets one nested layout:
+//! * an op's result from the op's `xla_gpu.layout` attribute (the anchor; required on
+//!   `vector.transpose`, whose result is laid out anew);
+//! * elementwise `arith`/`math` ops share one layout between their vector operands and
+//!   result, in either direction (a splat constant or a broadcast takes its user's);
+//! * a `vector.multi_reduction`'s result and accumulator get the source's layout without the
+//!   reduced dimensions (a scalar result is held by every thread).
+//!
+//! The rules run to a fixpoint; a vector left without a layout, or given two, is an error at
+//! its op, before anything changes.
+//!
+//! **Threads.** The function runs as one block of `32 · subgroups` threads (`gpu.thread_id
+//! x`, whose `xla.range` says how many; `subgroups` is the most any layout of the function
+//! reaches): a subgroup is a warp of 32, the layout's `thread_id` is the lane (`tid mod 32`)
+//! and `subgroup_id` the warp (`tid floordiv 32`).
+//!
+//! **Each thread's vector.** Under a layout a `vector<S>` becomes, in every thread, a
+//! `vector<N>` with `N = ∏ batch · outer · element`: the seed's per-thread shape
+//! (`vector<2x16>` for its 64x64 example) held flat, row-major, as the pipeline after this
+//! pass lowers 1-d vectors. Local element `(b, o, e)` of dimension `d` is element
+//! `(((sg_d · B + b) · O + o) · T + t_d) · E + e` of the whole vector
+//! ([`NestedLayout::to_indexing_map`]).
+//!
+//! **Rewrites.**
+//! * `vector.transfer_read`/`transfer_write` (in bounds, minor identity map) → one
+//!   `tensor.extract`/`tensor.insert` per local element, at the index the layout gives
+//!   (`xla_gpu.apply_indexing` of the thread id and the transfer's offsets). Threads holding
+//!   the same element (a stride of 0, or fewer ids than threads) write the same value.
+//! * Elementwise ops → the same op on the per-thread vectors; splat constants and
+//!   broadcasts of scalars → per-thread splats.
+//! * `vector.multi_reduction` and `vector.transpose` ([`reduce`]): through warp shuffles and
+//!   shared memory.
+//!
+//! What remains is ordinary per-thread IR for the rest of the pipeline
+//! (`lower-xla-gpu-to-scf`, `flatten-tensors`, ..., `lower-to-llvm`).
+
+mod reduce;
+
+use crate::pass::{Pass, op_error};
+use indexing::nested_layout::NestedLayout;
+use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, dim};
+use ir::dialects::{gpu, vector, xla_gpu};
+use ir::intern::FxHashMap;
+use ir::{Attribute, Builder, DenseValues, Diagnostic, InsertPoint, Module, OpId, Type, Value};
+
+/// The pass.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DistributeVectorLayout;
+
+/// The attribute that gives an op's vector result its layout.
+pub const LAYOUT_ATTR: &str = "xla_gpu.layout";
+
+/// The threads of a subgroup (a warp).
+pub const SUBGROUP_SIZE: i64 = 32;
+
+impl Pass for DistributeVectorLayout {
+    fn name(&self) -> &'static str {
+        "distribute-vector-layout"
+    }
+
+    fn description(&self) -> &'static str {
+        "Give each thread its part of vector ops laid out by nested layouts (seed 004)"
+    }
+
+    fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
+        let funcs: Vec<OpId> = m
+            .collect_ops(m.top())
+            .into_iter()
+            .filter(|&op| m.is(op, "func.func"))
+            .collect();
+        for f in funcs {
+            let layouts = assign_layouts(m, f)?;
+            if !layouts.is_empty() {
+                Distributor::new(m, f, layouts).run()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether `t` is a vector this pass distributes (rank 1 or more).
+fn is_vector(t: Type) -> bool {
+    t.is_vector() && t.rank().is_some_and(|r| r > 0)
+}
+
+/// Elementwise ops: `arith` and `math` ops other than constants, whose vector operands and
+/// result share a shape.
+fn is_elementwise(m: &Module, op: OpId) -> bool {
+    let name = m.name(op);
+    let name = name.as_str();
+    (name.starts_with("arith.") || name.starts_with("math.")) && name != "arith.constant"
+}
+
+/// `layout` without the dimensions `dims` (a reduction's result layout).
+fn project(layout: &NestedLayout, dims: &[i64]) -> NestedLayout {
+    let keep = |list: &[i64]| -> Vec<i64> {
+        (0..list.len())
+            .filter(|d| !dims.contains(&(*d as i64)))
+            .map(|d| list[d])
+            .collect()
+    };
+    NestedLayout {
+        subgroup_tile: keep(&layout.subgroup_tile),
+        batch_tile: keep(&layout.batch_tile),
+        outer_tile: keep(&layout.outer_tile),
+        thread_tile: keep(&layout.thread_tile),
+        element_tile: keep(&layout.element_tile),
+        subgroup_strides: keep(&layout.subgroup_strides),
+        thread_strides: keep(&layout.thread_strides),
+    }
+}
+
+/// The anchor layout of `op`'s result, checked against its vector shape.
+fn anchor(m: &Module, op: OpId) -> Result<Option<NestedLayout>, Diagnostic> {
+    let Some(attr) = m.attr(op, LAYOUT_ATTR) else {
+        return Ok(None);
+    };
+    let layout = match attr {
+        Attribute::Opaque(text) => NestedLayout::parse(text).ok(),
+        _ => None,
+    };
+    let Some(layout) = layout else {
+        return Err(op_error(
+            m,
+            op,
+            format!("'{LAYOUT_ATTR}' must be a nested layout"),
+        ));
+    };
+    let ty = match m.num_results(op) {
+        1 => m.value_type(m.result(op, 0)),
+        _ => Type::NONE,
+    };
+    if !is_vector(ty) {
+        return Err(op_error(
+            m,
+            op,
+            format!("'{LAYOUT_ATTR}' on an op whose result is not a vector"),
+        ));
+    }
+    layout
+        .verify(ty.shape(), Some(SUBGROUP_SIZE))
+        .map_err(|e| op_error(m, op, format!("the layout does not fit '{ty}': {e}")))?;
+    Ok(Some(layout))
+}
+
+/// The layout of every vector value of `f` (empty when `f` has no anchor).
+fn assign_layouts(m: &Module, f: OpId) -> Result<FxHashMap<Value, NestedLayout>, Diagnostic> {
+    let ops = m.collect_ops(f);
+    let mut layouts = FxHashMap::default();
+    for &op in &ops {
+        if let Some(layout) = anchor(m, op)? {
+            layouts.insert(m.result(op, 0), layout);
+        }
+    }
+    if layouts.is_empty() {
+        return Ok(layouts);
+    }
+    let set = |layouts: &mut FxHashMap<Value, NestedLayout>, v: Value, l: &NestedLayout, op| {
+        match layouts.get(&v) {
+            Some(old) if old == l => Ok(false),
+            Some(old) => Err(op_error(
+                m,
+                op,
+                format!("conflicting layouts {old} and {l}"),
+            )),
+            None => {
+                layouts.insert(v, l.clone());
+                Ok(true)
+            }
+        }
+    };
+    loop {
+        let mut changed = false;
+        for &op in &ops {
+            if is_elementwise(m, op) || m.is(op, "vector.broadcast") && m.num_results(op) == 1 {
+                let mut values: Vec<Value> = m.operands(op).collect();
+                values.extend(m.results(op));
+                values.retain(|&v| is_vector(m.value_type(v)));
+                if m.is(op, "vector.broadcast") {
+                    values.retain(|&v| v == m.result(op, 0));
+                }
+                let known = values.iter().find_map(|v| layouts.get(v)).cloned();
+                if let Some(l) = known {
+                    for v in values {
+                        changed |= set(&mut layouts, v, &l, op)?;
+                    }
+                }
+            } else if m.is(op, "arith.constant") && is_vector(m.value_type(m.result(op, 0))) {
+                let r = m.result(op, 0);
+                let from_user = m
+                    .uses(r)
+                    .find_map(|u| layouts.get(&m.operand(u.op, u.index as usize)))
+                    .cloned();
+                if let (false, Some(l)) = (layouts.contains_key(&r), from_user) {
+                    changed |= set(&mut layouts, r, &l, op)?;
+                }
+            } else if m.is(op, "vector.multi_reduction") {
+                let Some(source) = layouts.get(&m.operand(op, 0)) else {
+                    continue;
+                };
+                let result = m.result(op, 0);
+                if is_vector(m.value_type(result)) {
+                    let l = project(source, &vector::reduction_dims(m, op));
+                    changed |= set(&mut layouts, result, &l, op)?;
+                    changed |= set(&mut layouts, m.operand(op, 1), &l, op)?;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for &op in &ops {
+        let values = m.operands(op).chain(m.results(op));
+        for v in values.collect::<Vec<_>>() {
+            if is_vector(m.value_type(v)) && !layouts.contains_key(&v) {
+                let at = m.defining_op(v).unwrap_or(op);
+                return Err(op_error(
+                    m,
+                    at,
+                    format!(
+                        "no nested layout reaches this vector; give it one with '{LAYOUT_ATTR}'"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(layouts)
+}
+
+/// A layout's local elements: per element of the thread's flat vector, its `(b, o, e)` per
+/// dimension.
+fn local_elements(layout: &NestedLayout) -> Vec<Vec<(i64, i64, i64)>> {
+    let shape = layout.thread_shape();
+    let n: i64 = shape.iter().product();
+    (0..n)
+        .map(|flat| {
+            let mut rest = flat;
+            let mut per_dim = vec![(0, 0, 0); shape.len()];
+            for d in (0..shape.len()).rev() {
+                let local = rest % shape[d];
+                rest /= shape[d];
+                let (o_tile, e_tile) = (layout.outer_tile[d], layout.element_tile[d]);
+                per_dim[d] = (
+                    local / (o_tile * e_tile),
+                    local / e_tile % o_tile,
+                    local % e_tile,
+                );
+            }
+            per_dim
+        })
+        .collect()
+}
+
+/// The index along dimension `d` of the element `(b, o, e)` of the thread `dim(0)` (the
+/// block's linear thread id: lane `tid mod 32`, subgroup `tid floordiv 32`).
+fn element_index(layout: &NestedLayout, d: usize, (b, o, e): (i64, i64, i64)) -> AffineExpr {
+    let virtual_id = |id: AffineExpr, tile: i64, stride: i64| {
+        if tile == 1 || stride == 0 {
+            cst(0)
+        } else {
+            id.floor_div(stride).modulo(tile)
+        }
+    };
+    let lane = dim(0).modulo(SUBGROUP_SIZE);
+    let subgroup = dim(0).floor_div(SUBGROUP_SIZE);
+    let sg = virtual_id(
+        subgroup,
+        layout.subgroup_tile[d],
+        layout.subgroup_strides[d],
+    );
+    let t = virtual_id(lane, layout.thread_tile[d], layout.thread_strides[d]);
+    let batch = sg * layout.batch_tile[d] + cst(b);
+    let outer = batch * layout.outer_tile[d] + cst(o);
+    let thread = outer * layout.thread_tile[d] + t;
+    thread * layout.element_tile[d] + cst(e)
+}
+
+/// Where a transfer is: the indices of the tensor dimensions the vector does not walk, and
+/// for each one it walks, the offset and the dimension's size.
+type TransferPlace = (Vec<Value>, Vec<(Value, i64)>);
+
+/// Rewrites one function whose vectors all have layouts.
+struct Distributor<'m> {
+    m: &'m mut Module,
+    f: OpId,
+    layouts: FxHashMap<Value, NestedLayout>,
+    /// The per-thread value of each rewritten value.
+    mapping: FxHashMap<Value, Value>,
+    /// The block's linear thread id.
+    tid: Value,
+    threads: i64,
+}
+
+impl<'m> Distributor<'m> {
+    fn new(m: &'m mut Module, f: OpId, layouts: FxHashMap<Value, NestedLayout>) -> Distributor<'m> {
+        let subgroups = layouts.values().map(|l| l.id_counts().1).max().unwrap_or(1);
+        let threads = SUBGROUP_SIZE * subgroups;
+        let entry = m.entry_block(m.region(f, 0)).expect("a function body");
+        let at = match m.first_op(entry) {
+            Some(first) => InsertPoint::Before(first),
+            None => InsertPoint::BlockEnd(entry),
+        };
+        let tid = gpu::build_thread_id(m, at, "x", None);
+        let op = m.defining_op(tid).expect("the thread id op");
+        let range = [Attribute::index(0), Attribute::index(threads - 1)];
+        m.set_attr(op, "xla.range", Attribute::Array(range.to_vec()));
+        Distributor {
+            m,
+            f,
+            layouts,
+            mapping: FxHashMap::default(),
+            tid,
+            threads,
+        }
+    }
+
+    fn run(mut self) -> Result<(), Diagnostic> {
+        let ops = self.m.collect_ops(self.f);
+        let mut rewritten = Vec::new();
+        for op in ops {
+            let results: Vec<Value> = self.m.results(op).collect();
+            let touches_vectors = self
+                .m
+                .operands(op)
+                .chain(results.iter().copied())
+                .any(|v| self.layouts.contains_key(&v));
+            if !touches_vectors {
+                continue;
+            }
+            let new = self.rewrite(op)?;
+            for (old, new) in results.into_iter().zip(new) {
+                self.mapping.insert(old, new);
+            }
+            rewritten.push(op);
+        }
+        for &op in rewritten.iter().rev() {
+            for old in self.m.results(op).collect::<Vec<_>>() {
+                if !self.layouts.contains_key(&old) {
+                    let new = self.mapping[&old];
+                    self.m.replace_all_uses(old, new);
+                }
+            }
+        }
+        for &op in rewritten.iter().rev() {
+            self.m.erase_op(op);
+        }
+        Ok(())
+    }
+
+    /// The per-thread type of a value laid out by `layout`.
+    fn thread_type(&self, v: Value) -> Type {
+        let ty = self.m.value_type(v);
+        let n: i64 = self.layouts[&v].thread_shape().iter().product();
+        Type::vector(&[n], ty.element_type_or_self())
+    }
+
+    /// The per-thread value of `v` (a scalar stays itself).
+    fn get(&self, v: Value) -> Value {
+        *self.mapping.get(&v).unwrap_or(&v)
+    }
+
+    /// The per-thread results of `op`, built before it.
+    fn rewrite(&mut self, op: OpId) -> Result<Vec<Value>, Diagnostic> {
+        let name = self.m.name(op);
+        Ok(match name.as_str() {
+            "vector.transfer_read" => vec![self.transfer_read(op)?],
+            "vector.transfer_write" => vec![self.transfer_write(op)?],
+            "vector.multi_reduction" => vec![self.multi_reduction(op)?],
+            "vector.transpose" => vec![self.transpose(op)?],
+            "vector.broadcast" => {
+                let source = self.m.operand(op, 0);
+                if is_vector(self.m.value_type(source)) {
+                    return Err(op_error(self.m, op, "unsupported: a broadcast of a vector"));
+                }
+                let ty = self.thread_type(self.m.result(op, 0));
+                vec![vector::build_broadcast(
+                    self.m,
+                    InsertPoint::Before(op),
+                    source,
+                    ty,
+                )]
+            }
+            "arith.constant" => vec![self.splat_constant(op)?],
+            _ if is_elementwise(self.m, op) => {
+                let mut mapping = self.mapping.clone();
+                let new = self.m.clone_op(op, &mut mapping);
+                self.m.insert_op(new, InsertPoint::Before(op));
+                // The attribute that anchored the whole vector's layout is not the part's.
+                self.m.remove_attr(new, LAYOUT_ATTR);
+                let results: Vec<Value> = self.m.results(new).collect();
+                for (old, &r) in self
+                    .m
+                    .results(op)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .zip(&results)
+                {
+                    if self.layouts.contains_key(&old) {
+                        let ty = self.thread_type(old);
+                        self.m.set_value_type(r, ty);
+                    }
+                }
+                results
+            }
+            _ => {
+                return Err(op_error(
+                    self.m,
+                    op,
+                    "unsupported: this op on vectors with nested layouts",
+                ));
+            }
+        })
+    }
+
+    fn splat_constant(&mut self, op: OpId) -> Result<Value, Diagnostic> {
+        let result = self.m.result(op, 0);
+        let ty = self.thread_type(result);
+        let value = match self.m.prop(op, "value") {
+            Some(Attribute::Dense {
+                values: DenseValues::Splat(v),
+                ..
+            }) => *v,
+            _ => {
+                return Err(op_error(
+                    self.m,
+                    op,
+                    "unsupported: a vector constant that is not a splat",
+                ));
+            }
+        };
+        Ok(Builder::before(self.m, op).constant(Attribute::dense_splat(ty, value)))
+    }
+
+    /// `apply_indexing` of the thread id and `bases` (index values, each below its bound):
+    /// `base_k + index_k` for each `(bound, index)`.
+    fn indices(&mut self, at: OpId, bases: &[(Value, i64)], exprs: Vec<AffineExpr>) -> Vec<Value> {
+        let mut dims = vec![Variable::new("tid", Interval::new(0, self.threads - 1))];
+        dims.extend(
+            bases.iter().enumerate().map(|(k, &(_, size))| {
+                Variable::new(format!("base{k}"), Interval::new(0, size - 1))
+            }),
+        );
+        let results = exprs
+            .into_iter()
+            .enumerate()
+            .map(|(k, e)| dim(k + 1) + e)
+            .collect();
+        let map = IndexingMap::new(dims, Vec::new(), Vec::new(), results).simplified();
+        let mut operands = vec![self.tid];
+        operands.extend(bases.iter().map(|&(v, _)| v));
+        xla_gpu::build_apply_indexing(self.m, InsertPoint::Before(at), map, &operands, &[])
+    }
+
+    /// A flat per-thread vector of `ty` from its elements.
+    fn assemble(&mut self, at: OpId, ty: Type, elements: &[Value]) -> Value {
+        let ip = InsertPoint::Before(at);
+        let mut v = vector::build_broadcast(self.m, ip, elements[0], ty);
+        for (k, &x) in elements.iter().enumerate().skip(1) {
+            v = vector::build_insert(self.m, ip, x, v, &[vector::Position::Static(k as i64)]);
+        }
+        v
+    }
+
+    /// Element `k` of a flat per-thread vector.
+    fn element(&mut self, at: OpId, v: Value, k: usize) -> Value {
+        let position = [vector::Position::Static(k as i64)];
+        vector::build_extract(self.m, InsertPoint::Before(at), v, &position)
+    }
+
+    /// A transfer's tensor, its leading indices (not walked by the vector) and the bases of
+    /// the walked dimensions with their sizes; refused unless in bounds with the minor
+    /// identity map.
+    fn transfer_parts(
+        &self,
+        op: OpId,
+        tensor: Value,
+        first_index: usize,
+        rank: usize,
+    ) -> Result<TransferPlace, Diagnostic> {
+        let m = &*self.m;
+        let in_bounds = m
+            .prop(op, "in_bounds")
+            .and_then(Attribute::as_array)
+            .is_some_and(|a| a.iter().all(|b| b.as_bool() == Some(true)));
+        let identity = match m.prop(op, "permutation_map") {
+            Some(Attribute::Opaque(map)) => {
+                let text: String = map.split_whitespace().collect();
+                let n = m.value_type(tensor).rank().unwrap_or(0);
+                let dims: Vec<String> = (0..n).map(|i| format!("d{i}")).collect();
+                text == format!(
+                    "affine_map<({})->({})>",
+                    dims.join(","),
+                    dims[n - rank..].join(",")
+                )
+            }
+            _ => false,
+        };
+        if !in_bounds || !identity {
+            return Err(op_error(
+                m,
+                op,
+                "unsupported: a transfer with a layout must be in bounds, with the minor identity map",
+            ));
+        }
+        let shape = m.value_type(tensor).shape().unwrap_or(&[]).to_vec();
+        let indices: Vec<Value> = m.operands(op).skip(first_index).take(shape.len()).collect();
+        let lead = shape.len() - rank;
+        let bases = indices[lead..]
+            .iter()
+            .zip(&shape[lead..])
+            .map(|(&v, &s)| (v, s))
+            .collect();
+        Ok((indices[..lead].to_vec(), bases))
+    }
+
+    /// The tensor indices of each local element of `layout` for a transfer at `bases`.
+    fn element_indices(
+        &mut self,
+        at: OpId,
+        layout: &NestedLayout,
+        lead: &[Value],
+        bases: &[(Value, i64)],
+    ) -> Vec<Vec<Value>> {
+        local_elements(layout)
+            .into_iter()
+            .map(|local| {
+                let exprs = (0..layout.rank())
+                    .map(|d| element_index(layout, d, local[d]))
+                    .collect();
+                let mut indices = lead.to_vec();
+                indices.extend(self.indices(at, bases, exprs));
+                indices
+            })
+            .collect()
+    }
+
+    fn transfer_read(&mut self, op: OpId) -> Result<Value, Diagnostic> {
+        let (tensor, result) = (self.m.operand(op, 0), self.m.result(op, 0));
+        let layout = self.layouts[&result].clone();
+        let (lead, bases) = self.transfer_parts(op, tensor, 1, layout.rank())?;
+        let mut elements = Vec::new();
+        for indices in self.element_indices(op, &layout, &lead, &bases) {
+            elements.push(Builder::before(self.m, op).extract(tensor, &indices));
+        }
+        let ty = self.thread_type(result);
+        Ok(self.assemble(op, ty, &elements))
+    }
+
+    fn transfer_write(&mut self, op: OpId) -> Result<Value, Diagnostic> {
+        let (value, tensor) = (self.m.operand(op, 0), self.m.operand(op, 1));
+        let layout = self.layouts[&value].clone();
+        let (lead, bases) = self.transfer_parts(op, tensor, 2, layout.rank())?;
+        let per_thread = self.get(value);
+        let mut out = self.get(tensor);
+        for (k, indices) in self
+            .element_indices(op, &layout, &lead, &bases)
+            .into_iter()
+            .enumerate()
+        {
+            let x = self.element(op, per_thread, k);
+            out = Builder::before(self.m, op).insert_element(x, out, &indices);
+        }
+        Ok(out)
+    }
+}
