@@ -32,6 +32,7 @@
 use std::collections::{HashMap, HashSet};
 
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Layout, Opcode, Span};
+use indexing::nested_layout::NestedLayout;
 use indexing::{IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
 use ir::dialects::xla_gpu;
 use ir::{Builder, Type, Value};
@@ -196,6 +197,28 @@ impl RowNormalization {
 
     fn warps(&self) -> i64 {
         self.threads / WARP_SIZE
+    }
+
+    /// The block's row as a nested layout (seed 004): the row seen as `J x (L·V)` (`J`
+    /// accesses of the `L` threads' `V`-element vectors, padded to whole accesses), the
+    /// accesses a batch along the first dimension, the warps the subgroups and their lanes
+    /// the threads along the second, each lane's vector its elements: element `(j, (w · 32 +
+    /// lane) · V + v)` is the row's `(j · L + th_x) · V + v`, [`Self::element_map`]'s.
+    fn thread_layout(&self) -> crate::ThreadLayout {
+        let layout = NestedLayout {
+            subgroup_tile: vec![1, self.warps()],
+            batch_tile: vec![self.accesses, 1],
+            outer_tile: vec![1, 1],
+            thread_tile: vec![1, WARP_SIZE],
+            element_tile: vec![1, self.vector],
+            subgroup_strides: vec![0, 1],
+            thread_strides: vec![0, 1],
+        };
+        crate::ThreadLayout {
+            what: "the row (accesses x threads' vectors)",
+            shape: layout.shape(),
+            layout,
+        }
     }
 }
 
@@ -367,7 +390,7 @@ impl<'a> Emitter<'a> {
             vector_factor: plan.vector,
             thread_map: map,
             in_place: Vec::new(),
-            layouts: Vec::new(),
+            layouts: vec![plan.thread_layout()],
         })
     }
 
@@ -503,4 +526,47 @@ impl<'a> Emitter<'a> {
 
 fn internal(span: Span, what: &str) -> Diagnostic {
     Diagnostic::new(span, format!("internal error: {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The layout's map is the emitter's: at every thread, access and vector position of
+    /// a row, the layout's element of the `J x (L·V)` tile, linearized, is the row element
+    /// the emitter reads (where the emitter's map reaches: the last access may overshoot
+    /// the row).
+    #[test]
+    fn the_layout_is_the_element_map() {
+        for (n, threads, vector) in [(4096, 256, 4), (1000, 32, 8), (96, 32, 2), (8192, 1024, 4)] {
+            let lanes = n / vector;
+            let plan = RowNormalization {
+                heroes: Vec::new(),
+                dependent: HashSet::new(),
+                shape: ArrayShape::new(hlo::PrimitiveType::F32, vec![3, n]),
+                rows: 3,
+                threads,
+                vector,
+                accesses: (lanes + threads - 1) / threads,
+            };
+            let t = plan.thread_layout();
+            t.layout.verify(Some(&t.shape), Some(WARP_SIZE)).unwrap();
+            let (layout_map, element_map) = (t.layout.to_indexing_map(), plan.element_map());
+            let width = t.shape[1];
+            for th in 0..threads {
+                for j in 0..plan.accesses {
+                    for v in 0..vector {
+                        let (lane, warp) = (th % WARP_SIZE, th / WARP_SIZE);
+                        let at = [j, 0, 0, 0, 0, v];
+                        let tile = layout_map.eval(&[lane, warp], &at);
+                        if element_map.contains(&[th, 1], &[j, v]) {
+                            let row = element_map.eval(&[th, 1], &[j, v]);
+                            assert_eq!(row[0], 1);
+                            assert_eq!(tile[0] * width + tile[1], row[1], "{n}: {th} {j} {v}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
