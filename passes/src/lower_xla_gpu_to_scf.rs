@@ -129,6 +129,8 @@ struct LoopParts {
     body: BlockId,
     /// The body's arguments, for their names: induction variables, map results, iter args.
     old_args: Vec<Value>,
+    /// The loop's [`xla_gpu::UNROLL_ATTR`], which every `scf.for` of its nest keeps.
+    unroll: Option<Attribute>,
 }
 
 fn loop_parts(m: &Module, op: OpId) -> Result<LoopParts, Diagnostic> {
@@ -149,6 +151,7 @@ fn loop_parts(m: &Module, op: OpId) -> Result<LoopParts, Diagnostic> {
         inits: operands[num_dims..].to_vec(),
         body,
         old_args: m.block_args(body).to_vec(),
+        unroll: m.attr(op, xla_gpu::UNROLL_ATTR).cloned(),
     })
 }
 
@@ -250,6 +253,9 @@ fn build_nest(
         let step = constants.get(m, 1);
         let at = InsertPoint::Before(nest.anchor);
         let (for_op, block) = scf::build_for(m, at, lb, ub, step, &nest.iters);
+        if let Some(unroll) = &parts.unroll {
+            m.set_attr(for_op, xla_gpu::UNROLL_ATTR, unroll.clone());
+        }
         let for_results: Vec<Value> = m.results(for_op).collect();
         match nest.results {
             None => nest.results = Some(for_results),

@@ -21,7 +21,10 @@
 //! * an op with a vector result counts once per element;
 //! * any other op counts 1.
 //!
-//! Loops that run at most once are always unrolled (no code is copied). A copy's induction
+//! A loop marked [`xla_gpu::UNROLL_ATTR`] (`xla.unroll`: its iterations' values are meant
+//! to stay in registers, as the row-normalization emitter's) is unrolled up to
+//! [`MAX_REQUESTED_SIZE`] instead. Loops that run at most once are always unrolled (no code
+//! is copied). A copy's induction
 //! variable is an `arith.constant` of its type; the iter args flow from one copy to the next
 //! and the last copy's yields replace the loop's results. Loops with `unsigned` comparison are
 //! unrolled only when their bounds are non-negative (then both orders agree).
@@ -29,11 +32,16 @@
 use crate::fold::constant_int;
 use crate::pass::Pass;
 use crate::rewrite::clone_block_before;
+use ir::dialects::xla_gpu;
 use ir::{Attribute, Builder, Diagnostic, Module, OpId, Value};
 
 /// The most ops (by the weights of the module documentation) full unrolling may produce:
 /// XLA's `kMaxSize`.
 pub const MAX_UNROLLED_SIZE: i128 = 400;
+
+/// The most ops full unrolling may produce for a loop marked `xla.unroll`: a bound on code
+/// size for a request, ten times the heuristic's budget.
+pub const MAX_REQUESTED_SIZE: i128 = 4000;
 
 /// What a float `math` op not in [`CHEAP_MATH`] counts.
 const EXPENSIVE_MATH_SIZE: i128 = 20;
@@ -94,7 +102,12 @@ fn unrollable(m: &Module, for_op: OpId) -> Option<Vec<i128>> {
     } else {
         0
     };
-    if trip_count > 1 && trip_count.saturating_mul(body_size(m, for_op)) > MAX_UNROLLED_SIZE {
+    let budget = if m.attr(for_op, xla_gpu::UNROLL_ATTR).is_some() {
+        MAX_REQUESTED_SIZE
+    } else {
+        MAX_UNROLLED_SIZE
+    };
+    if trip_count > 1 && trip_count.saturating_mul(body_size(m, for_op)) > budget {
         return None;
     }
     Some((0..trip_count).map(|i| lb + i * step).collect())

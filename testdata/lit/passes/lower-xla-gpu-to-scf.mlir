@@ -286,3 +286,22 @@ func.func private @or(%a: i1, %b: i1) -> i1 {
   %0 = arith.ori %a, %b : i1
   return %0 : i1
 }
+
+// -----
+
+// `xla.unroll` (unroll fully: the values stay in registers) goes to every loop of the nest.
+#map = #xla_gpu.indexing_map<"(th_x)[s0, s1] -> (s0 * 64 + th_x * 2 + s1), domain: th_x in [0, 31], s0 in [0, 1], s1 in [0, 1]">
+// CHECK-LABEL: func.func @unrolled
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:           } {xla.unroll}
+// CHECK:         } {xla.unroll}
+func.func @unrolled(%input: tensor<128xf32>, %init: f32) -> f32 {
+  %thread_id_x = gpu.thread_id  x {xla.range = [0 : index, 31 : index]}
+  %sum = xla_gpu.loop (%thread_id_x)[%s0, %s1] -> (%linear) in #map iter_args(%acc = %init) -> (f32) {
+    %x = tensor.extract %input[%linear] : tensor<128xf32>
+    %next = arith.addf %acc, %x : f32
+    xla_gpu.yield %next : f32
+  } {xla.unroll}
+  return %sum : f32
+}

@@ -192,3 +192,30 @@ func.func @once_or_never(%x: f32) -> (f32, f32) {
 func.func private @f(%x: f32) -> f32 {
   return %x : f32
 }
+
+// -----
+
+// Over the size budget (8 copies of a 4-lane `math.exp` at 20 a lane) a loop stays a loop,
+// unless it is marked `xla.unroll` (the row-normalization emitter's loops over a row a
+// thread keeps in registers): then it is unrolled up to ten times the budget.
+// CHECK-LABEL: func.func @requested(
+// CHECK:         scf.for
+// CHECK:           math.exp
+// CHECK:           scf.yield
+// CHECK-COUNT-8: math.exp
+// CHECK-NOT:     scf.for
+// CHECK:         return
+func.func @requested(%v: vector<4xf32>) -> (vector<4xf32>, vector<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %kept = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %v) -> (vector<4xf32>) {
+    %e = math.exp %acc : vector<4xf32>
+    scf.yield %e : vector<4xf32>
+  }
+  %unrolled = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %v) -> (vector<4xf32>) {
+    %e = math.exp %acc : vector<4xf32>
+    scf.yield %e : vector<4xf32>
+  } {xla.unroll}
+  return %kept, %unrolled : vector<4xf32>, vector<4xf32>
+}

@@ -8,30 +8,16 @@ use interp::{Buffer, Kernel, Launch};
 use ir::{Attribute, Module, Type};
 use passes::{Pass, PassRegistry};
 
-/// A small deterministic generator (splitmix64).
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
 /// Random contents for a tensor argument: f32 in [-2, 2], i32 in [-100, 100].
-fn random_buffer(ty: Type, random: &mut Random) -> Buffer {
+fn random_buffer(ty: Type, random: &mut fastrand::Rng) -> Buffer {
     let n = ty.num_elements().unwrap_or(1) as usize;
     let elem = ty.element_type_or_self();
     let mut bytes = Vec::with_capacity(n * 4);
     for _ in 0..n {
-        let r = random.next();
         let word = if elem == Type::F32 {
-            ((r % 4001) as f32 / 1000.0 - 2.0).to_bits()
+            (random.f32() * 4.0 - 2.0).to_bits()
         } else {
-            ((r % 201) as i32 - 100) as u32
+            random.i32(-100..=100) as u32
         };
         bytes.extend_from_slice(&word.to_le_bytes());
     }
@@ -115,7 +101,7 @@ fn distributed_kernels_agree_with_whole_vector_ones_down_to_ptx() {
     for (c, chunk) in chunks.iter().enumerate() {
         let whole = ir::parse_module(chunk).unwrap_or_else(|e| panic!("chunk {c}: {e:?}"));
         let (name, types) = function(&whole);
-        let mut random = Random(c as u64 + 1);
+        let mut random = fastrand::Rng::with_seed(c as u64 + 1);
         let args: Vec<Buffer> = types
             .iter()
             .map(|&t| random_buffer(t, &mut random))

@@ -54,6 +54,11 @@ const MAX_THREADS: i64 = 1024;
 const ACCESSES_PER_THREAD: i64 = 4;
 /// The bytes of one vector access: 128 bits.
 const VECTOR_BYTES: i64 = 16;
+/// The most elements of a row a thread keeps in registers (per input), so that its loops,
+/// fully unrolled, read each element once and compute what they share once (softmax's
+/// `exp`): 64 registers of 32 bits, a quarter of what a thread may have at full occupancy
+/// of 256-thread blocks.
+const ROW_ELEMENTS_IN_REGISTERS: i64 = 64;
 
 /// The analysis: the reduces in dependency order and the launch shape.
 #[derive(Clone, Debug)]
@@ -197,6 +202,18 @@ impl RowNormalization {
 
     fn warps(&self) -> i64 {
         self.threads / WARP_SIZE
+    }
+
+    /// Marks the loop that computed `result` to be unrolled fully when a thread's part of
+    /// the row fits in registers ([`ROW_ELEMENTS_IN_REGISTERS`]): every loop over the row
+    /// then reads the same elements at the same indices, which CSE merges into one read of
+    /// the row (and one `exp` of each element for softmax) instead of one per loop.
+    fn mark_unrolled(&self, m: &mut ir::Module, result: Value) {
+        if self.accesses * self.vector <= ROW_ELEMENTS_IN_REGISTERS
+            && let Some(op) = m.defining_op(result)
+        {
+            m.set_attr(op, xla_gpu::UNROLL_ATTR, ir::Attribute::Unit);
+        }
     }
 
     /// The block's row as a nested layout (seed 004): the row seen as `J x (L·V)` (`J`
@@ -354,6 +371,7 @@ impl<'a> Emitter<'a> {
                 let value = self.value_at(b, &params, operand, index, with, ty)?;
                 Ok(vec![self.combine(b, k, iters[0], value)])
             })?[0];
+            plan.mark_unrolled(b.module, partial);
             let warp_value = xla_gpu::build_shuffle_reduce(
                 b.module,
                 b.insertion_point(),
@@ -374,6 +392,7 @@ impl<'a> Emitter<'a> {
             }
             Ok(next)
         })?;
+        plan.mark_unrolled(b.module, written[0]);
         b.ret(&written);
 
         let element_bytes: i64 = self

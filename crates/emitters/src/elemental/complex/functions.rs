@@ -102,10 +102,7 @@ pub(super) fn log_1p(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 /// The principal cube root `|z|^(1/3) e^(i arg(z)/3)`, with `|z|^(1/3)` as `cbrt(m) ·
 /// cbrt(sqrt(1 + (n/m)^2))` so that |z| never overflows; 0 at zero.
 pub(super) fn cube_root(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
-    let (larger, square) = larger_and_squared_ratio(b, re, im);
-    let one = float(b, 1.0);
-    let sum = add(b, one, square);
-    let root = b.unary("math.sqrt", sum);
+    let (larger, root) = larger_and_root(b, re, im);
     let (cbrt_larger, cbrt_root) = (b.unary("math.cbrt", larger), b.unary("math.cbrt", root));
     let size = mul(b, cbrt_larger, cbrt_root);
     let zero = b_zero(b);
@@ -213,10 +210,7 @@ pub(super) fn tan(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 
 /// `z / |z|` as `(z / m) / sqrt(1 + (n/m)^2)`, so that |z| never overflows; zero at zero.
 pub(super) fn sign(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
-    let (larger, square) = larger_and_squared_ratio(b, re, im);
-    let one = float(b, 1.0);
-    let sum = add(b, one, square);
-    let root = b.unary("math.sqrt", sum);
+    let (larger, root) = larger_and_root(b, re, im);
     let mut unit = |part: Value| {
         let scaled = b.binary("arith.divf", part, larger);
         b.binary("arith.divf", scaled, root)
@@ -311,12 +305,18 @@ fn larger_and_squared_ratio(b: &mut Builder<'_>, re: Value, im: Value) -> (Value
 /// `complex.abs`: `m * sqrt(1 + (n/m)^2)` for `m`, `n` the larger and smaller magnitude;
 /// 0 when both are 0.
 pub(super) fn magnitude(b: &mut Builder<'_>, re: Value, im: Value) -> Value {
-    let (larger, square) = larger_and_squared_ratio(b, re, im);
-    let one = b.float(1.0, Type::F32);
-    let sum = add(b, one, square);
-    let root = b.unary("math.sqrt", sum);
+    let (larger, root) = larger_and_root(b, re, im);
     let scaled = mul(b, larger, root);
     let zero = b_zero(b);
     let both_zero = cmpf(b, "oeq", larger, zero);
     b.select(both_zero, zero, scaled)
+}
+
+/// `m` and `sqrt(1 + (n/m)^2)` (which is `|z| / m`): what `|z|`, `z / |z|` and `|z|^(1/3)`
+/// are computed from without forming `|z|` where it would overflow.
+fn larger_and_root(b: &mut Builder<'_>, re: Value, im: Value) -> (Value, Value) {
+    let (larger, square) = larger_and_squared_ratio(b, re, im);
+    let one = float(b, 1.0);
+    let sum = add(b, one, square);
+    (larger, b.unary("math.sqrt", sum))
 }

@@ -43,6 +43,11 @@ use ops::*;
 
 /// The property holding the map of `xla_gpu.loop` and `xla_gpu.apply_indexing`.
 pub const MAP_ATTR: &str = "indexing_map_attr";
+
+/// A discardable attribute of `xla_gpu.loop` (and the `scf.for` loops it becomes): unroll
+/// fully, whatever `unroll-loops`' size budget says, because what the iterations compute
+/// is meant to stay in registers (a thread's part of a row that several loops read).
+pub const UNROLL_ATTR: &str = "xla.unroll";
 /// The property splitting `xla_gpu.loop`'s operands into dims and inits.
 pub const SEGMENTS_ATTR: &str = "operandSegmentSizes";
 
