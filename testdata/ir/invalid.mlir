@@ -323,5 +323,21 @@ func.func @transpose_not_a_permutation(%v: vector<2x4xf32>) -> vector<4x2xf32> {
   return %0 : vector<4x2xf32>
 }
 
+// -----
+
+func.func @reduction_dims_not_an_array(%v: vector<4x8xf32>, %a: vector<4x8xf32>) -> vector<4x8xf32> {
+  %0 = "vector.multi_reduction"(%v, %a) <{kind = #vector.kind<add>, reduction_dims = "foo"}> : (vector<4x8xf32>, vector<4x8xf32>) -> vector<4x8xf32>
+  // CHECK: invalid.mlir:[[@LINE-1]]:3: error: 'vector.multi_reduction' op requires a 'reduction_dims' property of i64 integers (array<i64: ..>)
+  return %0 : vector<4x8xf32>
+}
+
+// -----
+
+func.func @transpose_of_two(%v: vector<2x4xf32>) -> vector<4x2xf32> {
+  %0 = "vector.transpose"(%v, %v) <{permutation = array<i64: 1, 0>}> : (vector<2x4xf32>, vector<2x4xf32>) -> vector<4x2xf32>
+  // CHECK: invalid.mlir:[[@LINE-1]]:3: error: 'vector.transpose' op expected 1 operand, but found 2
+  return %0 : vector<4x2xf32>
+}
+
 // Failed chunks print nothing but the separators.
 // CHECK-NOT: module

@@ -144,7 +144,64 @@ fn anchor(m: &Module, op: OpId) -> Result<Option<NestedLayout>, Diagnostic> {
     layout
         .verify(ty.shape(), Some(SUBGROUP_SIZE))
         .map_err(|e| op_error(m, op, format!("the layout does not fit '{ty}': {e}")))?;
+    distributable(&layout).map_err(|e| op_error(m, op, format!("unsupported: {e}")))?;
     Ok(Some(layout))
+}
+
+/// The most elements of a vector one thread holds: its part lives in registers, unrolled.
+pub const MAX_THREAD_ELEMENTS: i64 = 1024;
+
+/// The most threads of the block the pass sets up (a GPU block's limit).
+pub const MAX_THREADS: i64 = 1024;
+
+/// What this pass needs of a layout beyond the seed's rules: every distributed level has a
+/// stride (a tile of several ids with stride 0 would leave all but id 0's elements to no
+/// thread), the levels' ids nest (sorted by stride, each stride a multiple of the previous
+/// stride times its tile: only then does `(id floordiv stride) mod tile` read each
+/// dimension's own digits of an id, and `Σ id_d · stride_d` build one), the block stays
+/// within [`MAX_THREADS`] and a thread's part within [`MAX_THREAD_ELEMENTS`].
+fn distributable(layout: &NestedLayout) -> Result<(), String> {
+    for (what, tile, strides) in [
+        ("thread", &layout.thread_tile, &layout.thread_strides),
+        ("subgroup", &layout.subgroup_tile, &layout.subgroup_strides),
+    ] {
+        let mut levels: Vec<(i64, i64)> = tile
+            .iter()
+            .zip(strides.iter())
+            .filter(|(t, _)| **t > 1)
+            .map(|(&t, &s)| (s, t))
+            .collect();
+        if let Some((_, t)) = levels.iter().find(|(s, _)| *s == 0) {
+            return Err(format!("a {what} tile of {t} with stride 0"));
+        }
+        levels.sort();
+        for pair in levels.windows(2) {
+            let ((s0, t0), (s1, _)) = (pair[0], pair[1]);
+            if s0.checked_mul(t0).is_none_or(|reach| s1 % reach != 0) {
+                return Err(format!(
+                    "{what} strides that do not nest: stride {s1} is not a multiple of the \
+                     {t0} ids of stride {s0}"
+                ));
+            }
+        }
+    }
+    let subgroups = layout.id_counts().1;
+    if subgroups > MAX_THREADS / SUBGROUP_SIZE {
+        return Err(format!(
+            "{subgroups} subgroups of {SUBGROUP_SIZE}: more than the {MAX_THREADS} threads of a block"
+        ));
+    }
+    let elements = layout
+        .thread_shape()
+        .iter()
+        .try_fold(1i64, |n, &d| n.checked_mul(d))
+        .unwrap_or(i64::MAX);
+    if elements > MAX_THREAD_ELEMENTS {
+        return Err(format!(
+            "each thread would hold {elements} elements, more than {MAX_THREAD_ELEMENTS}"
+        ));
+    }
+    Ok(())
 }
 
 /// The layout of every vector value of `f` (empty when `f` has no anchor).
@@ -159,59 +216,30 @@ fn assign_layouts(m: &Module, f: OpId) -> Result<FxHashMap<Value, NestedLayout>,
     if layouts.is_empty() {
         return Ok(layouts);
     }
-    let set = |layouts: &mut FxHashMap<Value, NestedLayout>, v: Value, l: &NestedLayout, op| {
-        match layouts.get(&v) {
-            Some(old) if old == l => Ok(false),
-            Some(old) => Err(op_error(
+    // Each value gets its layout once; its defining op and users are then looked at again,
+    // so the work is linear in the uses (a chain laid out from its end included).
+    let mut queue: std::collections::VecDeque<OpId> = ops.iter().copied().collect();
+    let mut queued: ir::intern::FxHashSet<OpId> = ops.iter().copied().collect();
+    while let Some(op) = queue.pop_front() {
+        queued.remove(&op);
+        for v in propagate(m, op, &mut layouts)? {
+            let related = m.defining_op(v).into_iter().chain(m.uses(v).map(|u| u.op));
+            for o in related.collect::<Vec<_>>() {
+                if queued.insert(o) {
+                    queue.push_back(o);
+                }
+            }
+        }
+    }
+    for &v in layouts.keys() {
+        if let ir::ValueDef::Arg { block, .. } = m.value_def(v) {
+            let at = m.block_parent_op(block).unwrap_or(f);
+            return Err(op_error(
                 m,
-                op,
-                format!("conflicting layouts {old} and {l}"),
-            )),
-            None => {
-                layouts.insert(v, l.clone());
-                Ok(true)
-            }
-        }
-    };
-    loop {
-        let mut changed = false;
-        for &op in &ops {
-            if is_elementwise(m, op) || m.is(op, "vector.broadcast") && m.num_results(op) == 1 {
-                let mut values: Vec<Value> = m.operands(op).collect();
-                values.extend(m.results(op));
-                values.retain(|&v| is_vector(m.value_type(v)));
-                if m.is(op, "vector.broadcast") {
-                    values.retain(|&v| v == m.result(op, 0));
-                }
-                let known = values.iter().find_map(|v| layouts.get(v)).cloned();
-                if let Some(l) = known {
-                    for v in values {
-                        changed |= set(&mut layouts, v, &l, op)?;
-                    }
-                }
-            } else if m.is(op, "arith.constant") && is_vector(m.value_type(m.result(op, 0))) {
-                let r = m.result(op, 0);
-                let from_user = m
-                    .uses(r)
-                    .find_map(|u| layouts.get(&m.operand(u.op, u.index as usize)))
-                    .cloned();
-                if let (false, Some(l)) = (layouts.contains_key(&r), from_user) {
-                    changed |= set(&mut layouts, r, &l, op)?;
-                }
-            } else if m.is(op, "vector.multi_reduction") {
-                let Some(source) = layouts.get(&m.operand(op, 0)) else {
-                    continue;
-                };
-                let result = m.result(op, 0);
-                if is_vector(m.value_type(result)) {
-                    let l = project(source, &vector::reduction_dims(m, op));
-                    changed |= set(&mut layouts, result, &l, op)?;
-                    changed |= set(&mut layouts, m.operand(op, 1), &l, op)?;
-                }
-            }
-        }
-        if !changed {
-            break;
+                at,
+                "unsupported: a vector with a nested layout that is a block argument \
+                 (a function argument or a loop-carried value)",
+            ));
         }
     }
     for &op in &ops {
@@ -230,6 +258,54 @@ fn assign_layouts(m: &Module, f: OpId) -> Result<FxHashMap<Value, NestedLayout>,
         }
     }
     Ok(layouts)
+}
+
+/// Gives the values of `op` the layouts its rule implies from those known; returns the
+/// values that got one. Elementwise ops and broadcasts share one layout among their vector
+/// operands and result; a reduction's result and accumulator get its source's without the
+/// reduced dimensions.
+fn propagate(
+    m: &Module,
+    op: OpId,
+    layouts: &mut FxHashMap<Value, NestedLayout>,
+) -> Result<Vec<Value>, Diagnostic> {
+    let (values, layout) = if is_elementwise(m, op) || m.is(op, "vector.broadcast") {
+        let mut values: Vec<Value> = m.operands(op).chain(m.results(op)).collect();
+        values.retain(|&v| is_vector(m.value_type(v)));
+        if m.is(op, "vector.broadcast") {
+            values.retain(|&v| m.defining_op(v) == Some(op));
+        }
+        let known = values.iter().find_map(|v| layouts.get(v)).cloned();
+        (values, known)
+    } else if m.is(op, "vector.multi_reduction") && is_vector(m.value_type(m.result(op, 0))) {
+        let projected = layouts
+            .get(&m.operand(op, 0))
+            .map(|source| project(source, &vector::reduction_dims(m, op)));
+        (vec![m.result(op, 0), m.operand(op, 1)], projected)
+    } else {
+        return Ok(Vec::new());
+    };
+    let Some(layout) = layout else {
+        return Ok(Vec::new());
+    };
+    let mut changed = Vec::new();
+    for v in values {
+        match layouts.get(&v) {
+            Some(old) if *old == layout => {}
+            Some(old) => {
+                return Err(op_error(
+                    m,
+                    op,
+                    format!("conflicting layouts {old} and {layout}"),
+                ));
+            }
+            None => {
+                layouts.insert(v, layout.clone());
+                changed.push(v);
+            }
+        }
+    }
+    Ok(changed)
 }
 
 /// A layout's local elements: per element of the thread's flat vector, its `(b, o, e)` per
@@ -483,6 +559,16 @@ impl<'m> Distributor<'m> {
         rank: usize,
     ) -> Result<TransferPlace, Diagnostic> {
         let m = &*self.m;
+        let tensor_rank = m.value_type(tensor).rank().unwrap_or(0);
+        if rank > tensor_rank {
+            return Err(op_error(
+                m,
+                op,
+                format!(
+                    "unsupported: a transfer of a rank-{rank} vector to a rank-{tensor_rank} tensor"
+                ),
+            ));
+        }
         let in_bounds = m
             .prop(op, "in_bounds")
             .and_then(Attribute::as_array)

@@ -56,24 +56,32 @@ impl Distributor<'_> {
             ));
         };
         let reduced = |d: usize| dims.contains(&(d as i64));
-        // Lanes to combine: per reduced dimension, the shuffle offsets of its thread ids.
+        // Lanes to combine: per reduced dimension, the shuffle offsets of its thread ids. An
+        // xor flips bits of the lane id: every distributed dimension's thread id must be bits
+        // of its own (power-of-two tiles and strides, which `distributable` keeps apart).
+        let across = |d: usize| layout.thread_tile[d] > 1;
+        if (0..layout.rank()).any(|d| reduced(d) && across(d)) {
+            for d in (0..layout.rank()).filter(|&d| across(d)) {
+                let (tile, stride) = (layout.thread_tile[d], layout.thread_strides[d]);
+                if tile.count_ones() != 1
+                    || stride.count_ones() != 1
+                    || elem.bit_width() != Some(32)
+                {
+                    return Err(op_error(
+                        m,
+                        op,
+                        format!(
+                            "unsupported: a reduction across threads needs power-of-two thread \
+                             tiles and strides and 32-bit elements (dimension {d}: tile {tile}, \
+                             stride {stride}, '{elem}')"
+                        ),
+                    ));
+                }
+            }
+        }
         let mut offsets = Vec::new();
-        for d in (0..layout.rank()).filter(|&d| reduced(d)) {
+        for d in (0..layout.rank()).filter(|&d| reduced(d) && across(d)) {
             let (tile, stride) = (layout.thread_tile[d], layout.thread_strides[d]);
-            if tile == 1 || stride == 0 {
-                continue;
-            }
-            if tile.count_ones() != 1 || stride.count_ones() != 1 || elem.bit_width() != Some(32) {
-                return Err(op_error(
-                    m,
-                    op,
-                    format!(
-                        "unsupported: a reduction across threads needs power-of-two thread tiles \
-                         and strides and 32-bit elements (dimension {d}: tile {tile}, stride \
-                         {stride}, '{elem}')"
-                    ),
-                ));
-            }
             offsets.extend((0..tile.trailing_zeros()).map(|k| stride << k));
         }
         // 1. Each thread's own elements, grouped by their kept local position.
@@ -194,16 +202,23 @@ impl Distributor<'_> {
                 })
                 .collect();
         }
+        // The row holding a combination: the canonical subgroup with the thread's own kept
+        // ids and the combination's reduced ones (`Σ id_d · stride_d`; replicas of it, where
+        // strides leave gaps, hold the same values, and the canonical one always exists).
+        let kept_ids = (0..layout.rank())
+            .filter(|&d| !subgroup_dims.contains(&d) && layout.subgroup_tile[d] > 1)
+            .fold(cst(0), |r, d| {
+                let (tile, stride) = (layout.subgroup_tile[d], layout.subgroup_strides[d]);
+                r + row.clone().floor_div(stride).modulo(tile) * stride
+            });
         let row_exprs = combos
             .iter()
             .map(|combo| {
                 subgroup_dims
                     .iter()
                     .zip(combo)
-                    .fold(row.clone(), |r, (&d, &id)| {
-                        let (tile, stride) = (layout.subgroup_tile[d], layout.subgroup_strides[d]);
-                        let own = row.clone().floor_div(stride).modulo(tile);
-                        r + (cst(id) - own) * stride
+                    .fold(kept_ids.clone(), |r, (&d, &id)| {
+                        r + cst(id * layout.subgroup_strides[d])
                     })
             })
             .collect();

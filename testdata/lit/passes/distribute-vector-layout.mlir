@@ -102,3 +102,22 @@ func.func @transpose(%in: tensor<32x32xi32>, %out: tensor<32x32xi32>) -> tensor<
   %w = vector.transfer_write %s, %out[%c0, %c0] {in_bounds = [true, true]} : vector<32x32xi32>, tensor<32x32xi32>
   return %w : tensor<32x32xi32>
 }
+
+// -----
+
+// Subgroup stride 2 over a tile of 2: ids 0 and 1 hold the first half (1 is a replica of
+// 0), id 2 the second. The sum across subgroups reads the canonical rows 0 and 2 (never a
+// row past the 3 subgroups there are).
+// CHECK-LABEL: func.func @replicated_subgroups(
+// CHECK:         gpu.thread_id  x {xla.range = [0 : index, 95 : index]}
+// CHECK:         xla_gpu.allocate_shared : tensor<3x1xf32>
+// CHECK:         return
+#gap = #xla_gpu.nested_layout<subgroup_tile = [2], batch_tile = [1], outer_tile = [1], thread_tile = [32], element_tile = [1], subgroup_strides = [2], thread_strides = [1]>
+func.func @replicated_subgroups(%in: tensor<64xf32>, %out: tensor<f32>) -> tensor<f32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %v = vector.transfer_read %in[%c0], %z {in_bounds = [true], xla_gpu.layout = #gap} : tensor<64xf32>, vector<64xf32>
+  %r = vector.multi_reduction <add>, %v, %z [0] : vector<64xf32> to f32
+  %t = tensor.insert %r into %out[] : tensor<f32>
+  return %t : tensor<f32>
+}

@@ -410,7 +410,9 @@ fn distinct_ids(what: &str, tile: &[i64], strides: &[i64]) -> Result<i64, String
         }
         largest = largest.max(id);
     }
-    Ok(largest + 1)
+    largest
+        .checked_add(1)
+        .ok_or_else(|| format!("{what} ids overflow 64 bits"))
 }
 
 fn join(values: &[i64], sep: &str) -> String {
@@ -535,5 +537,13 @@ pub(crate) mod tests {
         assert!(with("[1, 1, 1, 1, 1, 1, 1, 1]").is_err());
         assert!(with("[99999999999999999999]").is_err());
         assert!(with("[-1]").unwrap().verify(None, None).is_err());
+        // A stride whose largest id is i64::MAX: one past it overflows.
+        let huge = NestedLayout::parse(
+            "#xla_gpu.nested_layout<subgroup_tile = [2], batch_tile = [1], outer_tile = [1], \
+             thread_tile = [32], element_tile = [1], subgroup_strides = [9223372036854775807], \
+             thread_strides = [1]>",
+        )
+        .unwrap();
+        assert!(huge.verify(None, None).unwrap_err().contains("overflow"));
     }
 }

@@ -114,7 +114,8 @@ pub(super) fn verify_multi_reduction(cx: &VerifyCx<'_>, op: OpId) -> Result<(), 
     {
         return Err(format!("unsupported reduction kind '{kind}' for '{elem}'"));
     }
-    let dims = reduction_dims(m, op);
+    let dims = dense_ints(m.prop(op, "reduction_dims"))
+        .ok_or("requires a 'reduction_dims' property of i64 integers (array<i64: ..>)")?;
     distinct_dims(&dims, source.rank().unwrap_or(0), "reduction dimension")?;
     let want = reduced_type(source, &dims);
     for (what, v) in [("acc", m.operand(op, 1)), ("result", m.result(op, 0))] {
@@ -175,9 +176,16 @@ pub(super) fn parse_multi_reduction(p: &mut Parser<'_>, state: &mut OpState) -> 
 pub(super) fn verify_transpose(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
     expect_results(m, op, 1)?;
+    if m.num_operands(op) != 1 {
+        return Err(format!(
+            "expected 1 operand, but found {}",
+            m.num_operands(op)
+        ));
+    }
     let source = m.value_type(m.operand(op, 0));
     expect_vector(source, 0)?;
-    let perm = permutation(m, op);
+    let perm = dense_ints(m.prop(op, "permutation"))
+        .ok_or("requires a 'permutation' property of i64 integers (array<i64: ..>)")?;
     let rank = source.rank().unwrap_or(0);
     if perm.len() != rank {
         return Err(format!(
