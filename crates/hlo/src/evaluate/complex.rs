@@ -214,6 +214,13 @@ impl Z {
     /// (C99's `cexp(x + i0) = e^x + i0`), not `inf * 0`.
     fn exp(self) -> Z {
         let e = self.re.exp();
+        if e == 0.0 {
+            // |e^z| is 0: the result is 0, also where `im` is infinite.
+            return Z {
+                re: 0.0,
+                im: if self.im == 0.0 { self.im } else { 0.0 },
+            };
+        }
         Z {
             re: e * self.im.cos(),
             im: if self.im == 0.0 {

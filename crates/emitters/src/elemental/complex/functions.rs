@@ -31,6 +31,12 @@ pub(super) fn exp(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
     let (out_re, out_im) = (mul(b, half, cos), mul(b, half, sin));
     let (out_re, out_im) = (mul(b, out_re, half), mul(b, out_im, half));
     let zero = b_zero(b);
+    // Where e^(re/2) is 0 the result is 0, also when `im` is infinite (0 · cos ∞ is NaN).
+    let vanishes = cmpf(b, "oeq", half, zero);
+    let (out_re, out_im) = (
+        b.select(vanishes, zero, out_re),
+        b.select(vanishes, zero, out_im),
+    );
     let real_axis = cmpf(b, "oeq", im, zero);
     (out_re, b.select(real_axis, im, out_im))
 }
@@ -128,11 +134,13 @@ fn trig_times_hyperbolic(b: &mut Builder<'_>, (re, im): Parts) -> [Value; 4] {
     let signed_half = b.binary("math.copysign", half, im);
     let limit = float(b, 80.0);
     let far = cmpf(b, "ogt", abs_im, limit);
+    // `root` first: a tiny `trig` (sin of a subnormal) halved first would round to 0, and
+    // 0 · ∞ is NaN where `root` overflows.
     let mut product = |trig: Value, hyperbolic: Value, halving: Value| {
         let near = mul(b, trig, hyperbolic);
-        let halved = mul(b, trig, halving);
-        let once = mul(b, halved, root);
-        let twice = mul(b, once, root);
+        let once = mul(b, trig, root);
+        let halved = mul(b, once, halving);
+        let twice = mul(b, halved, root);
         b.select(far, twice, near)
     };
     [
@@ -247,7 +255,7 @@ pub(super) fn power(b: &mut Builder<'_>, z: Parts, w: Parts) -> Parts {
 /// The principal square root: `t = sqrt(|z|/2 + |re|/2)`, then `(t, im / 2t)` for
 /// `re >= 0` and `(|im| / 2t, ±t)` with `im`'s sign otherwise; `(0, im)` at zero, where `t`
 /// is 0. Past 2^126 the parts are scaled by 1/4 first and `t` by 2 after, so |z| stays in
-/// f32's range (3e38 + 3e38i); below it nothing is scaled (no subnormal loses bits).
+/// f32's range (3e38 + 3e38i); below 2^-100 by 2^100 and 2^-50 (see the code).
 pub(super) fn square_root(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
     let larger = {
         let (a, c) = (b.unary("math.absf", re), b.unary("math.absf", im));
@@ -257,13 +265,22 @@ pub(super) fn square_root(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
         let limit = b.float(2f64.powi(126), Type::F32);
         cmpf(b, "ogt", larger, limit)
     };
+    // Below 2^-100 (subnormals have a few bits only, and `(|z| + |re|) / 2` of one rounds to
+    // 0) the parts are scaled by 2^100, exactly, and `t` by 2^-50 after.
+    let tiny = {
+        let limit = b.float(2f64.powi(-100), Type::F32);
+        cmpf(b, "olt", larger, limit)
+    };
     let (quarter, one, two) = (
         b.float(0.25, Type::F32),
         b.float(1.0, Type::F32),
         b.float(2.0, Type::F32),
     );
+    let (up, down) = (float(b, 2f64.powi(100)), float(b, 2f64.powi(-50)));
     let scale = b.select(huge, quarter, one);
+    let scale = b.select(tiny, up, scale);
     let unscale = b.select(huge, two, one);
+    let unscale = b.select(tiny, down, unscale);
     let (re_s, im_s) = (mul(b, re, scale), mul(b, im, scale));
     let size = magnitude(b, re_s, im_s);
     let abs_re = b.unary("math.absf", re_s);
@@ -298,6 +315,16 @@ fn larger_and_squared_ratio(b: &mut Builder<'_>, re: Value, im: Value) -> (Value
     let larger = b.binary("arith.maximumf", a, c);
     let smaller = b.binary("arith.minimumf", a, c);
     let ratio = b.binary("arith.divf", smaller, larger);
+    // An infinite part makes |z| infinite whatever the other, NaN included (IEEE's hypot;
+    // ∞/∞ and the NaN would make it NaN).
+    let infinity = float(b, f64::INFINITY);
+    let infinite = {
+        let (x, y) = (cmpf(b, "oeq", a, infinity), cmpf(b, "oeq", c, infinity));
+        b.binary("arith.ori", x, y)
+    };
+    let zero = b_zero(b);
+    let ratio = b.select(infinite, zero, ratio);
+    let larger = b.select(infinite, infinity, larger);
     (larger, mul(b, ratio, ratio))
 }
 
