@@ -23,7 +23,10 @@
 //! and 5.92 ulp in `f32`, measured in `passes/tests/integration/expand_float_ops.rs`), which one rounding
 //! to `bf16`/`f16` can turn into one unit of that type — and in `1 + tanh(x)` near
 //! `tanh(x) = -1` into an absolute error of that size on a small result, which is why the
-//! absolute bound is one unit at 1.0 and not a relative one.
+//! absolute bound is one unit at 1.0 and not a relative one. A complex element is a point of
+//! the plane: it matches when its distance to the evaluator's is within the bound, absolute
+//! or relative to the evaluator's modulus (numpy's `isclose`); where a part is not finite,
+//! part by part.
 //!
 //! Reductions: the reduction emitters combine elements in another order than the evaluator's
 //! row-major one (per-thread strips, then warp shuffles, then across warps), so a float sum of
