@@ -39,11 +39,12 @@
 //! (`lower-xla-gpu-to-scf`, `flatten-tensors`, ..., `lower-to-llvm`).
 
 mod reduce;
+mod transfers;
 
 use crate::pass::{Pass, op_error};
 use indexing::nested_layout::NestedLayout;
-use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, dim};
-use ir::dialects::{gpu, vector, xla_gpu};
+use indexing::{AffineExpr, cst, dim};
+use ir::dialects::{gpu, vector};
 use ir::intern::FxHashMap;
 use ir::{Attribute, Builder, DenseValues, Diagnostic, InsertPoint, Module, OpId, Type, Value};
 
@@ -356,10 +357,6 @@ fn element_index(layout: &NestedLayout, d: usize, (b, o, e): (i64, i64, i64)) ->
     thread * layout.element_tile[d] + cst(e)
 }
 
-/// Where a transfer is: the indices of the tensor dimensions the vector does not walk, and
-/// for each one it walks, the offset and the dimension's size.
-type TransferPlace = (Vec<Value>, Vec<(Value, i64)>);
-
 /// Rewrites one function whose vectors all have layouts.
 struct Distributor<'m> {
     m: &'m mut Module,
@@ -512,26 +509,6 @@ impl<'m> Distributor<'m> {
         Ok(Builder::before(self.m, op).constant(Attribute::dense_splat(ty, value)))
     }
 
-    /// `apply_indexing` of the thread id and `bases` (index values, each below its bound):
-    /// `base_k + index_k` for each `(bound, index)`.
-    fn indices(&mut self, at: OpId, bases: &[(Value, i64)], exprs: Vec<AffineExpr>) -> Vec<Value> {
-        let mut dims = vec![Variable::new("tid", Interval::new(0, self.threads - 1))];
-        dims.extend(
-            bases.iter().enumerate().map(|(k, &(_, size))| {
-                Variable::new(format!("base{k}"), Interval::new(0, size - 1))
-            }),
-        );
-        let results = exprs
-            .into_iter()
-            .enumerate()
-            .map(|(k, e)| dim(k + 1) + e)
-            .collect();
-        let map = IndexingMap::new(dims, Vec::new(), Vec::new(), results).simplified();
-        let mut operands = vec![self.tid];
-        operands.extend(bases.iter().map(|&(v, _)| v));
-        xla_gpu::build_apply_indexing(self.m, InsertPoint::Before(at), map, &operands, &[])
-    }
-
     /// A flat per-thread vector of `ty` from its elements.
     fn assemble(&mut self, at: OpId, ty: Type, elements: &[Value]) -> Value {
         let ip = InsertPoint::Before(at);
@@ -546,111 +523,5 @@ impl<'m> Distributor<'m> {
     fn element(&mut self, at: OpId, v: Value, k: usize) -> Value {
         let position = [vector::Position::Static(k as i64)];
         vector::build_extract(self.m, InsertPoint::Before(at), v, &position)
-    }
-
-    /// A transfer's tensor, its leading indices (not walked by the vector) and the bases of
-    /// the walked dimensions with their sizes; refused unless in bounds with the minor
-    /// identity map.
-    fn transfer_parts(
-        &self,
-        op: OpId,
-        tensor: Value,
-        first_index: usize,
-        rank: usize,
-    ) -> Result<TransferPlace, Diagnostic> {
-        let m = &*self.m;
-        let tensor_rank = m.value_type(tensor).rank().unwrap_or(0);
-        if rank > tensor_rank {
-            return Err(op_error(
-                m,
-                op,
-                format!(
-                    "unsupported: a transfer of a rank-{rank} vector to a rank-{tensor_rank} tensor"
-                ),
-            ));
-        }
-        let in_bounds = m
-            .prop(op, "in_bounds")
-            .and_then(Attribute::as_array)
-            .is_some_and(|a| a.iter().all(|b| b.as_bool() == Some(true)));
-        let identity = match m.prop(op, "permutation_map") {
-            Some(Attribute::Opaque(map)) => {
-                let text: String = map.split_whitespace().collect();
-                let n = m.value_type(tensor).rank().unwrap_or(0);
-                let dims: Vec<String> = (0..n).map(|i| format!("d{i}")).collect();
-                text == format!(
-                    "affine_map<({})->({})>",
-                    dims.join(","),
-                    dims[n - rank..].join(",")
-                )
-            }
-            _ => false,
-        };
-        if !in_bounds || !identity {
-            return Err(op_error(
-                m,
-                op,
-                "unsupported: a transfer with a layout must be in bounds, with the minor identity map",
-            ));
-        }
-        let shape = m.value_type(tensor).shape().unwrap_or(&[]).to_vec();
-        let indices: Vec<Value> = m.operands(op).skip(first_index).take(shape.len()).collect();
-        let lead = shape.len() - rank;
-        let bases = indices[lead..]
-            .iter()
-            .zip(&shape[lead..])
-            .map(|(&v, &s)| (v, s))
-            .collect();
-        Ok((indices[..lead].to_vec(), bases))
-    }
-
-    /// The tensor indices of each local element of `layout` for a transfer at `bases`.
-    fn element_indices(
-        &mut self,
-        at: OpId,
-        layout: &NestedLayout,
-        lead: &[Value],
-        bases: &[(Value, i64)],
-    ) -> Vec<Vec<Value>> {
-        local_elements(layout)
-            .into_iter()
-            .map(|local| {
-                let exprs = (0..layout.rank())
-                    .map(|d| element_index(layout, d, local[d]))
-                    .collect();
-                let mut indices = lead.to_vec();
-                indices.extend(self.indices(at, bases, exprs));
-                indices
-            })
-            .collect()
-    }
-
-    fn transfer_read(&mut self, op: OpId) -> Result<Value, Diagnostic> {
-        let (tensor, result) = (self.m.operand(op, 0), self.m.result(op, 0));
-        let layout = self.layouts[&result].clone();
-        let (lead, bases) = self.transfer_parts(op, tensor, 1, layout.rank())?;
-        let mut elements = Vec::new();
-        for indices in self.element_indices(op, &layout, &lead, &bases) {
-            elements.push(Builder::before(self.m, op).extract(tensor, &indices));
-        }
-        let ty = self.thread_type(result);
-        Ok(self.assemble(op, ty, &elements))
-    }
-
-    fn transfer_write(&mut self, op: OpId) -> Result<Value, Diagnostic> {
-        let (value, tensor) = (self.m.operand(op, 0), self.m.operand(op, 1));
-        let layout = self.layouts[&value].clone();
-        let (lead, bases) = self.transfer_parts(op, tensor, 2, layout.rank())?;
-        let per_thread = self.get(value);
-        let mut out = self.get(tensor);
-        for (k, indices) in self
-            .element_indices(op, &layout, &lead, &bases)
-            .into_iter()
-            .enumerate()
-        {
-            let x = self.element(op, per_thread, k);
-            out = Builder::before(self.m, op).insert_element(x, out, &indices);
-        }
-        Ok(out)
     }
 }

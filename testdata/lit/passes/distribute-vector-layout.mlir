@@ -7,17 +7,20 @@
 // checking it again after every pass, to PTX that ptxas accepts.
 
 // A 16x64 tile over 2 subgroups of 32 lanes: 8x4 lanes, each lane 2 rows of 8 contiguous
-// elements (vector<2x8>, held as vector<16>). Elementwise ops stay elementwise on the parts.
+// elements (vector<2x8>, held as vector<16>). A lane's row of 8 f32 is two runs of 4 (128
+// bits): each run a loop over its elements, which vectorize-loads-stores makes one vector
+// access. Elementwise ops stay elementwise on the parts.
 // CHECK-LABEL: func.func @elementwise(
 // CHECK:         %[[TID:.*]] = gpu.thread_id  x {xla.range = [0 : index, 63 : index]}
-// CHECK:         xla_gpu.apply_indexing #{{.*}}(%[[TID]], %{{.*}}, %{{.*}})
-// CHECK:         tensor.extract %{{.*}} : tensor<16x64xf32>
-// CHECK:         vector.broadcast %{{.*}} : f32 to vector<16xf32>
-// CHECK:         vector.insert %{{.*}} [15] : f32 into vector<16xf32>
+// CHECK:         %[[READ:.*]] = scf.for %[[E:.*]] = %{{.*}} to %[[C4:.*]] step
+// CHECK:           %[[AT:.*]]:2 = xla_gpu.apply_indexing #{{.*}}(%[[TID]], %{{.*}}, %{{.*}}, %[[E]])
+// CHECK:           tensor.extract %{{.*}}[%[[AT]]#0, %[[AT]]#1] : tensor<16x64xf32>
+// CHECK:           vector.insert %{{.*}}, %{{.*}} [%{{.*}}] : f32 into vector<16xf32>
+// CHECK-COUNT-3: scf.for
 // CHECK:         %[[TWO:.*]] = arith.constant dense<2.000000e+00> : vector<16xf32>
 // CHECK:         arith.mulf %{{.*}}, %[[TWO]] : vector<16xf32>
 // CHECK:         math.exp %{{.*}} : vector<16xf32>
-// CHECK-COUNT-16: tensor.insert
+// CHECK-COUNT-4: tensor.insert
 // CHECK-NOT:     vector<16x64xf32>
 // CHECK:         return
 #tile = #xla_gpu.nested_layout<subgroup_tile = [1, 2], batch_tile = [2, 1], outer_tile = [1, 1], thread_tile = [8, 4], element_tile = [1, 8], subgroup_strides = [0, 1], thread_strides = [4, 1]>

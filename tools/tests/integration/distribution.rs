@@ -2,7 +2,8 @@
 //! `testdata/lit/passes/distribute-vector-layout.mlir`: the interpreter runs the function
 //! on whole vectors (one thread) and each thread's part (the block the pass sets up) on the
 //! same random inputs and the outputs agree; the distributed IR then goes through the rest
-//! of the pipeline, agreeing again after every pass, to PTX that ptxas accepts.
+//! of the pipeline, agreeing again after every pass, to PTX that ptxas accepts (with vector
+//! accesses where a lane's elements are contiguous).
 
 use interp::{Buffer, Kernel, Launch};
 use ir::{Attribute, Module, Type};
@@ -128,6 +129,14 @@ fn distributed_kernels_agree_with_whole_vector_ones_down_to_ptx() {
             m.verify()
                 .unwrap_or_else(|d| panic!("{name} after {pass}: {d:?}"));
             check(&m, pass);
+        }
+        if name == "elementwise" {
+            // A lane's runs of 4 f32 are single 128-bit accesses.
+            let text = m.print();
+            let vector_loads = text
+                .lines()
+                .filter(|l| l.contains("llvm.load") && l.contains("vector<4xf32>"));
+            assert_eq!(vector_loads.count(), 4, "{text}");
         }
         registry
             .create("lower-to-llvm")
