@@ -39,6 +39,7 @@ impl Pass for LowerToLlvm {
     }
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
+        refuse_unlowerable(m)?;
         mark_kernels(m);
         pure_calls_to_calls(m);
         math_to_libdevice(m)?;
@@ -183,6 +184,26 @@ fn libdevice_name(op: &str) -> Option<&'static str> {
         "math.round" => "round",
         _ => return None,
     })
+}
+
+/// Integer `math` ops that MLIR's `convert-math-to-llvm` leaves alone on vectors of more
+/// than one dimension (it would answer with unrealized casts): an error at the op here.
+fn refuse_unlowerable(m: &Module) -> Result<(), Diagnostic> {
+    for op in m.collect_ops(m.top()) {
+        let name = m.name(op);
+        if !matches!(name.as_str(), "math.absi" | "math.ctlz" | "math.cttz") {
+            continue;
+        }
+        let ty = m.value_type(m.result(op, 0));
+        if ty.is_vector() && ty.rank().is_some_and(|r| r > 1) {
+            return Err(op_error(
+                m,
+                op,
+                format!("unsupported: '{name}' on '{ty}' (1-d vectors only)"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Rewrites transcendental math ops into `func.call @__nv_*` and declares the callees. On a

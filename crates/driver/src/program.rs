@@ -641,7 +641,18 @@ pub fn check_program(
     inputs: u64,
     out: &mut dyn Write,
 ) -> Result<bool, String> {
-    let chain = plan_chain(source, module)?;
+    let chain = match plan_chain(source, module) {
+        Ok(chain) => chain,
+        // What the program's buffers cannot hold (an f8 parameter to draw): the fusions'
+        // own checks stand, as for a module that is not a chain of fusions.
+        Err(why) => {
+            // A note, not an error: the located reason without its `error:` tag.
+            let why = why.replacen(": error: ", ": ", 1);
+            writeln!(out, "check: program: not run as a whole: {why}")
+                .map_err(|e| format!("error: cannot write the report: {e}"))?;
+            return Ok(true);
+        }
+    };
     if chain.separate {
         // Without a note the module is its one fusion, which the fusion check has run.
         if let Some(why) = chain.note {

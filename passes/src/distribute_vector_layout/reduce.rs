@@ -235,6 +235,7 @@ impl Distributor<'_> {
             }
             out.push(value.expect("at least one row"));
         }
+        self.release_in_loops(op, shared);
         Ok(out)
     }
 
@@ -276,7 +277,22 @@ impl Distributor<'_> {
             let indices = self.thread_map(op, exprs);
             elements.push(Builder::before(self.m, op).extract(shared, &indices));
         }
+        self.release_in_loops(op, shared);
         let ty = self.thread_type(result);
         Ok(self.assemble(op, ty, &elements))
+    }
+
+    /// After the reads of a shared tile: inside a loop or branch, a barrier too, so that a
+    /// next iteration's writes to the tile (one allocation for every iteration) wait for
+    /// every thread's reads. In the function's own block the kernel ends first.
+    fn release_in_loops(&mut self, op: OpId, shared: Value) {
+        let nested = self
+            .m
+            .parent_block(op)
+            .and_then(|b| self.m.block_parent_op(b))
+            .is_some_and(|parent| parent != self.f);
+        if nested {
+            xla_gpu::build_sync_threads(self.m, InsertPoint::Before(op), &[shared]);
+        }
     }
 }

@@ -100,6 +100,13 @@ impl Distributor<'_> {
             ));
         }
         let shape = m.value_type(tensor).shape().unwrap_or(&[]).to_vec();
+        if shape.iter().any(|&d| d < 0) {
+            return Err(op_error(
+                m,
+                op,
+                "unsupported: a transfer with a layout on a tensor of dynamic size",
+            ));
+        }
         let indices: Vec<Value> = m.operands(op).skip(first_index).take(shape.len()).collect();
         let lead = shape.len() - rank;
         let bases = indices[lead..]
@@ -209,6 +216,18 @@ impl Distributor<'_> {
 
     pub(super) fn transfer_write(&mut self, op: OpId) -> Result<Value, Diagnostic> {
         let (value, tensor) = (self.m.operand(op, 0), self.m.operand(op, 1));
+        // Threads write their own elements: a later access to the tensor by another thread
+        // (a read in another layout, an overlapping write) would need a barrier between
+        // them, and writes of different threads to global memory are not ordered even then.
+        let result = self.m.result(op, 0);
+        if self.m.uses(result).any(|u| !self.m.is(u.op, "func.return")) {
+            return Err(op_error(
+                self.m,
+                op,
+                "unsupported: a tensor written by a distributed transfer and then used again \
+                 (its threads' writes are ordered with no other access); return it",
+            ));
+        }
         let layout = self.layouts[&value].clone();
         let (lead, bases) = self.transfer_parts(op, tensor, 2, layout.rank())?;
         let per_thread = self.get(value);

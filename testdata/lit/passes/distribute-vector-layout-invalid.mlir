@@ -155,3 +155,32 @@ func.func @vector_argument(%in: tensor<64xf32>, %out: tensor<64xf32>, %a: vector
   %w = vector.transfer_write %s, %out[%c0] {in_bounds = [true]} : vector<64xf32>, tensor<64xf32>
   return %w : tensor<64xf32>
 }
+
+// -----
+
+#l = #xla_gpu.nested_layout<subgroup_tile = [1], batch_tile = [1], outer_tile = [1], thread_tile = [32], element_tile = [1], subgroup_strides = [0], thread_strides = [1]>
+func.func @dynamic_size(%in: tensor<?xf32>) -> vector<32xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %v = vector.transfer_read %in[%c0], %z {in_bounds = [true], xla_gpu.layout = #l} : tensor<?xf32>, vector<32xf32>
+  // CHECK: distribute-vector-layout-invalid.mlir:[[@LINE-1]]:3: error: 'vector.transfer_read' op unsupported: a transfer with a layout on a tensor of dynamic size
+  return %v : vector<32xf32>
+}
+
+// -----
+
+// Thread k writes element k + 1 in the second write and thread k + 1 in the first: the
+// order of the whole-vector code would need a barrier (and global writes of different
+// threads are not ordered even then).
+#l = #xla_gpu.nested_layout<subgroup_tile = [1], batch_tile = [1], outer_tile = [1], thread_tile = [32], element_tile = [1], subgroup_strides = [0], thread_strides = [1]>
+func.func @written_twice(%in: tensor<32xf32>, %out: tensor<33xf32>) -> tensor<33xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  %v = vector.transfer_read %in[%c0], %z {in_bounds = [true], xla_gpu.layout = #l} : tensor<32xf32>, vector<32xf32>
+  %w1 = vector.transfer_write %v, %out[%c0] {in_bounds = [true]} : vector<32xf32>, tensor<33xf32>
+  // CHECK: distribute-vector-layout-invalid.mlir:[[@LINE-1]]:3: error: 'vector.transfer_write' op unsupported: a tensor written by a distributed transfer and then used again
+  %n = arith.negf %v : vector<32xf32>
+  %w2 = vector.transfer_write %n, %w1[%c1] {in_bounds = [true]} : vector<32xf32>, tensor<33xf32>
+  return %w2 : tensor<33xf32>
+}

@@ -124,3 +124,30 @@ func.func @replicated_subgroups(%in: tensor<64xf32>, %out: tensor<f32>) -> tenso
   %t = tensor.insert %r into %out[] : tensor<f32>
   return %t : tensor<f32>
 }
+
+// -----
+
+// A reduction across subgroups inside a loop: every iteration writes the one shared tile,
+// so a second barrier after the reads keeps the next iteration's writes from overtaking
+// another thread's reads.
+// CHECK-LABEL: func.func @reduction_in_a_loop(
+// CHECK:         scf.for
+// CHECK:           xla_gpu.allocate_shared : tensor<2x1xf32>
+// CHECK:           xla_gpu.sync_threads
+// CHECK:           tensor.extract
+// CHECK:           xla_gpu.sync_threads
+// CHECK:           scf.yield
+#two = #xla_gpu.nested_layout<subgroup_tile = [2], batch_tile = [1], outer_tile = [1], thread_tile = [32], element_tile = [1], subgroup_strides = [1], thread_strides = [1]>
+func.func @reduction_in_a_loop(%in: tensor<64xf32>, %out: tensor<f32>) -> tensor<f32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %z = arith.constant 0.0 : f32
+  %v = vector.transfer_read %in[%c0], %z {in_bounds = [true], xla_gpu.layout = #two} : tensor<64xf32>, vector<64xf32>
+  %sum = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %z) -> (f32) {
+    %r = vector.multi_reduction <add>, %v, %acc [0] : vector<64xf32> to f32
+    scf.yield %r : f32
+  }
+  %t = tensor.insert %sum into %out[] : tensor<f32>
+  return %t : tensor<f32>
+}

@@ -297,7 +297,9 @@ pub(super) fn difference(
             (abs, rel, g.to_bits() == w.to_bits(), within)
         }
         _ => {
-            let same = g == w;
+            // Exact types (integers, f8/f4 encodings read as their values): NaN matches NaN.
+            let nan = |v: &Value| matches!(v, Value::Float(x) if x.is_nan());
+            let same = g == w || (nan(g) && nan(w));
             let err = if same { 0.0 } else { f64::INFINITY };
             (err, err, same, same)
         }

@@ -622,10 +622,14 @@ impl<'a> Emitter<'a> {
         inits: &HeroValues,
         outputs: Vec<Value>,
     ) -> R<Vec<Value>> {
+        // Shared memory holds `i2`/`i4` partials widened to bytes (the tile's threads write
+        // neighbouring elements at once, which packed bytes would make races).
+        let packed = |t: Type| t.bit_width().is_some_and(|w| w < 8 && w != 1);
+        let stored = |t: Type| if packed(t) { Type::I8 } else { t };
         let mut tiles = Vec::new();
         for types in &self.hero_types {
             for &t in types {
-                let ty = Type::tensor(&shared.tile_shape, t);
+                let ty = Type::tensor(&shared.tile_shape, stored(t));
                 tiles.push(xla_gpu::build_allocate_shared(
                     b.module,
                     b.insertion_point(),
@@ -644,6 +648,12 @@ impl<'a> Emitter<'a> {
                 for (&v, &tile) in flat.iter().zip(iters) {
                     let v = if b.module.value_type(v).is_vector() {
                         extract(b, v, *ivs.last().expect("a vector index"))
+                    } else {
+                        v
+                    };
+                    let t = b.module.value_type(v);
+                    let v = if packed(t) {
+                        b.cast("arith.extui", v, Type::I8)
                     } else {
                         v
                     };
@@ -678,14 +688,25 @@ impl<'a> Emitter<'a> {
                 for hero_inits in inits {
                     let mut v = Vec::new();
                     for &init in hero_inits {
-                        v.push(xla_gpu::build_predicated_extract(
+                        let t = b.module.value_type(init);
+                        let fallback = if packed(t) {
+                            b.cast("arith.extui", init, Type::I8)
+                        } else {
+                            init
+                        };
+                        let read = xla_gpu::build_predicated_extract(
                             b.module,
                             b.insertion_point(),
                             cond,
-                            init,
+                            fallback,
                             synced[tile],
                             index,
-                        ));
+                        );
+                        v.push(if packed(t) {
+                            b.cast("arith.trunci", read, t)
+                        } else {
+                            read
+                        });
                         tile += 1;
                     }
                     values.push(v);
