@@ -26,14 +26,19 @@
 //! ([`NestedLayout::to_indexing_map`]).
 //!
 //! **Rewrites.**
-//! * `vector.transfer_read`/`transfer_write` (in bounds, minor identity map) → one
-//!   `tensor.extract`/`tensor.insert` per local element, at the index the layout gives
-//!   (`xla_gpu.apply_indexing` of the thread id and the transfer's offsets). Threads holding
-//!   the same element (a stride of 0, or fewer ids than threads) write the same value.
+//! * `vector.transfer_read`/`transfer_write` (in bounds, minor identity map, static sizes)
+//!   → per run of a thread's contiguous elements, a loop of `tensor.extract`/`tensor.insert`
+//!   at the index the layout gives (`transfers.rs`), which later passes make one vector
+//!   access. Threads holding the same element (replicas: fewer ids than threads) write the
+//!   same value; a written tensor may only be returned (another access would race with
+//!   other threads' writes).
 //! * Elementwise ops → the same op on the per-thread vectors; splat constants and
 //!   broadcasts of scalars → per-thread splats.
-//! * `vector.multi_reduction` and `vector.transpose` ([`reduce`]): through warp shuffles and
+//! * `vector.multi_reduction` and `vector.transpose` (`reduce.rs`): through warp shuffles and
 //!   shared memory.
+//!
+//! Layouts must also suit the block (`distributable`): strides that nest, at most 1,024
+//! threads and 1,024 elements a thread.
 //!
 //! What remains is ordinary per-thread IR for the rest of the pipeline
 //! (`lower-xla-gpu-to-scf`, `flatten-tensors`, ..., `lower-to-llvm`).
