@@ -206,9 +206,22 @@ fn refuse_unlowerable(m: &Module) -> Result<(), Diagnostic> {
     Ok(())
 }
 
+/// The row-major position of element `k` of a vector of `shape`.
+fn row_major_position(mut k: i64, shape: &[i64]) -> Vec<i64> {
+    let mut position = vec![0; shape.len()];
+    for d in (0..shape.len()).rev() {
+        position[d] = k % shape[d];
+        k /= shape[d];
+    }
+    position
+}
+
+/// The most lanes of a vector whose math is called per lane.
+const MAX_LIBDEVICE_LANES: i64 = 4096;
+
 /// Rewrites transcendental math ops into `func.call @__nv_*` and declares the callees. On a
-/// 1-d vector the call is made per lane (libdevice has no vector functions; MLIR unrolls
-/// vector math the same way before calling it).
+/// vector the call is made per lane (libdevice has no vector functions; MLIR unrolls vector
+/// math the same way before calling it).
 fn math_to_libdevice(m: &mut Module) -> Result<(), Diagnostic> {
     let ops: Vec<OpId> = m
         .collect_ops(m.top())
@@ -219,28 +232,41 @@ fn math_to_libdevice(m: &mut Module) -> Result<(), Diagnostic> {
     for op in ops {
         let base = libdevice_name(m.name(op).as_str()).expect("filtered above");
         let ty = m.value_type(m.result(op, 0));
-        let lanes = match ty.shape() {
-            Some(&[n]) if ty.is_vector() => Some(n),
-            _ => None,
-        };
         let elem = ty.element_type_or_self();
         let (compute, suffix) = match elem {
             t if t == Type::F64 => (Type::F64, ""),
             t if t == Type::F32 || t == Type::F16 || t == Type::BF16 => (Type::F32, "f"),
             _ => return Err(op_error(m, op, format!("cannot call libdevice on '{ty}'"))),
         };
-        if ty.is_vector() && lanes.is_none() {
-            return Err(op_error(m, op, format!("cannot call libdevice on '{ty}'")));
-        }
+        // A vector's lanes, as positions (row-major), each its own call.
+        let lanes: Option<Vec<Vec<i64>>> = match ty.shape() {
+            Some(shape) if ty.is_vector() => {
+                let count = ty.num_elements().unwrap_or(i64::MAX);
+                if count > MAX_LIBDEVICE_LANES {
+                    return Err(op_error(
+                        m,
+                        op,
+                        format!(
+                            "cannot call libdevice on '{ty}': more than {MAX_LIBDEVICE_LANES} lanes"
+                        ),
+                    ));
+                }
+                Some((0..count).map(|k| row_major_position(k, shape)).collect())
+            }
+            _ => None,
+        };
         let callee = format!("__nv_{base}{suffix}");
         let at = InsertPoint::Before(op);
         let operands = m.operand_vec(op);
-        let call_lane = |m: &mut Module, lane: Option<i64>| {
+        let positions = |lane: &[i64]| -> Vec<vector::Position> {
+            lane.iter().map(|&i| vector::Position::Static(i)).collect()
+        };
+        let call_lane = |m: &mut Module, lane: Option<&[i64]>| {
             let args: Vec<Value> = operands
                 .iter()
                 .map(|&v| {
                     let v = match lane {
-                        Some(k) => vector::build_extract(m, at, v, &[vector::Position::Static(k)]),
+                        Some(lane) => vector::build_extract(m, at, v, &positions(lane)),
                         None => v,
                     };
                     if compute == elem {
@@ -269,14 +295,14 @@ fn math_to_libdevice(m: &mut Module) -> Result<(), Diagnostic> {
             }
             result
         };
-        let result = match lanes {
+        let result = match &lanes {
             None => call_lane(m, None),
-            Some(n) => {
-                let first = call_lane(m, Some(0));
+            Some(lanes) => {
+                let first = call_lane(m, Some(&lanes[0]));
                 let mut v = vector::build_broadcast(m, at, first, ty);
-                for k in 1..n {
-                    let x = call_lane(m, Some(k));
-                    v = vector::build_insert(m, at, x, v, &[vector::Position::Static(k)]);
+                for lane in &lanes[1..] {
+                    let x = call_lane(m, Some(lane));
+                    v = vector::build_insert(m, at, x, v, &positions(lane));
                 }
                 v
             }
