@@ -206,16 +206,6 @@ fn refuse_unlowerable(m: &Module) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// The row-major position of element `k` of a vector of `shape`.
-fn row_major_position(mut k: i64, shape: &[i64]) -> Vec<i64> {
-    let mut position = vec![0; shape.len()];
-    for d in (0..shape.len()).rev() {
-        position[d] = k % shape[d];
-        k /= shape[d];
-    }
-    position
-}
-
 /// The most lanes of a vector whose math is called per lane.
 const MAX_LIBDEVICE_LANES: i64 = 4096;
 
@@ -251,7 +241,11 @@ fn math_to_libdevice(m: &mut Module) -> Result<(), Diagnostic> {
                         ),
                     ));
                 }
-                Some((0..count).map(|k| row_major_position(k, shape)).collect())
+                Some(
+                    (0..count)
+                        .map(|k| indexing::delinearize_point(k as u64, shape))
+                        .collect(),
+                )
             }
             _ => None,
         };
@@ -298,13 +292,9 @@ fn math_to_libdevice(m: &mut Module) -> Result<(), Diagnostic> {
         let result = match &lanes {
             None => call_lane(m, None),
             Some(lanes) => {
-                let first = call_lane(m, Some(&lanes[0]));
-                let mut v = vector::build_broadcast(m, at, first, ty);
-                for lane in &lanes[1..] {
-                    let x = call_lane(m, Some(lane));
-                    v = vector::build_insert(m, at, x, v, &positions(lane));
-                }
-                v
+                let values: Vec<Value> =
+                    lanes.iter().map(|lane| call_lane(m, Some(lane))).collect();
+                vector::build_from_elements(m, at, ty, &values)
             }
         };
         m.replace_all_uses(m.result(op, 0), result);

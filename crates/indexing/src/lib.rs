@@ -13,6 +13,8 @@ pub mod range;
 pub mod simplify;
 
 pub use expr::{AffineExpr, cst, dim, sym};
-pub use linearize::{delinearize, linearize, physical_offset, physical_offset_in};
+pub use linearize::{
+    delinearize, delinearize_point, linearize, physical_offset, physical_offset_in,
+};
 pub use map::{IndexingMap, Interval, Variable};
 pub use parse::ParseError;

@@ -63,6 +63,18 @@ pub fn linearize(index: &[AffineExpr], bounds: &[i64]) -> AffineExpr {
         })
 }
 
+/// The row-major multi-index of element `linear` of an array of `shape`, as numbers (a
+/// dimension of size 0 counts as 1): [`delinearize`] at a point.
+pub fn delinearize_point(mut linear: u64, shape: &[i64]) -> Vec<i64> {
+    let mut index = vec![0; shape.len()];
+    for d in (0..shape.len()).rev() {
+        let n = shape[d].max(1) as u64;
+        index[d] = (linear % n) as i64;
+        linear /= n;
+    }
+    index
+}
+
 /// The row-major multi-index of element `linear` of an array of `shape`: element `i` is
 /// `(linear floordiv stride_i) mod shape_i`, without the `mod` for the most major
 /// dimension (the linear index is assumed in bounds) and without `floordiv 1` for the most

@@ -319,21 +319,20 @@ fn propagate(
 fn local_elements(layout: &NestedLayout) -> Vec<Vec<(i64, i64, i64)>> {
     let shape = layout.thread_shape();
     let n: i64 = shape.iter().product();
-    (0..n)
+    (0..n as u64)
         .map(|flat| {
-            let mut rest = flat;
-            let mut per_dim = vec![(0, 0, 0); shape.len()];
-            for d in (0..shape.len()).rev() {
-                let local = rest % shape[d];
-                rest /= shape[d];
-                let (o_tile, e_tile) = (layout.outer_tile[d], layout.element_tile[d]);
-                per_dim[d] = (
-                    local / (o_tile * e_tile),
-                    local / e_tile % o_tile,
-                    local % e_tile,
-                );
-            }
-            per_dim
+            indexing::delinearize_point(flat, &shape)
+                .into_iter()
+                .enumerate()
+                .map(|(d, local)| {
+                    let (o_tile, e_tile) = (layout.outer_tile[d], layout.element_tile[d]);
+                    (
+                        local / (o_tile * e_tile),
+                        local / e_tile % o_tile,
+                        local % e_tile,
+                    )
+                })
+                .collect()
         })
         .collect()
 }
@@ -516,12 +515,7 @@ impl<'m> Distributor<'m> {
 
     /// A flat per-thread vector of `ty` from its elements.
     fn assemble(&mut self, at: OpId, ty: Type, elements: &[Value]) -> Value {
-        let ip = InsertPoint::Before(at);
-        let mut v = vector::build_broadcast(self.m, ip, elements[0], ty);
-        for (k, &x) in elements.iter().enumerate().skip(1) {
-            v = vector::build_insert(self.m, ip, x, v, &[vector::Position::Static(k as i64)]);
-        }
-        v
+        vector::build_from_elements(self.m, InsertPoint::Before(at), ty, elements)
     }
 
     /// Element `k` of a flat per-thread vector.

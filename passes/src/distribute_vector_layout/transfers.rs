@@ -75,23 +75,10 @@ impl Distributor<'_> {
                 ),
             ));
         }
-        let in_bounds = m
-            .prop(op, "in_bounds")
-            .and_then(Attribute::as_array)
-            .is_some_and(|a| a.iter().all(|b| b.as_bool() == Some(true)));
-        let identity = match m.prop(op, "permutation_map") {
-            Some(Attribute::Opaque(map)) => {
-                let text: String = map.split_whitespace().collect();
-                let n = m.value_type(tensor).rank().unwrap_or(0);
-                let dims: Vec<String> = (0..n).map(|i| format!("d{i}")).collect();
-                text == format!(
-                    "affine_map<({})->({})>",
-                    dims.join(","),
-                    dims[n - rank..].join(",")
-                )
-            }
-            _ => false,
-        };
+        let (in_bounds, identity) = (
+            vector::is_in_bounds(m, op),
+            vector::has_minor_identity_map(m, op),
+        );
         if !in_bounds || !identity {
             return Err(op_error(
                 m,

@@ -66,7 +66,7 @@ use crate::rewrite::{recreate_with_results, xla_range};
 use ir::attrs::DenseValues;
 use ir::dialects::enum_case;
 use ir::dialects::llvm::{self, GepIndex};
-use ir::dialects::nvvm;
+use ir::dialects::{nvvm, vector};
 use ir::intern::{FxHashMap, FxHashSet};
 use ir::{
     Attribute, BlockId, Builder, Diagnostic, InsertPoint, Loc, Module, NamedAttr, OpId, Scalar,
@@ -221,19 +221,10 @@ fn check_transfer(m: &Module, op: OpId) -> Result<(), Diagnostic> {
             return Err(op_error(m, op, message));
         }
     }
-    let in_bounds = m
-        .prop(op, "in_bounds")
-        .and_then(Attribute::as_array)
-        .is_some_and(|a| a.iter().all(|b| b.as_bool() == Some(true)));
-    if !in_bounds {
+    if !vector::is_in_bounds(m, op) {
         return Err(op_error(m, op, "only in-bounds transfers are supported"));
     }
-    let identity = match m.prop(op, "permutation_map") {
-        Some(Attribute::Opaque(map)) => {
-            map.split_whitespace().collect::<String>() == "affine_map<(d0)->(d0)>"
-        }
-        _ => false,
-    };
+    let identity = vector::has_minor_identity_map(m, op);
     if !identity {
         return Err(op_error(
             m,

@@ -219,3 +219,20 @@ func.func @requested(%v: vector<4xf32>) -> (vector<4xf32>, vector<4xf32>) {
   } {xla.unroll}
   return %kept, %unrolled : vector<4xf32>, vector<4xf32>
 }
+
+// -----
+
+// The request is bounded too: a marked loop of 10^9 iterations stays a loop.
+// CHECK-LABEL: func.func @requested_too_long(
+// CHECK:         scf.for
+// CHECK:         } {xla.unroll}
+func.func @requested_too_long(%x: f32) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 1000000000 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (f32) {
+    %s = arith.addf %acc, %x : f32
+    scf.yield %s : f32
+  } {xla.unroll}
+  return %r : f32
+}

@@ -316,12 +316,6 @@ pub(crate) fn show_index(index: &[i64]) -> String {
 }
 
 /// The row-major multi-index of element `linear` of an array with `dims`.
-pub(super) fn delinearize(dims: &[i64], mut linear: usize) -> Vec<i64> {
-    let mut index = vec![0; dims.len()];
-    for d in (0..dims.len()).rev() {
-        let n = dims[d].max(1) as usize;
-        index[d] = (linear % n) as i64;
-        linear /= n;
-    }
-    index
+pub(super) fn delinearize(dims: &[i64], linear: usize) -> Vec<i64> {
+    indexing::delinearize_point(linear as u64, dims)
 }

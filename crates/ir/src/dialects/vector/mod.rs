@@ -23,6 +23,7 @@ use std::ops::Range;
 mod transfers;
 mod whole;
 use transfers::*;
+pub use transfers::{has_minor_identity_map, is_in_bounds};
 pub use whole::{
     REDUCTION_KINDS, build_multi_reduction, build_transpose, permutation, reduced_type,
     reduction_dims, reduction_kind,
@@ -204,6 +205,27 @@ pub fn build_broadcast(m: &mut Module, at: InsertPoint, source: Value, vector_ty
         at,
     );
     m.result(op, 0)
+}
+
+/// A vector of `vector_ty` from its elements in row-major order: a broadcast of the first,
+/// then a `vector.insert` of each other at its position (MLIR has `vector.from_elements`;
+/// MLIR 22's lowering of it to LLVM is the same chain).
+pub fn build_from_elements(
+    m: &mut Module,
+    at: InsertPoint,
+    vector_ty: Type,
+    elements: &[Value],
+) -> Value {
+    let shape = vector_ty.shape().unwrap_or(&[]).to_vec();
+    let mut v = build_broadcast(m, at, elements[0], vector_ty);
+    for (k, &x) in elements.iter().enumerate().skip(1) {
+        let position: Vec<Position> = indexing::delinearize_point(k as u64, &shape)
+            .into_iter()
+            .map(Position::Static)
+            .collect();
+        v = build_insert(m, at, x, v, &position);
+    }
+    v
 }
 
 fn split_positions(positions: &[Position]) -> (Vec<i64>, Vec<Value>) {

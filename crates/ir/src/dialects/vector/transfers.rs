@@ -48,6 +48,38 @@ fn is_minor_identity(text: &str, dims: usize, results: usize) -> bool {
     strip(text) == strip(&minor_identity_map(dims, results))
 }
 
+/// The tensor and vector types of transfer `op` (read or write).
+fn transfer_types(m: &Module, op: OpId) -> (Type, Type) {
+    if m.is(op, "vector.transfer_read") {
+        (
+            m.value_type(m.operand(op, 0)),
+            m.value_type(m.result(op, 0)),
+        )
+    } else {
+        (
+            m.value_type(m.operand(op, 1)),
+            m.value_type(m.operand(op, 0)),
+        )
+    }
+}
+
+/// Whether transfer `op` (read or write) reads or writes the tensor's last dimensions in
+/// order: its permutation map is the minor identity.
+pub fn has_minor_identity_map(m: &Module, op: OpId) -> bool {
+    let (tensor, vector) = transfer_types(m, op);
+    let (rank, vrank) = (tensor.rank().unwrap_or(0), vector.rank().unwrap_or(0));
+    vrank <= rank
+        && matches!(m.prop(op, "permutation_map"),
+            Some(Attribute::Opaque(map)) if is_minor_identity(map, rank, vrank))
+}
+
+/// Whether transfer `op` is in bounds in every dimension (no padding, no mask).
+pub fn is_in_bounds(m: &Module, op: OpId) -> bool {
+    m.prop(op, "in_bounds")
+        .and_then(Attribute::as_array)
+        .is_some_and(|a| a.iter().all(|b| b.as_bool() == Some(true)))
+}
+
 // ----- transfers -----
 
 /// A transfer's operands and types: the tensor, the index operand range and the vector type.
