@@ -351,6 +351,7 @@ fn draw_init(range: RandomRange, shape: &ArrayShape, index: usize) -> Result<Ini
             | PrimitiveType::F4E2M1FN
             // The drawn value is the real part; the imaginary part is 0.
             | PrimitiveType::C64
+            | PrimitiveType::C128
     ) {
         let (lo, hi) = range.float_bounds();
         let (low, high) = ((lo / FLOAT_SCALE).ceil(), (hi / FLOAT_SCALE).floor());

@@ -2,7 +2,7 @@
 //!
 //! Integers are signless in the IR (MLIR's convention); whether an op treats them as signed
 //! or unsigned comes from the HLO element type at emission time. Types the emitters do not
-//! handle (c128, 1-bit integers, tokens) are refused with a reason.
+//! handle (1-bit integers, tokens) are refused with a reason.
 
 use hlo::{ArrayShape, PrimitiveType, Shape};
 use ir::Type;
@@ -20,8 +20,9 @@ pub fn element_type(p: PrimitiveType) -> Result<Type, String> {
         F4E2M1FN => Type::int(4),
         F8E3M4 | F8E4M3 | F8E4M3FN | F8E4M3B11FNUZ | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ
         | F8E8M0FNU => Type::I8,
-        // Its 64-bit pattern, real part low: `elemental/complex.rs` takes it apart.
+        // Its 64- or 128-bit pattern, real part low: `elemental/complex` takes it apart.
         C64 => Type::I64,
+        C128 => Type::int(128),
         S8 | U8 => Type::I8,
         S16 | U16 => Type::I16,
         S32 | U32 => Type::I32,

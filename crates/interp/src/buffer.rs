@@ -39,6 +39,7 @@ fn element_bits(ty: PrimitiveType) -> Option<usize> {
         P::S16 | P::U16 | P::F16 | P::BF16 => 16,
         P::S32 | P::U32 | P::F32 => 32,
         P::S64 | P::U64 | P::F64 | P::C64 => 64,
+        P::C128 => 128,
         _ => return None,
     })
 }
@@ -50,7 +51,7 @@ fn packed_bytes(len: usize, bits: usize) -> usize {
 }
 
 /// Writes the low `bits` of `pattern` as element `p` of `bytes`.
-fn write_element(bytes: &mut [u8], p: usize, bits: usize, pattern: u64) {
+fn write_element(bytes: &mut [u8], p: usize, bits: usize, pattern: u128) {
     if bits < 8 {
         let (byte, shift) = (p * bits / 8, p * bits % 8);
         let mask = ((1u8 << bits) - 1) << shift;
@@ -62,14 +63,14 @@ fn write_element(bytes: &mut [u8], p: usize, bits: usize, pattern: u64) {
 }
 
 /// Element `p` of `bytes`, zero-extended.
-fn read_element(bytes: &[u8], p: usize, bits: usize) -> u64 {
+fn read_element(bytes: &[u8], p: usize, bits: usize) -> u128 {
     if bits < 8 {
-        u64::from(bytes[p * bits / 8] >> (p * bits % 8)) & ((1 << bits) - 1)
+        u128::from(bytes[p * bits / 8] >> (p * bits % 8)) & ((1 << bits) - 1)
     } else {
         let n = bits / 8;
-        let mut buf = [0u8; 8];
+        let mut buf = [0u8; 16];
         buf[..n].copy_from_slice(&bytes[p * n..(p + 1) * n]);
-        u64::from_le_bytes(buf)
+        u128::from_le_bytes(buf)
     }
 }
 
@@ -173,7 +174,7 @@ impl Buffer {
             ));
         }
         let n: usize = dims.iter().product::<i64>() as usize;
-        let mut patterns = vec![0u64; n];
+        let mut patterns = vec![0u128; n];
         for_each_element(dims, layout, |i, p| {
             patterns[i] = read_element(&self.bytes, p, bits);
         });

@@ -218,6 +218,8 @@ fn linear(id: ThreadId, launch: Launch) -> u32 {
 fn show(elem: ScalarTy, bits: u64) -> String {
     match elem {
         ScalarTy::Float(k) => format!("{}", to_f64(k, bits)),
+        // An `i128` word (its tensors are held as words).
+        ScalarTy::Int(128) => format!("{bits:#x}"),
         ScalarTy::Int(w) => format!("{}", sext(bits, u32::from(w))),
         ScalarTy::Index => format!("{}", bits as i64),
     }

@@ -15,6 +15,7 @@ use crate::layout::{MemTy, TensorTy};
 use crate::ops::Op2;
 use crate::plain::{Eval1, Eval2, Eval3};
 use crate::value::{Mem, Val};
+use crate::wide::WideOp;
 use hlo::narrow_float::HardwareConversion;
 
 /// A register number, relative to the current function's frame.
@@ -139,6 +140,13 @@ pub(crate) enum Inst {
         args: Box<[Reg]>,
         widths: Box<[u32]>,
         dst: Reg,
+    },
+    /// An op on `i128` values ([`crate::wide`]); casts use `a` only.
+    Wide {
+        op: WideOp,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
     },
     /// A bitcast that regroups bits into lanes of another width (`<2 x i8>` to `<4 x i4>`,
     /// a vector to an integer): `from`/`to` are the lane widths and whether the side is a

@@ -34,8 +34,11 @@ pub(crate) struct TensorTy {
     /// Bits of one element in memory: `i2` and `i4` are packed, the first element of a
     /// byte in its low bits (XLA's packing); other types take whole bytes (`i1` one).
     pub(crate) elem_bits: usize,
-    /// Elements in the buffer (padding included).
+    /// Elements in the buffer (padding included), counted in words for `i128`.
     pub(crate) len: usize,
+    /// Words an element takes: 2 for `i128` (low word first), whose tensors are held as
+    /// tensors of 64-bit words so that views, overlays and memory stay 64-bit; else 1.
+    pub(crate) words: u64,
     offset: Offset,
 }
 
@@ -76,8 +79,10 @@ impl TensorTy {
                 )
             }
         };
-        let elem_bytes = elem.bytes();
-        let elem_bits = elem.memory_bits();
+        let words = if elem.is_wide() { 2 } else { 1 };
+        let len = len.and_then(|n| n.checked_mul(words as i64));
+        let elem_bytes = elem.bytes() / words as usize;
+        let elem_bits = elem.memory_bits() / words as usize;
         let bits = len.and_then(|n| u64::try_from(n).ok()?.checked_mul(elem_bits as u64));
         crate::host_bytes(bits.map(|b| b.div_ceil(8)), &format_args!("'{ty}'"))?;
         let len = (bits.unwrap_or(0) / elem_bits as u64) as usize;
@@ -88,6 +93,7 @@ impl TensorTy {
             elem_bytes,
             elem_bits,
             len,
+            words,
             offset,
         })
     }
@@ -155,6 +161,7 @@ impl VecTy {
             return Err(fail!(Unsupported, "'{ty}' is not a vector type"));
         };
         let elem = ScalarTy::of(*elem)
+            .filter(|s| !s.is_wide())
             .ok_or_else(|| fail!(Unsupported, "vectors of '{elem}' elements ('{ty}')"))?;
         Ok(VecTy {
             shape: shape.clone(),

@@ -39,6 +39,7 @@ mod ops;
 mod plain;
 mod scalar;
 mod value;
+mod wide;
 
 pub use buffer::{Buffer, for_each_element};
 pub use layout::MAX_RANK;

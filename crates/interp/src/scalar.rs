@@ -16,23 +16,30 @@ use ir::{FloatKind, Type, TypeKind};
 /// The type of a scalar value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum ScalarTy {
-    /// A signless integer of 1 to 64 bits.
+    /// A signless integer of 1 to 64 bits, or of 128 (`i128`, held as two words: see
+    /// [`crate::wide`]).
     Int(u8),
     Index,
     Float(FloatKind),
 }
 
 impl ScalarTy {
-    /// The scalar type of `t`, if it is an integer of at most 64 bits, `index` or a float.
+    /// The scalar type of `t`, if it is an integer of at most 64 bits or of 128, `index` or
+    /// a float.
     pub(crate) fn of(t: Type) -> Option<ScalarTy> {
         match t.kind() {
             TypeKind::Index => Some(ScalarTy::Index),
-            TypeKind::Int { width, .. } if (1..=64).contains(width) => {
+            TypeKind::Int { width, .. } if (1..=64).contains(width) || *width == 128 => {
                 Some(ScalarTy::Int(*width as u8))
             }
             TypeKind::Float(k) => Some(ScalarTy::Float(*k)),
             _ => None,
         }
+    }
+
+    /// Whether this is `i128`, which only [`crate::wide`]'s ops and whole moves handle.
+    pub(crate) fn is_wide(self) -> bool {
+        self == ScalarTy::Int(128)
     }
 
     /// Width in bits (64 for `index`).

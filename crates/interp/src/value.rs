@@ -41,6 +41,8 @@ pub(crate) enum Val {
     Undef,
     /// A scalar's bit pattern (see [`crate::scalar`]).
     S(u64),
+    /// An `i128`'s bit pattern, low word first ([`crate::wide`]).
+    W([u64; 2]),
     /// Poison, with the site (op) that produced it.
     Poison(u32),
     /// Vector lanes in row-major order, each `S` or `Poison`.

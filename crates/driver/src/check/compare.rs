@@ -35,7 +35,7 @@ impl Tolerance {
             PrimitiveType::F16 => both(2f64.powi(-10)),
             // Per part: the kernel's multiplies and adds may be contracted to FMAs.
             PrimitiveType::F32 | PrimitiveType::C64 => both(1e-5),
-            PrimitiveType::F64 => both(1e-12),
+            PrimitiveType::F64 | PrimitiveType::C128 => both(1e-12),
             _ => None,
         }
     }

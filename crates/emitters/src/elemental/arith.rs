@@ -31,8 +31,8 @@ impl ElementalEmitter<'_, '_> {
         if operand_types.iter().any(narrow) || narrow(&to) {
             return self.narrow_float_op(instr, args, (t0, to), ty);
         }
-        if operand_types.contains(&PrimitiveType::C64)
-            || to == PrimitiveType::C64
+        if operand_types.iter().any(|t| t.is_complex())
+            || to.is_complex()
             || matches!(instr.opcode, Opcode::Real | Opcode::Imag | Opcode::Complex)
         {
             return self.complex_op(instr, args, (t0, to), ty);

@@ -372,14 +372,18 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
                     Some(kind) => ir::Scalar::Float(ir::FloatValue(ir::float::round_to(kind, f))),
                     None => return Err(unsupported(span, "a float literal of an integer type")),
                 },
-                hlo::Value::Complex(re, im) if shape.element_type == PrimitiveType::C64 => {
-                    let c = hlo::evaluate::C64 {
-                        re: re as f32,
-                        im: im as f32,
+                hlo::Value::Complex(re, im) => {
+                    let bits = match shape.element_type {
+                        PrimitiveType::C64 => hlo::evaluate::C64 {
+                            re: re as f32,
+                            im: im as f32,
+                        }
+                        .bits(),
+                        PrimitiveType::C128 => hlo::evaluate::C128 { re, im }.bits(),
+                        _ => return Err(unsupported(span, "complex constants")),
                     };
-                    ir::Scalar::Int(ir::attrs::normalize_int(i128::from(c.bits()), ty))
+                    ir::Scalar::Int(ir::attrs::normalize_int(bits as i128, ty))
                 }
-                hlo::Value::Complex(..) => return Err(unsupported(span, "complex constants")),
             })
         };
         if lit.values.len() == 1 {

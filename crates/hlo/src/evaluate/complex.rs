@@ -1,79 +1,152 @@
-//! `c64`: a complex number of two f32, stored as the real part then the imaginary part
-//! (little-endian: the real part in the low 32 bits of its 64-bit pattern). The arithmetic
-//! is MLIR's `complex` dialect lowered by `complex-to-standard`, what XLA's emitters run:
-//! `(a+bi)(c+di) = (ac-bd) + (ad+bc)i` and Smith's division, each step rounded to f32.
+//! `c64` and `c128`: a complex number of two f32 or two f64, stored as the real part then
+//! the imaginary part (little-endian: the real part in the low half of its 64- or 128-bit
+//! pattern). The arithmetic is MLIR's `complex` dialect lowered by `complex-to-standard`,
+//! what XLA's emitters run: `(a+bi)(c+di) = (ac-bd) + (ad+bc)i` and Smith's division, each
+//! step rounded to the part type.
 //! `convert` to a real type takes the real part and from one gives a zero imaginary part,
 //! as XLA's does; `real`, `imag` and `complex` take numbers apart and put them together.
 //!
 //! The functions (`abs`, `exp`, `expm1`, `log`, `log1p`, `sqrt`, `rsqrt`, `cbrt`, `sin`,
 //! `cos`, `tan`, `tanh`, `sign`, `power`) are computed in f64 ([`Z`]) and rounded once: the
-//! kernels' f32 formulas are checked against them within f32's bound. Their edges follow
+//! kernels' f32 formulas are checked against them within f32's bound. For `c128` the
+//! reference has no more precision than the kernel: it checks the formulas and their edges,
+//! within f64's bound, on inputs where the f64 intermediates do not overflow. Their edges follow
 //! C99's Annex G where it speaks (`exp`, `sin`, `cos` keep a zero part on the axes instead
 //! of `inf * 0 = NaN`); `rsqrt(0)` is `1/0` by Smith's division, NaN in both parts; `0^w`
-//! is 1 for `w = 0`, 0 where `re w > 0`, NaN otherwise. `c128` is not here yet.
+//! is 1 for `w = 0`, 0 where `re w > 0`, NaN otherwise.
 
 use super::value::{Element, Elements, Num, elements_storage};
 use crate::literal;
 use crate::opcode::Opcode;
 use crate::primitive::PrimitiveType;
 
-/// A `c64` element.
+/// A complex number of two parts of type `T` (`f32` for `c64`, `f64` for `c128`), stored
+/// as the real part then the imaginary part.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct C64 {
-    pub re: f32,
-    pub im: f32,
+pub struct Complex<T> {
+    pub re: T,
+    pub im: T,
 }
 
-impl C64 {
-    /// The 64-bit pattern: the real part's bits low, the imaginary part's high.
-    pub fn bits(self) -> u64 {
-        u64::from(self.re.to_bits()) | u64::from(self.im.to_bits()) << 32
+/// A `c64` element.
+pub type C64 = Complex<f32>;
+/// A `c128` element.
+pub type C128 = Complex<f64>;
+
+/// A part type: the float arithmetic the textbook formulas need, and the part's bits.
+pub(super) trait Part:
+    Element
+    + PartialOrd
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+    + std::ops::Neg<Output = Self>
+{
+    /// The part's width in bits (the imaginary part's shift in the pattern).
+    const BITS: u32;
+    fn abs(self) -> Self;
+    fn to_f64(self) -> f64;
+    /// `x` rounded to the part type.
+    fn from_f64(x: f64) -> Self;
+}
+
+impl Part for f32 {
+    const BITS: u32 = 32;
+    fn abs(self) -> f32 {
+        f32::abs(self)
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(x: f64) -> f32 {
+        x as f32
     }
 }
 
-impl Element for C64 {
-    const TYPE: PrimitiveType = PrimitiveType::C64;
-    fn to_num(self) -> Num {
-        Num::Float(f64::from(self.re))
+impl Part for f64 {
+    const BITS: u32 = 64;
+    fn abs(self) -> f64 {
+        f64::abs(self)
     }
-    fn from_num(n: Num) -> C64 {
-        let re = match n {
-            Num::Int(i) => i as f32,
-            Num::Float(f) => f as f32,
-        };
-        C64 { re, im: 0.0 }
+    fn to_f64(self) -> f64 {
+        self
     }
-    fn pattern(self) -> u64 {
-        self.bits()
+    fn from_f64(x: f64) -> f64 {
+        x
     }
-    fn from_pattern(bits: u64) -> C64 {
-        C64 {
-            re: f32::from_bits(bits as u32),
-            im: f32::from_bits((bits >> 32) as u32),
+}
+
+/// Each part of `c` rounded to `T` (`convert` between complex types).
+fn rounded<T: Part, U: Part>(c: Complex<U>) -> Complex<T> {
+    Complex {
+        re: T::from_f64(c.re.to_f64()),
+        im: T::from_f64(c.im.to_f64()),
+    }
+}
+
+/// `Element` for a complex type: converting from a real number gives a zero imaginary
+/// part, and to one keeps the real part (XLA's `convert`).
+macro_rules! complex_element {
+    ($part:ty, $variant:ident) => {
+        impl Complex<$part> {
+            /// The pattern in memory: the real part's bits low, the imaginary part's high.
+            pub fn bits(self) -> u128 {
+                self.re.pattern() | self.im.pattern() << <$part as Part>::BITS
+            }
         }
-    }
-    elements_storage!(C64, C64);
-    fn to_value(self) -> literal::Value {
-        literal::Value::Complex(f64::from(self.re), f64::from(self.im))
-    }
+
+        impl Element for Complex<$part> {
+            const TYPE: PrimitiveType = PrimitiveType::$variant;
+            fn to_num(self) -> Num {
+                Num::Float(self.re.to_f64())
+            }
+            fn from_num(n: Num) -> Self {
+                Complex {
+                    re: <$part>::from_num(n),
+                    im: 0.0,
+                }
+            }
+            fn pattern(self) -> u128 {
+                self.bits()
+            }
+            fn from_pattern(bits: u128) -> Self {
+                Complex {
+                    re: <$part>::from_pattern(bits),
+                    im: <$part>::from_pattern(bits >> <$part as Part>::BITS),
+                }
+            }
+            elements_storage!($variant, Complex<$part>);
+            fn to_value(self) -> literal::Value {
+                literal::Value::Complex(self.re.to_f64(), self.im.to_f64())
+            }
+        }
+    };
 }
 
-pub(super) fn unary(op: Opcode, x: &[C64]) -> Option<Elements> {
+complex_element!(f32, C64);
+complex_element!(f64, C128);
+
+/// A unary op on complex elements: `real`/`imag` take them apart, `abs` and the functions
+/// are computed in f64 and rounded once to the part type.
+pub(super) fn unary<T: Part>(op: Opcode, x: &[Complex<T>]) -> Option<Elements>
+where
+    Complex<T>: Element,
+{
     Some(match op {
-        Opcode::Negate => Elements::C64(
+        Opcode::Negate => Element::wrap(
             x.iter()
-                .map(|c| C64 {
+                .map(|&c| Complex {
                     re: -c.re,
                     im: -c.im,
                 })
-                .collect(),
+                .collect::<Vec<Complex<T>>>(),
         ),
-        Opcode::Real => Elements::F32(x.iter().map(|c| c.re).collect()),
-        Opcode::Imag => Elements::F32(x.iter().map(|c| c.im).collect()),
-        // |z| in f64, rounded once.
-        Opcode::Abs => Elements::F32(
+        Opcode::Real => T::wrap(x.iter().map(|c| c.re).collect()),
+        Opcode::Imag => T::wrap(x.iter().map(|c| c.im).collect()),
+        Opcode::Abs => T::wrap(
             x.iter()
-                .map(|c| f64::from(c.re).hypot(f64::from(c.im)) as f32)
+                .map(|c| T::from_f64(c.re.to_f64().hypot(c.im.to_f64())))
                 .collect(),
         ),
         _ => {
@@ -92,18 +165,22 @@ pub(super) fn unary(op: Opcode, x: &[C64]) -> Option<Elements> {
                 Opcode::Sign => Z::sign,
                 _ => return None,
             };
-            Elements::C64(x.iter().map(|&c| f(Z::of(c)).round()).collect())
+            Element::wrap(
+                x.iter()
+                    .map(|&c| f(Z::of(c)).round())
+                    .collect::<Vec<Complex<T>>>(),
+            )
         }
     })
 }
 
-pub(super) fn binary(op: Opcode) -> Option<fn(C64, C64) -> C64> {
+pub(super) fn binary<T: Part>(op: Opcode) -> Option<fn(Complex<T>, Complex<T>) -> Complex<T>> {
     Some(match op {
-        Opcode::Add => |x, y| C64 {
+        Opcode::Add => |x, y| Complex {
             re: x.re + y.re,
             im: x.im + y.im,
         },
-        Opcode::Subtract => |x, y| C64 {
+        Opcode::Subtract => |x, y| Complex {
             re: x.re - y.re,
             im: x.im - y.im,
         },
@@ -115,8 +192,8 @@ pub(super) fn binary(op: Opcode) -> Option<fn(C64, C64) -> C64> {
 }
 
 /// `(a+bi)(c+di) = (ac-bd) + (ad+bc)i`.
-pub fn multiply(x: C64, y: C64) -> C64 {
-    C64 {
+pub(super) fn multiply<T: Part>(x: Complex<T>, y: Complex<T>) -> Complex<T> {
+    Complex {
         re: x.re * y.re - x.im * y.im,
         im: x.re * y.im + x.im * y.re,
     }
@@ -124,37 +201,55 @@ pub fn multiply(x: C64, y: C64) -> C64 {
 
 /// Smith's algorithm: divides by the larger of the divisor's parts first, so that no
 /// intermediate overflows where the quotient does not.
-pub fn divide(x: C64, y: C64) -> C64 {
+pub(super) fn divide<T: Part>(x: Complex<T>, y: Complex<T>) -> Complex<T> {
     let (a, b, c, d) = (x.re, x.im, y.re, y.im);
     if c.abs() >= d.abs() {
         let r = d / c;
         let t = c + d * r;
-        C64 {
+        Complex {
             re: (a + b * r) / t,
             im: (b - a * r) / t,
         }
     } else {
         let r = c / d;
         let t = c * r + d;
-        C64 {
+        Complex {
             re: (a * r + b) / t,
             im: (b * r - a) / t,
         }
     }
 }
 
-/// `complex(re, im)` from two f32 arrays of one length.
+/// `complex(re, im)` from two f32 or two f64 arrays of one length.
 pub(super) fn from_parts(re: &Elements, im: &Elements) -> Result<Elements, String> {
+    fn zip<T: Part>(re: &[T], im: &[T]) -> Vec<Complex<T>> {
+        re.iter()
+            .zip(im)
+            .map(|(&re, &im)| Complex { re, im })
+            .collect()
+    }
     match (re, im) {
-        (Elements::F32(re), Elements::F32(im)) => Ok(Elements::C64(
-            re.iter().zip(im).map(|(&re, &im)| C64 { re, im }).collect(),
-        )),
+        (Elements::F32(re), Elements::F32(im)) => Ok(Elements::C64(zip(re, im))),
+        (Elements::F64(re), Elements::F64(im)) => Ok(Elements::C128(zip(re, im))),
         _ => Err(format!(
             "unsupported: complex of {} and {}",
             re.element_type(),
             im.element_type()
         )),
     }
+}
+
+/// `convert` from one complex type to another: each part rounded.
+pub(super) fn convert_complex(x: &Elements, to: PrimitiveType) -> Option<Elements> {
+    Some(match (x, to) {
+        (Elements::C64(v), PrimitiveType::C128) => {
+            Elements::C128(v.iter().map(|&c| rounded(c)).collect())
+        }
+        (Elements::C128(v), PrimitiveType::C64) => {
+            Elements::C64(v.iter().map(|&c| rounded(c)).collect())
+        }
+        _ => return None,
+    })
 }
 
 /// A complex number in f64: where the functions are computed before their one rounding.
@@ -167,17 +262,17 @@ struct Z {
 impl Z {
     const ONE: Z = Z { re: 1.0, im: 0.0 };
 
-    fn of(c: C64) -> Z {
+    fn of<T: Part>(c: Complex<T>) -> Z {
         Z {
-            re: c.re.into(),
-            im: c.im.into(),
+            re: c.re.to_f64(),
+            im: c.im.to_f64(),
         }
     }
 
-    fn round(self) -> C64 {
-        C64 {
-            re: self.re as f32,
-            im: self.im as f32,
+    fn round<T: Part>(self) -> Complex<T> {
+        Complex {
+            re: T::from_f64(self.re),
+            im: T::from_f64(self.im),
         }
     }
 
@@ -210,9 +305,59 @@ impl Z {
         self.re.hypot(self.im)
     }
 
+    /// Whether a part is past 2^1020, where `|z|` and the sums of the formulas below may
+    /// overflow f64 (for `c128`; `c64`'s parts never get there): those are computed on
+    /// `z / 4` or `z / 8` and scaled back.
+    fn huge(self) -> bool {
+        self.re.abs().max(self.im.abs()) > 2f64.powi(1020)
+    }
+
+    fn scaled(self, by: f64) -> Z {
+        Z {
+            re: self.re * by,
+            im: self.im * by,
+        }
+    }
+
+    /// `log|z|`, also where `|z|` overflows f64: `log m + log1p((n/m)^2) / 2` for the larger
+    /// and smaller part magnitudes `m`, `n`.
+    fn log_abs(self) -> f64 {
+        let size = self.abs();
+        if size.is_finite() || !self.re.is_finite() || !self.im.is_finite() {
+            return size.ln();
+        }
+        let (m, n) = (
+            self.re.abs().max(self.im.abs()),
+            self.re.abs().min(self.im.abs()),
+        );
+        m.ln() + ((n / m) * (n / m)).ln_1p() / 2.0
+    }
+
+    /// `cosh x` and `sinh x` as the two factors `(e^(|x|/2), ±e^(|x|/2) / 2)` whose product
+    /// they are past |x| = 700, where they overflow f64 before a small factor multiplies
+    /// them; `None` below.
+    fn hyperbolic_halves(x: f64) -> Option<(f64, f64, f64)> {
+        (x.abs() > 700.0).then(|| {
+            let root = (x.abs() / 2.0).exp();
+            (root, 0.5 * root, 0.5f64.copysign(x) * root)
+        })
+    }
+
     /// `e^re (cos im + i sin im)`; on the real axis the imaginary part is the input's zero
     /// (C99's `cexp(x + i0) = e^x + i0`), not `inf * 0`.
     fn exp(self) -> Z {
+        if self.re.exp().is_infinite() && self.re.is_finite() {
+            // e^re overflows f64; e^(re/2) twice may not (c128's e^710 cos 1).
+            let half = (self.re / 2.0).exp();
+            return Z {
+                re: half * self.im.cos() * half,
+                im: if self.im == 0.0 {
+                    self.im
+                } else {
+                    half * self.im.sin() * half
+                },
+            };
+        }
         let e = self.re.exp();
         if e == 0.0 {
             // |e^z| is 0: the result is 0, also where `im` is infinite.
@@ -234,16 +379,22 @@ impl Z {
     /// `e^z - 1`: the real part as `expm1(re) cos im - 2 sin^2(im/2)`, exact near zero.
     fn exp_m1(self) -> Z {
         let half_sin = (self.im / 2.0).sin();
+        let e = self.exp();
+        let expm1 = self.re.exp_m1();
         Z {
-            re: self.re.exp_m1() * self.im.cos() - 2.0 * half_sin * half_sin,
-            im: self.exp().im,
+            re: if expm1.is_infinite() {
+                e.re
+            } else {
+                expm1 * self.im.cos() - 2.0 * half_sin * half_sin
+            },
+            im: e.im,
         }
     }
 
     /// `log|z| + i atan2(im, re)`.
     fn ln(self) -> Z {
         Z {
-            re: self.abs().ln(),
+            re: self.log_abs(),
             im: self.im.atan2(self.re),
         }
     }
@@ -255,7 +406,7 @@ impl Z {
         let re = if a.abs() < 0.5 && b.abs() < 0.5 {
             (a * (2.0 + a) + b * b).ln_1p() / 2.0
         } else {
-            (1.0 + a).hypot(b).ln()
+            Z { re: 1.0 + a, im: b }.log_abs()
         };
         Z {
             re,
@@ -266,6 +417,9 @@ impl Z {
     /// The principal square root: `t = sqrt((|z| + |re|) / 2)`, then `(t, im / 2t)` for
     /// `re >= 0`, else `(|im| / 2t, ±t)` with `im`'s sign; `(0, im)` at 0.
     fn sqrt(self) -> Z {
+        if self.huge() {
+            return self.scaled(0.25).sqrt().scaled(2.0);
+        }
         let (re, im) = (self.re, self.im);
         let size = self.abs();
         if size == 0.0 {
@@ -287,6 +441,9 @@ impl Z {
 
     /// The principal cube root: `|z|^(1/3) e^(i arg(z)/3)`.
     fn cbrt(self) -> Z {
+        if self.huge() {
+            return self.scaled(0.125).cbrt().scaled(2.0);
+        }
         let (r, angle) = (self.abs().cbrt(), self.im.atan2(self.re) / 3.0);
         Z {
             re: r * angle.cos(),
@@ -297,6 +454,16 @@ impl Z {
     /// `sin re cosh im + i cos re sinh im`; a zero real part stays zero (`0 · cosh ∞`).
     fn sin(self) -> Z {
         let (a, b) = (self.re, self.im);
+        if let Some((root, cosh_half, sinh_half)) = Z::hyperbolic_halves(b) {
+            return Z {
+                re: if a == 0.0 {
+                    a
+                } else {
+                    a.sin() * root * cosh_half
+                },
+                im: a.cos() * root * sinh_half,
+            };
+        }
         Z {
             re: if a == 0.0 { a } else { a.sin() * b.cosh() },
             im: a.cos() * b.sinh(),
@@ -306,6 +473,16 @@ impl Z {
     /// `cos re cosh im - i sin re sinh im`; a zero real part gives a zero imaginary one.
     fn cos(self) -> Z {
         let (a, b) = (self.re, self.im);
+        if let Some((root, cosh_half, sinh_half)) = Z::hyperbolic_halves(b) {
+            return Z {
+                re: a.cos() * root * cosh_half,
+                im: if a == 0.0 {
+                    -a
+                } else {
+                    -(a.sin() * root * sinh_half)
+                },
+            };
+        }
         Z {
             re: a.cos() * b.cosh(),
             im: if a == 0.0 { -a } else { -(a.sin() * b.sinh()) },
@@ -347,6 +524,9 @@ impl Z {
 
     /// `z / |z|`, and zero at zero.
     fn sign(self) -> Z {
+        if self.huge() {
+            return self.scaled(0.25).sign();
+        }
         let size = self.abs();
         if size == 0.0 {
             return self;

@@ -55,6 +55,7 @@ macro_rules! by_kind {
             Elements::F32($f) => $fb,
             Elements::F64($f) => $fb,
             Elements::C64($c) => $cb,
+            Elements::C128($c) => $cb,
         }
     };
 }
@@ -145,7 +146,7 @@ pub(super) trait Float: Element {
     /// have their magnitude bits flipped.
     fn total_order_key(self) -> i64 {
         let shift = 64 - Self::TYPE.bit_width();
-        let bits = ((self.pattern() << shift) as i64) >> shift;
+        let bits = ((self.pattern() as u64) << shift) as i64 >> shift;
         if bits < 0 {
             bits ^ (i64::MAX >> shift)
         } else {
@@ -378,14 +379,14 @@ fn zip_map<T: Element, U: Element>(
 fn int_map<T: Int>(x: &[T], f: IntUnary) -> Elements {
     T::wrap(
         x.iter()
-            .map(|&a| T::from_pattern(f(a.pattern(), T::KIND)))
+            .map(|&a| T::from_pattern(f(a.pattern() as u64, T::KIND).into()))
             .collect(),
     )
 }
 
 fn int_zip<T: Int>(x: &[T], y: &Elements, f: IntBinary) -> Result<Elements, String> {
     zip_map(x, y, |a, b| {
-        T::from_pattern(f(a.pattern(), b.pattern(), T::KIND))
+        T::from_pattern(f(a.pattern() as u64, b.pattern() as u64, T::KIND).into())
     })
     .map(T::wrap)
 }
@@ -430,7 +431,7 @@ pub(super) fn binary(op: Opcode, x: &Elements, y: &Elements) -> Result<Elements,
             .and_then(|(f, g)| float_zip(v, y, f, g)),
         complex v => complex::binary(op)
             .ok_or_else(refused)
-            .and_then(|f| zip_map(v, y, f).map(Elements::C64)))
+            .and_then(|f| zip_map(v, y, f).map(Element::wrap)))
 }
 
 /// `is-finite`: neither infinite nor NaN.
@@ -462,7 +463,7 @@ pub(super) fn compare(
     // Complex numbers are only equal or not (an unordered part makes them differ).
     complex v => match direction {
         "EQ" | "NE" => zip_map(v, y, |a, b| (a == b) == (direction == "EQ")),
-        _ => Err(format!("unsupported: compare {direction} on c64")),
+        _ => Err(format!("unsupported: compare {direction} on {}", x.element_type())),
     })?;
     Ok(Elements::Pred(compared))
 }
@@ -471,6 +472,7 @@ pub(super) fn compare(
 pub(super) fn real_or_imag(op: Opcode, x: &Elements) -> Result<Elements, String> {
     match (op, x) {
         (_, Elements::C64(v)) => Ok(complex::unary(op, v).expect("real and imag")),
+        (_, Elements::C128(v)) => Ok(complex::unary(op, v).expect("real and imag")),
         (Opcode::Real, _) => Ok(x.clone()),
         _ => convert(&Elements::F64(vec![0.0; x.len()]), x.element_type()),
     }
@@ -526,6 +528,9 @@ fn widen(bound: &Elements, n: usize) -> Cow<'_, Elements> {
 
 /// `convert` to `to` by XLA's rules ([`Element::from_num`]).
 pub(super) fn convert(x: &Elements, to: PrimitiveType) -> Result<Elements, String> {
+    if let Some(converted) = complex::convert_complex(x, to) {
+        return Ok(converted);
+    }
     with_type!(to, T => with_elements!(x, v => T::wrap(v.iter().map(|&e| T::from_num(e.to_num())).collect())))
 }
 

@@ -51,10 +51,10 @@ macro_rules! narrow_float {
                     Num::Float(f) => $name::from_f64(f),
                 }
             }
-            fn pattern(self) -> u64 {
-                u64::from(self.0)
+            fn pattern(self) -> u128 {
+                u128::from(self.0)
             }
-            fn from_pattern(bits: u64) -> $name {
+            fn from_pattern(bits: u128) -> $name {
                 $name((bits & ((1 << $name::format().width()) - 1)) as u8)
             }
             elements_storage!($name, $name);

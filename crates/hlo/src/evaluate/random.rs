@@ -154,18 +154,29 @@ fn fill_array(shape: &ArrayShape, rng: &mut Rng, range: RandomRange) -> Result<H
         }
     } else if ty == PrimitiveType::Pred {
         Elements::Pred((0..count).map(|_| rng.bool()).collect())
-    } else if ty == PrimitiveType::C64 {
+    } else if ty.is_complex() {
         // Both parts drawn, so that a kernel that drops one cannot pass.
         let (lo, hi) = range.float_bounds();
-        let mut part = || (lo + (hi - lo) * rng.f64()) as f32;
-        Elements::C64(
-            (0..count)
-                .map(|_| super::C64 {
-                    re: part(),
-                    im: part(),
-                })
-                .collect(),
-        )
+        let mut part = || lo + (hi - lo) * rng.f64();
+        let parts: Vec<(f64, f64)> = (0..count).map(|_| (part(), part())).collect();
+        if ty == PrimitiveType::C64 {
+            Elements::C64(
+                parts
+                    .iter()
+                    .map(|&(re, im)| super::C64 {
+                        re: re as f32,
+                        im: im as f32,
+                    })
+                    .collect(),
+            )
+        } else {
+            Elements::C128(
+                parts
+                    .iter()
+                    .map(|&(re, im)| super::C128 { re, im })
+                    .collect(),
+            )
+        }
     } else if ty.is_int() {
         let (lo, hi) = range.int_bounds(ty);
         Elements::build(ty, count, |_| Num::Int(rng.i128(lo..=hi)))?

@@ -34,16 +34,16 @@ macro_rules! sub_byte {
             /// (XLA's `convert`, as for the wider integers).
             fn from_num(n: Num) -> $name {
                 match n {
-                    Num::Int(i) => $name::from_pattern(i as u64),
+                    Num::Int(i) => $name::from_pattern(i as u128),
                     Num::Float(f) if f.is_nan() => $name(0),
                     Num::Float(f) => $name((f as i128).clamp($name::MIN, $name::MAX) as i8),
                 }
             }
-            fn pattern(self) -> u64 {
-                self.0 as u64 & $name::MASK
+            fn pattern(self) -> u128 {
+                u128::from(self.0 as u64 & $name::MASK)
             }
-            fn from_pattern(bits: u64) -> $name {
-                let low = bits & $name::MASK;
+            fn from_pattern(bits: u128) -> $name {
+                let low = bits as u64 & $name::MASK;
                 if $signed && low >> ($bits - 1) != 0 {
                     $name((low | !$name::MASK) as i8)
                 } else {

@@ -9,7 +9,7 @@ use std::fmt;
 
 use half::{bf16, f16};
 
-use super::complex::C64;
+use super::complex::{C64, C128};
 use super::narrow_float::{
     F4E2M1FN, F8E3M4, F8E4M3, F8E4M3B11FNUZ, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU,
 };
@@ -49,6 +49,7 @@ pub enum Elements {
     F32(Vec<f32>),
     F64(Vec<f64>),
     C64(Vec<C64>),
+    C128(Vec<C128>),
 }
 
 /// Runs `$body` with `$v` bound to the vector inside whichever variant `$e` is.
@@ -82,6 +83,7 @@ macro_rules! with_elements {
             $crate::evaluate::Elements::F32($v) => $body,
             $crate::evaluate::Elements::F64($v) => $body,
             $crate::evaluate::Elements::C64($v) => $body,
+            $crate::evaluate::Elements::C128($v) => $body,
         }
     };
 }
@@ -99,7 +101,7 @@ macro_rules! with_type {
             F8E4M3FN $crate::evaluate::F8E4M3FN, F8E4M3B11FNUZ $crate::evaluate::F8E4M3B11FNUZ,
             F8E4M3FNUZ $crate::evaluate::F8E4M3FNUZ, F8E5M2 $crate::evaluate::F8E5M2,
             F8E5M2FNUZ $crate::evaluate::F8E5M2FNUZ, F8E8M0FNU $crate::evaluate::F8E8M0FNU,
-            C64 $crate::evaluate::C64,
+            C64 $crate::evaluate::C64, C128 $crate::evaluate::C128,
             F16 half::f16, BF16 half::bf16, F32 f32, F64 f64)
     };
     (@arms $ty:expr, $t:ident, $body:expr, $($variant:ident $rust:ty),*) => {{
@@ -161,11 +163,12 @@ pub(super) trait Element: Copy + Default + 'static {
     /// reached through f32 as XLA's evaluator (Eigen's `static_cast`) does.
     fn from_num(n: Num) -> Self;
 
-    /// The element's bit pattern, zero-extended.
-    fn pattern(self) -> u64;
+    /// The element's bit pattern, zero-extended (128 bits hold every type's, `c128`'s
+    /// included).
+    fn pattern(self) -> u128;
 
     /// The element with the low bits of `bits` as its pattern.
-    fn from_pattern(bits: u64) -> Self;
+    fn from_pattern(bits: u128) -> Self;
 
     fn wrap(v: Vec<Self>) -> Elements;
 
@@ -191,10 +194,10 @@ impl Element for bool {
             Num::Float(f) => f != 0.0,
         }
     }
-    fn pattern(self) -> u64 {
-        u64::from(self)
+    fn pattern(self) -> u128 {
+        u128::from(self)
     }
-    fn from_pattern(bits: u64) -> bool {
+    fn from_pattern(bits: u128) -> bool {
         bits & 1 != 0
     }
     elements_storage!(Pred, bool);
@@ -217,10 +220,10 @@ macro_rules! int_element {
                     Num::Float(f) => f as $t,
                 }
             }
-            fn pattern(self) -> u64 {
-                self as $bits as u64
+            fn pattern(self) -> u128 {
+                self as $bits as u128
             }
-            fn from_pattern(bits: u64) -> $t {
+            fn from_pattern(bits: u128) -> $t {
                 bits as $bits as $t
             }
             elements_storage!($variant, $t);
@@ -250,10 +253,10 @@ macro_rules! half_element {
                     Num::Float(f) => <$t>::from_f32(f as f32),
                 }
             }
-            fn pattern(self) -> u64 {
-                u64::from(<$t>::to_bits(self))
+            fn pattern(self) -> u128 {
+                u128::from(<$t>::to_bits(self))
             }
-            fn from_pattern(bits: u64) -> $t {
+            fn from_pattern(bits: u128) -> $t {
                 <$t>::from_bits(bits as u16)
             }
             elements_storage!($variant, $t);
@@ -275,10 +278,10 @@ impl Element for f32 {
             Num::Float(f) => f as f32,
         }
     }
-    fn pattern(self) -> u64 {
-        u64::from(f32::to_bits(self))
+    fn pattern(self) -> u128 {
+        u128::from(f32::to_bits(self))
     }
-    fn from_pattern(bits: u64) -> f32 {
+    fn from_pattern(bits: u128) -> f32 {
         f32::from_bits(bits as u32)
     }
     elements_storage!(F32, f32);
@@ -295,11 +298,11 @@ impl Element for f64 {
             Num::Float(f) => f,
         }
     }
-    fn pattern(self) -> u64 {
-        f64::to_bits(self)
+    fn pattern(self) -> u128 {
+        u128::from(f64::to_bits(self))
     }
-    fn from_pattern(bits: u64) -> f64 {
-        f64::from_bits(bits)
+    fn from_pattern(bits: u128) -> f64 {
+        f64::from_bits(bits as u64)
     }
     elements_storage!(F64, f64);
 }
@@ -343,12 +346,12 @@ impl Elements {
     }
 
     /// Element `i`'s bit pattern, zero-extended (its encoding in memory).
-    pub fn pattern(&self, i: usize) -> u64 {
+    pub fn pattern(&self, i: usize) -> u128 {
         with_elements!(self, v => v[i].pattern())
     }
 
     /// The elements of type `ty` whose bit patterns are `patterns` (the low bits of each).
-    pub fn from_patterns(ty: PrimitiveType, patterns: &[u64]) -> Result<Elements, String> {
+    pub fn from_patterns(ty: PrimitiveType, patterns: &[u128]) -> Result<Elements, String> {
         with_type!(ty, T => T::wrap(patterns.iter().map(|&p| T::from_pattern(p)).collect()))
     }
 
@@ -481,21 +484,31 @@ impl HostArray {
     /// The literal's values converted to `ty` by XLA's rules (floats written in the text
     /// are rounded to the type here).
     pub fn from_literal(literal: &ArrayLiteral, ty: PrimitiveType) -> Result<HostArray, String> {
-        if ty == PrimitiveType::C64 {
-            let elements = literal
+        if ty.is_complex() {
+            let parts = literal
                 .values
                 .iter()
                 .map(|v| match *v {
-                    literal::Value::Complex(re, im) => Ok(C64 {
-                        re: re as f32,
-                        im: im as f32,
-                    }),
+                    literal::Value::Complex(re, im) => Ok((re, im)),
                     literal::Value::Pred(_) => Err(unsupported_type(ty)),
-                    literal::Value::Int(i) => Ok(C64::from_num(Num::Int(i))),
-                    literal::Value::Float(f) => Ok(C64::from_num(Num::Float(f))),
+                    literal::Value::Int(i) => Ok((i as f64, 0.0)),
+                    literal::Value::Float(f) => Ok((f, 0.0)),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            return HostArray::new(literal.dims.clone(), Elements::C64(elements));
+            let elements = if ty == PrimitiveType::C64 {
+                Elements::C64(
+                    parts
+                        .iter()
+                        .map(|&(re, im)| C64 {
+                            re: re as f32,
+                            im: im as f32,
+                        })
+                        .collect(),
+                )
+            } else {
+                Elements::C128(parts.iter().map(|&(re, im)| C128 { re, im }).collect())
+            };
+            return HostArray::new(literal.dims.clone(), elements);
         }
         let nums = literal
             .values

@@ -24,7 +24,7 @@ use ir::{Attribute, BlockId, FloatKind, OpId};
 use std::rc::Rc;
 
 /// `llvm` integer binary ops.
-const INT_OPS: &[(&str, IntOp)] = &[
+pub(super) const INT_OPS: &[(&str, IntOp)] = &[
     ("llvm.add", IntOp::Add),
     ("llvm.sub", IntOp::Sub),
     ("llvm.mul", IntOp::Mul),
@@ -201,13 +201,7 @@ impl FnCx<'_, '_> {
 
     fn int_binary(&mut self, op: OpId, f: IntOp) -> Result<()> {
         let width = self.int_width(op, self.m.operand(op, 0))?;
-        let flags = match self.m.prop(op, "overflowFlags") {
-            Some(Attribute::Int(bits, _)) => Overflow {
-                nsw: bits & 1 != 0,
-                nuw: bits & 2 != 0,
-            },
-            _ => Overflow::default(),
-        };
+        let flags = llvm_overflow(self.m.prop(op, "overflowFlags"));
         self.binary(op, Op2::Int(f, width, flags))
     }
 
@@ -858,4 +852,15 @@ fn ptx_float_to_int(plain: &str, ftz: bool) -> Option<impl Fn(FloatKind) -> Cast
         rounding,
         ftz,
     })
+}
+
+/// The flags of an `llvm` op's `overflowFlags` property (bit 0 `nsw`, bit 1 `nuw`).
+pub(super) fn llvm_overflow(attr: Option<&Attribute>) -> Overflow {
+    match attr {
+        Some(Attribute::Int(bits, _)) => Overflow {
+            nsw: bits & 1 != 0,
+            nuw: bits & 2 != 0,
+        },
+        _ => Overflow::default(),
+    }
 }

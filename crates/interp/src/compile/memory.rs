@@ -421,7 +421,12 @@ fn global_bytes(value: &Attribute, ty: Type) -> Result<Vec<u8>> {
     let encode = |scalars: &[ir::Scalar], elem: ScalarTy| -> Result<Vec<u8>> {
         let mut out = vec![0; scalars.len() * elem.bytes()];
         for (chunk, &v) in out.chunks_mut(elem.bytes()).zip(scalars) {
-            write_le(chunk, scalar_bits(v, elem)?);
+            match v {
+                ir::Scalar::Int(i) if elem.is_wide() => {
+                    chunk.copy_from_slice(&(i as u128).to_le_bytes())
+                }
+                _ => write_le(chunk, scalar_bits(v, elem)?),
+            }
         }
         Ok(out)
     };

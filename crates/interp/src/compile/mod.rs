@@ -12,6 +12,7 @@ mod memory;
 mod moves;
 mod ops;
 mod whole_vectors;
+mod wide;
 
 use crate::affine::Map;
 use crate::error::{Error, Result, Site, fail};
@@ -449,8 +450,9 @@ impl<'b, 'm> FnCx<'b, 'm> {
             None => t,
         };
         match ScalarTy::of(elem) {
-            Some(s) => Ok(s),
-            None => {
+            // `i128` reaches only the ops of `wide` (routed before this) and whole moves.
+            Some(s) if !s.is_wide() => Ok(s),
+            _ => {
                 let e = fail!(Unsupported, "values of type '{t}'");
                 Err(self.err(op, e))
             }

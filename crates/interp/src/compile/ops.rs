@@ -20,6 +20,9 @@ impl FnCx<'_, '_> {
 
     /// Compiles one op (not a terminator).
     pub(super) fn op(&mut self, op: OpId) -> Result<()> {
+        if let Some(done) = self.wide_op(op) {
+            return done;
+        }
         let name = self.m.name(op);
         let name = name.as_str();
         if let Some(&(_, f)) = UNARY.iter().find(|(n, _)| *n == name) {
@@ -257,20 +260,25 @@ impl FnCx<'_, '_> {
         };
         let n = ty.num_elements().unwrap_or(0) as usize;
         let elem = ty.element_type().and_then(ScalarTy::of);
-        let Some(elem) = elem else {
+        let Some(elem) = elem.filter(|e| !(e.is_wide() && ty.is_vector())) else {
             return Err(fail!(Unsupported, "constants of type '{ty}'"));
         };
-        let bits: Vec<u64> = match values {
-            DenseValues::Splat(v) => vec![scalar_bits(*v, elem)?; n],
-            DenseValues::Elements(vs) => vs
-                .iter()
-                .map(|&v| scalar_bits(v, elem))
-                .collect::<Result<_>>()?,
+        // Each element's words: one, or two for an `i128` (low first).
+        let words = |v: Scalar| -> Result<Vec<u64>> {
+            match v {
+                Scalar::Int(i) if elem.is_wide() => Ok(crate::wide::words(i as u128).to_vec()),
+                _ => Ok(vec![scalar_bits(v, elem)?]),
+            }
+        };
+        let bits: Vec<Vec<u64>> = match values {
+            DenseValues::Splat(v) => vec![words(*v)?; n],
+            DenseValues::Elements(vs) => vs.iter().map(|&v| words(v)).collect::<Result<_>>()?,
         };
         if bits.len() != n {
             return Err(fail!(InvalidIr, "{} values for '{ty}'", bits.len()));
         }
         if ty.is_vector() {
+            let bits = bits.into_iter().flatten();
             return Ok(Val::Vector(Rc::new(bits.into_iter().map(Val::S).collect())));
         }
         let id = self.b.tensor(ty)?;
@@ -281,8 +289,11 @@ impl FnCx<'_, '_> {
             init: Some(vec![0; tt.len.div_ceil(64)]),
         };
         let mut index = vec![0i64; tt.shape.len()];
-        for &b in &bits {
-            store.write(tt.offset(&index)? as usize, b);
+        for element in &bits {
+            let off = tt.offset(&index)? as usize * element.len();
+            for (k, &word) in element.iter().enumerate() {
+                store.write(off + k, word);
+            }
             for d in (0..index.len()).rev() {
                 index[d] += 1;
                 if index[d] < tt.shape[d] {
@@ -320,7 +331,7 @@ fn fastmath(attr: Option<&Attribute>) -> FastMath {
 }
 
 /// The flags of an `overflowFlags` property (`#arith.overflow<nsw, nuw>`).
-fn overflow(attr: Option<&Attribute>) -> Overflow {
+pub(super) fn overflow(attr: Option<&Attribute>) -> Overflow {
     match attr {
         Some(Attribute::Opaque(text)) => Overflow {
             nsw: text.contains("nsw"),

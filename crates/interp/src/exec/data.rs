@@ -37,7 +37,38 @@ fn write_element(t: &mut Tensor, off: u64, bits: u64) {
     }
 }
 
-/// Row-major multi-indices of a shape, in order.
+/// Reads the element at element offset `off`: an `i128` as its two words.
+fn read_value(mem: &Memory, t: &Tensor, off: u64, tt: &TensorTy) -> Result<Val> {
+    if tt.words == 1 {
+        return read_element(mem, t, off, tt).map(Val::S);
+    }
+    let low = read_element(mem, t, 2 * off, tt)?;
+    Ok(Val::W([low, read_element(mem, t, 2 * off + 1, tt)?]))
+}
+
+/// Writes the words of an element at element offset `off`.
+fn write_value(t: &mut Tensor, off: u64, words: &[u64]) {
+    let n = words.len() as u64;
+    for (k, &w) in words.iter().enumerate() {
+        write_element(t, n * off + k as u64, w);
+    }
+}
+
+/// The words of an element written to a tensor.
+enum Words {
+    One([u64; 1]),
+    Two([u64; 2]),
+}
+
+impl Words {
+    fn as_slice(&self) -> &[u64] {
+        match self {
+            Words::One(w) => w,
+            Words::Two(w) => w,
+        }
+    }
+}
+
 /// The lanes of a vector value.
 fn vector_lanes(v: &Val, prog: &Program) -> Result<Rc<Vec<Val>>> {
     match v {
@@ -57,17 +88,18 @@ fn next_index(index: &mut [i64], shape: &[i64]) {
 }
 
 impl Thread {
-    /// The bits of scalar `value` and the offset of the element `indices` of a tensor of type
-    /// `ty` that it is written to.
+    /// The words of scalar `value` (one, or two for an `i128`) and the element offset of
+    /// the element `indices` of a tensor of type `ty` that it is written to.
     fn element_write(
         &self,
         value: crate::inst::Reg,
         ty: u32,
         indices: &[crate::inst::Reg],
         prog: &Program,
-    ) -> Result<(u64, u64)> {
+    ) -> Result<(Words, u64)> {
         let bits = match self.get(value) {
-            Val::S(b) => *b,
+            Val::S(b) => Words::One([*b]),
+            Val::W(w) => Words::Two(*w),
             Val::Poison(s) => return Err(poison(prog, *s, "written to a tensor")),
             other => return Err(not_scalar(other, prog)),
         };
@@ -98,8 +130,8 @@ impl Thread {
                 let tt = &prog.tensors[*ty as usize];
                 let mut buf = [0; MAX_RANK];
                 let off = tt.offset(self.indices(indices, &mut buf, prog)?)?;
-                let bits = read_element(env.mem, self.tensor(*tensor)?, off, tt)?;
-                self.set(*dst, Val::S(bits));
+                let v = read_value(env.mem, self.tensor(*tensor)?, off, tt)?;
+                self.set(*dst, v);
             }
             Inst::Insert {
                 value,
@@ -116,9 +148,9 @@ impl Thread {
                     self.set(*dst, v);
                     return Ok(());
                 }
-                let (bits, off) = self.element_write(*value, *ty, indices, prog)?;
+                let (words, off) = self.element_write(*value, *ty, indices, prog)?;
                 let mut t = self.take_tensor(*tensor)?;
-                write_element(Rc::make_mut(&mut t), off, bits);
+                write_value(Rc::make_mut(&mut t), off, words.as_slice());
                 self.set(*dst, Val::Tensor(t));
             }
             Inst::AtomicWrite {
@@ -128,7 +160,10 @@ impl Thread {
                 indices,
                 dst,
             } => {
-                let (bits, off) = self.element_write(*value, *ty, indices, prog)?;
+                let (words, off) = self.element_write(*value, *ty, indices, prog)?;
+                let Words::One([bits]) = words else {
+                    return Err(fail!(Unsupported, "atomic writes of i128"));
+                };
                 let mut t = self.take_tensor(*tensor)?;
                 match t.base {
                     Base::Mem(mem) => {

@@ -5,6 +5,7 @@ use crate::error::{Error, Result, fail};
 use crate::inst::Program;
 use crate::ops::Fault;
 use crate::value::Val;
+use crate::wide::WideOp;
 use std::rc::Rc;
 
 /// The error for using `v` where a scalar is needed.
@@ -20,6 +21,7 @@ pub(super) fn kind(v: &Val) -> &'static str {
     match v {
         Val::Undef => "nothing",
         Val::S(_) => "a scalar",
+        Val::W(_) => "an i128",
         Val::Poison(_) => "poison",
         Val::Vector(_) => "a vector",
         Val::Tensor(_) => "a tensor",
@@ -48,6 +50,26 @@ pub(super) fn lane(r: std::result::Result<u64, Fault>, site: u32) -> Result<Val>
         Err(Fault::Poison) => Ok(Val::Poison(site)),
         Err(Fault::Ub(what)) => Err(fail!(UndefinedBehavior, "{what}")),
     }
+}
+
+/// The result of a [`crate::wide`] op on two scalar operands (an `i128` is a
+/// [`Val::W`], a narrower integer a [`Val::S`]); a poison operand makes it poison.
+pub(super) fn wide(op: WideOp, a: &Val, b: &Val, site: u32, prog: &Program) -> Result<Val> {
+    let bits = |v: &Val| match v {
+        Val::S(x) => Ok(Some(u128::from(*x))),
+        Val::W(w) => Ok(Some(crate::wide::join(*w))),
+        Val::Poison(_) => Ok(None),
+        other => Err(not_scalar(other, prog)),
+    };
+    // Casts have one operand: `b` is then `a` again.
+    let (Some(x), Some(y)) = (bits(a)?, bits(b)?) else {
+        return Ok(Val::Poison(site));
+    };
+    Ok(match crate::wide::eval(op, x, y) {
+        Ok(r) if op.gives_wide() => Val::W(crate::wide::words(r)),
+        Ok(r) => Val::S(r as u64),
+        Err(fault) => lane(Err(fault), site)?,
+    })
 }
 
 /// A lane function: the lanes of the operands in, the result lane out.

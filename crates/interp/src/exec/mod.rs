@@ -332,6 +332,10 @@ impl Thread {
                 };
                 self.set(*dst, value);
             }
+            Inst::Wide { op, dst, a, b } => {
+                let v = lanes::wide(*op, self.get(*a), self.get(*b), site, prog)?;
+                self.set(*dst, v);
+            }
             Inst::Regroup { src, from, to, dst } => {
                 let lanes = match self.get(*src) {
                     Val::Vector(lanes) if from.1 => lanes.to_vec(),

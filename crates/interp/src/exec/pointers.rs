@@ -231,6 +231,11 @@ fn load(storage: &Storage, p: Ptr, ty: MemTy, align: u64) -> Result<Val> {
             .collect();
         return Ok(Val::Vector(Rc::new(lanes)));
     }
+    if ty.elem.is_wide() {
+        // Two 8-byte words, low first (a scalar: `MemTy` has no vectors of `i128`).
+        let word = |k: i64| storage.load(p.offset.wrapping_add(8 * k), 8);
+        return Ok(Val::W([word(0)?, word(1)?]));
+    }
     let eb = ty.elem.bytes();
     let lane = |i: usize| -> Result<Val> {
         let bits = storage.load(p.offset.wrapping_add((i * eb) as i64), eb)?;
@@ -266,6 +271,11 @@ fn store(
             }
             (Val::S(bits), None) => {
                 storage.store(p.offset.wrapping_add((i * eb) as i64), eb, *bits)?
+            }
+            (Val::W(words), None) => {
+                for (k, &word) in words.iter().enumerate() {
+                    storage.store(p.offset.wrapping_add(8 * k as i64), 8, word)?;
+                }
             }
             (Val::Poison(s), _) => return Err(poison(prog, *s, "stored to memory")),
             (other, _) => return Err(not_scalar(other, prog)),

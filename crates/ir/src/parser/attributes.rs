@@ -190,10 +190,9 @@ impl<'a> Parser<'a> {
                     let v = float::from_bits(kind, bits as u64);
                     return Ok(Attribute::Float(FloatValue(if neg { -v } else { v }), ty));
                 }
-                let v = parse_int_literal(text).ok_or_else(|| {
+                let v = parse_signed_int_literal(neg, text).ok_or_else(|| {
                     self.error_at(loc, "integer constant out of range for attribute")
                 })?;
-                let v = if neg { -v } else { v };
                 check_int_fits(v, ty).map_err(|e| self.error_at(loc, e))?;
                 Ok(Attribute::int(v, ty))
             }
@@ -369,9 +368,8 @@ impl<'a> Parser<'a> {
                         format!("expected integer elements, but parsed type '{elem}'"),
                     ));
                 }
-                let v = parse_int_literal(t)
+                let v = parse_signed_int_literal(neg, t)
                     .ok_or_else(|| self.error_at(loc, "integer literal out of range"))?;
-                let v = if neg { -v } else { v };
                 check_int_fits(v, elem).map_err(|e| self.error_at(loc, e))?;
                 Ok(Scalar::Int(attrs::normalize_int(v, elem)))
             }
@@ -499,6 +497,22 @@ pub(super) fn parse_int_literal(text: &str) -> Option<i128> {
             .and_then(|v| i128::try_from(v).ok())
     } else {
         text.parse().ok()
+    }
+}
+
+/// A decimal or `0x` hex integer literal after an optional `-`: the magnitude is read in
+/// 128 bits first, so that `-2^127` (an `i128`'s minimum, which MLIR prints) is read; a hex
+/// literal may be any 128-bit pattern.
+pub(super) fn parse_signed_int_literal(neg: bool, text: &str) -> Option<i128> {
+    let magnitude: u128 = match text.strip_prefix("0x") {
+        Some(hex) => u128::from_str_radix(hex, 16).ok()?,
+        None => text.parse().ok()?,
+    };
+    match (neg, i128::try_from(magnitude)) {
+        (false, Ok(v)) => Some(v),
+        (false, Err(_)) if text.starts_with("0x") => Some(magnitude as i128),
+        (true, _) if magnitude <= 1u128 << 127 => Some(0i128.wrapping_sub(magnitude as i128)),
+        _ => None,
     }
 }
 

@@ -26,7 +26,7 @@ mod attributes;
 mod operations;
 mod type_syntax;
 
-use attributes::parse_int_literal;
+use attributes::parse_signed_int_literal;
 use type_syntax::is_type_keyword;
 
 /// A value use not yet resolved to a [`Value`] (its type comes later in custom syntax).
@@ -350,9 +350,8 @@ impl<'a> Parser<'a> {
             Token::Int(s) => {
                 let loc = self.loc();
                 self.bump();
-                let v = parse_int_literal(s)
-                    .ok_or_else(|| self.error_at(loc, "integer literal out of range"))?;
-                Ok(if neg { -v } else { v })
+                parse_signed_int_literal(neg, s)
+                    .ok_or_else(|| self.error_at(loc, "integer literal out of range"))
             }
             _ => Err(self.expected("integer value")),
         }

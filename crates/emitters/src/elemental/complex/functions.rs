@@ -1,18 +1,59 @@
-//! The functions of a complex number, on its f32 parts. Each is scaled where a result that
-//! fits in f32 would otherwise pass through an overflow (`|z|` in `abs`, `log`, `sqrt`,
+//! The functions of a complex number, on its parts (f32 for `c64`, f64 for `c128`; the
+//! thresholds below are the part type's, see [`Limits`]). Each is scaled where a result that
+//! fits in the part type would otherwise pass through an overflow (`|z|` in `abs`, `log`, `sqrt`,
 //! `cbrt`, `sign`; `e^re` in `exp`; `cosh im` in `sin` and `cos`), and keeps a zero part on
 //! the axes where `inf * 0` would make it NaN (C99 Annex G), as the evaluator's f64
 //! reference does (`hlo::evaluate::complex`).
 
 use super::super::arith::cmpf;
-use super::{add, b_zero, mul, multiply};
+use super::{add, b_zero, mul, multiply, part_type};
 use ir::{Builder, Type, Value};
 
 /// A complex number's real and imaginary parts.
 pub(super) type Parts = (Value, Value);
 
-fn float(b: &mut Builder<'_>, value: f64) -> Value {
-    b.float(value, Type::F32)
+/// Where the formulas change for a part type: past these, a plain formula would overflow or
+/// lose the result, as the functions below explain. f32's first, then f64's.
+struct Limits {
+    /// Where `expm1` overflows and the 1 is below the rounding: 88 (f32), 709 (f64).
+    exp_m1: f64,
+    /// Past this |im|, cosh and sinh are ±e^|im| / 2 to the type's precision: 80, 700.
+    hyperbolic: f64,
+    /// Past this |re|, tanh re is ±1 in the type: 9, 22.
+    tanh_one: f64,
+    /// `sqrt`'s scaling: above `huge` by 1/4, below `tiny` by `up` (then `down` after).
+    huge: f64,
+    tiny: f64,
+    up: f64,
+    down: f64,
+}
+
+fn limits(part: Type) -> Limits {
+    if part == Type::F64 {
+        Limits {
+            exp_m1: 709.0,
+            hyperbolic: 700.0,
+            tanh_one: 22.0,
+            huge: 2f64.powi(1022),
+            tiny: 2f64.powi(-1000),
+            up: 2f64.powi(1000),
+            down: 2f64.powi(-500),
+        }
+    } else {
+        Limits {
+            exp_m1: 88.0,
+            hyperbolic: 80.0,
+            tanh_one: 9.0,
+            huge: 2f64.powi(126),
+            tiny: 2f64.powi(-100),
+            up: 2f64.powi(100),
+            down: 2f64.powi(-50),
+        }
+    }
+}
+
+fn float(b: &mut Builder<'_>, part: Type, value: f64) -> Value {
+    b.float(value, part)
 }
 
 fn sub(b: &mut Builder<'_>, x: Value, y: Value) -> Value {
@@ -24,13 +65,14 @@ fn sub(b: &mut Builder<'_>, x: Value, y: Value) -> Value {
 /// 2.4e38). On the real axis the imaginary part stays the input's zero (C99's `cexp(x +
 /// i0) = e^x + i0`), not `inf * 0 = NaN`.
 pub(super) fn exp(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
-    let one_half = float(b, 0.5);
+    let pt = part_type(b, re);
+    let one_half = float(b, pt, 0.5);
     let half_re = mul(b, re, one_half);
     let half = b.unary("math.exp", half_re);
     let (cos, sin) = (b.unary("math.cos", im), b.unary("math.sin", im));
     let (out_re, out_im) = (mul(b, half, cos), mul(b, half, sin));
     let (out_re, out_im) = (mul(b, out_re, half), mul(b, out_im, half));
-    let zero = b_zero(b);
+    let zero = b_zero(b, pt);
     // Where e^(re/2) is 0 the result is 0, also when `im` is infinite (0 · cos ∞ is NaN).
     let vanishes = cmpf(b, "oeq", half, zero);
     let (out_re, out_im) = (
@@ -45,17 +87,18 @@ pub(super) fn exp(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 /// that `e^re cos im - 1` cancels near zero; past re = 88, where expm1 overflows f32 and
 /// the 1 is below the rounding, `e^z`'s own real part.
 pub(super) fn exp_m1(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
+    let pt = part_type(b, re);
     let (exp_re, exp_im) = exp(b, (re, im));
     let expm1 = b.unary("math.expm1", re);
     let cos = b.unary("math.cos", im);
     let scaled = mul(b, expm1, cos);
-    let one_half = float(b, 0.5);
+    let one_half = float(b, pt, 0.5);
     let half_im = mul(b, im, one_half);
     let half_sin = b.unary("math.sin", half_im);
     let square = mul(b, half_sin, half_sin);
     let twice = add(b, square, square);
     let near = sub(b, scaled, twice);
-    let limit = float(b, 88.0);
+    let limit = float(b, pt, limits(pt).exp_m1);
     let far = cmpf(b, "ogt", re, limit);
     (b.select(far, exp_re, near), exp_im)
 }
@@ -63,13 +106,14 @@ pub(super) fn exp_m1(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 /// `log|z|` as `log m + log1p((n/m)^2) / 2` for `m`, `n` the larger and smaller part
 /// magnitude: finite where |z| itself overflows f32 (3e38 + 3e38i); -inf at zero.
 fn log_magnitude(b: &mut Builder<'_>, re: Value, im: Value) -> Value {
+    let pt = part_type(b, re);
     let (larger, square) = larger_and_squared_ratio(b, re, im);
     let log1p = b.unary("math.log1p", square);
-    let half = float(b, 0.5);
+    let half = float(b, pt, 0.5);
     let correction = mul(b, log1p, half);
     let log_larger = b.unary("math.log", larger);
     let sum = add(b, log_larger, correction);
-    let zero = b_zero(b);
+    let zero = b_zero(b, pt);
     let at_zero = cmpf(b, "oeq", larger, zero);
     b.select(at_zero, log_larger, sum)
 }
@@ -83,16 +127,17 @@ pub(super) fn log(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 /// `log(1 + z)`: for |re|, |im| < 0.5 the real part is `log1p(re (2 + re) + im^2) / 2`,
 /// which keeps the bits that `1 + re` rounds away; elsewhere `log|1 + z|`.
 pub(super) fn log_1p(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
-    let one = float(b, 1.0);
+    let pt = part_type(b, re);
+    let one = float(b, pt, 1.0);
     let shifted = add(b, re, one);
     let far_re = log_magnitude(b, shifted, im);
-    let two = float(b, 2.0);
+    let two = float(b, pt, 2.0);
     let two_plus = add(b, re, two);
     let product = mul(b, re, two_plus);
     let im_squared = mul(b, im, im);
     let sum = add(b, product, im_squared);
     let log1p = b.unary("math.log1p", sum);
-    let half = float(b, 0.5);
+    let half = float(b, pt, 0.5);
     let near_re = mul(b, log1p, half);
     let small = {
         let (abs_re, abs_im) = (b.unary("math.absf", re), b.unary("math.absf", im));
@@ -108,14 +153,15 @@ pub(super) fn log_1p(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 /// The principal cube root `|z|^(1/3) e^(i arg(z)/3)`, with `|z|^(1/3)` as `cbrt(m) ·
 /// cbrt(sqrt(1 + (n/m)^2))` so that |z| never overflows; 0 at zero.
 pub(super) fn cube_root(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
+    let pt = part_type(b, re);
     let (larger, root) = larger_and_root(b, re, im);
     let (cbrt_larger, cbrt_root) = (b.unary("math.cbrt", larger), b.unary("math.cbrt", root));
     let size = mul(b, cbrt_larger, cbrt_root);
-    let zero = b_zero(b);
+    let zero = b_zero(b, pt);
     let at_zero = cmpf(b, "oeq", larger, zero);
     let size = b.select(at_zero, zero, size);
     let argument = b.binary("math.atan2", im, re);
-    let three = float(b, 3.0);
+    let three = float(b, pt, 3.0);
     let angle = b.binary("arith.divf", argument, three);
     let (cos, sin) = (b.unary("math.cos", angle), b.unary("math.sin", angle));
     (mul(b, size, cos), mul(b, size, sin))
@@ -125,14 +171,15 @@ pub(super) fn cube_root(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 /// |im| = 80, cosh and sinh are ±e^|im| / 2 to f32's precision and overflow it at 89.4
 /// where the products may not: there e^(|im|/2) is multiplied in twice, after the halving.
 fn trig_times_hyperbolic(b: &mut Builder<'_>, (re, im): Parts) -> [Value; 4] {
+    let pt = part_type(b, re);
     let (sin, cos) = (b.unary("math.sin", re), b.unary("math.cos", re));
     let (cosh, sinh) = (b.unary("math.cosh", im), b.unary("math.sinh", im));
     let abs_im = b.unary("math.absf", im);
-    let half = float(b, 0.5);
+    let half = float(b, pt, 0.5);
     let half_abs = mul(b, abs_im, half);
     let root = b.unary("math.exp", half_abs);
     let signed_half = b.binary("math.copysign", half, im);
-    let limit = float(b, 80.0);
+    let limit = float(b, pt, limits(pt).hyperbolic);
     let far = cmpf(b, "ogt", abs_im, limit);
     // `root` first: a tiny `trig` (sin of a subnormal) halved first would round to 0, and
     // 0 · ∞ is NaN where `root` overflows.
@@ -154,17 +201,19 @@ fn trig_times_hyperbolic(b: &mut Builder<'_>, (re, im): Parts) -> [Value; 4] {
 /// `sin z = sin re cosh im + i cos re sinh im`; a zero real part stays zero (`0 · cosh ∞`
 /// is NaN).
 pub(super) fn sin(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
+    let pt = part_type(b, re);
     let [sin_cosh, cos_sinh, _, _] = trig_times_hyperbolic(b, (re, im));
-    let zero = b_zero(b);
+    let zero = b_zero(b, pt);
     let on_axis = cmpf(b, "oeq", re, zero);
     (b.select(on_axis, re, sin_cosh), cos_sinh)
 }
 
 /// `cos z = cos re cosh im - i sin re sinh im`; a zero real part gives a zero imaginary one.
 pub(super) fn cos(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
+    let pt = part_type(b, re);
     let [_, _, cos_cosh, sin_sinh] = trig_times_hyperbolic(b, (re, im));
     let negated = b.unary("arith.negf", sin_sinh);
-    let zero = b_zero(b);
+    let zero = b_zero(b, pt);
     let on_axis = cmpf(b, "oeq", re, zero);
     let neg_re = b.unary("arith.negf", re);
     (cos_cosh, b.select(on_axis, neg_re, negated))
@@ -175,9 +224,10 @@ pub(super) fn cos(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 /// 2.3e7 at f32's nearest value to π/2); past it, `±1 + i 4 sin im cos im e^(-2|re|)` (tanh 9
 /// is 1 in f32).
 pub(super) fn tanh(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
+    let pt = part_type(b, re);
     let t = b.unary("math.tan", im);
     let s = b.unary("math.sinh", re);
-    let one = float(b, 1.0);
+    let one = float(b, pt, 1.0);
     let t_squared = mul(b, t, t);
     let beta = add(b, one, t_squared);
     let s_squared = mul(b, s, s);
@@ -193,15 +243,15 @@ pub(super) fn tanh(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
     let far_re = b.binary("math.copysign", one, re);
     let far_im = {
         let (sin, cos) = (b.unary("math.sin", im), b.unary("math.cos", im));
-        let four = float(b, 4.0);
+        let four = float(b, pt, 4.0);
         let product = mul(b, sin, cos);
         let product = mul(b, product, four);
-        let minus_two = float(b, -2.0);
+        let minus_two = float(b, pt, -2.0);
         let exponent = mul(b, abs_re, minus_two);
         let decay = b.unary("math.exp", exponent);
         mul(b, product, decay)
     };
-    let limit = float(b, 9.0);
+    let limit = float(b, pt, limits(pt).tanh_one);
     let far = cmpf(b, "ogt", abs_re, limit);
     (
         b.select(far, far_re, near_re),
@@ -218,13 +268,14 @@ pub(super) fn tan(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 
 /// `z / |z|` as `(z / m) / sqrt(1 + (n/m)^2)`, so that |z| never overflows; zero at zero.
 pub(super) fn sign(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
+    let pt = part_type(b, re);
     let (larger, root) = larger_and_root(b, re, im);
     let mut unit = |part: Value| {
         let scaled = b.binary("arith.divf", part, larger);
         b.binary("arith.divf", scaled, root)
     };
     let (unit_re, unit_im) = (unit(re), unit(im));
-    let zero = b_zero(b);
+    let zero = b_zero(b, pt);
     let at_zero = cmpf(b, "oeq", larger, zero);
     (
         b.select(at_zero, re, unit_re),
@@ -235,17 +286,18 @@ pub(super) fn sign(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 /// `z^w = e^(w log z)`; `0^w` is 1 for `w = 0`, 0 where `re w > 0`, NaN otherwise (the
 /// evaluator's rule: `w log 0` is an infinity times a zero).
 pub(super) fn power(b: &mut Builder<'_>, z: Parts, w: Parts) -> Parts {
+    let pt = part_type(b, z.0);
     let log_z = log(b, z);
     let product = multiply(b, w, log_z);
     let (re, im) = exp(b, product);
-    let zero = b_zero(b);
+    let zero = b_zero(b, pt);
     let is_zero = |b: &mut Builder<'_>, (x, y): Parts| {
         let (x0, y0) = (cmpf(b, "oeq", x, zero), cmpf(b, "oeq", y, zero));
         b.binary("arith.andi", x0, y0)
     };
     let (z_zero, w_zero) = (is_zero(b, z), is_zero(b, w));
     let w_right = cmpf(b, "ogt", w.0, zero);
-    let (one, nan) = (float(b, 1.0), float(b, f64::NAN));
+    let (one, nan) = (float(b, pt, 1.0), float(b, pt, f64::NAN));
     let vanishing = b.select(w_right, zero, nan);
     let zero_re = b.select(w_zero, one, vanishing);
     let zero_im = b.select(w_zero, zero, vanishing);
@@ -257,26 +309,23 @@ pub(super) fn power(b: &mut Builder<'_>, z: Parts, w: Parts) -> Parts {
 /// is 0. Past 2^126 the parts are scaled by 1/4 first and `t` by 2 after, so |z| stays in
 /// f32's range (3e38 + 3e38i); below 2^-100 by 2^100 and 2^-50 (see the code).
 pub(super) fn square_root(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
+    let pt = part_type(b, re);
     let larger = {
         let (a, c) = (b.unary("math.absf", re), b.unary("math.absf", im));
         b.binary("arith.maximumf", a, c)
     };
     let huge = {
-        let limit = b.float(2f64.powi(126), Type::F32);
+        let limit = b.float(limits(pt).huge, pt);
         cmpf(b, "ogt", larger, limit)
     };
     // Below 2^-100 (subnormals have a few bits only, and `(|z| + |re|) / 2` of one rounds to
     // 0) the parts are scaled by 2^100, exactly, and `t` by 2^-50 after.
     let tiny = {
-        let limit = b.float(2f64.powi(-100), Type::F32);
+        let limit = b.float(limits(pt).tiny, pt);
         cmpf(b, "olt", larger, limit)
     };
-    let (quarter, one, two) = (
-        b.float(0.25, Type::F32),
-        b.float(1.0, Type::F32),
-        b.float(2.0, Type::F32),
-    );
-    let (up, down) = (float(b, 2f64.powi(100)), float(b, 2f64.powi(-50)));
+    let (quarter, one, two) = (b.float(0.25, pt), b.float(1.0, pt), b.float(2.0, pt));
+    let (up, down) = (float(b, pt, limits(pt).up), float(b, pt, limits(pt).down));
     let scale = b.select(huge, quarter, one);
     let scale = b.select(tiny, up, scale);
     let unscale = b.select(huge, two, one);
@@ -285,7 +334,7 @@ pub(super) fn square_root(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
     let size = magnitude(b, re_s, im_s);
     let abs_re = b.unary("math.absf", re_s);
     let sum = add(b, size, abs_re);
-    let half = b.float(0.5, Type::F32);
+    let half = b.float(0.5, pt);
     let halved = mul(b, sum, half);
     let root = b.unary("math.sqrt", halved);
     let t = mul(b, root, unscale);
@@ -296,7 +345,7 @@ pub(super) fn square_root(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
     };
     let im_over = b.binary("arith.divf", im, two_t);
     let signed_t = b.binary("math.copysign", t, im);
-    let zero = b_zero(b);
+    let zero = b_zero(b, pt);
     let right = cmpf(b, "oge", re, zero);
     let out_re = b.select(right, t, other);
     let out_im = b.select(right, im_over, signed_t);
@@ -311,18 +360,19 @@ pub(super) fn square_root(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 /// `log|z|` are computed from without squaring a part (NaN ratio when both are 0; the
 /// callers select their zero case on `m`).
 fn larger_and_squared_ratio(b: &mut Builder<'_>, re: Value, im: Value) -> (Value, Value) {
+    let pt = part_type(b, re);
     let (a, c) = (b.unary("math.absf", re), b.unary("math.absf", im));
     let larger = b.binary("arith.maximumf", a, c);
     let smaller = b.binary("arith.minimumf", a, c);
     let ratio = b.binary("arith.divf", smaller, larger);
     // An infinite part makes |z| infinite whatever the other, NaN included (IEEE's hypot;
     // ∞/∞ and the NaN would make it NaN).
-    let infinity = float(b, f64::INFINITY);
+    let infinity = float(b, pt, f64::INFINITY);
     let infinite = {
         let (x, y) = (cmpf(b, "oeq", a, infinity), cmpf(b, "oeq", c, infinity));
         b.binary("arith.ori", x, y)
     };
-    let zero = b_zero(b);
+    let zero = b_zero(b, pt);
     let ratio = b.select(infinite, zero, ratio);
     let larger = b.select(infinite, infinity, larger);
     (larger, mul(b, ratio, ratio))
@@ -332,9 +382,10 @@ fn larger_and_squared_ratio(b: &mut Builder<'_>, re: Value, im: Value) -> (Value
 /// `complex.abs`: `m * sqrt(1 + (n/m)^2)` for `m`, `n` the larger and smaller magnitude;
 /// 0 when both are 0.
 pub(super) fn magnitude(b: &mut Builder<'_>, re: Value, im: Value) -> Value {
+    let pt = part_type(b, re);
     let (larger, root) = larger_and_root(b, re, im);
     let scaled = mul(b, larger, root);
-    let zero = b_zero(b);
+    let zero = b_zero(b, pt);
     let both_zero = cmpf(b, "oeq", larger, zero);
     b.select(both_zero, zero, scaled)
 }
@@ -342,8 +393,9 @@ pub(super) fn magnitude(b: &mut Builder<'_>, re: Value, im: Value) -> Value {
 /// `m` and `sqrt(1 + (n/m)^2)` (which is `|z| / m`): what `|z|`, `z / |z|` and `|z|^(1/3)`
 /// are computed from without forming `|z|` where it would overflow.
 fn larger_and_root(b: &mut Builder<'_>, re: Value, im: Value) -> (Value, Value) {
+    let pt = part_type(b, re);
     let (larger, square) = larger_and_squared_ratio(b, re, im);
-    let one = float(b, 1.0);
+    let one = float(b, pt, 1.0);
     let sum = add(b, one, square);
     (larger, b.unary("math.sqrt", sum))
 }

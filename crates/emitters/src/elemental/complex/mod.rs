@@ -1,10 +1,10 @@
-//! `c64` in the IR: each value is its 64-bit pattern (an `i64`: the real part's f32 bits
-//! low, the imaginary part's high, as in memory), so loads, stores, selects and data
-//! movement need nothing new. Each op takes its operands apart into f32s, computes, and
+//! `c64` and `c128` in the IR: each value is its bit pattern (an `i64` or `i128`: the real
+//! part's f32 or f64 bits low, the imaginary part's high, as in memory), so loads, stores,
+//! selects and data movement need nothing new. Each op takes its operands apart into f32s, computes, and
 //! puts the result together again: the arithmetic here as MLIR's `complex-to-standard`
 //! lowering does (what XLA's emitters run), the functions in [`functions`]. The evaluator
 //! (`hlo::evaluate::complex`) computes the same functions in f64 and rounds once; `--check`
-//! holds the kernels to f32's bound of those values.
+//! holds the kernels to the part type's bound of those values.
 
 mod functions;
 
@@ -13,8 +13,8 @@ use super::*;
 use functions::*;
 
 impl ElementalEmitter<'_, '_> {
-    /// An elementwise op with a `c64` operand or result, or `real`/`imag`/`complex` (`from`:
-    /// the first operand's element type, `to`: the result's).
+    /// An elementwise op with a complex operand or result, or `real`/`imag`/`complex`
+    /// (`from`: the first operand's element type, `to`: the result's).
     pub(super) fn complex_op(
         &mut self,
         instr: &Instruction,
@@ -23,31 +23,45 @@ impl ElementalEmitter<'_, '_> {
         ty: Type,
     ) -> R<Value> {
         use Opcode::*;
-        use PrimitiveType::C64;
         let b = &mut self.b;
         let x = args[0];
         let refused = || {
             let what = format!("{} on {} in '{}'", instr.opcode, from.name(), instr.name);
             Err(unsupported(instr.spans.whole, what))
         };
+        // The part type of the complex side: of `from` when it is complex, else of `to`.
+        let part = |t: PrimitiveType| t.complex_component().unwrap_or(t);
         Ok(match instr.opcode {
-            Complex if from == PrimitiveType::F32 => assemble(b, x, args[1]),
-            Real if from == C64 => parts(b, x).0,
-            Imag if from == C64 => parts(b, x).1,
+            Complex if from.is_float() => assemble(b, x, args[1]),
+            Real if from.is_complex() => parts(b, x).0,
+            Imag if from.is_complex() => parts(b, x).1,
             // Of a real number: itself, and zero.
             Real => x,
             Imag => {
-                let zero = b_zero(b);
+                let zero = b_zero(b, Type::F32);
                 convert(b, zero, PrimitiveType::F32, to, ty)
             }
             Convert if from == to => x,
-            Convert if from == C64 => {
-                let re = parts(b, x).0;
-                convert(b, re, PrimitiveType::F32, to, ty)
+            // Between complex types each part is converted; to a real type the real part.
+            Convert if from.is_complex() => {
+                let (re, im) = parts(b, x);
+                let (from_part, to_part) = (part(from), part(to));
+                if to.is_complex() {
+                    let t = crate::types::element_type(to_part)
+                        .map_err(|e| unsupported(instr.spans.whole, e))?;
+                    let re = convert(b, re, from_part, to_part, t);
+                    let im = convert(b, im, from_part, to_part, t);
+                    assemble(b, re, im)
+                } else {
+                    convert(b, re, from_part, to, ty)
+                }
             }
             Convert => {
-                let re = convert(b, x, from, PrimitiveType::F32, Type::F32);
-                let zero = b_zero(b);
+                let to_part = part(to);
+                let t = crate::types::element_type(to_part)
+                    .map_err(|e| unsupported(instr.spans.whole, e))?;
+                let re = convert(b, x, from, to_part, t);
+                let zero = b_zero(b, t);
                 assemble(b, re, zero)
             }
             Select => b.select(x, args[1], args[2]),
@@ -70,7 +84,8 @@ impl ElementalEmitter<'_, '_> {
                     Sqrt => square_root(b, z),
                     Rsqrt => {
                         let root = square_root(b, z);
-                        let one = (b.float(1.0, Type::F32), b_zero(b));
+                        let t = part_type(b, z.0);
+                        let one = (b.float(1.0, t), b_zero(b, t));
                         divide(b, one, root)
                     }
                     Cbrt => cube_root(b, z),
@@ -121,8 +136,13 @@ impl ElementalEmitter<'_, '_> {
     }
 }
 
-fn b_zero(b: &mut Builder<'_>) -> Value {
-    b.float(0.0, Type::F32)
+/// The float type of a part value.
+fn part_type(b: &Builder<'_>, part: Value) -> Type {
+    b.module.value_type(part)
+}
+
+fn b_zero(b: &mut Builder<'_>, part: Type) -> Value {
+    b.float(0.0, part)
 }
 
 fn add(b: &mut Builder<'_>, x: Value, y: Value) -> Value {
@@ -133,26 +153,42 @@ fn mul(b: &mut Builder<'_>, x: Value, y: Value) -> Value {
     b.binary("arith.mulf", x, y)
 }
 
-/// The real and imaginary parts of a `c64` pattern.
+/// The widths of a complex pattern's halves: (the half as an integer, the part's float).
+fn halves(pattern: Type) -> (Type, Type) {
+    if pattern == Type::int(128) {
+        (Type::I64, Type::F64)
+    } else {
+        (Type::I32, Type::F32)
+    }
+}
+
+/// The real and imaginary parts of a complex pattern (`c64`'s `i64`, `c128`'s `i128`).
 fn parts(b: &mut Builder<'_>, z: Value) -> (Value, Value) {
-    let low = b.cast("arith.trunci", z, Type::I32);
-    let thirty_two = b.int(32, Type::I64);
-    let high = b.binary("arith.shrui", z, thirty_two);
-    let high = b.cast("arith.trunci", high, Type::I32);
+    let pattern = b.module.value_type(z);
+    let (half, part) = halves(pattern);
+    let low = b.cast("arith.trunci", z, half);
+    let shift = b.int(i128::from(half.int_width().unwrap_or(32)), pattern);
+    let high = b.binary("arith.shrui", z, shift);
+    let high = b.cast("arith.trunci", high, half);
     (
-        b.cast("arith.bitcast", low, Type::F32),
-        b.cast("arith.bitcast", high, Type::F32),
+        b.cast("arith.bitcast", low, part),
+        b.cast("arith.bitcast", high, part),
     )
 }
 
-/// The `c64` pattern of two f32 parts.
+/// The complex pattern of two parts (f32: `c64`'s `i64`; f64: `c128`'s `i128`).
 fn assemble(b: &mut Builder<'_>, re: Value, im: Value) -> Value {
-    let re = b.cast("arith.bitcast", re, Type::I32);
-    let im = b.cast("arith.bitcast", im, Type::I32);
-    let low = b.cast("arith.extui", re, Type::I64);
-    let high = b.cast("arith.extui", im, Type::I64);
-    let thirty_two = b.int(32, Type::I64);
-    let high = b.binary("arith.shli", high, thirty_two);
+    let (half, pattern) = if part_type(b, re) == Type::F64 {
+        (Type::I64, Type::int(128))
+    } else {
+        (Type::I32, Type::I64)
+    };
+    let re = b.cast("arith.bitcast", re, half);
+    let im = b.cast("arith.bitcast", im, half);
+    let low = b.cast("arith.extui", re, pattern);
+    let high = b.cast("arith.extui", im, pattern);
+    let shift = b.int(i128::from(half.int_width().unwrap_or(32)), pattern);
+    let high = b.binary("arith.shli", high, shift);
     b.binary("arith.ori", low, high)
 }
 
