@@ -30,6 +30,8 @@ module {
     %cst_0 = arith.constant dense<[1.000000e+00, 2.500000e+00]> : tensor<2xf32>
     %cst_1 = arith.constant dense<0.000000e+00> : vector<4xf32>
     %cst_2 = arith.constant dense<true> : vector<4xi1>
+    %c-170141183460469231731687303715884105728_i128 = arith.constant -170141183460469231731687303715884105728 : i128
+    %cst_3 = arith.constant dense<[-170141183460469231731687303715884105728, 170141183460469231731687303715884105727]> : tensor<2xi128>
     %0 = arith.addf %x, %y fastmath<fast> : f32
     %1 = arith.subf %0, %y : f32
     %2 = arith.mulf %1, %cst fastmath<nnan,ninf> : f32

@@ -67,6 +67,14 @@ impl ScatterFusion {
             ));
         }
         let shape = |id: InstrId| c.instruction(id).shape.as_array().cloned();
+        let element = shape(instr.operands[0]).map(|a| a.element_type);
+        if !unique && element == Some(hlo::PrimitiveType::C128) {
+            return Err(kernel::unsupported(
+                span,
+                "a scatter of c128 whose indices may repeat (unique_indices=false): its \
+                 updates would need 128-bit atomic read-modify-writes",
+            ));
+        }
         let (Some(indices), Some(updates)) =
             (shape(instr.operands[k]), shape(instr.operands[k + 1]))
         else {

@@ -214,8 +214,8 @@ fn refused_combinations_name_the_op() {
             "unsupported: power on s32 in 'r'",
         ),
         (
-            unary("negate", "c128", "c128"),
-            "op.hlo:2:3: error: unsupported: element type c128",
+            binary("atan2", "c128", "c128"),
+            "unsupported: atan2 on c128 in 'r'",
         ),
         (unary("negate", "s1", "s1"), "unsupported: element type s1"),
     ] {

@@ -174,7 +174,10 @@ where
     })
 }
 
-pub(super) fn binary<T: Part>(op: Opcode) -> Option<fn(Complex<T>, Complex<T>) -> Complex<T>> {
+/// A binary op on two complex numbers of one type.
+type Binary<T> = fn(Complex<T>, Complex<T>) -> Complex<T>;
+
+pub(super) fn binary<T: Part>(op: Opcode) -> Option<Binary<T>> {
     Some(match op {
         Opcode::Add => |x, y| Complex {
             re: x.re + y.re,

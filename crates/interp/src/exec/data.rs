@@ -161,6 +161,7 @@ impl Thread {
                 dst,
             } => {
                 let (words, off) = self.element_write(*value, *ty, indices, prog)?;
+                // `xla_gpu.atomic_rmw` of `i128` is refused when compiled.
                 let Words::One([bits]) = words else {
                     return Err(fail!(Unsupported, "atomic writes of i128"));
                 };
