@@ -188,6 +188,16 @@ impl MemTy {
             return Ok(MemTy { elem, lanes: 0 });
         }
         if ty.is_vector() {
+            // Lanes of `i128` are moved whole (LLVM's O3 merges loads of c128 patterns into
+            // `<4 x i128>`); `VecTy`, which computes on lanes, refuses them.
+            if let (Some(elem), Some(&[n])) = (ty.element_type().and_then(ScalarTy::of), ty.shape())
+                && elem.is_wide()
+            {
+                return Ok(MemTy {
+                    elem,
+                    lanes: n as u32,
+                });
+            }
             let v = VecTy::new(ty)?;
             if v.elem == ScalarTy::Int(1) || v.shape.len() != 1 {
                 return Err(fail!(Unsupported, "loads and stores of '{ty}'"));

@@ -166,6 +166,20 @@ fn check_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
             Err(op_error(m, op, "calls returning tensors are not supported"))
         }
         "vector.transfer_read" | "vector.transfer_write" => check_transfer(m, op),
+        // NVPTX has no atomic read-modify-write or compare-and-swap of 128 bits here.
+        "xla_gpu.atomic_rmw"
+            if m.result_types(op)
+                .first()
+                .and_then(|t| t.element_type())
+                .and_then(Type::bit_width)
+                .is_some_and(|w| w > 64) =>
+        {
+            Err(op_error(
+                m,
+                op,
+                "atomic updates of elements wider than 64 bits are not supported",
+            ))
+        }
         _ => Ok(()),
     }
 }

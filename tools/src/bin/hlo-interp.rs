@@ -166,19 +166,19 @@ fn element_bytes(elem: Type) -> Result<usize, String> {
         .ok_or_else(|| format!("error: cannot fill tensors of {elem}"))
 }
 
-/// The bits of `v` as an element of `elem`, in the low bytes.
-fn encode(elem: Type, v: f64) -> u64 {
+/// The bits of `v` as an element of `elem` (at most 128 bits: `i128`), in the low bytes.
+fn encode(elem: Type, v: f64) -> u128 {
     if elem == Type::F32 {
-        u64::from((v as f32).to_bits())
+        u128::from((v as f32).to_bits())
     } else if elem == Type::F64 {
-        v.to_bits()
+        u128::from(v.to_bits())
     } else if elem == Type::F16 {
-        u64::from(half::f16::from_f64(v).to_bits())
+        u128::from(half::f16::from_f64(v).to_bits())
     } else if elem == Type::BF16 {
-        u64::from(half::bf16::from_f64(v).to_bits())
+        u128::from(half::bf16::from_f64(v).to_bits())
     } else {
         let width = elem.bit_width().unwrap_or(64);
-        (v as u64) & (u64::MAX >> (64 - width.clamp(1, 64)))
+        (v as u128) & (u128::MAX >> (128 - width.clamp(1, 128)))
     }
 }
 
@@ -191,9 +191,9 @@ fn show_elements(ty: Type, buffer: &Buffer, n: usize) -> Option<String> {
         .chunks(width)
         .take(n)
         .map(|c| {
-            let mut raw = [0u8; 8];
+            let mut raw = [0u8; 16];
             raw[..c.len()].copy_from_slice(c);
-            decode(elem, u64::from_le_bytes(raw))
+            decode(elem, u128::from_le_bytes(raw))
         })
         .collect();
     if buffer.len() / width > n {
@@ -202,11 +202,11 @@ fn show_elements(ty: Type, buffer: &Buffer, n: usize) -> Option<String> {
     Some(shown.join(", "))
 }
 
-fn decode(elem: Type, bits: u64) -> String {
+fn decode(elem: Type, bits: u128) -> String {
     if elem == Type::F32 {
         f32::from_bits(bits as u32).to_string()
     } else if elem == Type::F64 {
-        f64::from_bits(bits).to_string()
+        f64::from_bits(bits as u64).to_string()
     } else if elem == Type::F16 {
         half::f16::from_bits(bits as u16).to_string()
     } else if elem == Type::BF16 {

@@ -27,15 +27,16 @@ impl ElementalEmitter<'_, '_> {
         let result_type = instr.shape.as_array().map(|a| a.element_type);
         // Types the IR holds as their bits: ops on them are spelled out by type.
         let to = result_type.unwrap_or(PrimitiveType::F32);
-        let narrow = |t: &PrimitiveType| hlo::narrow_float::Format::of(*t).is_some();
-        if operand_types.iter().any(narrow) || narrow(&to) {
-            return self.narrow_float_op(instr, args, (t0, to), ty);
-        }
+        // Complex first: its conversions from and to narrow floats go through the part type.
         if operand_types.iter().any(|t| t.is_complex())
             || to.is_complex()
             || matches!(instr.opcode, Opcode::Real | Opcode::Imag | Opcode::Complex)
         {
             return self.complex_op(instr, args, (t0, to), ty);
+        }
+        let narrow = |t: &PrimitiveType| hlo::narrow_float::Format::of(*t).is_some();
+        if operand_types.iter().any(narrow) || narrow(&to) {
+            return self.narrow_float_op(instr, args, (t0, to), ty);
         }
         let float = t0.is_float();
         let unsigned = t0.is_unsigned_int() || t0 == PrimitiveType::Pred;

@@ -408,6 +408,14 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
         }
         let d = instr.int("iota_dimension").unwrap_or(0) as usize;
         let i = index[d];
+        // Of a complex type: the index as the real part, a zero imaginary part.
+        if let Some(part) = element.and_then(PrimitiveType::complex_component) {
+            let part_ty =
+                crate::types::element_type(part).map_err(|e| unsupported(instr.spans.whole, e))?;
+            let i64v = self.b.cast("arith.index_cast", i, Type::I64);
+            let re = self.b.cast("arith.sitofp", i64v, part_ty);
+            return Ok(complex::real_to_complex(&mut self.b, re));
+        }
         Ok(if ty.is_float() {
             let i64v = self.b.cast("arith.index_cast", i, Type::I64);
             self.b.cast("arith.sitofp", i64v, ty)

@@ -28,17 +28,7 @@ impl ElementalEmitter<'_, '_> {
         let b = &mut self.b;
         match (instr.opcode, Format::of(from), Format::of(to)) {
             (Opcode::Convert, _, _) if from == to => Ok(args[0]),
-            (Opcode::Convert, Some(source), target) => {
-                let wide = decode_from(b, args[0], from, source);
-                Ok(match target {
-                    Some(target) => encode_to(b, wide, to, target),
-                    None => convert(b, wide, PrimitiveType::F32, to, ty),
-                })
-            }
-            (Opcode::Convert, None, Some(target)) => {
-                let wide = convert(b, args[0], from, PrimitiveType::F32, Type::F32);
-                Ok(encode_to(b, wide, to, target))
-            }
+            (Opcode::Convert, _, _) => Ok(convert_any(b, args[0], from, to, ty)),
             (Opcode::BitcastConvert, _, _) if b.module.value_type(args[0]) == ty => Ok(args[0]),
             (Opcode::Select, _, _) => Ok(b.select(args[0], args[1], args[2])),
             (op, _, _) => Err(unsupported(
@@ -60,6 +50,31 @@ fn i32c(b: &mut Builder<'_>, v: i64) -> Value {
 /// The f32 value of a `ty` code (of format `f`): one `cvt` instruction to f16 and the
 /// f16 widened where sm_90 has it, as XLA's `convert-float-nvidia` pass emits, else
 /// [`decode`]'s arithmetic.
+/// `x` of type `from` converted to `to` (`ty` in the IR), where either may be a narrow
+/// float: through f32, which holds every narrow value exactly.
+pub(super) fn convert_any(
+    b: &mut Builder<'_>,
+    x: Value,
+    from: PrimitiveType,
+    to: PrimitiveType,
+    ty: Type,
+) -> Value {
+    match (Format::of(from), Format::of(to)) {
+        (None, None) => convert(b, x, from, to, ty),
+        (Some(source), target) => {
+            let wide = decode_from(b, x, from, source);
+            match target {
+                Some(target) => encode_to(b, wide, to, target),
+                None => convert(b, wide, PrimitiveType::F32, to, ty),
+            }
+        }
+        (None, Some(target)) => {
+            let wide = convert(b, x, from, PrimitiveType::F32, Type::F32);
+            encode_to(b, wide, to, target)
+        }
+    }
+}
+
 fn decode_from(b: &mut Builder<'_>, code: Value, ty: PrimitiveType, f: Format) -> Value {
     let Some(cvt) = HardwareConversion::to(ty) else {
         return decode(b, code, f);

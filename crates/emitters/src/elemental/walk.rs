@@ -201,6 +201,16 @@ impl ElementalEmitter<'_, '_> {
             return Ok(v.clone());
         }
         let map = self.per_op_map(id, k)?;
+        if map.num_symbols() > 0 {
+            // Several operand elements per element (a bitcast-convert to a wider type), which
+            // an op read elementwise cannot combine.
+            let instr = self.instr(id);
+            let what = format!(
+                "{} '{}' reads several elements of operand {k} per element",
+                instr.opcode, instr.name
+            );
+            return Err(unsupported(instr.spans.whole, what));
+        }
         let operand_index = self.apply(&map, index, &[]);
         self.cache
             .last_mut()

@@ -245,6 +245,9 @@ pub(super) fn from_parts(re: &Elements, im: &Elements) -> Result<Elements, Strin
 /// `convert` from one complex type to another: each part rounded.
 pub(super) fn convert_complex(x: &Elements, to: PrimitiveType) -> Option<Elements> {
     Some(match (x, to) {
+        (Elements::C64(_), PrimitiveType::C64) | (Elements::C128(_), PrimitiveType::C128) => {
+            x.clone()
+        }
         (Elements::C64(v), PrimitiveType::C128) => {
             Elements::C128(v.iter().map(|&c| rounded(c)).collect())
         }
@@ -308,11 +311,20 @@ impl Z {
         self.re.hypot(self.im)
     }
 
-    /// Whether a part is past 2^1020, where `|z|` and the sums of the formulas below may
-    /// overflow f64 (for `c128`; `c64`'s parts never get there): those are computed on
-    /// `z / 4` or `z / 8` and scaled back.
+    /// Whether a part is past 2^1020 (and finite), where `|z|` and the sums of the formulas
+    /// below may overflow f64 (for `c128`; `c64`'s parts never get there): those are
+    /// computed on `z / 4` or `z / 8` and scaled back.
     fn huge(self) -> bool {
-        self.re.abs().max(self.im.abs()) > 2f64.powi(1020)
+        let m = self.re.abs().max(self.im.abs());
+        m > 2f64.powi(1020) && m.is_finite()
+    }
+
+    /// Whether both parts are below 2^-1000 and one is not zero: `|z|` of subnormal parts
+    /// would round to a few bits (`c128`'s (5e-324, -5e-324)), so those are computed on
+    /// `z · 2^1000` and scaled back.
+    fn tiny(self) -> bool {
+        let m = self.re.abs().max(self.im.abs());
+        m < 2f64.powi(-1000) && m > 0.0
     }
 
     fn scaled(self, by: f64) -> Z {
@@ -325,6 +337,9 @@ impl Z {
     /// `log|z|`, also where `|z|` overflows f64: `log m + log1p((n/m)^2) / 2` for the larger
     /// and smaller part magnitudes `m`, `n`.
     fn log_abs(self) -> f64 {
+        if self.tiny() {
+            return self.scaled(2f64.powi(1000)).log_abs() - 1000.0 * std::f64::consts::LN_2;
+        }
         let size = self.abs();
         if size.is_finite() || !self.re.is_finite() || !self.im.is_finite() {
             return size.ln();
@@ -423,6 +438,9 @@ impl Z {
         if self.huge() {
             return self.scaled(0.25).sqrt().scaled(2.0);
         }
+        if self.tiny() {
+            return self.scaled(2f64.powi(1000)).sqrt().scaled(2f64.powi(-500));
+        }
         let (re, im) = (self.re, self.im);
         let size = self.abs();
         if size == 0.0 {
@@ -446,6 +464,9 @@ impl Z {
     fn cbrt(self) -> Z {
         if self.huge() {
             return self.scaled(0.125).cbrt().scaled(2.0);
+        }
+        if self.tiny() {
+            return self.scaled(2f64.powi(999)).cbrt().scaled(2f64.powi(-333));
         }
         let (r, angle) = (self.abs().cbrt(), self.im.atan2(self.re) / 3.0);
         Z {
@@ -529,6 +550,9 @@ impl Z {
     fn sign(self) -> Z {
         if self.huge() {
             return self.scaled(0.25).sign();
+        }
+        if self.tiny() {
+            return self.scaled(2f64.powi(1000)).sign();
         }
         let size = self.abs();
         if size == 0.0 {

@@ -18,7 +18,16 @@ impl FnCx<'_, '_> {
     /// here are refused at the op. `None` leaves the op to the caller.
     pub(super) fn wide_op(&mut self, op: OpId) -> Option<Result<()>> {
         let m = self.m;
-        let is_wide = |v: Value| ScalarTy::of(m.value_type(v)).is_some_and(ScalarTy::is_wide);
+        // A scalar `i128` or a vector of them.
+        let is_wide = |v: Value| {
+            let t = m.value_type(v);
+            let elem = if t.is_vector() {
+                t.element_type()
+            } else {
+                Some(t)
+            };
+            elem.and_then(ScalarTy::of).is_some_and(ScalarTy::is_wide)
+        };
         let operand = m.operands(op).next().filter(|&v| is_wide(v));
         let result = m.results(op).next().filter(|&v| is_wide(v));
         if operand.is_none() && result.is_none() {
@@ -26,7 +35,15 @@ impl FnCx<'_, '_> {
         }
         let name = m.name(op);
         let name = name.as_str();
-        let width = |v: Value| m.value_type(v).int_width().unwrap_or(0);
+        let width = |v: Value| {
+            let t = m.value_type(v);
+            let elem = if t.is_vector() {
+                t.element_type().unwrap_or(t)
+            } else {
+                t
+            };
+            elem.int_width().unwrap_or(0)
+        };
         let int_op = INT_OPS
             .iter()
             .chain(llvm_ops::INT_OPS)

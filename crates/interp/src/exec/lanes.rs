@@ -13,6 +13,11 @@ pub(super) fn not_scalar(v: &Val, prog: &Program) -> Error {
     match v {
         Val::Poison(site) => poison(prog, *site, "used"),
         Val::Undef => fail!(InvalidIr, "a register is read before it is written"),
+        Val::W(_) => fail!(
+            Unsupported,
+            "an i128 where a scalar of at most 64 bits is computed on (i128 values are moved, \
+             taken apart and put together only)"
+        ),
         _ => fail!(InvalidIr, "expected a scalar, found {}", kind(v)),
     }
 }
@@ -55,6 +60,21 @@ pub(super) fn lane(r: std::result::Result<u64, Fault>, site: u32) -> Result<Val>
 /// The result of a [`crate::wide`] op on two scalar operands (an `i128` is a
 /// [`Val::W`], a narrower integer a [`Val::S`]); a poison operand makes it poison.
 pub(super) fn wide(op: WideOp, a: &Val, b: &Val, site: u32, prog: &Program) -> Result<Val> {
+    if let Val::Vector(lanes) = a {
+        // Lane by lane (`b` a vector of as many lanes, or `a` again for casts).
+        let other = |i: usize| match b {
+            Val::Vector(bs) => bs
+                .get(i)
+                .ok_or_else(|| fail!(InvalidIr, "vectors of different lengths")),
+            _ => Err(not_scalar(b, prog)),
+        };
+        let out = lanes
+            .iter()
+            .enumerate()
+            .map(|(i, x)| wide(op, x, other(i)?, site, prog))
+            .collect::<Result<_>>()?;
+        return Ok(Val::Vector(Rc::new(out)));
+    }
     let bits = |v: &Val| match v {
         Val::S(x) => Ok(Some(u128::from(*x))),
         Val::W(w) => Ok(Some(crate::wide::join(*w))),

@@ -232,9 +232,14 @@ fn load(storage: &Storage, p: Ptr, ty: MemTy, align: u64) -> Result<Val> {
         return Ok(Val::Vector(Rc::new(lanes)));
     }
     if ty.elem.is_wide() {
-        // Two 8-byte words, low first (a scalar: `MemTy` has no vectors of `i128`).
-        let word = |k: i64| storage.load(p.offset.wrapping_add(8 * k), 8);
-        return Ok(Val::W([word(0)?, word(1)?]));
+        // Two 8-byte words per lane, low first.
+        let word = |k: usize| storage.load(p.offset.wrapping_add(8 * k as i64), 8);
+        let lane = |i: usize| Ok(Val::W([word(2 * i)?, word(2 * i + 1)?]));
+        if ty.lanes == 0 {
+            return lane(0);
+        }
+        let lanes = (0..ty.lanes as usize).map(lane).collect::<Result<_>>()?;
+        return Ok(Val::Vector(Rc::new(lanes)));
     }
     let eb = ty.elem.bytes();
     let lane = |i: usize| -> Result<Val> {
@@ -274,7 +279,7 @@ fn store(
             }
             (Val::W(words), None) => {
                 for (k, &word) in words.iter().enumerate() {
-                    storage.store(p.offset.wrapping_add(8 * k as i64), 8, word)?;
+                    storage.store(p.offset.wrapping_add((i * eb + 8 * k) as i64), 8, word)?;
                 }
             }
             (Val::Poison(s), _) => return Err(poison(prog, *s, "stored to memory")),

@@ -9,6 +9,7 @@
 mod functions;
 
 use super::arith::{cmpf, convert};
+use super::narrow_float::convert_any;
 use super::*;
 use functions::*;
 
@@ -39,7 +40,7 @@ impl ElementalEmitter<'_, '_> {
             Real => x,
             Imag => {
                 let zero = b_zero(b, Type::F32);
-                convert(b, zero, PrimitiveType::F32, to, ty)
+                convert_any(b, zero, PrimitiveType::F32, to, ty)
             }
             Convert if from == to => x,
             // Between complex types each part is converted; to a real type the real part.
@@ -53,16 +54,15 @@ impl ElementalEmitter<'_, '_> {
                     let im = convert(b, im, from_part, to_part, t);
                     assemble(b, re, im)
                 } else {
-                    convert(b, re, from_part, to, ty)
+                    convert_any(b, re, from_part, to, ty)
                 }
             }
             Convert => {
                 let to_part = part(to);
                 let t = crate::types::element_type(to_part)
                     .map_err(|e| unsupported(instr.spans.whole, e))?;
-                let re = convert(b, x, from, to_part, t);
-                let zero = b_zero(b, t);
-                assemble(b, re, zero)
+                let re = convert_any(b, x, from, to_part, t);
+                real_to_complex(b, re)
             }
             Select => b.select(x, args[1], args[2]),
             Negate => {
@@ -134,6 +134,12 @@ impl ElementalEmitter<'_, '_> {
             _ => return refused(),
         })
     }
+}
+
+/// The complex number of a real part and a zero imaginary part (f32: `c64`, f64: `c128`).
+pub(super) fn real_to_complex(b: &mut Builder<'_>, re: Value) -> Value {
+    let zero = b_zero(b, part_type(b, re));
+    assemble(b, re, zero)
 }
 
 /// The float type of a part value.
