@@ -9,13 +9,17 @@
 //! * any other body: a compare-and-swap loop (`scf.while` around `llvm.cmpxchg`) on the
 //!   element's bits, the body recomputed from what the memory held each time the swap
 //!   fails. `i1` elements are bytes in memory, so they are swapped as `i8`.
+//! * a complex pattern (`i64`: c64, `i128`: c128) marked [`xla_gpu::COMPLEX_ADD_ATTR`],
+//!   whose body adds one value from outside: two `fadd` atomics, one per part (a
+//!   pattern's halves are independent sums; XLA's scatter adds complex numbers so);
 //! * an element of `i2` or `i4` shares its byte with others: always a compare-and-swap
 //!   loop on that byte, merging the element's new bits into it (XLA's `lower_tensors.cc`
 //!   does the same for `i4`).
 
 use super::{SubByte, element_address, element_type, sub_byte_width};
-use ir::dialects::llvm::{self, AtomicBinOp};
+use ir::dialects::llvm::{self, AtomicBinOp, GepIndex};
 use ir::dialects::scf;
+use ir::dialects::xla_gpu;
 use ir::intern::FxHashMap;
 use ir::{Builder, InsertPoint, Module, OpId, Type, Value, ValueDef};
 
@@ -36,6 +40,12 @@ pub(super) fn lower(m: &mut Module, op: OpId, buffer: Value) {
         return;
     }
     let address = element_address(m, op, buffer, index, elem);
+    if m.attr(op, xla_gpu::COMPLEX_ADD_ATTR).is_some()
+        && let Some(update) = complex_update(m, body, elem)
+    {
+        add_parts(m, op, address, update);
+        return;
+    }
     if !defined_in(m, new, body) {
         llvm::build_store(m, at, new, address);
         return;
@@ -45,6 +55,43 @@ pub(super) fn lower(m: &mut Module, op: OpId, buffer: Value) {
         return;
     }
     compare_and_swap_loop(m, op, address, elem, None, recompute);
+}
+
+/// The one value of `elem`'s type from outside `body`, not a constant, that its ops use
+/// (the update a complex add adds), if there is exactly one.
+pub(super) fn complex_update(m: &Module, body: ir::BlockId, elem: Type) -> Option<Value> {
+    let mut outside = m
+        .block_ops(body)
+        .flat_map(|op| m.operands(op).collect::<Vec<_>>())
+        .filter(|&v| m.value_type(v) == elem && !defined_in(m, v, body))
+        // Constants (the pattern's shift, hoisted out of the body) are not the update.
+        .filter(|&v| m.defining_op(v).is_none_or(|d| !m.is(d, "arith.constant")));
+    let update = outside.next()?;
+    outside.all(|v| v == update).then_some(update)
+}
+
+/// `*address += update` as two atomic float adds, one per half of the complex pattern
+/// `update` (real part low: at `address`, the imaginary part one part further).
+fn add_parts(m: &mut Module, op: OpId, address: Value, update: Value) {
+    let pattern = m.value_type(update);
+    let (half, part) = if pattern == Type::int(128) {
+        (Type::I64, Type::F64)
+    } else {
+        (Type::I32, Type::F32)
+    };
+    let mut b = Builder::before(m, op);
+    let low = b.cast("arith.trunci", update, half);
+    let shift = b.int(i128::from(half.int_width().unwrap_or(32)), pattern);
+    let high = b.binary("arith.shrui", update, shift);
+    let high = b.cast("arith.trunci", high, half);
+    let (re, im) = (
+        b.cast("arith.bitcast", low, part),
+        b.cast("arith.bitcast", high, part),
+    );
+    let at = InsertPoint::Before(op);
+    let imag_address = llvm::build_gep(m, at, address, &[GepIndex::Const(1)], part, true);
+    llvm::build_atomic_rmw(m, at, AtomicBinOp::FAdd, address, re);
+    llvm::build_atomic_rmw(m, at, AtomicBinOp::FAdd, imag_address, im);
 }
 
 /// The body's ops cloned at the builder's insertion point with `current` for its argument;

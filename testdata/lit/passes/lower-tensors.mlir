@@ -191,3 +191,42 @@ func.func private @callee(%t: tensor<16xf32>, %i: index {xla.range = [0 : index,
   %x = tensor.extract %t[%i] : tensor<16xf32>
   return %x : f32
 }
+
+// -----
+
+// A complex add marked `xla.complex_add` (c128: an i128 pattern, real part low) is two f64
+// atomic adds at the element and one part further, of the update's halves; the body is not
+// kept (there is no 128-bit atomic).
+// CHECK-LABEL: func.func @complex_add
+// CHECK: %[[LOW:.*]] = arith.trunci %[[UPDATE:.*]] : i128 to i64
+// CHECK: arith.shrui %[[UPDATE]]
+// CHECK: %[[IMAG:[0-9]+]] = llvm.getelementptr inbounds %[[REAL:[0-9]+]][1] : (!llvm.ptr) -> !llvm.ptr, f64
+// CHECK: "llvm.atomicrmw"(%[[REAL]], %{{[0-9]+}}) <{bin_op = 11 : i64, ordering = 2 : i64}> : (!llvm.ptr, f64) -> f64
+// CHECK: "llvm.atomicrmw"(%[[IMAG]], %{{[0-9]+}}) <{bin_op = 11 : i64, ordering = 2 : i64}> : (!llvm.ptr, f64) -> f64
+// CHECK-NOT: llvm.cmpxchg
+func.func @complex_add(%t: tensor<4xi128>, %update: i128, %i: index) -> tensor<4xi128> {
+  %c64 = arith.constant 64 : i128
+  %r = xla_gpu.atomic_rmw %t[%i] : tensor<4xi128> {
+  ^bb0(%current: i128):
+    %0 = arith.trunci %current : i128 to i64
+    %1 = arith.shrui %current, %c64 : i128
+    %2 = arith.trunci %1 : i128 to i64
+    %3 = arith.bitcast %0 : i64 to f64
+    %4 = arith.bitcast %2 : i64 to f64
+    %5 = arith.trunci %update : i128 to i64
+    %6 = arith.shrui %update, %c64 : i128
+    %7 = arith.trunci %6 : i128 to i64
+    %8 = arith.bitcast %5 : i64 to f64
+    %9 = arith.bitcast %7 : i64 to f64
+    %10 = arith.addf %3, %8 : f64
+    %11 = arith.addf %4, %9 : f64
+    %12 = arith.bitcast %10 : f64 to i64
+    %13 = arith.bitcast %11 : f64 to i64
+    %14 = arith.extui %12 : i64 to i128
+    %15 = arith.extui %13 : i64 to i128
+    %16 = arith.shli %15, %c64 : i128
+    %17 = arith.ori %14, %16 : i128
+    xla_gpu.yield %17 : i128
+  } {xla.complex_add}
+  return %r : tensor<4xi128>
+}

@@ -67,14 +67,6 @@ impl ScatterFusion {
             ));
         }
         let shape = |id: InstrId| c.instruction(id).shape.as_array().cloned();
-        let element = shape(instr.operands[0]).map(|a| a.element_type);
-        if !unique && element == Some(hlo::PrimitiveType::C128) {
-            return Err(kernel::unsupported(
-                span,
-                "a scatter of c128 whose indices may repeat (unique_indices=false): its \
-                 updates would need 128-bit atomic read-modify-writes",
-            ));
-        }
         let (Some(indices), Some(updates)) =
             (shape(instr.operands[k]), shape(instr.operands[k + 1]))
         else {
@@ -335,7 +327,26 @@ impl ScatterFusion {
                 .map(|(&v, &t)| b.insert_element(v, t, index))
                 .collect());
         }
+        // A complex element whose combiner adds: two atomic adds, one per part
+        // ([`xla_gpu::COMPLEX_ADD_ATTR`]); c128 has no other atomic update.
+        let element = fusion.instruction(scatter.operands[0]).shape.as_array();
+        let complex = element.is_some_and(|a| a.element_type.is_complex());
+        let adds = scatter
+            .called("to_apply")
+            .is_some_and(|c| is_add_of_parameters(cx.module.computation(c.id)));
+        if complex && !adds && element.is_some_and(|a| a.element_type == hlo::PrimitiveType::C128) {
+            return Err(kernel::unsupported(
+                span,
+                "a scatter of c128 whose indices may repeat (unique_indices=false) and whose \
+                 combiner is not an add: its updates would need 128-bit atomic \
+                 read-modify-writes",
+            ));
+        }
         let (op, body) = xla_gpu::build_atomic_rmw(b.module, b.insertion_point(), iters[0], index);
+        if complex && adds {
+            b.module
+                .set_attr(op, xla_gpu::COMPLEX_ADD_ATTR, ir::Attribute::Unit);
+        }
         let current = b.module.block_arg(body, 0);
         let call = xla_gpu::build_pure_call(
             b.module,
@@ -348,4 +359,13 @@ impl ScatterFusion {
         xla_gpu::build_yield(b.module, body, &[combined]);
         Ok(vec![b.module.result(op, 0)])
     }
+}
+
+/// Whether computation `c` is `add(p0, p1)` of its two parameters (either order).
+fn is_add_of_parameters(c: &Computation) -> bool {
+    let root = c.root_instruction();
+    let params = c.parameters();
+    root.opcode == hlo::Opcode::Add
+        && params.len() == 2
+        && (root.operands == params[..] || root.operands == [params[1], params[0]])
 }

@@ -57,10 +57,6 @@ impl FnCx<'_, '_> {
     pub(super) fn atomic_rmw(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
         let ty = self.tensor_ty(op, m.value_type(m.operand(op, 0)))?;
-        if self.b.tensors[ty as usize].words > 1 {
-            let e = fail!(Unsupported, "atomic updates of i128 elements");
-            return Err(self.err(op, e));
-        }
         let indices = self.operands(op, 1..m.num_operands(op));
         let body = self.body_block(op)?;
         let current = self.defs(m.block_args(body));

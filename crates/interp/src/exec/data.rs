@@ -161,21 +161,22 @@ impl Thread {
                 dst,
             } => {
                 let (words, off) = self.element_write(*value, *ty, indices, prog)?;
-                // `xla_gpu.atomic_rmw` of `i128` is refused when compiled.
-                let Words::One([bits]) = words else {
-                    return Err(fail!(Unsupported, "atomic writes of i128"));
-                };
+                let words = words.as_slice();
                 let mut t = self.take_tensor(*tensor)?;
                 match t.base {
                     Base::Mem(mem) => {
+                        // Each word at once (threads run one at a time between barriers).
                         let elem_bits = prog.tensors[*ty as usize].elem_bits;
-                        env.mem.get_mut(mem).write_elem(off, elem_bits, bits)?;
-                        if t.overlay.get(off).is_some() {
-                            Rc::make_mut(&mut t).overlay.set(off, bits);
+                        for (k, &bits) in words.iter().enumerate() {
+                            let word = words.len() as u64 * off + k as u64;
+                            env.mem.get_mut(mem).write_elem(word, elem_bits, bits)?;
+                            if t.overlay.get(word).is_some() {
+                                Rc::make_mut(&mut t).overlay.set(word, bits);
+                            }
                         }
                         self.memo.clear();
                     }
-                    Base::Local(_) => write_element(Rc::make_mut(&mut t), off, bits),
+                    Base::Local(_) => write_value(Rc::make_mut(&mut t), off, words),
                 }
                 self.set(*dst, Val::Tensor(t));
             }
