@@ -441,7 +441,12 @@ fn int_binary(op: IntOp, w: u32, flags: Overflow, a: u64, b: u64) -> R {
 
 /// `eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge`.
 fn cmpi(pred: u8, w: u32, a: u64, b: u64) -> bool {
-    let (sa, sb) = (sext(a, w), sext(b, w));
+    int_predicate(pred, (a, b), (sext(a, w), sext(b, w)))
+}
+
+/// `arith.cmpi` predicate `pred` of two integers given as their unsigned and their signed
+/// values (of any width: `crate::wide` compares `i128`s with it).
+pub(crate) fn int_predicate<U: Ord, S: Ord>(pred: u8, (a, b): (U, U), (sa, sb): (S, S)) -> bool {
     match pred {
         0 => a == b,
         1 => a != b,

@@ -8,7 +8,7 @@
 //! (`trunci`, `shrui`), putting it together (`extui`, `shli`, `ori`), the bit ops, `addi`
 //! and `subi`, and comparisons. Other ops on `i128` are refused at the op.
 
-use crate::ops::{Fault, IntOp, Overflow};
+use crate::ops::{Fault, IntOp, Overflow, int_predicate};
 
 /// An op on `i128` operands or with an `i128` result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,21 +104,7 @@ pub(crate) fn eval(op: WideOp, a: u128, b: u128) -> Result<u128, Fault> {
                 WideInt::ShrS => (sa >> shift()?) as u128,
             }
         }
-        WideOp::Cmp(pred) => {
-            let (sa, sb) = (a as i128, b as i128);
-            u128::from(match pred {
-                0 => a == b,
-                1 => a != b,
-                2 => sa < sb,
-                3 => sa <= sb,
-                4 => sa > sb,
-                5 => sa >= sb,
-                6 => a < b,
-                7 => a <= b,
-                8 => a > b,
-                _ => a >= b,
-            })
-        }
+        WideOp::Cmp(pred) => u128::from(int_predicate(pred, (a, b), (a as i128, b as i128))),
         WideOp::Trunc(to) => a & low_bits(to),
         WideOp::ZExt(from) => a & low_bits(from),
         WideOp::SExt(from) => {

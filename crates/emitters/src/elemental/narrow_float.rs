@@ -47,9 +47,6 @@ fn i32c(b: &mut Builder<'_>, v: i64) -> Value {
     b.int(i128::from(v), Type::I32)
 }
 
-/// The f32 value of a `ty` code (of format `f`): one `cvt` instruction to f16 and the
-/// f16 widened where sm_90 has it, as XLA's `convert-float-nvidia` pass emits, else
-/// [`decode`]'s arithmetic.
 /// `x` of type `from` converted to `to` (`ty` in the IR), where either may be a narrow
 /// float: through f32, which holds every narrow value exactly.
 pub(super) fn convert_any(
@@ -75,6 +72,9 @@ pub(super) fn convert_any(
     }
 }
 
+/// The f32 value of a `ty` code (of format `f`): one `cvt` instruction to f16 and the
+/// f16 widened where sm_90 has it, as XLA's `convert-float-nvidia` pass emits, else
+/// [`decode`]'s arithmetic.
 fn decode_from(b: &mut Builder<'_>, code: Value, ty: PrimitiveType, f: Format) -> Value {
     let Some(cvt) = HardwareConversion::to(ty) else {
         return decode(b, code, f);
