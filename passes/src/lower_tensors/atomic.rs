@@ -57,9 +57,22 @@ pub(super) fn lower(m: &mut Module, op: OpId, buffer: Value) {
     compare_and_swap_loop(m, op, address, elem, None, recompute);
 }
 
+/// Whether `op` can be lowered: an element of at most 64 bits, or a complex add (two atomic
+/// adds of the parts).
+pub(super) fn lowerable(m: &Module, op: OpId) -> bool {
+    let elem = m.result_types(op).first().and_then(|t| t.element_type());
+    let narrow = elem.and_then(Type::bit_width).is_some_and(|w| w <= 64);
+    let body = m.entry_block(m.region(op, 0));
+    let complex_add = m.attr(op, xla_gpu::COMPLEX_ADD_ATTR).is_some()
+        && elem
+            .zip(body)
+            .is_some_and(|(elem, body)| complex_update(m, body, elem).is_some());
+    narrow || complex_add
+}
+
 /// The one value of `elem`'s type from outside `body`, not a constant, that its ops use
 /// (the update a complex add adds), if there is exactly one.
-pub(super) fn complex_update(m: &Module, body: ir::BlockId, elem: Type) -> Option<Value> {
+fn complex_update(m: &Module, body: ir::BlockId, elem: Type) -> Option<Value> {
     let mut outside = m
         .block_ops(body)
         .flat_map(|op| m.operands(op).collect::<Vec<_>>())

@@ -167,36 +167,14 @@ fn check_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
         }
         "vector.transfer_read" | "vector.transfer_write" => check_transfer(m, op),
         // NVPTX has no atomic read-modify-write or compare-and-swap of 128 bits here; a
-        // complex add is two atomic adds of the parts (`atomic::complex_update`).
-        "xla_gpu.atomic_rmw" if wider_than_64_bits(m, op) && !adds_complex_parts(m, op) => {
-            Err(op_error(
-                m,
-                op,
-                "atomic updates of elements wider than 64 bits are not supported",
-            ))
-        }
+        // complex add is two atomic adds of the parts (`atomic::lowerable`).
+        "xla_gpu.atomic_rmw" if !atomic::lowerable(m, op) => Err(op_error(
+            m,
+            op,
+            "atomic updates of elements wider than 64 bits are not supported",
+        )),
         _ => Ok(()),
     }
-}
-
-/// Whether the elements `op` updates are wider than 64 bits.
-fn wider_than_64_bits(m: &Module, op: OpId) -> bool {
-    m.result_types(op)
-        .first()
-        .and_then(|t| t.element_type())
-        .and_then(Type::bit_width)
-        .is_some_and(|w| w > 64)
-}
-
-/// Whether the atomic update `op` is a complex add that `atomic` lowers part by part.
-fn adds_complex_parts(m: &Module, op: OpId) -> bool {
-    let elem = m.result_types(op).first().and_then(|t| t.element_type());
-    let body = m.entry_block(m.region(op, 0));
-    m.attr(op, ir::dialects::xla_gpu::COMPLEX_ADD_ATTR)
-        .is_some()
-        && elem
-            .zip(body)
-            .is_some_and(|(elem, body)| atomic::complex_update(m, body, elem).is_some())
 }
 
 /// Only 0-d and 1-d tensors of scalars, as `flatten-tensors` leaves them.
