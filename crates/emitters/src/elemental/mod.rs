@@ -601,6 +601,9 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
                 .map_or(PrimitiveType::F32, |a| a.element_type)
         };
         let (lhs_type, rhs_type) = (operand_type(0), operand_type(1));
+        if result.is_complex() {
+            return self.complex_dot(id, index, ty, (lhs_type, rhs_type, result));
+        }
         let (acc_prim, acc_ty) = match result {
             PrimitiveType::BF16 => (PrimitiveType::F32, Type::F32),
             PrimitiveType::F16 | PrimitiveType::F32 | PrimitiveType::F64 | PrimitiveType::Pred => {
@@ -633,6 +636,35 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
                 Ok(vec![this.b.binary(add, accs[0], product)])
             })?[0];
         Ok(arith::convert(&mut self.b, sum, acc_prim, result, ty))
+    }
+
+    /// A dot with a complex result: both operands converted to it, `acc + l · r` from zero
+    /// (the textbook product, each step rounded to the part type, as the evaluator).
+    fn complex_dot(
+        &mut self,
+        id: InstrId,
+        index: &[Value],
+        ty: Type,
+        (lhs_type, rhs_type, result): (PrimitiveType, PrimitiveType, PrimitiveType),
+    ) -> R<Value> {
+        let span = self.instr(id).spans.whole;
+        let map = self.per_op_map(id, 0)?;
+        let part = result.complex_component().unwrap_or(PrimitiveType::F32);
+        let part_ty = crate::types::element_type(part).map_err(|e| unsupported(span, e))?;
+        let zero = self.b.float(0.0, part_ty);
+        let zero = complex::real_to_complex(&mut self.b, zero);
+        let sum =
+            self.range_var_loops(id, &map, vec![zero], Vec::new(), &mut |this, accs, ivs| {
+                let lhs = this.operand(id, 0, index, ivs)?[0];
+                let rhs = this.operand(id, 1, index, ivs)?[0];
+                let mut to_result = |v: Value, from: PrimitiveType| {
+                    complex::convert_complex(&mut this.b, v, from, result, ty)
+                        .map_err(|e| unsupported(span, e))
+                };
+                let (lhs, rhs) = (to_result(lhs, lhs_type)?, to_result(rhs, rhs_type)?);
+                Ok(vec![complex::multiply_add(&mut this.b, accs[0], lhs, rhs)])
+            })?;
+        Ok(sum[0])
     }
 
     /// What `reduce` and `reduce-window` start from: the number of inputs, the init values

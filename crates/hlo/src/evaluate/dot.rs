@@ -3,7 +3,10 @@
 //! accumulator starting at 0, each step rounded. The accumulator has the result's type,
 //! except bf16, which accumulates in f32 and rounds once at the end (as XLA does);
 //! operands are converted to the accumulator's type first. Integers wrap; pred is or of ands.
+//! Complex results (c64, c128) add textbook products, each step rounded to the part type.
 
+use super::complex::{Complex, Part, multiply};
+use super::elementwise::convert;
 use super::movement::next_index;
 use super::value::{Elements, HostArray, Num};
 use crate::dot::DotDimensions;
@@ -18,14 +21,69 @@ pub(super) fn dot(
     rhs: &HostArray,
     result: &ArrayShape,
 ) -> Result<HostArray, String> {
+    let ty = result.element_type;
+    let elements = match ty {
+        // Complex results: both operands converted to the result type, then `acc + l * r`
+        // with the textbook product, each step rounded to the part type (the kernel's).
+        PrimitiveType::C64 | PrimitiveType::C128 => {
+            let (le, re) = (convert(lhs.elements(), ty)?, convert(rhs.elements(), ty)?);
+            match (&le, &re) {
+                (Elements::C64(l), Elements::C64(r)) => {
+                    Elements::C64(complex_dot(instr, lhs, rhs, result, l, r)?)
+                }
+                (Elements::C128(l), Elements::C128(r)) => {
+                    Elements::C128(complex_dot(instr, lhs, rhs, result, l, r)?)
+                }
+                _ => return Err(format!("unsupported: dot producing {ty}")),
+            }
+        }
+        _ => {
+            let accumulate = Accumulator::for_type(ty)?;
+            let (le, re) = (lhs.elements(), rhs.elements());
+            let out = contract(instr, lhs, rhs, result, accumulate.zero(), |acc, l, r| {
+                accumulate.step(acc, le.num(l), re.num(r))
+            })?;
+            Elements::build(ty, out.len(), |i| out[i])?
+        }
+    };
+    HostArray::new(result.dims.clone(), elements)
+}
+
+/// A dot of complex numbers of one type.
+fn complex_dot<T: Part>(
+    instr: &Instruction,
+    lhs: &HostArray,
+    rhs: &HostArray,
+    result: &ArrayShape,
+    l: &[Complex<T>],
+    r: &[Complex<T>],
+) -> Result<Vec<Complex<T>>, String> {
+    contract(instr, lhs, rhs, result, Complex::default(), |acc, i, j| {
+        let p = multiply(l[i], r[j]);
+        Complex {
+            re: acc.re + p.re,
+            im: acc.im + p.im,
+        }
+    })
+}
+
+/// For each result element in row-major order, `step` folded from `zero` over the
+/// contracted dimensions (row-major, the last fastest), with the offsets of the lhs and
+/// rhs elements each step multiplies.
+fn contract<A: Copy>(
+    instr: &Instruction,
+    lhs: &HostArray,
+    rhs: &HostArray,
+    result: &ArrayShape,
+    zero: A,
+    mut step: impl FnMut(A, usize, usize) -> A,
+) -> Result<Vec<A>, String> {
     let dims = DotDimensions::of(instr).ok_or("malformed dot dimension numbers")?;
     let (ld, rd) = (lhs.dims(), rhs.dims());
     let lhs_free = dims.free(true, ld.len());
     let rhs_free = dims.free(false, rd.len());
     let sizes: Vec<i64> = dims.lhs_contracting.iter().map(|&d| ld[d]).collect();
     let steps: i64 = sizes.iter().product();
-    let ty = result.element_type;
-    let accumulate = Accumulator::for_type(ty)?;
     let out_count: i64 = result.dims.iter().product();
     let strides = |d: &[i64]| -> Vec<i64> {
         let mut s = vec![1; d.len()];
@@ -35,7 +93,6 @@ pub(super) fn dot(
         s
     };
     let (ls, rs) = (strides(ld), strides(rd));
-    let (le, re) = (lhs.elements(), rhs.elements());
     let nb = dims.lhs_batch.len();
     let mut out = Vec::with_capacity(out_count as usize);
     let mut index = vec![0i64; result.dims.len()];
@@ -54,7 +111,7 @@ pub(super) fn dot(
         for (j, &r) in rhs_free.iter().enumerate() {
             ro += index[nb + lhs_free.len() + j] * rs[r];
         }
-        let mut acc = accumulate.zero();
+        let mut acc = zero;
         k.fill(0);
         for _ in 0..steps {
             let mut l = lo;
@@ -63,14 +120,13 @@ pub(super) fn dot(
                 l += kt * ls[dims.lhs_contracting[t]];
                 r += kt * rs[dims.rhs_contracting[t]];
             }
-            acc = accumulate.step(acc, le.num(l as usize), re.num(r as usize));
+            acc = step(acc, l as usize, r as usize);
             next_index(&mut k, &sizes);
         }
         out.push(acc);
         next_index(&mut index, &result.dims);
     }
-    let elements = Elements::build(ty, out.len(), |i| out[i])?;
-    HostArray::new(result.dims.clone(), elements)
+    Ok(out)
 }
 
 /// How one result type accumulates.

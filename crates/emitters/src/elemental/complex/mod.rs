@@ -30,8 +30,6 @@ impl ElementalEmitter<'_, '_> {
             let what = format!("{} on {} in '{}'", instr.opcode, from.name(), instr.name);
             Err(unsupported(instr.spans.whole, what))
         };
-        // The part type of the complex side: of `from` when it is complex, else of `to`.
-        let part = |t: PrimitiveType| t.complex_component().unwrap_or(t);
         Ok(match instr.opcode {
             Complex if from.is_float() => assemble(b, x, args[1]),
             Real if from.is_complex() => parts(b, x).0,
@@ -42,28 +40,8 @@ impl ElementalEmitter<'_, '_> {
                 let zero = b_zero(b, Type::F32);
                 convert_any(b, zero, PrimitiveType::F32, to, ty)
             }
-            Convert if from == to => x,
-            // Between complex types each part is converted; to a real type the real part.
-            Convert if from.is_complex() => {
-                let (re, im) = parts(b, x);
-                let (from_part, to_part) = (part(from), part(to));
-                if to.is_complex() {
-                    let t = crate::types::element_type(to_part)
-                        .map_err(|e| unsupported(instr.spans.whole, e))?;
-                    let re = convert(b, re, from_part, to_part, t);
-                    let im = convert(b, im, from_part, to_part, t);
-                    assemble(b, re, im)
-                } else {
-                    convert_any(b, re, from_part, to, ty)
-                }
-            }
-            Convert => {
-                let to_part = part(to);
-                let t = crate::types::element_type(to_part)
-                    .map_err(|e| unsupported(instr.spans.whole, e))?;
-                let re = convert_any(b, x, from, to_part, t);
-                real_to_complex(b, re)
-            }
+            Convert => convert_complex(b, x, from, to, ty)
+                .map_err(|e| unsupported(instr.spans.whole, e))?,
             Select => b.select(x, args[1], args[2]),
             Negate => {
                 let (re, im) = parts(b, x);
@@ -134,6 +112,45 @@ impl ElementalEmitter<'_, '_> {
             _ => return refused(),
         })
     }
+}
+
+/// `convert` with a complex side: between complex types each part is converted, to a real
+/// type the real part, from one a zero imaginary part (`ty`: the result's IR type).
+pub(super) fn convert_complex(
+    b: &mut Builder<'_>,
+    x: Value,
+    from: PrimitiveType,
+    to: PrimitiveType,
+    ty: Type,
+) -> Result<Value, String> {
+    let part = |t: PrimitiveType| t.complex_component().unwrap_or(t);
+    if from == to {
+        return Ok(x);
+    }
+    if !from.is_complex() {
+        let to_part = part(to);
+        let t = crate::types::element_type(to_part)?;
+        let re = convert_any(b, x, from, to_part, t);
+        return Ok(real_to_complex(b, re));
+    }
+    let (re, im) = parts(b, x);
+    let (from_part, to_part) = (part(from), part(to));
+    if !to.is_complex() {
+        return Ok(convert_any(b, re, from_part, to, ty));
+    }
+    let t = crate::types::element_type(to_part)?;
+    let re = convert(b, re, from_part, to_part, t);
+    let im = convert(b, im, from_part, to_part, t);
+    Ok(assemble(b, re, im))
+}
+
+/// `acc + l · r` of three complex patterns of one type: a dot's step.
+pub(super) fn multiply_add(b: &mut Builder<'_>, acc: Value, l: Value, r: Value) -> Value {
+    let (p, q) = (parts(b, l), parts(b, r));
+    let (re, im) = multiply(b, p, q);
+    let (acc_re, acc_im) = parts(b, acc);
+    let (re, im) = (add(b, acc_re, re), add(b, acc_im, im));
+    assemble(b, re, im)
 }
 
 /// The complex number of a real part and a zero imaginary part (f32: `c64`, f64: `c128`).
