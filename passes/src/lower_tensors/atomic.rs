@@ -9,9 +9,10 @@
 //! * any other body: a compare-and-swap loop (`scf.while` around `llvm.cmpxchg`) on the
 //!   element's bits, the body recomputed from what the memory held each time the swap
 //!   fails. `i1` elements are bytes in memory, so they are swapped as `i8`.
-//! * a complex pattern (`i64`: c64, `i128`: c128) marked [`xla_gpu::COMPLEX_ADD_ATTR`],
-//!   whose body adds one value from outside: two `fadd` atomics, one per part (a
-//!   pattern's halves are independent sums; XLA's scatter adds complex numbers so);
+//! * a complex pattern (`i64`: c64, `i128`: c128) whose body is the complex add of the
+//!   current value and one from outside, op for op as the emitters write it
+//!   (`complex_add`): two `fadd` atomics, one per part (the halves are independent
+//!   sums; there is no 128-bit atomic, and two float atomics never retry);
 //! * an element of `i2` or `i4` shares its byte with others: always a compare-and-swap
 //!   loop on that byte, merging the element's new bits into it (XLA's `lower_tensors.cc`
 //!   does the same for `i4`).
@@ -19,7 +20,6 @@
 use super::{SubByte, element_address, element_type, sub_byte_width};
 use ir::dialects::llvm::{self, AtomicBinOp, GepIndex};
 use ir::dialects::scf;
-use ir::dialects::xla_gpu;
 use ir::intern::FxHashMap;
 use ir::{Builder, InsertPoint, Module, OpId, Type, Value, ValueDef};
 
@@ -40,9 +40,7 @@ pub(super) fn lower(m: &mut Module, op: OpId, buffer: Value) {
         return;
     }
     let address = element_address(m, op, buffer, index, elem);
-    if m.attr(op, xla_gpu::COMPLEX_ADD_ATTR).is_some()
-        && let Some(update) = complex_update(m, body, elem)
-    {
+    if let Some(update) = super::complex_add::update(m, body) {
         add_parts(m, op, address, update);
         return;
     }
@@ -63,24 +61,7 @@ pub(super) fn lowerable(m: &Module, op: OpId) -> bool {
     let elem = m.result_types(op).first().and_then(|t| t.element_type());
     let narrow = elem.and_then(Type::bit_width).is_some_and(|w| w <= 64);
     let body = m.entry_block(m.region(op, 0));
-    let complex_add = m.attr(op, xla_gpu::COMPLEX_ADD_ATTR).is_some()
-        && elem
-            .zip(body)
-            .is_some_and(|(elem, body)| complex_update(m, body, elem).is_some());
-    narrow || complex_add
-}
-
-/// The one value of `elem`'s type from outside `body`, not a constant, that its ops use
-/// (the update a complex add adds), if there is exactly one.
-fn complex_update(m: &Module, body: ir::BlockId, elem: Type) -> Option<Value> {
-    let mut outside = m
-        .block_ops(body)
-        .flat_map(|op| m.operands(op).collect::<Vec<_>>())
-        .filter(|&v| m.value_type(v) == elem && !defined_in(m, v, body))
-        // Constants (the pattern's shift, hoisted out of the body) are not the update.
-        .filter(|&v| m.defining_op(v).is_none_or(|d| !m.is(d, "arith.constant")));
-    let update = outside.next()?;
-    outside.all(|v| v == update).then_some(update)
+    narrow || body.is_some_and(|body| super::complex_add::update(m, body).is_some())
 }
 
 /// `*address += update` as two atomic float adds, one per half of the complex pattern

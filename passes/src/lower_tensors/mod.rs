@@ -60,6 +60,7 @@
 
 mod alignment;
 mod atomic;
+mod complex_add;
 
 use crate::pass::{Pass, op_error};
 use crate::rewrite::{recreate_with_results, xla_range};

@@ -100,3 +100,35 @@ func.func @read_i2_odd(%t: tensor<64xi2>, %i: index) -> vector<3xi2> {
   // CHECK: lower-tensors-invalid.mlir:[[@LINE-1]]:3: error: 'vector.transfer_read' op unsupported: a vector transfer of 2-bit elements that is not whole bytes
   return %v : vector<3xi2>
 }
+
+// -----
+
+// A c128 body that looks like the complex add but subtracts: not two atomic adds, and
+// there is no 128-bit atomic for it.
+func.func @complex_subtract(%t: tensor<4xi128>, %update: i128, %i: index) -> tensor<4xi128> {
+  %c64 = arith.constant 64 : i128
+  %r = xla_gpu.atomic_rmw %t[%i] : tensor<4xi128> {
+  // CHECK: lower-tensors-invalid.mlir:[[@LINE-1]]:3: error: 'xla_gpu.atomic_rmw' op atomic updates of elements wider than 64 bits are not supported
+  ^bb0(%current: i128):
+    %0 = arith.trunci %current : i128 to i64
+    %1 = arith.shrui %current, %c64 : i128
+    %2 = arith.trunci %1 : i128 to i64
+    %3 = arith.bitcast %0 : i64 to f64
+    %4 = arith.bitcast %2 : i64 to f64
+    %5 = arith.trunci %update : i128 to i64
+    %6 = arith.shrui %update, %c64 : i128
+    %7 = arith.trunci %6 : i128 to i64
+    %8 = arith.bitcast %5 : i64 to f64
+    %9 = arith.bitcast %7 : i64 to f64
+    %10 = arith.subf %3, %8 : f64
+    %11 = arith.subf %4, %9 : f64
+    %12 = arith.bitcast %10 : f64 to i64
+    %13 = arith.bitcast %11 : f64 to i64
+    %14 = arith.extui %12 : i64 to i128
+    %15 = arith.extui %13 : i64 to i128
+    %16 = arith.shli %15, %c64 : i128
+    %17 = arith.ori %14, %16 : i128
+    xla_gpu.yield %17 : i128
+  }
+  return %r : tensor<4xi128>
+}

@@ -194,9 +194,10 @@ func.func private @callee(%t: tensor<16xf32>, %i: index {xla.range = [0 : index,
 
 // -----
 
-// A complex add marked `xla.complex_add` (c128: an i128 pattern, real part low) is two f64
-// atomic adds at the element and one part further, of the update's halves; the body is not
-// kept (there is no 128-bit atomic).
+// A body that is the complex add of the current value and an update (c128: an i128
+// pattern, real part low), op for op as the emitters write it, is two f64 atomic adds at
+// the element and one part further, of the update's halves; the body is not kept (there is
+// no 128-bit atomic). Bodies that only look alike are refused: lower-tensors-invalid.mlir.
 // CHECK-LABEL: func.func @complex_add
 // CHECK: %[[LOW:.*]] = arith.trunci %[[UPDATE:.*]] : i128 to i64
 // CHECK: arith.shrui %[[UPDATE]]
@@ -227,6 +228,25 @@ func.func @complex_add(%t: tensor<4xi128>, %update: i128, %i: index) -> tensor<4
     %16 = arith.shli %15, %c64 : i128
     %17 = arith.ori %14, %16 : i128
     xla_gpu.yield %17 : i128
-  } {xla.complex_add}
+  }
   return %r : tensor<4xi128>
+}
+
+// -----
+
+// An i64 body that adds the pattern as one f64 (not a c64 add) keeps the compare-and-swap
+// loop.
+// CHECK-LABEL: func.func @one_f64_add
+// CHECK: llvm.cmpxchg
+// CHECK-NOT: llvm.atomicrmw
+func.func @one_f64_add(%t: tensor<4xi64>, %update: i64, %i: index) -> tensor<4xi64> {
+  %r = xla_gpu.atomic_rmw %t[%i] : tensor<4xi64> {
+  ^bb0(%current: i64):
+    %x = arith.bitcast %current : i64 to f64
+    %y = arith.bitcast %update : i64 to f64
+    %z = arith.addf %x, %y : f64
+    %w = arith.bitcast %z : f64 to i64
+    xla_gpu.yield %w : i64
+  }
+  return %r : tensor<4xi64>
 }

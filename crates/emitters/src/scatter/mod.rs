@@ -327,14 +327,15 @@ impl ScatterFusion {
                 .map(|(&v, &t)| b.insert_element(v, t, index))
                 .collect());
         }
-        // A complex element whose combiner adds: two atomic adds, one per part
-        // ([`xla_gpu::COMPLEX_ADD_ATTR`]); c128 has no other atomic update.
+        // c128 has one atomic update: a combiner that adds, whose body `lower-tensors`
+        // recognizes and makes two f64 atomic adds, one per part. Others would need a
+        // 128-bit atomic.
         let element = fusion.instruction(scatter.operands[0]).shape.as_array();
-        let complex = element.is_some_and(|a| a.element_type.is_complex());
+        let c128 = element.is_some_and(|a| a.element_type == hlo::PrimitiveType::C128);
         let adds = scatter
             .called("to_apply")
             .is_some_and(|c| is_add_of_parameters(cx.module.computation(c.id)));
-        if complex && !adds && element.is_some_and(|a| a.element_type == hlo::PrimitiveType::C128) {
+        if c128 && !adds {
             return Err(kernel::unsupported(
                 span,
                 "a scatter of c128 whose indices may repeat (unique_indices=false) and whose \
@@ -343,10 +344,6 @@ impl ScatterFusion {
             ));
         }
         let (op, body) = xla_gpu::build_atomic_rmw(b.module, b.insertion_point(), iters[0], index);
-        if complex && adds {
-            b.module
-                .set_attr(op, xla_gpu::COMPLEX_ADD_ATTR, ir::Attribute::Unit);
-        }
         let current = b.module.block_arg(body, 0);
         let call = xla_gpu::build_pure_call(
             b.module,

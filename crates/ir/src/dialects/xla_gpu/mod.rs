@@ -48,11 +48,6 @@ pub const MAP_ATTR: &str = "indexing_map_attr";
 /// fully, whatever `unroll-loops`' size budget says, because what the iterations compute
 /// is meant to stay in registers (a thread's part of a row that several loops read).
 pub const UNROLL_ATTR: &str = "xla.unroll";
-/// A discardable attribute of `xla_gpu.atomic_rmw` on a complex pattern (`i64` for c64,
-/// `i128` for c128) whose body adds a value from outside to the current one: the update is
-/// two atomic adds, one per part (there is no 128-bit atomic read-modify-write, and a 64-bit
-/// compare-and-swap loop retries where two float atomic adds do not).
-pub const COMPLEX_ADD_ATTR: &str = "xla.complex_add";
 /// The property splitting `xla_gpu.loop`'s operands into dims and inits.
 pub const SEGMENTS_ATTR: &str = "operandSegmentSizes";
 
