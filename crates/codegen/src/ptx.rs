@@ -37,14 +37,34 @@ pub const KNOWN_ARCHS: &[&str] = &[
     "sm_121a", "sm_121f",
 ];
 
-/// Refuses an architecture LLVM does not know (see [`KNOWN_ARCHS`]); drivers call it
-/// before compiling anything, [`compile`] calls it too.
+/// The oldest architecture the kernels are written for: `tanh.approx.f32` (bf16 GELU) needs
+/// sm_75, and older ones would need other code paths (LLVM aborts on what they lack).
+pub const OLDEST_ARCH: u32 = 75;
+
+/// The oldest architecture with the hardware f8 conversions the emitters use for
+/// f8e4m3fn and f8e5m2 (`cvt.rn.satfinite.e4m3x2.f32` and back), as XLA's
+/// `convert-float-nvidia` pass does from sm_89 on.
+pub const F8_CONVERSION_ARCH: u32 = 89;
+
+/// The number of `sm_NN` (and `sm_NNa`, `sm_NNf`).
+pub fn arch_number(arch: &str) -> Option<u32> {
+    let digits = arch.strip_prefix("sm_")?;
+    let end = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    digits[..end].parse().ok()
+}
+
+/// Refuses an architecture LLVM does not know (see [`KNOWN_ARCHS`]) or that is older than
+/// [`OLDEST_ARCH`]; drivers call it before compiling anything, [`compile`] calls it too.
 pub fn check_arch(arch: &str) -> Result<(), PtxError> {
-    if KNOWN_ARCHS.contains(&arch) {
-        Ok(())
-    } else {
-        Err(PtxError::UnknownArch(arch.to_string()))
+    if !KNOWN_ARCHS.contains(&arch) {
+        return Err(PtxError::UnknownArch(arch.to_string()));
     }
+    if arch_number(arch).is_none_or(|n| n < OLDEST_ARCH) {
+        return Err(PtxError::OldArch(arch.to_string()));
+    }
+    Ok(())
 }
 
 /// The step at which LLVM failed; each carries LLVM's message.
@@ -52,6 +72,8 @@ pub fn check_arch(arch: &str) -> Result<(), PtxError> {
 pub enum PtxError {
     /// The architecture is not one of [`KNOWN_ARCHS`].
     UnknownArch(String),
+    /// The architecture is older than [`OLDEST_ARCH`].
+    OldArch(String),
     /// The text is not valid LLVM IR.
     ParseIr(String),
     /// The IR parses but the module verifier rejects it.
@@ -74,6 +96,12 @@ impl Display for PtxError {
                     f,
                     "unknown GPU architecture '{arch}' (LLVM's NVPTX backend knows {})",
                     KNOWN_ARCHS.join(", ")
+                );
+            }
+            Self::OldArch(arch) => {
+                return write!(
+                    f,
+                    "unsupported GPU architecture '{arch}': the kernels are written for sm_{OLDEST_ARCH} and newer (tanh.approx, warp shuffles with member masks)"
                 );
             }
             Self::ParseIr(message) => ("parsing LLVM IR", message),
@@ -165,7 +193,13 @@ pub fn compile(llvm_ir: &str, arch: &str, libdevice: Option<&Path>) -> Result<Co
         .create_target_machine(
             &triple,
             arch,
-            "",
+            // Below sm_90 LLVM's default PTX ISA lacks what the kernels use: sm_75's 6.3
+            // has no `tanh.approx.f32` (7.0), sm_89's 7.8 no f8 conversions (8.1).
+            if arch_number(arch).is_some_and(|n| n < 90) {
+                "+ptx81"
+            } else {
+                ""
+            },
             OptimizationLevel::Aggressive,
             RelocMode::Default,
             CodeModel::Default,

@@ -209,8 +209,20 @@ pub(crate) fn thread_and_block_ids(b: &mut Builder<'_>, launch: &LaunchDimension
 
 /// Refuses a fusion in which an array has no elements (a zero-sized dimension): there is
 /// nothing to launch for an empty output, and a reduction over an empty dimension would
-/// need a kernel that only writes init values. Located at the first such instruction.
+/// need a kernel that only writes init values. Located at the first such instruction; a
+/// ROOT of no arrays at all (an empty tuple) too.
 pub(crate) fn refuse_empty_arrays(computation: &Computation) -> Result<(), Diagnostic> {
+    // A ROOT of no arrays (`()`, an empty tuple) writes nothing: no kernel.
+    if leaves(&computation.root_instruction().shape).is_empty() {
+        let root = computation.root_instruction();
+        return Err(unsupported(
+            root.spans.whole,
+            format!(
+                "'{}' has no outputs (an empty tuple): no kernel is emitted",
+                root.name
+            ),
+        ));
+    }
     let empty = computation.instructions.iter().find_map(|instr| {
         leaves(&instr.shape)
             .into_iter()

@@ -36,7 +36,9 @@ struct Cli {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
 
-    /// The GPU architecture to compile for.
+    /// The GPU architecture to compile for: sm_75 or newer (`tanh.approx`, masked warp
+    /// shuffles); conversions from and to f8e4m3fn/f8e5m2 need sm_89 (its `cvt`
+    /// instructions). Below sm_90 the PTX is ISA 8.1.
     #[arg(long, default_value = "sm_90", value_name = "SM")]
     arch: String,
 

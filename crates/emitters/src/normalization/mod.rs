@@ -79,7 +79,7 @@ impl RowNormalization {
     /// documentation).
     pub fn analyze(c: &Computation) -> Option<RowNormalization> {
         let roots = fusion_roots(c);
-        let shape = c.instruction(roots[0]).shape.as_array()?.clone();
+        let shape = c.instruction(*roots.first()?).shape.as_array()?.clone();
         let rank = shape.rank();
         let is_full = |a: &ArrayShape| {
             a.dims == shape.dims && a.layout_or_default() == Layout::row_major(rank)

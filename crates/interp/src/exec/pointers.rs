@@ -25,13 +25,25 @@ impl Thread {
                 }),
             ),
             Inst::Gep { base, terms, dst } => {
+                // A poison base or index makes a poison pointer (LLVM's rule): an error only
+                // where it is loaded or stored through. O3 computes both arms' addresses of
+                // a `select` and picks one.
+                if let Val::Poison(s) = self.get(*base) {
+                    let v = Val::Poison(*s);
+                    self.set(*dst, v);
+                    return Ok(());
+                }
                 let mut p = self.ptr(*base, prog)?;
                 for term in terms.iter() {
                     let bytes = match *term {
                         GepTerm::Bytes(b) => b,
                         GepTerm::Scaled { reg, width, stride } => match self.get(reg) {
                             Val::S(x) => sext(*x, width).wrapping_mul(stride),
-                            Val::Poison(s) => return Err(poison(prog, *s, "used as an address")),
+                            Val::Poison(s) => {
+                                let v = Val::Poison(*s);
+                                self.set(*dst, v);
+                                return Ok(());
+                            }
                             other => return Err(not_scalar(other, prog)),
                         },
                     };
