@@ -396,7 +396,9 @@ pub(crate) fn import_llvm_ir(
 ) -> Result<ir::Module, String> {
     let text = codegen::import::llvm_ir_to_mlir(llvm_ir)
         .map_err(|e| format!("error: {e}\nnote: checking fusion '{fusion}'"))?;
-    ir::parse_module_with(&text, &like.file, like.registry().clone()).map_err(|d| {
+    // Its locations are lines of the imported text, not of the input file: named so.
+    let file = format!("<LLVM IR of {fusion}>");
+    ir::parse_module_with(&text, &file, like.registry().clone()).map_err(|d| {
         format!(
             "{}\nnote: importing the LLVM IR of fusion '{fusion}'",
             d.render(&text)
@@ -791,6 +793,17 @@ mod tests {
         assert!(difference(&f(f64::NAN), &f(f64::NAN), t).3);
         assert!(!difference(&f(f64::NAN), &f(1.0), t).3);
         assert!(!difference(&f(f64::INFINITY), &f(f64::NEG_INFINITY), t).3);
+    }
+
+    /// Locations in imported LLVM IR are lines of the imported text: its module is named
+    /// for that, never for the input file (whose lines they are not).
+    #[test]
+    fn imported_llvm_ir_is_named_as_such() {
+        let like = ir::parse_module_with("module {}", "input.hlo", ir::Registry::standard())
+            .expect("an empty module");
+        let llvm_ir = "define void @k() {\n  ret void\n}\n";
+        let imported = import_llvm_ir(&like, llvm_ir, "fused_r").expect("imports");
+        assert_eq!(&*imported.file, "<LLVM IR of fused_r>");
     }
 
     #[test]
