@@ -193,18 +193,19 @@ impl MemTy {
             if let (Some(elem), Some(&[n])) = (ty.element_type().and_then(ScalarTy::of), ty.shape())
                 && elem.is_wide()
             {
-                return Ok(MemTy {
-                    elem,
-                    lanes: n as u32,
-                });
+                let lanes = u32::try_from(n)
+                    .map_err(|_| fail!(Unsupported, "loads and stores of '{ty}'"))?;
+                return Ok(MemTy { elem, lanes });
             }
             let v = VecTy::new(ty)?;
             if v.elem == ScalarTy::Int(1) || v.shape.len() != 1 {
                 return Err(fail!(Unsupported, "loads and stores of '{ty}'"));
             }
+            let lanes = u32::try_from(v.lanes())
+                .map_err(|_| fail!(Unsupported, "loads and stores of '{ty}'"))?;
             return Ok(MemTy {
                 elem: v.elem,
-                lanes: v.lanes() as u32,
+                lanes,
             });
         }
         Err(fail!(Unsupported, "loads and stores of '{ty}'"))

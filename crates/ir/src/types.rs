@@ -595,6 +595,50 @@ impl fmt::Debug for Type {
     }
 }
 
+/// How a complex number is held in the IR (XLA's c64 and c128, as the emitters write
+/// them): one integer `pattern` of both parts, the real part's bits in its low `half`, each
+/// part a float of type `part`. One table for the emitters, which take patterns apart, and
+/// for `lower-tensors`, which recognizes complex adds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ComplexPattern {
+    pub pattern: Type,
+    pub half: Type,
+    pub part: Type,
+}
+
+impl ComplexPattern {
+    /// c64's and c128's.
+    fn all() -> [ComplexPattern; 2] {
+        [
+            ComplexPattern {
+                pattern: Type::I64,
+                half: Type::I32,
+                part: Type::F32,
+            },
+            ComplexPattern {
+                pattern: Type::int(128),
+                half: Type::I64,
+                part: Type::F64,
+            },
+        ]
+    }
+
+    /// The layout whose pattern is `t` (`i64` or `i128`).
+    pub fn of_pattern(t: Type) -> Option<ComplexPattern> {
+        Self::all().into_iter().find(|c| c.pattern == t)
+    }
+
+    /// The layout whose parts are `t` (`f32` or `f64`).
+    pub fn of_part(t: Type) -> Option<ComplexPattern> {
+        Self::all().into_iter().find(|c| c.part == t)
+    }
+
+    /// The imaginary part's shift in the pattern.
+    pub fn half_bits(self) -> i64 {
+        i64::from(self.half.int_width().unwrap_or(32))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

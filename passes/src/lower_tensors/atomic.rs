@@ -21,7 +21,7 @@ use super::{SubByte, element_address, element_type, sub_byte_width};
 use ir::dialects::llvm::{self, AtomicBinOp, GepIndex};
 use ir::dialects::scf;
 use ir::intern::FxHashMap;
-use ir::{Builder, InsertPoint, Module, OpId, Type, Value, ValueDef};
+use ir::{Builder, ComplexPattern, InsertPoint, Module, OpId, Type, Value, ValueDef};
 
 /// Replaces `op` by its lowering at `buffer`; the op itself goes with the tensor values.
 pub(super) fn lower(m: &mut Module, op: OpId, buffer: Value) {
@@ -67,15 +67,14 @@ pub(super) fn lowerable(m: &Module, op: OpId) -> bool {
 /// `*address += update` as two atomic float adds, one per half of the complex pattern
 /// `update` (real part low: at `address`, the imaginary part one part further).
 fn add_parts(m: &mut Module, op: OpId, address: Value, update: Value) {
-    let pattern = m.value_type(update);
-    let (half, part) = if pattern == Type::int(128) {
-        (Type::I64, Type::F64)
-    } else {
-        (Type::I32, Type::F32)
+    // `complex_add::update` found `update` a complex pattern.
+    let Some(c) = ComplexPattern::of_pattern(m.value_type(update)) else {
+        return;
     };
+    let (half, part) = (c.half, c.part);
     let mut b = Builder::before(m, op);
     let low = b.cast("arith.trunci", update, half);
-    let shift = b.int(i128::from(half.int_width().unwrap_or(32)), pattern);
+    let shift = b.int(i128::from(c.half_bits()), c.pattern);
     let high = b.binary("arith.shrui", update, shift);
     let high = b.cast("arith.trunci", high, half);
     let (re, im) = (

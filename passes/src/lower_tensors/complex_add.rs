@@ -12,20 +12,14 @@
 //! (each `addf` and the `ori` in either operand order). Only then is the update two float
 //! atomic adds, one per part: anything else, however close, keeps the general lowering.
 
-use ir::{Attribute, BlockId, Module, OpId, Type, Value, ValueDef};
+use ir::{Attribute, BlockId, ComplexPattern, Module, OpId, Value, ValueDef};
 
 /// The value from outside `body` that it adds to its current value as complex numbers, if
 /// the body is exactly that add.
 pub(super) fn update(m: &Module, body: BlockId) -> Option<Value> {
     let current = m.block_arg(body, 0);
-    let pattern = m.value_type(current);
-    let (half, part) = if pattern == Type::I64 {
-        (32, Type::F32)
-    } else if pattern == Type::int(128) {
-        (64, Type::F64)
-    } else {
-        return None;
-    };
+    let layout = ComplexPattern::of_pattern(m.value_type(current))?;
+    let (pattern, half, part) = (layout.pattern, layout.half_bits(), layout.part);
     let yield_op = m.last_op(body)?;
     let sum = m.operands(yield_op).next()?;
     let (re_sum, im_sum) = assembled(m, sum, half)?;

@@ -12,6 +12,7 @@ use super::arith::{cmpf, convert};
 use super::narrow_float::convert_any;
 use super::*;
 use functions::*;
+use ir::ComplexPattern;
 
 impl ElementalEmitter<'_, '_> {
     /// An elementwise op with a complex operand or result, or `real`/`imag`/`complex`
@@ -176,41 +177,35 @@ fn mul(b: &mut Builder<'_>, x: Value, y: Value) -> Value {
     b.binary("arith.mulf", x, y)
 }
 
-/// The widths of a complex pattern's halves: (the half as an integer, the part's float).
-fn halves(pattern: Type) -> (Type, Type) {
-    if pattern == Type::int(128) {
-        (Type::I64, Type::F64)
-    } else {
-        (Type::I32, Type::F32)
-    }
+/// The layout of a complex pattern or of one whose parts have `v`'s type.
+fn layout(b: &Builder<'_>, v: Value) -> ComplexPattern {
+    let t = b.module.value_type(v);
+    ComplexPattern::of_pattern(t)
+        .or_else(|| ComplexPattern::of_part(t))
+        .expect("a c64 or c128 pattern, or one of its parts")
 }
 
 /// The real and imaginary parts of a complex pattern (`c64`'s `i64`, `c128`'s `i128`).
 fn parts(b: &mut Builder<'_>, z: Value) -> (Value, Value) {
-    let pattern = b.module.value_type(z);
-    let (half, part) = halves(pattern);
-    let low = b.cast("arith.trunci", z, half);
-    let shift = b.int(i128::from(half.int_width().unwrap_or(32)), pattern);
+    let c = layout(b, z);
+    let low = b.cast("arith.trunci", z, c.half);
+    let shift = b.int(i128::from(c.half_bits()), c.pattern);
     let high = b.binary("arith.shrui", z, shift);
-    let high = b.cast("arith.trunci", high, half);
+    let high = b.cast("arith.trunci", high, c.half);
     (
-        b.cast("arith.bitcast", low, part),
-        b.cast("arith.bitcast", high, part),
+        b.cast("arith.bitcast", low, c.part),
+        b.cast("arith.bitcast", high, c.part),
     )
 }
 
 /// The complex pattern of two parts (f32: `c64`'s `i64`; f64: `c128`'s `i128`).
 fn assemble(b: &mut Builder<'_>, re: Value, im: Value) -> Value {
-    let (half, pattern) = if part_type(b, re) == Type::F64 {
-        (Type::I64, Type::int(128))
-    } else {
-        (Type::I32, Type::I64)
-    };
-    let re = b.cast("arith.bitcast", re, half);
-    let im = b.cast("arith.bitcast", im, half);
-    let low = b.cast("arith.extui", re, pattern);
-    let high = b.cast("arith.extui", im, pattern);
-    let shift = b.int(i128::from(half.int_width().unwrap_or(32)), pattern);
+    let c = layout(b, re);
+    let re = b.cast("arith.bitcast", re, c.half);
+    let im = b.cast("arith.bitcast", im, c.half);
+    let low = b.cast("arith.extui", re, c.pattern);
+    let high = b.cast("arith.extui", im, c.pattern);
+    let shift = b.int(i128::from(c.half_bits()), c.pattern);
     let high = b.binary("arith.shli", high, shift);
     b.binary("arith.ori", low, high)
 }
