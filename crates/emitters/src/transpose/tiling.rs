@@ -413,7 +413,7 @@ pub(crate) mod tests {
     }
 
     /// Every point of a map's symbol ranges, in order.
-    fn symbol_points(map: &IndexingMap) -> Vec<Vec<i64>> {
+    pub(crate) fn symbol_points(map: &IndexingMap) -> Vec<Vec<i64>> {
         map.range_vars.iter().fold(vec![Vec::new()], |points, v| {
             points
                 .iter()

@@ -195,7 +195,8 @@ fn vectors_of_two_and_four() {
     }
 }
 
-/// The packed tiling (8- and 16-bit elements, several to a shared-memory word, swizzled):
+/// The packed tiling (8- and 16-bit elements, several to a shared-memory word, a padding
+/// word per group of `32 / bits` rows):
 /// a 2-d transpose with partial tiles, short minor rows packed side by side (XLA's
 /// `packed_transpose_s16` shape), 8-bit elements four to a word, and `pred`.
 #[test]
@@ -223,7 +224,11 @@ fn packed_transposes() {
         let module = load(text);
         let emitted = emit(&module);
         let packed = emitted.module.print();
-        assert!(packed.contains("mod 32) *"), "no swizzled tile:\n{packed}");
+        assert!(
+            packed.contains("allocate_shared : tensor<32x130x")
+                || packed.contains("allocate_shared : tensor<32x516x"),
+            "no padded packed tile:\n{packed}"
+        );
         check(&module, &emitted, 3);
     }
 }
