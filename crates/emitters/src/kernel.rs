@@ -29,6 +29,7 @@ pub(crate) fn emit_with(
     let mut m = ir::Module::new();
     crate::emit_functions(&cx, fusion, &mut m)?;
     let kernel = main(&cx, &mut m)?;
+    require_block_size(&mut m, kernel.launch.threads_per_block);
     crate::verify_emitted(&m, computation)?;
     Ok(EmittedFusion {
         name: computation.name.clone(),
@@ -38,6 +39,28 @@ pub(crate) fn emit_with(
         partition: cx.partition,
     })
 }
+
+/// Tells ptxas the exact block size `@main` is launched with (`nvvm.reqntid`, PTX
+/// `.reqntid`), as XLA annotates its kernels with their launch dimensions: ptxas then knows
+/// the thread id's range, and a kernel launched with another block size fails to launch
+/// instead of computing something else.
+fn require_block_size(m: &mut ir::Module, threads: u64) {
+    let main = m
+        .lookup_symbol(m.top(), "main")
+        .expect("every emitter writes @main");
+    let threads = i64::try_from(threads).expect("at most 1024 threads a block");
+    m.set_attr(
+        main,
+        REQUIRED_BLOCK_SIZE_ATTR,
+        ir::dialects::dense_i32_array(&[threads, 1, 1]),
+    );
+}
+
+/// MLIR's NVVM attribute for PTX's `.reqntid` (on a `func.func`, carried to the `llvm.func`).
+pub const REQUIRED_BLOCK_SIZE_ATTR: &str = "nvvm.reqntid";
+
+/// MLIR's NVVM attribute for PTX's `.maxnreg`: the most registers ptxas may give a thread.
+pub const MAX_REGISTERS_ATTR: &str = "nvvm.maxnreg";
 
 /// The values of `id` at `index` in `@main`: a parameter is read, a constant materialized,
 /// anything else called through its subgraph's function (`params`: `@main`'s tensors).
