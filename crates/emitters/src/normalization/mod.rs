@@ -68,8 +68,9 @@ const ROW_ELEMENTS_IN_REGISTERS: i64 = 64;
 /// loads) gets 46 registers, 62% occupancy; capped at 40 it has the same code with no
 /// spill, at the 75% of Triton's tutorial kernel. Softmax (16 elements of one input) needs
 /// 32 and is left alone: ptxas takes any bound as its target (capped at 40 it would use 40,
-/// 75% instead of 100%). With more elements a thread, the row itself needs the registers,
-/// and a cap could only spill it.
+/// 75% instead of 100%), nor is the bf16 layer norm (its loads fill half the registers;
+/// capped at 40, ptxas spills 8 bytes). With more elements a thread, the row itself needs
+/// the registers, and a cap could only spill it.
 const ROW_ELEMENTS_FOR_OCCUPANCY: i64 = 16;
 /// 75% of the 2048 threads an sm_80/sm_90 multiprocessor holds.
 const OCCUPANCY_THREADS: i64 = 1536;
