@@ -84,11 +84,11 @@ impl TransposeTiling {
         }
     }
 
-    /// Elements a thread moves side by side.
+    /// Elements a thread moves side by side (in one access of the tile's rows).
     pub fn vector_size(&self) -> i64 {
         match self {
             TransposeTiling::Padded(t) => t.vector_size,
-            TransposeTiling::Packed(t) => t.vector_size,
+            TransposeTiling::Packed(t) => t.elements_per_access(),
         }
     }
 

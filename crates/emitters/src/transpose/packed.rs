@@ -11,24 +11,29 @@
 //! side (`A`) fill one row of the tile, so transposes with a small minor dimension get a full
 //! tile too (`s16[2,4,64,10,6] -> [4,2,6,10,64]` moves 64 x 60 tiles).
 //!
-//! Thread `th` is lane `th mod 32` of warp `g = th / 32`.
+//! Thread `th` is lane `th mod 32` of warp `g = th / 32`. An access moves `a` words, `v = a
+//! * vs` elements: `a = 2` (64 bits) where the tile's columns, `tT1` and `T1` are whole
+//! vectors of `2 vs` (so every vector lies in one input row, 8-byte aligned), else `a = 1`.
 //!
-//! * **Reading** (symbols `l`, `j < vs`): warp `g` reads tile row `row = 4l + g`, each lane
-//!   `vs` elements side by side, `col = lane * vs + j`: one coalesced 32-bit access per lane.
+//! * **Reading** (symbols `l`, `j < v`): `32 / a` threads a row, `4a` rows an iteration:
+//!   thread `th` reads tile row `row = 4a l + th / (32 / a)`, `v` elements side by side,
+//!   `col = (th mod (32 / a)) * v + j`: one coalesced access of `a` words per thread.
 //! * **Shared tile**: `32` row groups of `vs` rows each, a group `vs` rows of 32 words and
-//!   one padding word: element `(row, col)` is element `(row mod vs) * S + col` of group
-//!   `row / vs`, a tensor `[32, vs * S + vs]`. A warp writes one row, 32 consecutive words:
-//!   32 banks. When reading, lane `lane` reads word `w` of group `lane`, at word address
-//!   `lane * (32 vs + 1) + vv * 32 + w`: bank `(lane + w) mod 32`, again 32 banks.
-//!   XLA swizzles instead (word `(col / vs + row / vs) mod 32` of an unpadded `S x S` tile).
-//!   Both are free of bank conflicts, but the swizzle's `mod 32` costs about four integer
-//!   instructions per shared access (the 021 bf16 model: 231 SASS instructions with it),
-//!   while every padded address is the thread's base plus a constant, an immediate offset
-//!   of the access; the price is `32 vs` bytes of padding (8320 bytes for bf16, not 8192).
-//! * **Writing** (symbols `l`, `vh < vs`, `vv < vs`): lane `lane` of warp `g` takes the
-//!   `vs x vs` block of rows `lane * vs + vv` and columns `w * vs + vh`, `w = 4l + g`, and
+//!   `a` padding words: element `(row, col)` is element `(row mod vs) * S + col` of group
+//!   `row / vs`, a tensor `[32, vs * S + a vs]`. The threads writing one row write its 32
+//!   consecutive words: 32 banks (an access of `a` words is served `32 / a` threads at a
+//!   time). When reading, lane `lane` reads words `a w .. a w + a` of group `lane`, at word
+//!   address `lane * (32 vs + a) + vv * 32 + a w`: banks `a (lane + w) mod 32` on, again all
+//!   32 among the `32 / a` lanes served together. XLA swizzles instead (word `(col / vs +
+//!   row / vs) mod 32` of an unpadded `S x S` tile). Both are free of bank conflicts, but
+//!   the swizzle's `mod 32` costs about four integer instructions per shared access (the
+//!   021 bf16 model: 231 SASS instructions with it), while every padded address is the
+//!   thread's base plus a constant, an immediate offset of the access; the price is `32 a
+//!   vs` bytes of padding (8448 bytes for bf16 with `a = 2`, not 8192).
+//! * **Writing** (symbols `l`, `vh < v`, `vv < vs`): lane `lane` of warp `g` takes the
+//!   `vs x v` block of rows `lane * vs + vv` and columns `w * v + vh`, `w = 4l + g`, and
 //!   writes, for each `vh`, the `vs` elements `vv` side by side in the output's minor
-//!   dimension (`T2`): again one 32-bit access per lane.
+//!   dimension (`T2`): one 32-bit access per lane, coalesced over the warp.
 //!
 //! XLA's conditions, all of which must hold: elements narrower than 32 bits (sub-byte types
 //! stay with the loop emitter, as in XLA), the minor dimension moves, `rows = tT2` and
@@ -48,6 +53,8 @@ const WARPS: i64 = THREADS_PER_BLOCK / WARP_SIZE;
 const WORD_BITS: i64 = 32;
 /// A tile needs at least this many vectors of `vs` elements in each of its two dimensions.
 const MIN_VECTORS_PER_TILE_DIMENSION: i64 = 10;
+/// Words a thread moves in one access where the tile allows: 64-bit accesses.
+const WIDE_ACCESS_WORDS: i64 = 2;
 
 /// How the blocks and threads of a packed transpose cover it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,6 +64,8 @@ pub struct PackedTiling {
     pub description: TransposeDescription,
     /// Elements per 32-bit word.
     pub vector_size: i64,
+    /// Words a thread moves in one access of the tile's rows (`a`: 1 or 2).
+    access_words: i64,
     /// The input dimension of `T2` (the output's minor dimension).
     t2: usize,
     /// The tile over the input dimensions: `tT2`, `tA`, `tT1` where those are, 1 elsewhere.
@@ -90,6 +99,15 @@ impl PackedTiling {
         if !fits {
             return None;
         }
+        // Two words an access where every vector of them lies in one input row (the
+        // tile's columns and `tT1` hold whole vectors) and starts 8-byte aligned (so does
+        // `T1`).
+        let wide = WIDE_ACCESS_WORDS * vs;
+        let access_words = if cols % wide == 0 && tile_t1 % wide == 0 && dims[m - 1] % wide == 0 {
+            WIDE_ACCESS_WORDS
+        } else {
+            1
+        };
         let mut block_sizes = vec![1; m];
         block_sizes[t2] = tile_t2;
         block_sizes[m - 2] = tile_a;
@@ -102,6 +120,7 @@ impl PackedTiling {
         Some(PackedTiling {
             description,
             vector_size: vs,
+            access_words,
             t2,
             block_sizes,
             block_counts,
@@ -128,10 +147,25 @@ impl PackedTiling {
         WARP_SIZE * self.vector_size
     }
 
-    /// `[32, vs * S + vs]`: 32 groups of `vs` rows of `S` elements and one padding word.
+    /// Elements a thread moves in one access of a tile row (`v = a * vs`).
+    pub fn elements_per_access(&self) -> i64 {
+        self.access_words * self.vector_size
+    }
+
+    /// Threads that read one tile row (`32 / a`).
+    fn threads_per_row(&self) -> i64 {
+        WARP_SIZE / self.access_words
+    }
+
+    /// Tile rows one iteration of the reading loop covers (`4a`).
+    fn rows_per_iteration(&self) -> i64 {
+        THREADS_PER_BLOCK / self.threads_per_row()
+    }
+
+    /// `[32, vs * S + a * vs]`: 32 groups of `vs` rows of `S` elements and `a` padding words.
     pub fn shared_tile_shape(&self) -> Vec<i64> {
         let vs = self.vector_size;
-        vec![WARP_SIZE, vs * self.side() + vs]
+        vec![WARP_SIZE, vs * self.side() + self.elements_per_access()]
     }
 
     /// The shared-tile position of tile element `(row, col)`: group `row / vs`, element
@@ -160,31 +194,49 @@ impl PackedTiling {
         )
     }
 
+    /// Iterations of the reading loop.
+    fn read_iterations(&self) -> i64 {
+        let per = self.rows_per_iteration();
+        (self.rows() + per - 1) / per
+    }
+
+    /// Iterations of the writing loop.
+    fn write_iterations(&self) -> i64 {
+        let per = self.elements_per_access() * WARPS;
+        (self.cols() + per - 1) / per
+    }
+
     /// The reading loop's domain `(th_x, bl_x)[s0, s1]` (`l`, `j`) with `results`.
     fn read_map(&self, results: Vec<AffineExpr>) -> IndexingMap {
-        let iterations = (self.rows() + WARPS - 1) / WARPS;
-        self.grid_map(&[("s0", iterations), ("s1", self.vector_size)], results)
+        let symbols = [
+            ("s0", self.read_iterations()),
+            ("s1", self.elements_per_access()),
+        ];
+        self.grid_map(&symbols, results)
     }
 
     /// The writing loop's domain `(th_x, bl_x)[s0, s1, s2]` (`l`, `vh`, `vv`) with `results`.
     fn write_map(&self, results: Vec<AffineExpr>) -> IndexingMap {
-        let vs = self.vector_size;
-        let iterations = (self.cols() + vs * WARPS - 1) / (vs * WARPS);
-        self.grid_map(&[("s0", iterations), ("s1", vs), ("s2", vs)], results)
+        let symbols = [
+            ("s0", self.write_iterations()),
+            ("s1", self.elements_per_access()),
+            ("s2", self.vector_size),
+        ];
+        self.grid_map(&symbols, results)
     }
 
     /// The tile row and column of the element a thread reads, in the reading loop.
     fn read_position(&self) -> (AffineExpr, AffineExpr) {
-        let row = sym(0) * WARPS + warp();
-        let col = lane() * self.vector_size + sym(1);
+        let per_row = self.threads_per_row();
+        let row = sym(0) * self.rows_per_iteration() + dim(0).floor_div(per_row);
+        let col = dim(0).modulo(per_row) * self.elements_per_access() + sym(1);
         (row, col)
     }
 
     /// The tile row and column of the element a thread writes, in the writing loop.
     fn write_position(&self) -> (AffineExpr, AffineExpr) {
-        let vs = self.vector_size;
-        let row = lane() * vs + sym(2);
-        let col = (sym(0) * WARPS + warp()) * vs + sym(1);
+        let row = lane() * self.vector_size + sym(2);
+        let col = (sym(0) * WARPS + warp()) * self.elements_per_access() + sym(1);
         (row, col)
     }
 
@@ -255,34 +307,33 @@ impl PackedTiling {
 
 impl PackedTiling {
     /// How a block's threads cover the tile when reading it, as a nested layout (issue 21)
-    /// over `[4 * iterations, S]` (rows, columns): row `4 l + warp`, column `lane * vs + j`.
-    /// As in the classic tiling, the block's 128 threads are one subgroup (threads `[4, 32]`,
-    /// strides `[32, 1]`): the warp is the rows' inner level.
+    /// over `[4a * iterations, S]` (rows, columns): row `4a l + th / (32 / a)`, column `(th
+    /// mod (32 / a)) * v + j`. As in the classic tiling, the block's 128 threads are one
+    /// subgroup (threads `[4a, 32 / a]`, strides `[32 / a, 1]`).
     pub fn read_layout(&self) -> NestedLayout {
-        let vs = self.vector_size;
+        let per_row = self.threads_per_row();
         NestedLayout {
             subgroup_tile: vec![1, 1],
-            batch_tile: vec![(self.rows() + WARPS - 1) / WARPS, 1],
+            batch_tile: vec![self.read_iterations(), 1],
             outer_tile: vec![1, 1],
-            thread_tile: vec![WARPS, WARP_SIZE],
-            element_tile: vec![1, vs],
+            thread_tile: vec![self.rows_per_iteration(), per_row],
+            element_tile: vec![1, self.elements_per_access()],
             subgroup_strides: vec![0, 0],
-            thread_strides: vec![WARP_SIZE, 1],
+            thread_strides: vec![per_row, 1],
         }
     }
 
-    /// How they cover it when writing, over `[S, 4 * iterations * vs]` (rows, columns): each
-    /// lane a `vs x vs` block, rows `lane * vs + vv`, columns `(4 l + warp) * vs + vh`
-    /// (threads `[32, 4]`, strides `[1, 32]`; the elements `[vs, vs]` are the block the
+    /// How they cover it when writing, over `[S, 4 * iterations * v]` (rows, columns): each
+    /// lane a `vs x v` block, rows `lane * vs + vv`, columns `(4 l + warp) * v + vh`
+    /// (threads `[32, 4]`, strides `[1, 32]`; the elements `[vs, v]` are the block the
     /// registers transpose).
     pub fn write_layout(&self) -> NestedLayout {
-        let vs = self.vector_size;
         NestedLayout {
             subgroup_tile: vec![1, 1],
-            batch_tile: vec![1, (self.cols() + vs * WARPS - 1) / (vs * WARPS)],
+            batch_tile: vec![1, self.write_iterations()],
             outer_tile: vec![1, 1],
             thread_tile: vec![WARP_SIZE, WARPS],
-            element_tile: vec![vs, vs],
+            element_tile: vec![self.vector_size, self.elements_per_access()],
             subgroup_strides: vec![0, 0],
             thread_strides: vec![1, WARP_SIZE],
         }
@@ -337,7 +388,8 @@ mod tests {
         let t = packed(&[8192, 4096], &[1, 0], 16).unwrap();
         assert_eq!(t.description.input_dims, vec![8192, 1, 4096]);
         assert_eq!(t.description.permutation, vec![2, 1, 0]);
-        assert_eq!(t.shared_tile_shape(), vec![32, 130]);
+        assert_eq!(t.shared_tile_shape(), vec![32, 132]);
+        assert_eq!(t.elements_per_access(), 4);
         assert_eq!(t.num_blocks(), 128 * 64);
     }
 
@@ -372,18 +424,22 @@ mod tests {
     fn the_thread_layouts_are_the_tiling() {
         for (dims, perm, bits) in [
             (vec![70, 130], vec![1, 0], 16),
+            (vec![70, 132], vec![1, 0], 16),
             (vec![2, 4, 64, 10, 6], vec![1, 0, 4, 3, 2], 16),
             (vec![68, 2, 200], vec![2, 1, 0], 8),
         ] {
             let t = packed(&dims, &perm, bits).unwrap();
-            let vs = t.vector_size;
+            let (vs, v) = (t.vector_size, t.elements_per_access());
             let (read, write) = (t.read_layout(), t.write_layout());
             let read_iterations = read.batch_tile[0];
             let write_iterations = write.batch_tile[1];
-            read.verify(Some(&[4 * read_iterations, 32 * vs]), None)
-                .unwrap();
+            read.verify(
+                Some(&[t.rows_per_iteration() * read_iterations, 32 * vs]),
+                None,
+            )
+            .unwrap();
             write
-                .verify(Some(&[32 * vs, 4 * write_iterations * vs]), None)
+                .verify(Some(&[32 * vs, 4 * write_iterations * v]), None)
                 .unwrap();
             let (read_map, write_map) = (read.to_indexing_map(), write.to_indexing_map());
             let at = |(r, c): (AffineExpr, AffineExpr), th: i64, s: &[i64]| {
@@ -391,14 +447,14 @@ mod tests {
             };
             for th in 0..THREADS_PER_BLOCK {
                 for l in 0..read_iterations {
-                    for j in 0..vs {
+                    for j in 0..v {
                         // batch0, batch1, outer0, outer1, element0, element1
                         let layout = read_map.eval(&[th, 0], &[l, 0, 0, 0, 0, j]);
                         assert_eq!(layout, at(t.read_position(), th, &[l, j]));
                     }
                 }
                 for l in 0..write_iterations {
-                    for vh in 0..vs {
+                    for vh in 0..v {
                         for vv in 0..vs {
                             let layout = write_map.eval(&[th, 0], &[0, l, 0, 0, vv, vh]);
                             assert_eq!(layout, at(t.write_position(), th, &[l, vh, vv]));
@@ -409,23 +465,36 @@ mod tests {
         }
     }
 
-    /// The 32 lanes of a warp touch 32 different banks at every loop point of both loops:
-    /// the padded tile has no bank conflicts, for 8- and 16-bit elements.
+    /// The lanes of a warp that shared memory serves together (`32 / a` for accesses of `a`
+    /// words) touch all 32 banks at every loop point of both loops: the padded tile has no
+    /// bank conflicts, for 8- and 16-bit elements and one- and two-word accesses.
     #[test]
     fn a_warp_s_shared_accesses_hit_32_banks() {
-        for bits in [8, 16] {
-            let t = packed(&[256, 256], &[1, 0], bits).unwrap();
+        for (dims, bits, words) in [
+            ([256, 256], 8, 2),
+            ([256, 256], 16, 2),
+            ([256, 250], 16, 1),
+            ([256, 250], 8, 1),
+        ] {
+            let t = packed(&dims, &[1, 0], bits).unwrap();
+            assert_eq!(t.access_words, words, "{dims:?} {bits}");
             let vs = t.vector_size;
             let group_words = t.shared_tile_shape()[1] / vs;
-            let bank = |p: Vec<i64>| (p[0] * group_words + p[1] / vs) % 32;
+            let word = |p: Vec<i64>| p[0] * group_words + p[1] / vs;
+            let served_together = WARP_SIZE / words;
             for map in [t.shared_write_indexing(), t.shared_read_indexing()] {
                 let points = crate::transpose::tiling::tests::symbol_points(&map);
-                for warp in 0..WARPS {
-                    for s in &points {
-                        let banks: std::collections::HashSet<i64> = (0..WARP_SIZE)
-                            .map(|lane| bank(map.eval(&[warp * WARP_SIZE + lane, 0], s)))
+                for first in (0..THREADS_PER_BLOCK).step_by(served_together as usize) {
+                    // An access's first element (its other symbols' first point).
+                    for s in points.iter().filter(|s| s[1] == 0) {
+                        let banks: std::collections::HashSet<i64> = (first
+                            ..first + served_together)
+                            .flat_map(|th| {
+                                let w = word(map.eval(&[th, 0], s));
+                                (w..w + words).map(|w| w % 32)
+                            })
                             .collect();
-                        assert_eq!(banks.len(), 32, "{bits} bits, warp {warp}, {s:?}");
+                        assert_eq!(banks.len(), 32, "{bits} bits, threads from {first}, {s:?}");
                     }
                 }
             }
@@ -439,6 +508,7 @@ mod tests {
     fn the_maps_transpose_every_element_exactly_once() {
         for (dims, perm, bits) in [
             (vec![70, 130], vec![1, 0], 16),
+            (vec![70, 132], vec![1, 0], 16),
             (vec![3, 52, 92], vec![0, 2, 1], 8),
             (vec![2, 4, 64, 10, 6], vec![1, 0, 4, 3, 2], 16),
             (vec![40, 3, 12, 8], vec![3, 1, 2, 0], 16),
