@@ -97,19 +97,21 @@ fn gelu_loads_and_stores_vectors() {
 /// memory instructions, all 32 bits wide, plus the swizzle's address arithmetic; the same
 /// time on the H200), 210 from 584 to 400. GELU's bf16 tanh became `tanh.approx.f32` the
 /// same day: 256 to 80 instructions (H200: 91% to 100% of copy bandwidth). The packed tile
-/// traded XLA's swizzle for padding words per row group, and moves the tile's rows 64 bits
-/// an access where they are whole vectors of 4 (issue 22, session 18): every shared access
-/// is a base register plus an immediate offset, 021 from 240 to 128, 210 from 400 to 328.
+/// traded XLA's swizzle for padding words per row group, and moves the tile's rows up to 128
+/// bits an access (issue 22, session 18): every shared access is a base register plus an
+/// immediate offset, 021 from 240 to 120, 210 from 400 to 232 static instructions (its
+/// reading loop, 4 trips, is no longer unrolled by ptxas: about 510 executed a thread, 615
+/// before).
 const SASS_BUDGETS: &[(&str, &[usize])] = &[
     ("gelu.hlo", &[90]),
     ("layernorm.hlo", &[106, 150, 70]),
     ("reduce_column.hlo", &[185]),
     ("softmax.hlo", &[124, 422, 106]),
-    ("transpose_021_bf16.hlo", &[141]),
+    ("transpose_021_bf16.hlo", &[132]),
     ("transpose_021_f32.hlo", &[97]),
     ("transpose_102_bf16.hlo", &[141]),
     ("transpose_102_f32.hlo", &[44]),
-    ("transpose_210_bf16.hlo", &[361]),
+    ("transpose_210_bf16.hlo", &[255]),
     ("transpose_210_f32.hlo", &[106]),
 ];
 

@@ -11,9 +11,10 @@
 //! side (`A`) fill one row of the tile, so transposes with a small minor dimension get a full
 //! tile too (`s16[2,4,64,10,6] -> [4,2,6,10,64]` moves 64 x 60 tiles).
 //!
-//! Thread `th` is lane `th mod 32` of warp `g = th / 32`. An access moves `a` words, `v = a
-//! * vs` elements: `a = 2` (64 bits) where the tile's columns, `tT1` and `T1` are whole
-//! vectors of `2 vs` (so every vector lies in one input row, 8-byte aligned), else `a = 1`.
+//! Thread `th` is lane `th mod 32` of warp `g = th / 32`. An access of the tile's rows moves
+//! `a` words, `v = a * vs` elements: the widest of 4, 2 and 1 words (128, 64 or 32 bits) for
+//! which the tile's columns, `tT1` and `T1` are whole vectors of `v`, so that every vector
+//! lies in one input row, aligned to its size.
 //!
 //! * **Reading** (symbols `l`, `j < v`): `32 / a` threads a row, `4a` rows an iteration:
 //!   thread `th` reads tile row `row = 4a l + th / (32 / a)`, `v` elements side by side,
@@ -29,11 +30,12 @@
 //!   the swizzle's `mod 32` costs about four integer instructions per shared access (the
 //!   021 bf16 model: 231 SASS instructions with it), while every padded address is the
 //!   thread's base plus a constant, an immediate offset of the access; the price is `32 a
-//!   vs` bytes of padding (8448 bytes for bf16 with `a = 2`, not 8192).
+//!   vs` bytes of padding (8704 bytes for bf16 with `a = 4`, not 8192).
 //! * **Writing** (symbols `l`, `vh < v`, `vv < vs`): lane `lane` of warp `g` takes the
-//!   `vs x v` block of rows `lane * vs + vv` and columns `w * v + vh`, `w = 4l + g`, and
-//!   writes, for each `vh`, the `vs` elements `vv` side by side in the output's minor
-//!   dimension (`T2`): one 32-bit access per lane, coalesced over the warp.
+//!   `vs x v` block of rows `lane * vs + vv` and columns `w * v + vh`, `w = 4l + g` (`vs`
+//!   shared reads of `a` words), and writes, for each `vh`, the `vs` elements `vv` side by
+//!   side in the output's minor dimension (`T2`): one 32-bit access per lane, coalesced
+//!   over the warp.
 //!
 //! XLA's conditions, all of which must hold: elements narrower than 32 bits (sub-byte types
 //! stay with the loop emitter, as in XLA), the minor dimension moves, `rows = tT2` and
@@ -53,8 +55,9 @@ const WARPS: i64 = THREADS_PER_BLOCK / WARP_SIZE;
 const WORD_BITS: i64 = 32;
 /// A tile needs at least this many vectors of `vs` elements in each of its two dimensions.
 const MIN_VECTORS_PER_TILE_DIMENSION: i64 = 10;
-/// Words a thread moves in one access where the tile allows: 64-bit accesses.
-const WIDE_ACCESS_WORDS: i64 = 2;
+/// Words a thread moves in one access of the tile's rows, the widest the tile allows:
+/// 128-, 64- or 32-bit accesses.
+const ACCESS_WORDS: [i64; 3] = [4, 2, 1];
 
 /// How the blocks and threads of a packed transpose cover it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,15 +102,15 @@ impl PackedTiling {
         if !fits {
             return None;
         }
-        // Two words an access where every vector of them lies in one input row (the
-        // tile's columns and `tT1` hold whole vectors) and starts 8-byte aligned (so does
-        // `T1`).
-        let wide = WIDE_ACCESS_WORDS * vs;
-        let access_words = if cols % wide == 0 && tile_t1 % wide == 0 && dims[m - 1] % wide == 0 {
-            WIDE_ACCESS_WORDS
-        } else {
-            1
-        };
+        // The widest access whose vectors each lie in one input row (the tile's columns
+        // and `tT1` hold whole vectors) and start aligned to their size (so does `T1`).
+        let access_words = ACCESS_WORDS
+            .into_iter()
+            .find(|&a| {
+                let v = a * vs;
+                cols % v == 0 && tile_t1 % v == 0 && dims[m - 1] % v == 0
+            })
+            .unwrap_or(1);
         let mut block_sizes = vec![1; m];
         block_sizes[t2] = tile_t2;
         block_sizes[m - 2] = tile_a;
@@ -388,8 +391,8 @@ mod tests {
         let t = packed(&[8192, 4096], &[1, 0], 16).unwrap();
         assert_eq!(t.description.input_dims, vec![8192, 1, 4096]);
         assert_eq!(t.description.permutation, vec![2, 1, 0]);
-        assert_eq!(t.shared_tile_shape(), vec![32, 132]);
-        assert_eq!(t.elements_per_access(), 4);
+        assert_eq!(t.shared_tile_shape(), vec![32, 136]);
+        assert_eq!(t.elements_per_access(), 8);
         assert_eq!(t.num_blocks(), 128 * 64);
     }
 
@@ -425,6 +428,7 @@ mod tests {
         for (dims, perm, bits) in [
             (vec![70, 130], vec![1, 0], 16),
             (vec![70, 132], vec![1, 0], 16),
+            (vec![70, 136], vec![1, 0], 16),
             (vec![2, 4, 64, 10, 6], vec![1, 0, 4, 3, 2], 16),
             (vec![68, 2, 200], vec![2, 1, 0], 8),
         ] {
@@ -471,8 +475,10 @@ mod tests {
     #[test]
     fn a_warp_s_shared_accesses_hit_32_banks() {
         for (dims, bits, words) in [
-            ([256, 256], 8, 2),
-            ([256, 256], 16, 2),
+            ([256, 256], 8, 4),
+            ([256, 256], 16, 4),
+            ([256, 248], 8, 2),
+            ([256, 252], 16, 2),
             ([256, 250], 16, 1),
             ([256, 250], 8, 1),
         ] {
@@ -509,7 +515,9 @@ mod tests {
         for (dims, perm, bits) in [
             (vec![70, 130], vec![1, 0], 16),
             (vec![70, 132], vec![1, 0], 16),
+            (vec![70, 136], vec![1, 0], 16),
             (vec![3, 52, 92], vec![0, 2, 1], 8),
+            (vec![3, 52, 96], vec![0, 2, 1], 8),
             (vec![2, 4, 64, 10, 6], vec![1, 0, 4, 3, 2], 16),
             (vec![40, 3, 12, 8], vec![3, 1, 2, 0], 16),
             (vec![68, 2, 200], vec![2, 1, 0], 8),
