@@ -41,11 +41,6 @@ pub const KNOWN_ARCHS: &[&str] = &[
 /// sm_75, and older ones would need other code paths (LLVM aborts on what they lack).
 pub const OLDEST_ARCH: u32 = 75;
 
-/// The oldest architecture with the hardware f8 conversions the emitters use for
-/// f8e4m3fn and f8e5m2 (`cvt.rn.satfinite.e4m3x2.f32` and back), as XLA's
-/// `convert-float-nvidia` pass does from sm_89 on.
-pub const F8_CONVERSION_ARCH: u32 = 89;
-
 /// The number of `sm_NN` (and `sm_NNa`, `sm_NNf`).
 pub fn arch_number(arch: &str) -> Option<u32> {
     let digits = arch.strip_prefix("sm_")?;

@@ -262,44 +262,11 @@ fn validate(options: &Options) -> Result<(), String> {
     Ok(())
 }
 
-/// Conversions from and to f8e4m3fn and f8e5m2 are sm_89's `cvt` instructions in the
-/// kernels (as XLA's `convert-float-nvidia` makes them), which LLVM cannot select for an
-/// older `--arch` (it aborts): refused at the first such convert instead.
-fn refuse_f8_conversions_before_sm_89(
-    source: &SourceFile,
-    module: &HloModule,
-    options: &Options,
-) -> Result<(), String> {
-    let arch = codegen::ptx::arch_number(&options.arch).unwrap_or(0);
-    if arch >= codegen::ptx::F8_CONVERSION_ARCH || !matches!(options.last_stage(), "ptx" | "sass") {
-        return Ok(());
-    }
-    let hardware = |s: &hlo::Shape| {
-        s.as_array().is_some_and(|a| {
-            matches!(
-                a.element_type,
-                hlo::PrimitiveType::F8E4M3FN | hlo::PrimitiveType::F8E5M2
-            )
-        })
-    };
-    for c in &module.computations {
-        for instr in &c.instructions {
-            let converts = instr.opcode == hlo::Opcode::Convert
-                && (hardware(&instr.shape)
-                    || instr
-                        .operands
-                        .iter()
-                        .any(|&o| hardware(&c.instruction(o).shape)));
-            if converts {
-                let message = format!(
-                    "unsupported: a conversion from or to f8e4m3fn/f8e5m2 ('{}') for --arch={}: the kernels use sm_89's cvt instructions for it; use sm_89 or newer",
-                    instr.name, options.arch
-                );
-                return Err(hlo::Diagnostic::new(instr.spans.whole, message).render(source));
-            }
-        }
-    }
-    Ok(())
+/// What the emitters are told of `--arch` (an `sm_NN` not understood is the default,
+/// sm_90: [`validate`] refuses it wherever it reaches PTX).
+pub fn target(arch: &str) -> emitters::Target {
+    codegen::ptx::arch_number(arch)
+        .map_or(emitters::Target::DEFAULT, |arch| emitters::Target { arch })
 }
 
 /// One kernel of a compiled module.
@@ -427,7 +394,6 @@ pub fn compile(
     timings: &mut Timings,
 ) -> Result<Compiled, String> {
     validate(options)?;
-    refuse_f8_conversions_before_sm_89(source, module, options)?;
     let names = emitters::kernel_names(module);
     let last = options.last_stage();
     let several = fusions.len() > 1;
@@ -530,7 +496,9 @@ fn lower_fusion(
         emitter,
         ..
     } = timings
-        .time("emit", || emitters::emit_fusion(module, id))
+        .time("emit", || {
+            emitters::emit_fusion_for(module, id, target(&options.arch))
+        })
         .map_err(|d| {
             format!(
                 "{}\nnote: in the emitter, fusion '{name}'",

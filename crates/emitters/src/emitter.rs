@@ -19,7 +19,7 @@ use crate::partition::PartitionedComputation;
 use crate::reduction::ReductionFusion;
 use crate::scatter::ScatterFusion;
 use crate::transpose::TransposePlan;
-use crate::{EmittedFusion, EmittedKernel, kernel};
+use crate::{EmittedFusion, EmittedKernel, Target, kernel};
 
 /// What every emitter provides (XLA's `KernelFusionInterface`), from its analysis: which
 /// instructions root functions of their own, and the kernel's entry; [`FusionEmitter::emit`]
@@ -47,11 +47,16 @@ pub trait FusionEmitter {
         m: &mut ir::Module,
     ) -> Result<EmittedKernel, Diagnostic>;
 
-    /// Emits fusion `fusion` of `module`: its functions and the kernel `@main`, with the
-    /// launch dimensions and the thread-to-output map.
-    fn emit(&self, module: &HloModule, fusion: ComputationId) -> Result<EmittedFusion, Diagnostic> {
+    /// Emits fusion `fusion` of `module` for `target`: its functions and the kernel
+    /// `@main`, with the launch dimensions and the thread-to-output map.
+    fn emit(
+        &self,
+        module: &HloModule,
+        fusion: ComputationId,
+        target: Target,
+    ) -> Result<EmittedFusion, Diagnostic> {
         let partition = self.partition(module.computation(fusion))?;
-        kernel::emit_with(module, fusion, partition, self.kind(), |cx, m| {
+        kernel::emit_with(module, fusion, partition, target, self.kind(), |cx, m| {
             self.emit_entry(cx, m)
         })
     }

@@ -21,11 +21,12 @@ pub(crate) fn emit_with(
     module: &HloModule,
     fusion: ComputationId,
     partition: PartitionedComputation,
+    target: crate::Target,
     emitter: EmitterKind,
     main: impl FnOnce(&FusionContext<'_>, &mut ir::Module) -> Result<EmittedKernel, Diagnostic>,
 ) -> Result<EmittedFusion, Diagnostic> {
     let computation = module.computation(fusion);
-    let cx = crate::fusion_context(module, fusion, partition);
+    let cx = crate::fusion_context(module, fusion, partition, target);
     let mut m = ir::Module::new();
     crate::emit_functions(&cx, fusion, &mut m)?;
     let kernel = main(&cx, &mut m)?;

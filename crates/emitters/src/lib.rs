@@ -219,10 +219,41 @@ fn called_scalar_computations(module: &HloModule, fusion: ComputationId) -> Vec<
     out
 }
 
+/// What the emitters need to know of the GPU they write for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The number of `sm_NN`.
+    pub arch: u32,
+}
+
+impl Target {
+    /// sm_90, `hlo-emit`'s default `--arch`.
+    pub const DEFAULT: Target = Target { arch: 90 };
+
+    /// The oldest architecture with `cvt` instructions between f32/f16 and
+    /// f8e4m3fn/f8e5m2 (sm_89). Before it, those conversions are integer and f32
+    /// arithmetic, as XLA's `expand_float_ops` writes them where the GPU has none.
+    pub const F8_CONVERSION_ARCH: u32 = 89;
+
+    /// Whether the kernels may use the f8e4m3fn/f8e5m2 `cvt` instructions.
+    pub fn has_f8_conversions(self) -> bool {
+        self.arch >= Target::F8_CONVERSION_ARCH
+    }
+}
+
 /// Emits the fusion computation `fusion` of `module` with the emitter [`emitter_for`]
-/// chooses.
+/// chooses, for [`Target::DEFAULT`].
 pub fn emit_fusion(module: &HloModule, fusion: ComputationId) -> Result<EmittedFusion, Diagnostic> {
-    emitter_for(module.computation(fusion))?.emit(module, fusion)
+    emit_fusion_for(module, fusion, Target::DEFAULT)
+}
+
+/// [`emit_fusion`] for `target`.
+pub fn emit_fusion_for(
+    module: &HloModule,
+    fusion: ComputationId,
+    target: Target,
+) -> Result<EmittedFusion, Diagnostic> {
+    emitter_for(module.computation(fusion))?.emit(module, fusion, target)
 }
 
 /// The context for emitting `fusion` with `partition`: function names for its subgraphs
@@ -231,6 +262,7 @@ pub(crate) fn fusion_context(
     module: &HloModule,
     fusion: ComputationId,
     partition: PartitionedComputation,
+    target: Target,
 ) -> FusionContext<'_> {
     let subgraph_functions = partition.subgraphs.iter().map(|s| s.name.clone()).collect();
     let scalar_functions: HashMap<ComputationId, String> =
@@ -244,6 +276,7 @@ pub(crate) fn fusion_context(
         partition,
         subgraph_functions,
         scalar_functions,
+        target,
     }
 }
 

@@ -37,8 +37,9 @@ struct Cli {
     output: Option<PathBuf>,
 
     /// The GPU architecture to compile for: sm_75 or newer (`tanh.approx`, masked warp
-    /// shuffles); conversions from and to f8e4m3fn/f8e5m2 need sm_89 (its `cvt`
-    /// instructions). Below sm_90 the PTX is ISA 8.1.
+    /// shuffles). Conversions from and to f8e4m3fn/f8e5m2 are sm_89's `cvt` instructions
+    /// from sm_89 on, integer and f32 arithmetic before (the same codes). Below sm_90 the
+    /// PTX is ISA 8.1.
     #[arg(long, default_value = "sm_90", value_name = "SM")]
     arch: String,
 
@@ -342,6 +343,7 @@ fn run(cli: &Cli, name: &str, bytes: Vec<u8>, lines_before: usize) -> Result<(),
         let options = CheckOptions {
             inputs,
             stage_times: cli.time_passes,
+            target: pipeline::target(&cli.arch),
             ..CheckOptions::default()
         };
         return check_module(&source, &module, &what, &options, &mut std::io::stdout());

@@ -118,6 +118,8 @@ pub struct CheckOptions<'a> {
     /// After each stage's line, a `time:` line: the interpreter's seconds on one core,
     /// instructions executed and output elements per second (`--check --time-passes`).
     pub stage_times: bool,
+    /// The GPU the checked kernels are emitted for (`--arch`).
+    pub target: emitters::Target,
 }
 
 impl Default for CheckOptions<'_> {
@@ -126,6 +128,7 @@ impl Default for CheckOptions<'_> {
             inputs: 1,
             optimize: &optimize_o3,
             stage_times: false,
+            target: emitters::Target::DEFAULT,
         }
     }
 }
@@ -155,7 +158,7 @@ pub fn check_fusion_with(
     let computation = module.computation(id);
     let name = &computation.name;
     fits_the_host(source, computation, "check", inputs)?;
-    let emitted = emitters::emit_fusion(module, id).map_err(|d| {
+    let emitted = emitters::emit_fusion_for(module, id, options.target).map_err(|d| {
         format!(
             "{}\nnote: in the emitter, fusion '{name}'",
             module.with_call_stack(d).render(source)

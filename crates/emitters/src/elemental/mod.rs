@@ -60,6 +60,8 @@ pub struct FusionContext<'a> {
     pub subgraph_functions: Vec<String>,
     /// Function names of the scalar computations the fusion calls (reducers, `map`).
     pub scalar_functions: HashMap<ComputationId, String>,
+    /// The GPU the kernel is for.
+    pub target: crate::Target,
 }
 
 /// Where the instructions being emitted live.
@@ -658,7 +660,7 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
                 let lhs = this.operand(id, 0, index, ivs)?[0];
                 let rhs = this.operand(id, 1, index, ivs)?[0];
                 let mut to_result = |v: Value, from: PrimitiveType| {
-                    complex::convert_complex(&mut this.b, v, from, result, ty)
+                    complex::convert_complex(&mut this.b, v, from, result, ty, this.cx.target)
                         .map_err(|e| unsupported(span, e))
                 };
                 let (lhs, rhs) = (to_result(lhs, lhs_type)?, to_result(rhs, rhs_type)?);

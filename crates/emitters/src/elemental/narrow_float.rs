@@ -7,13 +7,16 @@
 //! converts with the same descriptions, tested against `ml_dtypes`' tables. Where sm_90
 //! has instructions for the type (`f8e4m3fn`, `f8e5m2`) they are used both ways, as XLA's
 //! `convert-float-nvidia` pass does ([`HardwareConversion`]). Other arithmetic on these
-//! types is refused: XLA normalizes it to f32 around such ops first.
+//! types is refused: XLA normalizes it to f32 around such ops first. For an older `--arch`
+//! (before sm_89) those two types take the arithmetic too, with the instruction's NaN code
+//! (`0x7f`), so that every architecture computes the same codes.
 
 use hlo::narrow_float::{Format, HardwareConversion, Specials};
 use ir::dialects::{llvm, vector};
 
 use super::arith::{cmpf, convert};
 use super::*;
+use crate::Target;
 
 impl ElementalEmitter<'_, '_> {
     /// An elementwise op with a narrow float operand or result (`from`: the first
@@ -28,7 +31,7 @@ impl ElementalEmitter<'_, '_> {
         let b = &mut self.b;
         match (instr.opcode, Format::of(from), Format::of(to)) {
             (Opcode::Convert, _, _) if from == to => Ok(args[0]),
-            (Opcode::Convert, _, _) => Ok(convert_any(b, args[0], from, to, ty)),
+            (Opcode::Convert, _, _) => Ok(convert_any(b, args[0], from, to, ty, self.cx.target)),
             (Opcode::BitcastConvert, _, _) if b.module.value_type(args[0]) == ty => Ok(args[0]),
             (Opcode::Select, _, _) => Ok(b.select(args[0], args[1], args[2])),
             (op, _, _) => Err(unsupported(
@@ -47,36 +50,48 @@ fn i32c(b: &mut Builder<'_>, v: i64) -> Value {
     b.int(i128::from(v), Type::I32)
 }
 
-/// `x` of type `from` converted to `to` (`ty` in the IR), where either may be a narrow
-/// float: through f32, which holds every narrow value exactly.
+/// `x` of type `from` converted to `to` (`ty` in the IR) on `target`, where either may be
+/// a narrow float: through f32, which holds every narrow value exactly.
 pub(super) fn convert_any(
     b: &mut Builder<'_>,
     x: Value,
     from: PrimitiveType,
     to: PrimitiveType,
     ty: Type,
+    target: Target,
 ) -> Value {
     match (Format::of(from), Format::of(to)) {
         (None, None) => convert(b, x, from, to, ty),
-        (Some(source), target) => {
-            let wide = decode_from(b, x, from, source);
-            match target {
-                Some(target) => encode_to(b, wide, to, target),
+        (Some(source), format) => {
+            let wide = decode_from(b, x, from, source, target);
+            match format {
+                Some(format) => encode_to(b, wide, to, format, target),
                 None => convert(b, wide, PrimitiveType::F32, to, ty),
             }
         }
-        (None, Some(target)) => {
+        (None, Some(format)) => {
             let wide = convert(b, x, from, PrimitiveType::F32, Type::F32);
-            encode_to(b, wide, to, target)
+            encode_to(b, wide, to, format, target)
         }
     }
 }
 
+/// The conversion instruction for `ty`, where `target` has one.
+fn instruction(ty: PrimitiveType, target: Target) -> Option<HardwareConversion> {
+    HardwareConversion::to(ty).filter(|_| target.has_f8_conversions())
+}
+
 /// The f32 value of a `ty` code (of format `f`): one `cvt` instruction to f16 and the
-/// f16 widened where sm_90 has it, as XLA's `convert-float-nvidia` pass emits, else
+/// f16 widened where `target` has it, as XLA's `convert-float-nvidia` pass emits, else
 /// [`decode`]'s arithmetic.
-fn decode_from(b: &mut Builder<'_>, code: Value, ty: PrimitiveType, f: Format) -> Value {
-    let Some(cvt) = HardwareConversion::to(ty) else {
+fn decode_from(
+    b: &mut Builder<'_>,
+    code: Value,
+    ty: PrimitiveType,
+    f: Format,
+    target: Target,
+) -> Value {
+    let Some(cvt) = instruction(ty, target) else {
         return decode(b, code, f);
     };
     let pair = b.cast("arith.extui", code, Type::int(16));
@@ -148,12 +163,22 @@ fn decode(b: &mut Builder<'_>, code: Value, f: Format) -> Value {
     b.select(negative, negated, value)
 }
 
-/// The encoding of an f32 value as `ty` (of format `f`): one `cvt` instruction where sm_90
-/// has it, as XLA's `convert-float-nvidia` pass emits, else [`encode`]'s arithmetic.
-fn encode_to(b: &mut Builder<'_>, x: Value, ty: PrimitiveType, f: Format) -> Value {
+/// The encoding of an f32 value as `ty` (of format `f`): one `cvt` instruction where
+/// `target` has it, as XLA's `convert-float-nvidia` pass emits, else [`encode`]'s
+/// arithmetic. A type that has the instruction on newer GPUs gets its NaN code there too
+/// (`0x7f`, whatever the sign), so that the codes do not depend on the GPU.
+fn encode_to(b: &mut Builder<'_>, x: Value, ty: PrimitiveType, f: Format, target: Target) -> Value {
+    if let Some(cvt) = instruction(ty, target) {
+        return encode_with_cvt(b, x, cvt);
+    }
+    let code = encode(b, x, f);
     match HardwareConversion::to(ty) {
-        Some(cvt) => encode_with_cvt(b, x, cvt),
-        None => encode(b, x, f),
+        Some(cvt) => {
+            let is_nan = cmpf(b, "uno", x, x);
+            let nan = b.int(i128::from(cvt.convert(f32::NAN)), Type::I8);
+            b.select(is_nan, nan, code)
+        }
+        None => code,
     }
 }
 

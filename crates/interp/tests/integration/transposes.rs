@@ -44,7 +44,8 @@ fn emit_vectorized(module: &hlo::HloModule, vector_size: i64) -> EmittedFusion {
     let mut plan = TransposePlan::new(c, &heroes).expect("a transpose plan");
     let description = emitters::hero::tiled_transpose(c, heroes[0]).expect("a tiled transpose");
     plan.tiling = TransposeTiling::Padded(Tiling::with_vector_size(description, vector_size));
-    emitters::FusionEmitter::emit(&plan, module, fusion).unwrap_or_else(|e| panic!("{e}"))
+    emitters::FusionEmitter::emit(&plan, module, fusion, emitters::Target::DEFAULT)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Runs `emitted` on the random inputs of `seed` and asserts that every output element is

@@ -39,9 +39,9 @@ impl ElementalEmitter<'_, '_> {
             Real => x,
             Imag => {
                 let zero = b_zero(b, Type::F32);
-                convert_any(b, zero, PrimitiveType::F32, to, ty)
+                convert_any(b, zero, PrimitiveType::F32, to, ty, self.cx.target)
             }
-            Convert => convert_complex(b, x, from, to, ty)
+            Convert => convert_complex(b, x, from, to, ty, self.cx.target)
                 .map_err(|e| unsupported(instr.spans.whole, e))?,
             Select => b.select(x, args[1], args[2]),
             Negate => {
@@ -115,14 +115,16 @@ impl ElementalEmitter<'_, '_> {
     }
 }
 
-/// `convert` with a complex side: between complex types each part is converted, to a real
-/// type the real part, from one a zero imaginary part (`ty`: the result's IR type).
+/// `convert` with a complex side on `target`: between complex types each part is
+/// converted, to a real type the real part, from one a zero imaginary part (`ty`: the
+/// result's IR type).
 pub(super) fn convert_complex(
     b: &mut Builder<'_>,
     x: Value,
     from: PrimitiveType,
     to: PrimitiveType,
     ty: Type,
+    target: crate::Target,
 ) -> Result<Value, String> {
     let part = |t: PrimitiveType| t.complex_component().unwrap_or(t);
     if from == to {
@@ -131,13 +133,13 @@ pub(super) fn convert_complex(
     if !from.is_complex() {
         let to_part = part(to);
         let t = crate::types::element_type(to_part)?;
-        let re = convert_any(b, x, from, to_part, t);
+        let re = convert_any(b, x, from, to_part, t, target);
         return Ok(real_to_complex(b, re));
     }
     let (re, im) = parts(b, x);
     let (from_part, to_part) = (part(from), part(to));
     if !to.is_complex() {
-        return Ok(convert_any(b, re, from_part, to, ty));
+        return Ok(convert_any(b, re, from_part, to, ty, target));
     }
     let t = crate::types::element_type(to_part)?;
     let re = convert(b, re, from_part, to_part, t);
