@@ -43,8 +43,10 @@ pub(crate) fn emit_with(
 
 /// Tells ptxas the exact block size `@main` is launched with (`nvvm.reqntid`, PTX
 /// `.reqntid`), as XLA annotates its kernels with their launch dimensions: ptxas then knows
-/// the thread id's range, and a kernel launched with another block size fails to launch
-/// instead of computing something else.
+/// the thread id's range and gives a thread no more registers than the block can have (a
+/// row normalization of 1024 threads got 102 to 127 registers without it, more than the
+/// 64 that let such a block launch at all), and a kernel launched with another block size
+/// fails to launch instead of computing something else.
 fn require_block_size(m: &mut ir::Module, threads: u64) {
     let main = m
         .lookup_symbol(m.top(), "main")
@@ -59,9 +61,6 @@ fn require_block_size(m: &mut ir::Module, threads: u64) {
 
 /// MLIR's NVVM attribute for PTX's `.reqntid` (on a `func.func`, carried to the `llvm.func`).
 pub const REQUIRED_BLOCK_SIZE_ATTR: &str = "nvvm.reqntid";
-
-/// MLIR's NVVM attribute for PTX's `.maxnreg`: the most registers ptxas may give a thread.
-pub const MAX_REGISTERS_ATTR: &str = "nvvm.maxnreg";
 
 /// The values of `id` at `index` in `@main`: a parameter is read, a constant materialized,
 /// anything else called through its subgraph's function (`params`: `@main`'s tensors).

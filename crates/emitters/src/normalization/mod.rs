@@ -39,7 +39,7 @@ use ir::{Builder, Type, Value};
 
 use crate::elemental::FusionContext;
 use crate::hero::fusion_roots;
-use crate::kernel::{KernelEntry, MAX_REGISTERS_ATTR, kernel_entry, special_register, unsupported};
+use crate::kernel::{KernelEntry, kernel_entry, special_register, unsupported};
 use crate::partition::PartitionedComputation;
 use crate::reduction::epilogue::{self, InjectedHeroes};
 use crate::reduction::{emit_loop, is_elementwise};
@@ -59,26 +59,6 @@ const VECTOR_BYTES: i64 = 16;
 /// `exp`): 64 registers of 32 bits, a quarter of what a thread may have at full occupancy
 /// of 256-thread blocks.
 const ROW_ELEMENTS_IN_REGISTERS: i64 = 64;
-/// Registers for occupancy: where a thread holds at most this many elements of a row, and
-/// the row's elements it loads (every input's, at 32 bits a register) outnumber the
-/// registers a thread has at [`OCCUPANCY_THREADS`] resident threads a multiprocessor, the
-/// kernel caps a thread's registers there (`nvvm.maxnreg`). ptxas issues all of a thread's
-/// loads ahead of the arithmetic, and left to itself keeps them all in registers: the layer
-/// norm of `f32[8192,4096]` (16 elements of `x`, `gamma` and `beta` each, 48 registers of
-/// loads) gets 46 registers, 62% occupancy; capped at 40 it has the same code with no
-/// spill, at the 75% of Triton's tutorial kernel. Softmax (16 elements of one input) needs
-/// 32 and is left alone: ptxas takes any bound as its target (capped at 40 it would use 40,
-/// 75% instead of 100%), nor is the bf16 layer norm (its loads fill half the registers;
-/// capped at 40, ptxas spills 8 bytes). With more elements a thread, the row itself needs
-/// the registers, and a cap could only spill it.
-const ROW_ELEMENTS_FOR_OCCUPANCY: i64 = 16;
-/// 75% of the 2048 threads an sm_80/sm_90 multiprocessor holds.
-const OCCUPANCY_THREADS: i64 = 1536;
-/// The registers of one multiprocessor (sm_70 to sm_90), 32 bits each.
-const REGISTERS_PER_MULTIPROCESSOR: i64 = 65536;
-/// Registers are given to a thread in multiples of 8.
-const REGISTER_GRANULE: i64 = 8;
-
 /// The analysis: the reduces in dependency order and the launch shape.
 #[derive(Clone, Debug)]
 pub struct RowNormalization {
@@ -221,18 +201,6 @@ impl RowNormalization {
 
     fn warps(&self) -> i64 {
         self.threads / WARP_SIZE
-    }
-
-    /// The registers to cap a thread at ([`ROW_ELEMENTS_FOR_OCCUPANCY`]) when it loads
-    /// `loaded_bytes` bytes for each element of its part of the row, if any: none where one
-    /// block alone has the threads already.
-    fn register_cap(&self, loaded_bytes: i64) -> Option<i64> {
-        let blocks = OCCUPANCY_THREADS / self.threads;
-        let cap = REGISTERS_PER_MULTIPROCESSOR / (blocks.max(1) * self.threads) / REGISTER_GRANULE
-            * REGISTER_GRANULE;
-        let held = self.accesses * self.vector;
-        let loaded_registers = held * loaded_bytes / 4;
-        (held <= ROW_ELEMENTS_FOR_OCCUPANCY && loaded_registers > cap && blocks > 1).then_some(cap)
     }
 
     /// Marks the loop that computed `result` to be unrolled fully when a thread's part of
@@ -382,25 +350,6 @@ impl<'a> Emitter<'a> {
         }
 
         let plan = self.plan;
-        // The bytes a thread loads for one element of the row: one of each input that is
-        // not a scalar.
-        let loaded_bytes = c
-            .parameters()
-            .into_iter()
-            .filter_map(|p| c.instruction(p).shape.as_array())
-            .filter(|a| a.dims.iter().product::<i64>() > 1)
-            .map(|a| (i64::from(a.element_type.bit_width()) + 7) / 8)
-            .sum();
-        if let Some(registers) = plan.register_cap(loaded_bytes) {
-            let main = m
-                .lookup_symbol(m.top(), "main")
-                .expect("built by kernel_entry");
-            m.set_attr(
-                main,
-                MAX_REGISTERS_ATTR,
-                ir::Attribute::int(registers.into(), ir::Type::I32),
-            );
-        }
         let mut b = Builder::at_end(m, entry);
         let thread = special_register(&mut b, "gpu.thread_id", "x", plan.threads as u64);
         let block = special_register(&mut b, "gpu.block_id", "x", plan.rows as u64);
