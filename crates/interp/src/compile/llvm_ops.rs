@@ -195,8 +195,92 @@ impl FnCx<'_, '_> {
             "llvm.call_intrinsic" => self.call_intrinsic(op),
             "llvm.inline_asm" => self.inline_asm(op),
             "llvm.intr.assume" | "llvm.intr.lifetime.start" | "llvm.intr.lifetime.end" => Ok(()),
+            _ if name.starts_with("llvm.intr.vector.reduce.") => {
+                self.vector_reduce(op, &name["llvm.intr.vector.reduce.".len()..])?
+            }
             _ => return None,
         })
+    }
+
+    /// LLVM's `vector.reduce.*` (O3 makes them of a thread's row in a softmax, for one):
+    /// the lanes combined one after the other, after the start value where the intrinsic
+    /// has one (`fadd`, `fmul`; an order LLVM allows for any of them). `None` for a kind
+    /// this interpreter does not know.
+    fn vector_reduce(&mut self, op: OpId, kind: &str) -> Option<Result<()>> {
+        let (combine, ordered) = match kind {
+            "fadd" => (Some(FloatOp::Add), true),
+            "fmul" => (Some(FloatOp::Mul), true),
+            "fmaximum" => (Some(FloatOp::Maximum), false),
+            "fminimum" => (Some(FloatOp::Minimum), false),
+            "fmax" => (Some(FloatOp::MaxNum), false),
+            "fmin" => (Some(FloatOp::MinNum), false),
+            _ => (None, false),
+        };
+        let int = match kind {
+            "add" => Some(IntOp::Add),
+            "mul" => Some(IntOp::Mul),
+            "and" => Some(IntOp::And),
+            "or" => Some(IntOp::Or),
+            "xor" => Some(IntOp::Xor),
+            "smax" => Some(IntOp::MaxS),
+            "smin" => Some(IntOp::MinS),
+            "umax" => Some(IntOp::MaxU),
+            "umin" => Some(IntOp::MinU),
+            _ => None,
+        };
+        let vector_operand = usize::from(ordered);
+        let f = match (combine, int) {
+            (Some(f), _) => self
+                .float_kind_of(op, self.m.operand(op, vector_operand))
+                .map(|k| Op2::Float(f, k, llvm_fastmath(self.m.prop(op, "fastmathFlags")))),
+            (None, Some(f)) => self
+                .int_width(op, self.m.operand(op, 0))
+                .map(|w| Op2::Int(f, w, llvm_overflow(None))),
+            (None, None) => return None,
+        };
+        Some(
+            f.map(|f| self.fold_lanes(op, f, ordered.then(|| self.operand(op, 0)), vector_operand)),
+        )
+    }
+
+    /// `dst = f(..f(f(start, v[0]), v[1]).., v[n-1])` for the vector operand `vector` of
+    /// `op`, or from `v[0]` without a start.
+    fn fold_lanes(&mut self, op: OpId, f: Op2, start: Option<Reg>, vector: usize) {
+        let shape = self.vector_shape(op, vector);
+        let lanes: i64 = shape.iter().product();
+        let source = self.operand(op, vector);
+        let dst = self.results(op);
+        let mut acc = start;
+        for lane in 0..lanes {
+            let value = self.temp();
+            let extract = Inst::VecExtract {
+                vector: source,
+                shape: shape.clone(),
+                pos: Box::new([Pos::Static(lane)]),
+                dst: value,
+            };
+            self.emit(op, extract);
+            let next = if lane + 1 == lanes { dst } else { self.temp() };
+            let Some(a) = acc else {
+                if lane + 1 == lanes {
+                    let src = Src {
+                        reg: value,
+                        take: true,
+                    };
+                    self.emit(op, Inst::Copy { dst, src });
+                }
+                acc = Some(value);
+                continue;
+            };
+            let combine = Inst::Op2 {
+                op: f.into(),
+                dst: next,
+                a,
+                b: value,
+            };
+            self.emit(op, combine);
+            acc = Some(next);
+        }
     }
 
     fn int_binary(&mut self, op: OpId, f: IntOp) -> Result<()> {
