@@ -60,7 +60,7 @@ fn require_block_size(m: &mut ir::Module, threads: u64) {
 }
 
 /// MLIR's NVVM attribute for PTX's `.reqntid` (on a `func.func`, carried to the `llvm.func`).
-pub const REQUIRED_BLOCK_SIZE_ATTR: &str = "nvvm.reqntid";
+const REQUIRED_BLOCK_SIZE_ATTR: &str = "nvvm.reqntid";
 
 /// The values of `id` at `index` in `@main`: a parameter is read, a constant materialized,
 /// anything else called through its subgraph's function (`params`: `@main`'s tensors).

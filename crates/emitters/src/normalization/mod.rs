@@ -59,6 +59,7 @@ const VECTOR_BYTES: i64 = 16;
 /// `exp`): 64 registers of 32 bits, a quarter of what a thread may have at full occupancy
 /// of 256-thread blocks.
 const ROW_ELEMENTS_IN_REGISTERS: i64 = 64;
+
 /// The analysis: the reduces in dependency order and the launch shape.
 #[derive(Clone, Debug)]
 pub struct RowNormalization {

@@ -67,7 +67,7 @@ pub struct PackedTiling {
     pub description: TransposeDescription,
     /// Elements per 32-bit word.
     pub vector_size: i64,
-    /// Words a thread moves in one access of the tile's rows (`a`: 1 or 2).
+    /// Words a thread moves in one access of the tile's rows (`a`: 1, 2 or 4).
     access_words: i64,
     /// The input dimension of `T2` (the output's minor dimension).
     t2: usize,

@@ -44,6 +44,9 @@ pub(super) const INT_OPS: &[(&str, IntOp)] = &[
     ("llvm.intr.umin", IntOp::MinU),
 ];
 
+/// The most lanes of a `vector.reduce` the interpreter unrolls into per-lane instructions.
+const MAX_FOLDED_LANES: i64 = 1 << 16;
+
 /// `llvm` float binary ops.
 const FLOAT_OPS: &[(&str, FloatOp)] = &[
     ("llvm.fadd", FloatOp::Add),
@@ -238,16 +241,26 @@ impl FnCx<'_, '_> {
                 .map(|w| Op2::Int(f, w, llvm_overflow(None))),
             (None, None) => return None,
         };
-        Some(
-            f.map(|f| self.fold_lanes(op, f, ordered.then(|| self.operand(op, 0)), vector_operand)),
-        )
+        Some(f.and_then(|f| {
+            let start = ordered.then(|| self.operand(op, 0));
+            self.fold_lanes(op, f, start, vector_operand)
+        }))
     }
 
     /// `dst = f(..f(f(start, v[0]), v[1]).., v[n-1])` for the vector operand `vector` of
-    /// `op`, or from `v[0]` without a start.
-    fn fold_lanes(&mut self, op: OpId, f: Op2, start: Option<Reg>, vector: usize) {
+    /// `op`, or from `v[0]` without a start: two instructions a lane, so at most
+    /// [`MAX_FOLDED_LANES`] lanes (O3's reductions have a thread's few elements).
+    fn fold_lanes(&mut self, op: OpId, f: Op2, start: Option<Reg>, vector: usize) -> Result<()> {
         let shape = self.vector_shape(op, vector);
         let lanes: i64 = shape.iter().product();
+        if !(1..=MAX_FOLDED_LANES).contains(&lanes) {
+            let ty = self.m.value_type(self.m.operand(op, vector));
+            let e = fail!(
+                Unsupported,
+                "a reduction of '{ty}' (at most {MAX_FOLDED_LANES} lanes are folded)"
+            );
+            return Err(self.err(op, e));
+        }
         let source = self.operand(op, vector);
         let dst = self.results(op);
         let mut acc = start;
@@ -281,6 +294,7 @@ impl FnCx<'_, '_> {
             self.emit(op, combine);
             acc = Some(next);
         }
+        Ok(())
     }
 
     fn int_binary(&mut self, op: OpId, f: IntOp) -> Result<()> {
