@@ -98,11 +98,7 @@ fn index_bitwidth(m: &Module) -> u32 {
 /// become plain `func.call`s, as XLA's convert-pure-call-ops does: purity only mattered to
 /// our passes.
 fn pure_calls_to_calls(m: &mut Module) {
-    let calls: Vec<OpId> = m
-        .collect_ops(m.top())
-        .into_iter()
-        .filter(|&op| m.is(op, "xla_gpu.pure_call"))
-        .collect();
+    let calls: Vec<OpId> = m.ops_named("xla_gpu.pure_call");
     for op in calls {
         let Some(callee) = m.prop(op, "callee").and_then(Attribute::as_symbol) else {
             continue;
@@ -328,11 +324,7 @@ fn declare(m: &mut Module, name: &str, inputs: &[Type], result: Type) {
 /// `gpu.shuffle <mode> %v, %offset, %width` → `nvvm.shfl.sync <kind> %mask, %v, %offset,
 /// %clamp` (see the module documentation).
 fn shuffles_to_nvvm(m: &mut Module) -> Result<(), Diagnostic> {
-    let shuffles: Vec<OpId> = m
-        .collect_ops(m.top())
-        .into_iter()
-        .filter(|&op| m.is(op, "gpu.shuffle"))
-        .collect();
+    let shuffles: Vec<OpId> = m.ops_named("gpu.shuffle");
     for op in shuffles {
         if m.has_uses(m.result(op, 1)) {
             return Err(op_error(

@@ -54,11 +54,7 @@ impl Pass for SimplifyAffine {
     }
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
-        let ops: Vec<OpId> = m
-            .collect_ops(m.top())
-            .into_iter()
-            .filter(|&op| m.is(op, "xla_gpu.apply_indexing"))
-            .collect();
+        let ops: Vec<OpId> = m.ops_named("xla_gpu.apply_indexing");
         let mut facts = Facts::default();
         for op in ops {
             lower_apply_indexing(m, op, &mut facts)?;

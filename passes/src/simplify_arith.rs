@@ -28,11 +28,7 @@ impl Pass for SimplifyArith {
     }
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
-        let cmps: Vec<OpId> = m
-            .collect_ops(m.top())
-            .into_iter()
-            .filter(|&op| m.is(op, "arith.cmpi"))
-            .collect();
+        let cmps: Vec<OpId> = m.ops_named("arith.cmpi");
         for op in cmps {
             let Some(p) = predicate(m, op).and_then(|p| CMPI_PREDICATES.get(p)) else {
                 continue;

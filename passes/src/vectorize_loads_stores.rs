@@ -58,11 +58,7 @@ impl Pass for VectorizeLoadsStores {
     }
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
-        let loops: Vec<OpId> = m
-            .collect_ops(m.top())
-            .into_iter()
-            .filter(|&op| m.is(op, "scf.for"))
-            .collect();
+        let loops: Vec<OpId> = m.ops_named("scf.for");
         for lp in loops {
             if let Some(n) = trip_count(m, lp) {
                 vectorize_loop(m, lp, n);

@@ -73,11 +73,7 @@ impl Pass for DistributeVectorLayout {
     }
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
-        let funcs: Vec<OpId> = m
-            .collect_ops(m.top())
-            .into_iter()
-            .filter(|&op| m.is(op, "func.func"))
-            .collect();
+        let funcs: Vec<OpId> = m.ops_named("func.func");
         for f in funcs {
             let layouts = assign_layouts(m, f)?;
             if !layouts.is_empty() {

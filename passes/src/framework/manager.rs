@@ -244,11 +244,7 @@ mod tests {
             "returns a value of the wrong type"
         }
         fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
-            let ret = m
-                .collect_ops(m.top())
-                .into_iter()
-                .find(|&op| m.is(op, "func.return"))
-                .unwrap();
+            let ret = m.ops_named("func.return").first().copied().unwrap();
             let v = Builder::new(m, InsertPoint::Before(ret))
                 .constant(Attribute::float(1.0, ir::Type::F32));
             m.set_operand(ret, 0, v);
@@ -282,11 +278,7 @@ mod tests {
             "fails on arith.addi"
         }
         fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
-            match m
-                .collect_ops(m.top())
-                .into_iter()
-                .find(|&op| m.is(op, "arith.addi"))
-            {
+            match m.ops_named("arith.addi").first().copied() {
                 Some(op) => Err(op_error(m, op, "is not supported")),
                 None => Ok(()),
             }

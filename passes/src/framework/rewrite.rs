@@ -207,13 +207,6 @@ mod tests {
     use super::*;
     use ir::parse_module;
 
-    fn ops_named(m: &Module, name: &str) -> Vec<OpId> {
-        m.collect_ops(m.top())
-            .into_iter()
-            .filter(|&o| m.is(o, name))
-            .collect()
-    }
-
     #[test]
     fn dead_chains_are_erased_but_effects_stay() {
         let mut m = parse_module(
@@ -229,17 +222,17 @@ mod tests {
              }",
         )
         .unwrap();
-        let add = ops_named(&m, "arith.addi")[0];
+        let add = m.ops_named("arith.addi")[0];
         assert!(is_trivially_dead(&m, add));
         assert_eq!(erase_with_dead_operands(&mut m, add), 2);
-        let for_op = ops_named(&m, "scf.for")[0];
+        let for_op = m.ops_named("scf.for")[0];
         assert!(is_trivially_dead(&m, for_op));
-        assert!(!is_trivially_dead(&m, ops_named(&m, "func.call")[0]));
-        assert!(!is_trivially_dead(&m, ops_named(&m, "func.return")[0]));
+        assert!(!is_trivially_dead(&m, m.ops_named("func.call")[0]));
+        assert!(!is_trivially_dead(&m, m.ops_named("func.return")[0]));
         assert_eq!(erase_with_dead_operands(&mut m, for_op), 2);
         m.verify().unwrap();
-        assert!(ops_named(&m, "arith.muli").is_empty());
-        assert!(ops_named(&m, "arith.constant").is_empty());
+        assert!(m.ops_named("arith.muli").is_empty());
+        assert!(m.ops_named("arith.constant").is_empty());
     }
 
     #[test]
@@ -254,8 +247,8 @@ mod tests {
              }",
         )
         .unwrap();
-        let f = ops_named(&m, "func.func")[0];
-        let inner = ops_named(&m, "arith.constant")[1];
+        let f = m.ops_named("func.func")[0];
+        let inner = m.ops_named("arith.constant")[1];
         let block = m.parent_block(inner).unwrap();
         assert_eq!(constant_region(&m, block), Some(m.region(f, 0)));
     }

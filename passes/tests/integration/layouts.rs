@@ -205,11 +205,7 @@ fn gelu_flattens_then_vectorizes() {
     let chunk = &lit_chunks("flatten-tensors.mlir")[0];
     let mut m = parse_module(chunk).unwrap();
     FlattenTensors.run(&mut m).unwrap();
-    let scf_if = m
-        .collect_ops(m.top())
-        .into_iter()
-        .find(|&o| m.is(o, "scf.if"))
-        .unwrap();
+    let scf_if = m.ops_named("scf.if")[0];
     let then_block = m.entry_block(m.region(scf_if, 0)).unwrap();
     let yielded = passes::rewrite::inline_block_before(&mut m, then_block, scf_if, &[]);
     passes::rewrite::replace_op(&mut m, scf_if, &yielded);

@@ -28,9 +28,9 @@ fn random_buffer(ty: Type, random: &mut fastrand::Rng) -> Buffer {
 /// The function of a chunk, its name and the types of its arguments.
 fn function(m: &Module) -> (String, Vec<Type>) {
     let f = m
-        .collect_ops(m.top())
-        .into_iter()
-        .find(|&op| m.is(op, "func.func"))
+        .ops_named("func.func")
+        .first()
+        .copied()
         .expect("a function");
     let name = m.symbol_name(f).expect("a name").to_string();
     let entry = m.entry_block(m.region(f, 0)).unwrap();
@@ -44,9 +44,9 @@ fn function(m: &Module) -> (String, Vec<Type>) {
 
 /// The block size `gpu.thread_id`'s range gives.
 fn threads(m: &Module) -> u64 {
-    m.collect_ops(m.top())
-        .into_iter()
-        .find(|&op| m.is(op, "gpu.thread_id"))
+    m.ops_named("gpu.thread_id")
+        .first()
+        .copied()
         .and_then(|op| match m.attr(op, "xla.range") {
             Some(Attribute::Array(range)) => range[1].as_int(),
             _ => None,

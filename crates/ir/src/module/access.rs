@@ -312,6 +312,18 @@ impl Module {
         out
     }
 
+    /// Every op of the module named `name`, in pre-order: the list a rewrite that visits one
+    /// kind of op takes before it changes the module.
+    pub fn ops_named(&self, name: &str) -> Vec<OpId> {
+        let mut out = Vec::new();
+        self.walk(self.top(), |op| {
+            if self.is(op, name) {
+                out.push(op);
+            }
+        });
+        out
+    }
+
     /// Every op nested in `root` and `root` itself, in post-order (children first).
     pub fn collect_ops_post_order(&self, root: OpId) -> Vec<OpId> {
         let mut out = Vec::new();
