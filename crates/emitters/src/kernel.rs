@@ -1,12 +1,14 @@
 //! The scaffold every emitter's kernel shares, written once: the kernel's signature
 //! (`@main(params..., outputs...) -> outputs`, one tensor per fusion parameter and per
 //! output, named after them), the parameter types that subgraph functions take too, and the
-//! thread and block ids with the ranges the launch gives them.
+//! thread and block ids with the ranges the launch gives them, and the `xla_gpu.loop` over
+//! a thread's elements.
 
 use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Span};
 
 use crate::elemental::{ElementalEmitter, FusionContext, Scope};
-use ir::dialects::{func as irfunc, gpu};
+use indexing::IndexingMap;
+use ir::dialects::{func as irfunc, gpu, xla_gpu};
 use ir::{Attribute, BlockId, Builder, InsertPoint, Type, Value};
 
 use crate::partition::PartitionedComputation;
@@ -228,6 +230,31 @@ pub(crate) fn thread_and_block_ids(b: &mut Builder<'_>, launch: &LaunchDimension
         ids.push(special_register(b, "gpu.block_id", "y", grid_y));
     }
     ids
+}
+
+/// `xla_gpu.loop (dims)[ivs] -> (index) in map iter_args(inits)`; `body` gets the induction
+/// variables, the map's results and the iter args and returns what to yield.
+pub(crate) fn emit_loop(
+    b: &mut Builder<'_>,
+    map: IndexingMap,
+    dims: &[Value],
+    inits: &[Value],
+    body: impl FnOnce(&mut Builder<'_>, &[Value], &[Value], &[Value]) -> Result<Vec<Value>, Diagnostic>,
+) -> Result<Vec<Value>, Diagnostic> {
+    let num_symbols = map.range_vars.len();
+    let num_results = map.results.len();
+    let names: Vec<String> = map.range_vars.iter().map(|v| v.name.clone()).collect();
+    let (op, block) = xla_gpu::build_loop(b.module, b.insertion_point(), map, dims, inits);
+    let args = b.module.block_args(block).to_vec();
+    for (i, name) in names.iter().enumerate() {
+        b.module.set_value_name(args[i], Some(name));
+    }
+    let (ivs, rest) = args.split_at(num_symbols);
+    let (index, iters) = rest.split_at(num_results);
+    let mut inner = Builder::at_end(&mut *b.module, block);
+    let yielded = body(&mut inner, ivs, index, iters)?;
+    xla_gpu::build_yield(b.module, block, &yielded);
+    Ok(b.module.results(op).collect())
 }
 
 /// Refuses a fusion in which an array has no elements (a zero-sized dimension): there is

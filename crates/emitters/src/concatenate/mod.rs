@@ -16,12 +16,12 @@ use hlo::graph::ComputationGraph;
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Opcode};
 use indexing::{AffineExpr, Interval};
 use ir::dialects::xla_gpu;
-use ir::{Builder, InsertPoint, Type, Value};
+use ir::{Builder, Type};
 
 use crate::elemental::FusionContext;
 use crate::hero::find_hero;
-use crate::kernel::{KernelEntry, kernel_entry, provide, thread_and_block_ids};
-use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_for, thread_to_output_map};
+use crate::kernel::{KernelEntry, emit_loop, kernel_entry, provide, thread_and_block_ids};
+use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid, thread_to_output_map};
 use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
@@ -63,10 +63,8 @@ impl ConcatenateFusion {
         if root.dims != output.dims && bitcast_map(output, root).is_none() {
             return None;
         }
-        let (launch, vector_factor) = launch_for(largest.element_count(), DEFAULT_VECTOR_FACTOR);
-        if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
-            return None;
-        }
+        let (launch, vector_factor) =
+            launch_within_grid(largest.element_count(), DEFAULT_VECTOR_FACTOR).ok()?;
         Some(ConcatenateFusion {
             hero: [hero],
             dimension,
@@ -152,48 +150,46 @@ impl ConcatenateFusion {
             map.add_constraint(along.clone(), Interval::new(0, size - 1));
             map.results[self.dimension] = along + AffineExpr::Constant(offset);
             let map = map.simplified();
-            let (loop_op, body) =
-                xla_gpu::build_loop(b.module, b.insertion_point(), map.clone(), &dims, &outs);
-            let args = b.module.block_args(body).to_vec();
-            let (index, iters) = args[map.range_vars.len()..].split_at(map.results.len());
-            b.set_insertion_point(InsertPoint::BlockEnd(body));
-            let mut operand_index = index.to_vec();
-            if offset != 0 {
-                let shift = b.index(offset);
-                operand_index[self.dimension] =
-                    b.binary("arith.subi", index[self.dimension], shift);
-            }
-            let mut value = provide(cx, &mut b, &params, operand, &operand_index)?[0];
-            let mut root_index = index.to_vec();
-            if let Some(to_root) = &to_root {
-                root_index = xla_gpu::build_apply_indexing(
-                    b.module,
-                    b.insertion_point(),
-                    to_root.clone(),
-                    index,
-                    &[],
-                );
-            }
-            if let Some(name) = epilogue {
-                let mut call_args = params.to_vec();
-                call_args.extend(&root_index);
-                call_args.push(value);
-                let ty: Vec<Type> = output_types
-                    .iter()
-                    .map(|t| t.element_type().expect("a tensor"))
-                    .collect();
-                let call =
-                    xla_gpu::build_pure_call(b.module, b.insertion_point(), name, &call_args, &ty);
-                value = b.module.result(call, 0);
-            }
-            let written = b.insert_element(value, iters[0], &root_index);
-            xla_gpu::build_yield(b.module, body, &[written]);
-            b.set_insertion_point(InsertPoint::BlockEnd(entry));
-            outs = b.module.results(loop_op).collect();
+            outs = emit_loop(&mut b, map, &dims, &outs, |b, _, index, iters| {
+                let mut operand_index = index.to_vec();
+                if offset != 0 {
+                    let shift = b.index(offset);
+                    operand_index[self.dimension] =
+                        b.binary("arith.subi", index[self.dimension], shift);
+                }
+                let mut value = provide(cx, b, &params, operand, &operand_index)?[0];
+                let mut root_index = index.to_vec();
+                if let Some(to_root) = &to_root {
+                    root_index = xla_gpu::build_apply_indexing(
+                        b.module,
+                        b.insertion_point(),
+                        to_root.clone(),
+                        index,
+                        &[],
+                    );
+                }
+                if let Some(name) = epilogue {
+                    let mut call_args = params.to_vec();
+                    call_args.extend(&root_index);
+                    call_args.push(value);
+                    let ty: Vec<Type> = output_types
+                        .iter()
+                        .map(|t| t.element_type().expect("a tensor"))
+                        .collect();
+                    let call = xla_gpu::build_pure_call(
+                        b.module,
+                        b.insertion_point(),
+                        name,
+                        &call_args,
+                        &ty,
+                    );
+                    value = b.module.result(call, 0);
+                }
+                Ok(vec![b.insert_element(value, iters[0], &root_index)])
+            })?;
             offset += size;
         }
-        let results: Vec<Value> = outs;
-        b.ret(&results);
+        b.ret(&outs);
         Ok(EmittedKernel {
             launch: self.launch,
             vector_factor: self.vector_factor,

@@ -13,13 +13,13 @@
 //! computes every output element.
 
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Opcode};
+use ir::Builder;
 use ir::dialects::xla_gpu;
-use ir::{Builder, InsertPoint, Value};
 
 use crate::elemental::FusionContext;
 use crate::hero::fusion_roots;
-use crate::kernel::{self, KernelEntry, kernel_entry, provide, thread_and_block_ids};
-use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_for, thread_to_output_map};
+use crate::kernel::{self, KernelEntry, emit_loop, kernel_entry, provide, thread_and_block_ids};
+use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid, thread_to_output_map};
 use crate::partition::bitcast_map;
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
@@ -62,10 +62,8 @@ impl InPlaceDynamicUpdateSlice {
         {
             return None;
         }
-        let (launch, vector_factor) = launch_for(first.element_count(), DEFAULT_VECTOR_FACTOR);
-        if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
-            return None;
-        }
+        let (launch, vector_factor) =
+            launch_within_grid(first.element_count(), DEFAULT_VECTOR_FACTOR).ok()?;
         Some(InPlaceDynamicUpdateSlice {
             heroes,
             params,
@@ -101,41 +99,42 @@ impl FusionEmitter for InPlaceDynamicUpdateSlice {
         } = kernel_entry(m, fusion, &outputs, span)?;
         let mut b = Builder::at_end(m, entry);
         let dims = thread_and_block_ids(&mut b, &self.launch);
-        let (loop_op, body) =
-            xla_gpu::build_loop(b.module, b.insertion_point(), map.clone(), &dims, &outs);
-        let args = b.module.block_args(body).to_vec();
-        let (update_index, iters) = args[map.range_vars.len()..].split_at(map.results.len());
-        b.set_insertion_point(InsertPoint::BlockEnd(body));
-        let mut written = Vec::with_capacity(outs.len());
-        for ((&hero, &root), &iter) in self.heroes.iter().zip(&roots).zip(iters) {
-            let dus = fusion.instruction(hero);
-            let (operand, update) = (array(dus.operands[0]), array(dus.operands[1]));
-            let mut index = Vec::with_capacity(operand.rank());
-            for (d, &start) in dus.operands[2..].iter().enumerate() {
-                let value = provide(cx, &mut b, &params, start, &[])?[0];
-                let unsigned = array(start).element_type.is_unsigned_int();
-                let last = operand.dims[d] - update.dims[d];
-                let start = kernel::clamped_index(&mut b, value, unsigned, last);
-                index.push(b.addi(start, update_index[d]));
-            }
-            let value = provide(cx, &mut b, &params, dus.operands[1], update_index)?[0];
-            if root != hero {
-                let to_output = bitcast_map(operand, array(root)).ok_or_else(|| {
-                    kernel::unsupported(span, "a bitcast root that moves elements")
-                })?;
-                index = xla_gpu::build_apply_indexing(
-                    b.module,
-                    b.insertion_point(),
-                    to_output,
-                    &index,
-                    &[],
-                );
-            }
-            written.push(b.insert_element(value, iter, &index));
-        }
-        xla_gpu::build_yield(b.module, body, &written);
-        b.set_insertion_point(InsertPoint::BlockEnd(entry));
-        let results: Vec<Value> = b.module.results(loop_op).collect();
+        let results = emit_loop(
+            &mut b,
+            map.clone(),
+            &dims,
+            &outs,
+            |b, _, update_index, iters| {
+                let mut written = Vec::with_capacity(iters.len());
+                for ((&hero, &root), &iter) in self.heroes.iter().zip(&roots).zip(iters) {
+                    let dus = fusion.instruction(hero);
+                    let (operand, update) = (array(dus.operands[0]), array(dus.operands[1]));
+                    let mut index = Vec::with_capacity(operand.rank());
+                    for (d, &start) in dus.operands[2..].iter().enumerate() {
+                        let value = provide(cx, b, &params, start, &[])?[0];
+                        let unsigned = array(start).element_type.is_unsigned_int();
+                        let last = operand.dims[d] - update.dims[d];
+                        let start = kernel::clamped_index(b, value, unsigned, last);
+                        index.push(b.addi(start, update_index[d]));
+                    }
+                    let value = provide(cx, b, &params, dus.operands[1], update_index)?[0];
+                    if root != hero {
+                        let to_output = bitcast_map(operand, array(root)).ok_or_else(|| {
+                            kernel::unsupported(span, "a bitcast root that moves elements")
+                        })?;
+                        index = xla_gpu::build_apply_indexing(
+                            b.module,
+                            b.insertion_point(),
+                            to_output,
+                            &index,
+                            &[],
+                        );
+                    }
+                    written.push(b.insert_element(value, iter, &index));
+                }
+                Ok(written)
+            },
+        )?;
         b.ret(&results);
         Ok(EmittedKernel {
             launch: self.launch,

@@ -18,10 +18,10 @@
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId};
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
 use ir::dialects::xla_gpu;
-use ir::{Builder, InsertPoint, Type, Value};
+use ir::{Builder, Type, Value};
 
 use crate::elemental::FusionContext;
-use crate::kernel::{self, KernelEntry, kernel_entry, thread_and_block_ids};
+use crate::kernel::{self, KernelEntry, emit_loop, kernel_entry, thread_and_block_ids};
 use crate::partition::PartitionedComputation;
 use crate::partition::{bitcast_map, first_array};
 use crate::types::leaves;
@@ -71,6 +71,23 @@ pub fn launch_for(elements: i64, limit: i64) -> (LaunchDimensions, i64) {
         },
         factor,
     )
+}
+
+/// [`launch_for`]'s launch, or why a grid cannot hold its blocks.
+pub(crate) fn launch_within_grid(
+    elements: i64,
+    limit: i64,
+) -> Result<(LaunchDimensions, i64), String> {
+    let (launch, factor) = launch_for(elements, limit);
+    if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
+        return Err(format!(
+            "{} blocks, more than a grid holds ({} x {})",
+            launch.blocks,
+            crate::MAX_GRID_X,
+            crate::MAX_GRID_YZ
+        ));
+    }
+    Ok((launch, factor))
 }
 
 /// The map from (thread, block)[vector_index] to the index of `shape`.
@@ -135,15 +152,9 @@ impl LoopFusion {
         let unsupported = |what: String| kernel::unsupported(root.spans.whole, what);
         let first = first_array(&root.shape)
             .ok_or_else(|| unsupported("a fusion without outputs".into()))?;
-        let (launch, vector_factor) = launch_for(first.element_count(), vector_limit(computation));
-        if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
-            return Err(unsupported(format!(
-                "{} blocks, more than a grid holds ({} x {})",
-                launch.blocks,
-                crate::MAX_GRID_X,
-                crate::MAX_GRID_YZ
-            )));
-        }
+        let (launch, vector_factor) =
+            launch_within_grid(first.element_count(), vector_limit(computation))
+                .map_err(unsupported)?;
         Ok(LoopFusion {
             launch,
             vector_factor,
@@ -195,53 +206,42 @@ pub fn emit_main(
     } = kernel_entry(m, fusion, &outputs, root.spans.whole)?;
     let mut b = Builder::at_end(m, entry);
     let dims = thread_and_block_ids(&mut b, &launch);
-    let (loop_op, loop_body) =
-        xla_gpu::build_loop(b.module, b.insertion_point(), map.clone(), &dims, &outs);
-    b.module
-        .set_value_name(b.module.result(loop_op, 0), Some("xla_loop"));
-    let loop_args = b.module.block_args(loop_body).to_vec();
-    let (symbols, rest) = loop_args.split_at(map.range_vars.len());
-    let (index, iters) = rest.split_at(map.results.len());
-    for (i, &v) in symbols.iter().enumerate() {
-        b.module.set_value_name(v, Some(&map.range_vars[i].name));
-    }
-    for (i, &v) in index.iter().enumerate() {
-        b.module.set_value_name(v, Some(&format!("dim{i}")));
-    }
-
-    b.set_insertion_point(InsertPoint::BlockEnd(loop_body));
     let root_fn = &cx.subgraph_functions[0];
     let result_types: Vec<Type> = output_types
         .iter()
         .map(|t| t.element_type().expect("tensor"))
         .collect();
-    let mut call_args = params.to_vec();
-    call_args.extend_from_slice(index);
-    let call = xla_gpu::build_pure_call(
-        b.module,
-        b.insertion_point(),
-        root_fn,
-        &call_args,
-        &result_types,
-    );
-    let values: Vec<Value> = b.module.results(call).collect();
-    let mut inserted = Vec::with_capacity(outputs.len());
-    for ((a, &value), &iter) in outputs.iter().zip(&values).zip(iters) {
-        let out_index = if a.dims == first.dims {
-            index.to_vec()
-        } else {
-            let to_output = bitcast_map(first, a).ok_or_else(|| {
-                unsupported(format!(
-                    "output {a} is not a bitcast of the first output {first}"
-                ))
-            })?;
-            apply_all(&mut b, &to_output, index)
-        };
-        inserted.push(b.insert_element(value, iter, &out_index));
-    }
-    xla_gpu::build_yield(b.module, loop_body, &inserted);
-    b.set_insertion_point(InsertPoint::BlockEnd(entry));
-    let results: Vec<Value> = b.module.results(loop_op).collect();
+    let results = emit_loop(&mut b, map.clone(), &dims, &outs, |b, _, index, iters| {
+        for (i, &v) in index.iter().enumerate() {
+            b.module.set_value_name(v, Some(&format!("dim{i}")));
+        }
+        let mut call_args = params.to_vec();
+        call_args.extend_from_slice(index);
+        let call = xla_gpu::build_pure_call(
+            b.module,
+            b.insertion_point(),
+            root_fn,
+            &call_args,
+            &result_types,
+        );
+        let values: Vec<Value> = b.module.results(call).collect();
+        let mut inserted = Vec::with_capacity(outputs.len());
+        for ((a, &value), &iter) in outputs.iter().zip(&values).zip(iters) {
+            let out_index = if a.dims == first.dims {
+                index.to_vec()
+            } else {
+                let to_output = bitcast_map(first, a).ok_or_else(|| {
+                    unsupported(format!(
+                        "output {a} is not a bitcast of the first output {first}"
+                    ))
+                })?;
+                apply_all(b, &to_output, index)
+            };
+            inserted.push(b.insert_element(value, iter, &out_index));
+        }
+        Ok(inserted)
+    })?;
+    b.module.set_value_name(results[0], Some("xla_loop"));
     b.ret(&results);
     Ok(EmittedKernel {
         launch,

@@ -39,10 +39,11 @@ use ir::{Builder, Type, Value};
 
 use crate::elemental::FusionContext;
 use crate::hero::fusion_roots;
+use crate::kernel::emit_loop;
 use crate::kernel::{KernelEntry, kernel_entry, special_register, unsupported};
 use crate::partition::PartitionedComputation;
 use crate::reduction::epilogue::{self, InjectedHeroes};
-use crate::reduction::{emit_loop, is_elementwise};
+use crate::reduction::is_elementwise;
 use crate::types::leaves;
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions, MAX_GRID_X};
 

@@ -43,7 +43,7 @@ use ir::dialects::xla_gpu;
 use ir::{Builder, Type, Value};
 
 use crate::elemental::FusionContext;
-use crate::kernel::{KernelEntry, kernel_entry, special_register, unsupported};
+use crate::kernel::{KernelEntry, emit_loop, kernel_entry, special_register, unsupported};
 use crate::partition::{PartitionedComputation, bitcast_map};
 use crate::types::leaves;
 use crate::{EmittedKernel, LaunchDimensions, ThreadLayout};
@@ -845,31 +845,6 @@ fn insert(b: &mut Builder<'_>, value: Value, vector: Value, at: Value) -> Value 
         vector,
         &[Position::Dynamic(at)],
     )
-}
-
-/// `xla_gpu.loop (dims)[ivs] -> (index) in map iter_args(inits)`; `body` gets the induction
-/// variables, the map's results and the iter args and returns what to yield.
-pub(crate) fn emit_loop(
-    b: &mut Builder<'_>,
-    map: IndexingMap,
-    dims: &[Value],
-    inits: &[Value],
-    body: impl FnOnce(&mut Builder<'_>, &[Value], &[Value], &[Value]) -> R<Vec<Value>>,
-) -> R<Vec<Value>> {
-    let num_symbols = map.range_vars.len();
-    let num_results = map.results.len();
-    let names: Vec<String> = map.range_vars.iter().map(|v| v.name.clone()).collect();
-    let (op, block) = xla_gpu::build_loop(b.module, b.insertion_point(), map, dims, inits);
-    let args = b.module.block_args(block).to_vec();
-    for (i, name) in names.iter().enumerate() {
-        b.module.set_value_name(args[i], Some(name));
-    }
-    let (ivs, rest) = args.split_at(num_symbols);
-    let (index, iters) = rest.split_at(num_results);
-    let mut inner = Builder::at_end(&mut *b.module, block);
-    let yielded = body(&mut inner, ivs, index, iters)?;
-    xla_gpu::build_yield(b.module, block, &yielded);
-    Ok(b.module.results(op).collect())
 }
 
 /// The map's results at (`dims`, `symbols`), without its constraints.

@@ -29,8 +29,8 @@ use ir::dialects::xla_gpu;
 use ir::{Builder, InsertPoint, Type, Value};
 
 use crate::elemental::FusionContext;
-use crate::kernel::{self, KernelEntry, kernel_entry, provide, thread_and_block_ids};
-use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_for, thread_to_output_map};
+use crate::kernel::{self, KernelEntry, emit_loop, kernel_entry, provide, thread_and_block_ids};
+use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid, thread_to_output_map};
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
 type R<T> = Result<T, Diagnostic>;
@@ -72,13 +72,9 @@ impl ScatterFusion {
         else {
             return Err(kernel::unsupported(span, "a tuple-shaped scatter operand"));
         };
-        let (launch, vector_factor) = launch_for(updates.element_count(), DEFAULT_VECTOR_FACTOR);
-        if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
-            return Err(kernel::unsupported(
-                span,
-                format!("{} blocks, more than a grid holds", launch.blocks),
-            ));
-        }
+        let (launch, vector_factor) =
+            launch_within_grid(updates.element_count(), DEFAULT_VECTOR_FACTOR)
+                .map_err(|e| kernel::unsupported(span, e))?;
         Ok(ScatterFusion {
             hero: [c.root],
             operand_params,
@@ -118,31 +114,29 @@ impl FusionEmitter for ScatterFusion {
         } = kernel_entry(m, fusion, &outputs, span)?;
         let mut b = Builder::at_end(m, entry);
         let dims = thread_and_block_ids(&mut b, &self.launch);
-        let (loop_op, body) =
-            xla_gpu::build_loop(b.module, b.insertion_point(), map.clone(), &dims, &outs);
-        let args = b.module.block_args(body).to_vec();
-        let (update_index, iters) = args[map.range_vars.len()..].split_at(map.results.len());
-        b.set_insertion_point(InsertPoint::BlockEnd(body));
-
-        let starts = self.starts(cx, &mut b, &params, update_index)?;
-        let in_bounds = self.in_bounds(&mut b, &starts, operand, updates);
-        let if_op = ir::dialects::scf::build_if(
-            b.module,
-            b.insertion_point(),
-            in_bounds,
-            &output_types,
-            true,
-        );
-        let (if_op, then_block, else_block) = (if_op.0, if_op.1, if_op.2.expect("an else"));
-        ir::dialects::scf::build_yield(b.module, else_block, iters);
-        b.set_insertion_point(InsertPoint::BlockEnd(then_block));
-        let index = self.operand_index(&mut b, &starts, operand.rank(), update_index);
-        let written = self.combine(cx, &mut b, &params, iters, &index, update_index, span)?;
-        ir::dialects::scf::build_yield(b.module, then_block, &written);
-        let updated: Vec<Value> = b.module.results(if_op).collect();
-        xla_gpu::build_yield(b.module, body, &updated);
-        b.set_insertion_point(InsertPoint::BlockEnd(entry));
-        let results: Vec<Value> = b.module.results(loop_op).collect();
+        let results = emit_loop(
+            &mut b,
+            map.clone(),
+            &dims,
+            &outs,
+            |b, _, update_index, iters| {
+                let starts = self.starts(cx, b, &params, update_index)?;
+                let in_bounds = self.in_bounds(b, &starts, operand, updates);
+                let (if_op, then_block, else_block) = ir::dialects::scf::build_if(
+                    b.module,
+                    b.insertion_point(),
+                    in_bounds,
+                    &output_types,
+                    true,
+                );
+                ir::dialects::scf::build_yield(b.module, else_block.expect("an else"), iters);
+                b.set_insertion_point(InsertPoint::BlockEnd(then_block));
+                let index = self.operand_index(b, &starts, operand.rank(), update_index);
+                let written = self.combine(cx, b, &params, iters, &index, update_index, span)?;
+                ir::dialects::scf::build_yield(b.module, then_block, &written);
+                Ok(b.module.results(if_op).collect())
+            },
+        )?;
         b.ret(&results);
         Ok(EmittedKernel {
             launch: self.launch,
