@@ -11,7 +11,7 @@
 //! side (`A`) fill one row of the tile, so transposes with a small minor dimension get a full
 //! tile too (`s16[2,4,64,10,6] -> [4,2,6,10,64]` moves 64 x 60 tiles).
 //!
-//! Thread `th` is lane `th mod 32` of warp `g = th / 32`. An access of the tile's rows moves
+//! An access of the tile's rows moves
 //! `a` words, `v = a * vs` elements: the widest of 4, 2 and 1 words (128, 64 or 32 bits) for
 //! which the tile's columns, `tT1` and `T1` are whole vectors of `v`, so that every vector
 //! lies in one input row, aligned to its size.
@@ -20,22 +20,29 @@
 //!   thread `th` reads tile row `row = 4a l + th / (32 / a)`, `v` elements side by side,
 //!   `col = (th mod (32 / a)) * v + j`: one coalesced access of `a` words per thread.
 //! * **Shared tile**: `32` row groups of `vs` rows each, a group `vs` rows of 32 words and
-//!   `a` padding words: element `(row, col)` is element `(row mod vs) * S + col` of group
-//!   `row / vs`, a tensor `[32, vs * S + a vs]`. The threads writing one row write its 32
+//!   `p` padding words: element `(row, col)` is element `(row mod vs) * S + col` of group
+//!   `row / vs`, a tensor `[32, vs * S + p vs]`. The threads writing one row write its 32
 //!   consecutive words: 32 banks (an access of `a` words is served `32 / a` threads at a
-//!   time). When reading, lane `lane` reads words `a w .. a w + a` of group `lane`, at word
-//!   address `lane * (32 vs + a) + vv * 32 + a w`: banks `a (lane + w) mod 32` on, again all
-//!   32 among the `32 / a` lanes served together. XLA swizzles instead (word `(col / vs +
-//!   row / vs) mod 32` of an unpadded `S x S` tile). Both are free of bank conflicts, but
-//!   the swizzle's `mod 32` costs about four integer instructions per shared access (the
-//!   021 bf16 model: 231 SASS instructions with it), while every padded address is the
-//!   thread's base plus a constant, an immediate offset of the access; the price is `32 a
-//!   vs` bytes of padding (8704 bytes for bf16 with `a = 4`, not 8192).
-//! * **Writing** (symbols `l`, `vh < v`, `vv < vs`): lane `lane` of warp `g` takes the
-//!   `vs x v` block of rows `lane * vs + vv` and columns `w * v + vh`, `w = 4l + g` (`vs`
-//!   shared reads of `a` words), and writes, for each `vh`, the `vs` elements `vv` side by
-//!   side in the output's minor dimension (`T2`): one 32-bit access per lane, coalesced
-//!   over the warp.
+//!   time). XLA swizzles instead (word `(col / vs + row / vs) mod 32` of an unpadded `S x S`
+//!   tile). Both are free of bank conflicts, but the swizzle's `mod 32` costs about four
+//!   integer instructions per shared access (the 021 bf16 model: 231 SASS instructions with
+//!   it), while every padded address is the thread's base plus a constant, an immediate
+//!   offset of the access; the price is `32 p vs` bytes of padding (8704 bytes for bf16
+//!   with `p = 4`, not 8192).
+//! * **Writing** (symbols `l`, `ch < c`, `rv < u`): a thread writes `u = b vs` consecutive
+//!   elements of an output row at once, `b` words (128, 64 or 32 bits), the widest of which
+//!   the tile's rows and `T2` are whole vectors. So it takes a block of `u` tile rows by `c =
+//!   r vs` columns, reading `r` words of each row (`r <= a`, and the block at most 64 bytes):
+//!   `4b` threads side by side along the columns, `32 / b` along the rows, thread `th` the
+//!   block of rows `(th / 4b) u + rv` and columns `(4b l + th mod 4b) c + ch`. For each
+//!   column `ch` it writes the `u` elements `rv` side by side in the output's minor
+//!   dimension (`T2`); the threads of a warp that write one output row cover 32 bytes of it
+//!   (a whole sector). The 021 bf16 model: `u = 8`, `c = 4`, eight 64-bit shared reads and
+//!   four 128-bit stores a thread, as Triton's stores (XLA writes `vs` elements, 32 bits).
+//!   The `32 / r` lanes shared memory serves together read one row block when `b r >= 8`
+//!   (words `cb r + j` of one row: 32 banks) and need `p = a`; else they span `32 / 4br`
+//!   row blocks, and `p = max(a, 4r)` puts each on the next `4br` banks (a row block is `b`
+//!   groups, `b p` words on).
 //!
 //! XLA's conditions, all of which must hold: elements narrower than 32 bits (sub-byte types
 //! stay with the loop emitter, as in XLA), the minor dimension moves, `rows = tT2` and
@@ -49,15 +56,16 @@ use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, di
 use crate::hero::TransposeDescription;
 use crate::transpose::tiling::{THREADS_PER_BLOCK, WARP_SIZE};
 
-/// Warps per block: the rows (columns, when writing) a loop iteration covers.
-const WARPS: i64 = THREADS_PER_BLOCK / WARP_SIZE;
 /// Bits of a shared-memory word (a bank).
 const WORD_BITS: i64 = 32;
 /// A tile needs at least this many vectors of `vs` elements in each of its two dimensions.
 const MIN_VECTORS_PER_TILE_DIMENSION: i64 = 10;
 /// Words a thread moves in one access of the tile's rows, the widest the tile allows:
-/// 128-, 64- or 32-bit accesses.
+/// 128-, 64- or 32-bit accesses. The output's rows are stored as wide.
 const ACCESS_WORDS: [i64; 3] = [4, 2, 1];
+/// The most bytes of the tile a thread holds in registers to transpose at once (16
+/// registers): what bounds a thread's block in the writing loop.
+const MAX_BLOCK_BYTES: i64 = 64;
 
 /// How the blocks and threads of a packed transpose cover it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,6 +77,12 @@ pub struct PackedTiling {
     pub vector_size: i64,
     /// Words a thread moves in one access of the tile's rows (`a`: 1, 2 or 4).
     access_words: i64,
+    /// Words of an output row a thread writes at once (`b`: 4, 2 or 1), `u = b * vs`
+    /// elements: `u` consecutive tile rows of one column.
+    store_words: i64,
+    /// Words of a tile row a thread reads at once in the writing loop (`r`: 4, 2 or 1),
+    /// `c = r * vs` columns of each of its `u` rows.
+    row_words: i64,
     /// The input dimension of `T2` (the output's minor dimension).
     t2: usize,
     /// The tile over the input dimensions: `tT2`, `tA`, `tT1` where those are, 1 elsewhere.
@@ -111,6 +125,17 @@ impl PackedTiling {
                 cols % v == 0 && tile_t1 % v == 0 && dims[m - 1] % v == 0
             })
             .unwrap_or(1);
+        // The widest output vector of whole words (`u` tile rows) that every tile's rows
+        // hold whole and that starts aligned to its size (so does `T2`).
+        let store_words = ACCESS_WORDS
+            .into_iter()
+            .find(|&b| rows % (b * vs) == 0 && dims[t2] % (b * vs) == 0)
+            .unwrap_or(1);
+        // As many words of each row as a thread's block of `MAX_BLOCK_BYTES` holds, and no
+        // more than the reading access (so the group stride, `32 vs + a` words, keeps them
+        // aligned).
+        let block_words = MAX_BLOCK_BYTES / 4 / (store_words * vs);
+        let row_words = access_words.min(block_words).max(1);
         let mut block_sizes = vec![1; m];
         block_sizes[t2] = tile_t2;
         block_sizes[m - 2] = tile_a;
@@ -124,6 +149,8 @@ impl PackedTiling {
             description,
             vector_size: vs,
             access_words,
+            store_words,
+            row_words,
             t2,
             block_sizes,
             block_counts,
@@ -165,10 +192,37 @@ impl PackedTiling {
         THREADS_PER_BLOCK / self.threads_per_row()
     }
 
-    /// `[32, vs * S + a * vs]`: 32 groups of `vs` rows of `S` elements and `a` padding words.
+    /// Elements of an output row a thread writes at once (`u = b * vs`).
+    fn store_elements(&self) -> i64 {
+        self.store_words * self.vector_size
+    }
+
+    /// Columns of each of its rows a thread reads at once in the writing loop (`c = r * vs`).
+    fn row_elements(&self) -> i64 {
+        self.row_words * self.vector_size
+    }
+
+    /// Threads along the tile's columns in the writing loop (`4b`; `32 / b` along its rows).
+    fn writing_threads_per_row_block(&self) -> i64 {
+        THREADS_PER_BLOCK * self.store_words / WARP_SIZE
+    }
+
+    /// Padding words after each group of `vs` rows: `a`, which keeps the reading loop's
+    /// accesses aligned, where the `32 / r` lanes shared memory serves together in the
+    /// writing loop read one row block (`b r >= 8`); else `4r`, which puts the next row block
+    /// on the next banks (see the module documentation).
+    fn padding_words(&self) -> i64 {
+        if self.store_words * self.row_words >= 8 {
+            self.access_words
+        } else {
+            self.access_words.max(4 * self.row_words)
+        }
+    }
+
+    /// `[32, vs * S + p * vs]`: 32 groups of `vs` rows of `S` elements and `p` padding words.
     pub fn shared_tile_shape(&self) -> Vec<i64> {
         let vs = self.vector_size;
-        vec![WARP_SIZE, vs * self.side() + self.elements_per_access()]
+        vec![WARP_SIZE, vs * self.side() + self.padding_words() * vs]
     }
 
     /// The shared-tile position of tile element `(row, col)`: group `row / vs`, element
@@ -205,7 +259,7 @@ impl PackedTiling {
 
     /// Iterations of the writing loop.
     fn write_iterations(&self) -> i64 {
-        let per = self.elements_per_access() * WARPS;
+        let per = self.writing_threads_per_row_block() * self.row_elements();
         (self.cols() + per - 1) / per
     }
 
@@ -218,12 +272,12 @@ impl PackedTiling {
         self.grid_map(&symbols, results)
     }
 
-    /// The writing loop's domain `(th_x, bl_x)[s0, s1, s2]` (`l`, `vh`, `vv`) with `results`.
+    /// The writing loop's domain `(th_x, bl_x)[s0, s1, s2]` (`l`, `ch`, `rv`) with `results`.
     fn write_map(&self, results: Vec<AffineExpr>) -> IndexingMap {
         let symbols = [
             ("s0", self.write_iterations()),
-            ("s1", self.elements_per_access()),
-            ("s2", self.vector_size),
+            ("s1", self.row_elements()),
+            ("s2", self.store_elements()),
         ];
         self.grid_map(&symbols, results)
     }
@@ -238,8 +292,9 @@ impl PackedTiling {
 
     /// The tile row and column of the element a thread writes, in the writing loop.
     fn write_position(&self) -> (AffineExpr, AffineExpr) {
-        let row = lane() * self.vector_size + sym(2);
-        let col = (sym(0) * WARPS + warp()) * self.elements_per_access() + sym(1);
+        let across = self.writing_threads_per_row_block();
+        let row = dim(0).floor_div(across) * self.store_elements() + sym(2);
+        let col = (sym(0) * across + dim(0).modulo(across)) * self.row_elements() + sym(1);
         (row, col)
     }
 
@@ -326,29 +381,22 @@ impl PackedTiling {
         }
     }
 
-    /// How they cover it when writing, over `[S, 4 * iterations * v]` (rows, columns): each
-    /// lane a `vs x v` block, rows `lane * vs + vv`, columns `(4 l + warp) * v + vh`
-    /// (threads `[32, 4]`, strides `[1, 32]`; the elements `[vs, v]` are the block the
+    /// How they cover it when writing, over `[S, 4b * iterations * c]` (rows, columns): each
+    /// thread a `u x c` block, rows `(th / 4b) * u + rv`, columns `(4b l + th mod 4b) * c +
+    /// ch` (threads `[32 / b, 4b]`, strides `[4b, 1]`; the elements `[u, c]` are the block the
     /// registers transpose).
     pub fn write_layout(&self) -> NestedLayout {
+        let across = self.writing_threads_per_row_block();
         NestedLayout {
             subgroup_tile: vec![1, 1],
             batch_tile: vec![1, self.write_iterations()],
             outer_tile: vec![1, 1],
-            thread_tile: vec![WARP_SIZE, WARPS],
-            element_tile: vec![self.vector_size, self.elements_per_access()],
+            thread_tile: vec![THREADS_PER_BLOCK / across, across],
+            element_tile: vec![self.store_elements(), self.row_elements()],
             subgroup_strides: vec![0, 0],
-            thread_strides: vec![1, WARP_SIZE],
+            thread_strides: vec![across, 1],
         }
     }
-}
-
-fn lane() -> AffineExpr {
-    dim(0).modulo(WARP_SIZE)
-}
-
-fn warp() -> AffineExpr {
-    dim(0).floor_div(WARP_SIZE)
 }
 
 /// `description` with a dimension at input and output position `rank - 2` that the
@@ -437,13 +485,20 @@ mod tests {
             let (read, write) = (t.read_layout(), t.write_layout());
             let read_iterations = read.batch_tile[0];
             let write_iterations = write.batch_tile[1];
+            let (u, c) = (t.store_elements(), t.row_elements());
             read.verify(
                 Some(&[t.rows_per_iteration() * read_iterations, 32 * vs]),
                 None,
             )
             .unwrap();
             write
-                .verify(Some(&[32 * vs, 4 * write_iterations * v]), None)
+                .verify(
+                    Some(&[
+                        32 * vs,
+                        t.writing_threads_per_row_block() * write_iterations * c,
+                    ]),
+                    None,
+                )
                 .unwrap();
             let (read_map, write_map) = (read.to_indexing_map(), write.to_indexing_map());
             let at = |(r, c): (AffineExpr, AffineExpr), th: i64, s: &[i64]| {
@@ -458,10 +513,10 @@ mod tests {
                     }
                 }
                 for l in 0..write_iterations {
-                    for vh in 0..v {
-                        for vv in 0..vs {
-                            let layout = write_map.eval(&[th, 0], &[0, l, 0, 0, vv, vh]);
-                            assert_eq!(layout, at(t.write_position(), th, &[l, vh, vv]));
+                    for ch in 0..c {
+                        for rv in 0..u {
+                            let layout = write_map.eval(&[th, 0], &[0, l, 0, 0, rv, ch]);
+                            assert_eq!(layout, at(t.write_position(), th, &[l, ch, rv]));
                         }
                     }
                 }
@@ -469,26 +524,35 @@ mod tests {
         }
     }
 
-    /// The lanes of a warp that shared memory serves together (`32 / a` for accesses of `a`
-    /// words) touch all 32 banks at every loop point of both loops: the padded tile has no
-    /// bank conflicts, for 8- and 16-bit elements and one- and two-word accesses.
+    /// The lanes of a warp that shared memory serves together (`32 / w` for accesses of `w`
+    /// words: `a` when the reading loop writes the tile, `r` when the writing loop reads it)
+    /// touch all 32 banks at every loop point of both loops: the padded tile has no bank
+    /// conflicts, for 8- and 16-bit elements, every access width `a`, every output vector
+    /// `b` and every row read `r`, with either padding.
     #[test]
     fn a_warp_s_shared_accesses_hit_32_banks() {
+        // [T2, T1], bits, (a, b, r)
         for (dims, bits, words) in [
-            ([256, 256], 8, 4),
-            ([256, 256], 16, 4),
-            ([256, 248], 8, 2),
-            ([256, 252], 16, 2),
-            ([256, 250], 16, 1),
-            ([256, 250], 8, 1),
+            ([256, 256], 16, (4, 4, 2)),
+            ([256, 256], 8, (4, 4, 1)),
+            ([248, 248], 8, (2, 2, 2)),
+            ([252, 252], 16, (2, 2, 2)),
+            ([250, 250], 16, (1, 1, 1)),
+            ([256, 250], 8, (1, 4, 1)),
+            ([252, 256], 16, (4, 2, 4)),
+            ([250, 256], 16, (4, 1, 4)),
         ] {
             let t = packed(&dims, &[1, 0], bits).unwrap();
-            assert_eq!(t.access_words, words, "{dims:?} {bits}");
+            let found = (t.access_words, t.store_words, t.row_words);
+            assert_eq!(found, words, "{dims:?} {bits}");
             let vs = t.vector_size;
             let group_words = t.shared_tile_shape()[1] / vs;
             let word = |p: Vec<i64>| p[0] * group_words + p[1] / vs;
-            let served_together = WARP_SIZE / words;
-            for map in [t.shared_write_indexing(), t.shared_read_indexing()] {
+            for (map, words) in [
+                (t.shared_write_indexing(), t.access_words),
+                (t.shared_read_indexing(), t.row_words),
+            ] {
+                let served_together = WARP_SIZE / words;
                 let points = crate::transpose::tiling::tests::symbol_points(&map);
                 for first in (0..THREADS_PER_BLOCK).step_by(served_together as usize) {
                     // An access's first element (its other symbols' first point).
