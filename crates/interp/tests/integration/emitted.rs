@@ -6,18 +6,9 @@
 //! comparison against another libm (libdevice on a GPU) would need one for `tanh` and the
 //! other transcendental functions, not this one.
 
-use hlo::evaluate::{HostArray, evaluate_fusion, random_arguments};
-use interp::{Buffer, Kernel, Launch};
+use hlo::evaluate::{evaluate_fusion, random_arguments};
 
 use crate::common;
-
-/// The arrays of a shape, nested tuples flattened (the outputs of a multi-output fusion).
-fn leaves(shape: &hlo::Shape) -> Vec<hlo::ArrayShape> {
-    match shape {
-        hlo::Shape::Array(a) => vec![a.clone()],
-        hlo::Shape::Tuple(t) => t.iter().flat_map(leaves).collect(),
-    }
-}
 
 /// Emits the module's only fusion, runs it in the interpreter and in the evaluator on the
 /// same random inputs (seed `seed`), and asserts that every output element is identical.
@@ -28,44 +19,8 @@ fn check(hlo_text: &str, seed: u64) {
     let computation = module.computation(fusion);
     let args = random_arguments(computation, seed).unwrap();
     let expected = evaluate_fusion(&module, fusion, &args).unwrap();
-    let mut buffers: Vec<Buffer> = common::parameter_buffers(computation, &args);
-    let outputs = leaves(&computation.instruction(computation.root).shape);
-    for (k, shape) in outputs.iter().enumerate() {
-        // An output written in place starts as its parameter (XLA aliases the two).
-        if let Some(&(_, param)) = emitted.kernel.in_place.iter().find(|&&(o, _)| o == k) {
-            buffers.push(buffers[param].clone());
-            continue;
-        }
-        let zeros = HostArray::new(
-            shape.dims.clone(),
-            hlo::evaluate::random_array(shape, 0, hlo::evaluate::RandomRange::Between(0.0, 0.0))
-                .unwrap()
-                .into_elements(),
-        )
-        .unwrap();
-        buffers.push(Buffer::from_host_array(&zeros, shape.layout.as_ref()).unwrap());
-    }
-    let launch = Launch {
-        blocks: emitted.kernel.launch.blocks,
-        threads: emitted.kernel.launch.threads_per_block,
-    };
-    let kernel = Kernel::compile(&emitted.module, "main").unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(kernel.num_params(), buffers.len());
-    let run = kernel
-        .run(launch, buffers)
-        .unwrap_or_else(|e| panic!("{e}\n{}", emitted.module.print()));
-    let n_in = args.len();
-    for (k, (shape, want)) in outputs.iter().zip(&expected).enumerate() {
-        let got = run.buffers[n_in + k].to_host_array(shape).unwrap();
-        assert_eq!(got.dims(), want.dims());
-        for i in 0..want.len() {
-            let (g, w) = (got.value(i), want.value(i));
-            assert!(
-                format!("{g:?}") == format!("{w:?}"),
-                "output {k} element {i}: interpreter {g:?}, evaluator {w:?}"
-            );
-        }
-    }
+    let got = common::run_emitted(computation, &emitted, &args, 0);
+    common::assert_bit_identical(&got, &expected, "");
 }
 
 #[test]

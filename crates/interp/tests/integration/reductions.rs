@@ -18,16 +18,8 @@
 
 use emitters::reduction::{ReductionFusion, ReductionKind};
 use hlo::evaluate::{Elements, HostArray, HostValue, evaluate_fusion, random_arguments};
-use interp::{Buffer, Kernel, Launch};
 
 use crate::common;
-
-fn leaves(shape: &hlo::Shape) -> Vec<hlo::ArrayShape> {
-    match shape {
-        hlo::Shape::Array(a) => vec![a.clone()],
-        hlo::Shape::Tuple(t) => t.iter().flat_map(leaves).collect(),
-    }
-}
 
 /// Float elements rounded to multiples of 1/8 (see the module documentation).
 fn quantized(v: &HostValue) -> HostValue {
@@ -64,46 +56,16 @@ fn run(text: &str, kind: ReductionKind, seed: u64, exact_inputs: bool) -> Outcom
         args = args.iter().map(quantized).collect();
     }
     let expected = evaluate_fusion(&module, fusion, &args).unwrap();
-    let mut buffers: Vec<Buffer> = common::parameter_buffers(computation, &args);
-    let outputs = leaves(&computation.instruction(computation.root).shape);
-    for shape in &outputs {
-        let zeros =
-            hlo::evaluate::random_array(shape, 0, hlo::evaluate::RandomRange::Between(0.0, 0.0))
-                .unwrap();
-        buffers.push(Buffer::from_host_array(&zeros, shape.layout.as_ref()).unwrap());
-    }
-    let launch = Launch {
-        blocks: emitted.kernel.launch.blocks,
-        threads: emitted.kernel.launch.threads_per_block,
-    };
-    let kernel = Kernel::compile(&emitted.module, "main").unwrap_or_else(|e| panic!("{e}"));
-    let run = kernel
-        .run(launch, buffers)
-        .unwrap_or_else(|e| panic!("{e}\n{}", emitted.module.print()));
-    let n_in = args.len();
-    let outputs = outputs
-        .iter()
-        .zip(expected)
-        .enumerate()
-        .map(|(k, (shape, want))| (run.buffers[n_in + k].to_host_array(shape).unwrap(), want))
-        .collect();
+    let got = common::run_emitted(computation, &emitted, &args, 0);
+    let outputs = got.into_iter().zip(expected).collect();
     Outcome { outputs, args }
 }
 
 /// Runs with exact inputs and asserts every output element equal to the evaluator's.
 fn check_exact(text: &str, kind: ReductionKind) {
     for seed in 0..2 {
-        let outcome = run(text, kind, seed, true);
-        for (k, (got, want)) in outcome.outputs.iter().enumerate() {
-            assert_eq!(got.dims(), want.dims());
-            for i in 0..want.len() {
-                let (g, w) = (got.value(i), want.value(i));
-                assert!(
-                    format!("{g:?}") == format!("{w:?}"),
-                    "seed {seed} output {k} element {i}: interpreter {g:?}, evaluator {w:?}"
-                );
-            }
-        }
+        let (got, want): (Vec<_>, Vec<_>) = run(text, kind, seed, true).outputs.into_iter().unzip();
+        common::assert_bit_identical(&got, &want, &format!("seed {seed} "));
     }
 }
 

@@ -10,16 +10,8 @@
 use emitters::transpose::{Tiling, TransposePlan, TransposeTiling};
 use emitters::{EmittedFusion, EmitterKind};
 use hlo::evaluate::{evaluate_fusion, random_arguments};
-use interp::{Buffer, Kernel, Launch};
 
 use crate::common;
-
-fn leaves(shape: &hlo::Shape) -> Vec<hlo::ArrayShape> {
-    match shape {
-        hlo::Shape::Array(a) => vec![a.clone()],
-        hlo::Shape::Tuple(t) => t.iter().flat_map(leaves).collect(),
-    }
-}
 
 fn load(text: &str) -> hlo::HloModule {
     let (_, module) = hlo::load("test.hlo", text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
@@ -58,32 +50,8 @@ fn check(module: &hlo::HloModule, emitted: &EmittedFusion, seed: u64) {
     assert!(text.contains("xla_gpu.sync_threads"), "{text}");
     let args = random_arguments(computation, seed).unwrap();
     let expected = evaluate_fusion(module, fusion, &args).unwrap();
-    let mut buffers: Vec<Buffer> = common::parameter_buffers(computation, &args);
-    let outputs = leaves(&computation.instruction(computation.root).shape);
-    for shape in &outputs {
-        let bytes = shape.element_count() as usize * shape.element_type.bit_width() as usize / 8;
-        buffers.push(Buffer::new(vec![0xff; bytes]));
-    }
-    let launch = Launch {
-        blocks: emitted.kernel.launch.blocks,
-        threads: emitted.kernel.launch.threads_per_block,
-    };
-    let kernel = Kernel::compile(&emitted.module, "main").unwrap_or_else(|e| panic!("{e}"));
-    let run = kernel
-        .run(launch, buffers)
-        .unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let n_in = args.len();
-    for (k, (shape, want)) in outputs.iter().zip(&expected).enumerate() {
-        let got = run.buffers[n_in + k].to_host_array(shape).unwrap();
-        assert_eq!(got.dims(), want.dims());
-        for i in 0..want.len() {
-            let (g, w) = (got.value(i), want.value(i));
-            assert!(
-                format!("{g:?}") == format!("{w:?}"),
-                "output {k} element {i}: interpreter {g:?}, evaluator {w:?}\n{text}"
-            );
-        }
-    }
+    let got = common::run_emitted(computation, emitted, &args, 0xff);
+    common::assert_bit_identical(&got, &expected, &format!("{text}\n"));
 }
 
 fn check_text(text: &str) {

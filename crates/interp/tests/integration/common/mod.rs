@@ -86,3 +86,61 @@ pub fn parameter_buffers(
         })
         .collect()
 }
+
+/// Runs `emitted`'s `@main` in the interpreter on `args` (the evaluator's arguments of
+/// `computation`'s parameters) and returns its outputs, one array per output leaf. An
+/// output written in place starts as its parameter (XLA aliases the two), the others as
+/// bytes of `fill` (0xff shows an element the kernel never writes). Panics with the
+/// emitted module when the interpreter fails.
+pub fn run_emitted(
+    computation: &hlo::Computation,
+    emitted: &emitters::EmittedFusion,
+    args: &[hlo::evaluate::HostValue],
+    fill: u8,
+) -> Vec<hlo::evaluate::HostArray> {
+    let mut buffers = parameter_buffers(computation, args);
+    let outputs = emitters::types::leaves(&computation.instruction(computation.root).shape);
+    for (k, shape) in outputs.iter().enumerate() {
+        match emitted.kernel.in_place.iter().find(|&&(o, _)| o == k) {
+            Some(&(_, param)) => buffers.push(buffers[param].clone()),
+            None => {
+                let bits = shape.element_count() as usize * shape.element_type.bit_width() as usize;
+                buffers.push(Buffer::new(vec![fill; bits.div_ceil(8)]));
+            }
+        }
+    }
+    let launch = Launch {
+        blocks: emitted.kernel.launch.blocks,
+        threads: emitted.kernel.launch.threads_per_block,
+    };
+    let kernel = Kernel::compile(&emitted.module, "main").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(kernel.num_params(), buffers.len());
+    let run = kernel
+        .run(launch, buffers)
+        .unwrap_or_else(|e| panic!("{e}\n{}", emitted.module.print()));
+    outputs
+        .iter()
+        .enumerate()
+        .map(|(k, shape)| run.buffers[args.len() + k].to_host_array(shape).unwrap())
+        .collect()
+}
+
+/// Asserts that the interpreter's outputs are the evaluator's, element for element and
+/// bit for bit (their printed forms, so that NaNs compare by payload and zeros by sign).
+pub fn assert_bit_identical(
+    got: &[hlo::evaluate::HostArray],
+    want: &[hlo::evaluate::HostArray],
+    context: &str,
+) {
+    assert_eq!(got.len(), want.len(), "{context}");
+    for (k, (got, want)) in got.iter().zip(want).enumerate() {
+        assert_eq!(got.dims(), want.dims(), "{context}");
+        for i in 0..want.len() {
+            let (g, w) = (got.value(i), want.value(i));
+            assert!(
+                format!("{g:?}") == format!("{w:?}"),
+                "{context}output {k} element {i}: interpreter {g:?}, evaluator {w:?}"
+            );
+        }
+    }
+}
