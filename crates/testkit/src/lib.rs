@@ -6,6 +6,21 @@
 
 use std::path::{Path, PathBuf};
 
+/// The scalar computation `argmax` of variadic reductions over (value, index) pairs: the
+/// strictly larger value and its index win, so the first of equal values stays. Tests
+/// append the fusion that calls it (`[testkit::ARGMAX, "fusion {..}"].concat()`).
+pub const ARGMAX: &str = "argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(bv, av), direction=GT
+  v = f32[] select(gt, bv, av)
+  i = s32[] select(gt, bi, ai)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+";
+
 /// The workspace's root (the folder holding `Cargo.toml` and `testdata/`).
 pub fn project_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

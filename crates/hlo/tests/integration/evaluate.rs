@@ -1050,23 +1050,17 @@ fn reduce_combines_in_row_major_order_from_the_init_value() {
 
 #[test]
 fn variadic_reduce_with_a_tuple_reducer() {
-    let text = "argmax {
-      av = f32[] parameter(0)
-      ai = s32[] parameter(1)
-      bv = f32[] parameter(2)
-      bi = s32[] parameter(3)
-      gt = pred[] compare(bv, av), direction=GT
-      v = f32[] select(gt, bv, av)
-      i = s32[] select(gt, bi, ai)
-      ROOT t = (f32[], s32[]) tuple(v, i)
-    }
-    c {
+    let text = &[
+        testkit::ARGMAX,
+        "c {
       x = f32[2,4] parameter(0)
       idx = s32[2,4] iota(), iota_dimension=1
       init_v = f32[] constant(-inf)
       init_i = s32[] constant(-1)
       ROOT r = (f32[2], s32[2]) reduce(x, idx, init_v, init_i), dimensions={1}, to_apply=argmax
-    }";
+    }",
+    ]
+    .concat();
     let x = Elements::F32(vec![1.0, 5.0, 3.0, 5.0, -1.0, -2.0, -0.5, -3.0]);
     let out = run(text, vec![array(&[2, 4], x)]);
     let parts = tuple(&out);

@@ -92,17 +92,7 @@ fusion {
         3,
     );
     check(
-        "argmax {
-  av = f32[] parameter(0)
-  ai = s32[] parameter(1)
-  bv = f32[] parameter(2)
-  bi = s32[] parameter(3)
-  gt = pred[] compare(bv, av), direction=GT
-  v = f32[] select(gt, bv, av)
-  i = s32[] select(gt, bi, ai)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
-fusion {
+        &[testkit::ARGMAX, "fusion {
   x = f32[4,9] parameter(0)
   idx = s32[4,9] iota(), iota_dimension=1
   init_v = f32[] constant(-inf)
@@ -111,7 +101,7 @@ fusion {
   v = f32[4,5] get-tuple-element(rw), index=0
   i = s32[4,5] get-tuple-element(rw), index=1
   ROOT t = (f32[4,5], s32[4,5]) tuple(v, i)
-}",
+}"].concat(),
         4,
     );
 }
