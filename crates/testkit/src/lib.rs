@@ -45,6 +45,29 @@ pub fn corpus(folders: &[&str]) -> Vec<PathBuf> {
     files_ending(&dirs, &[".hlo"])
 }
 
+/// Runs `check` on every file of `files` and holds each to `known_failures` (file name, a
+/// part of its error): a listed file must fail for its reason, every other file pass, so
+/// a file that starts passing makes the list (and the README that quotes it) change too.
+/// Returns how many passed.
+pub fn check_files(
+    files: &[PathBuf],
+    known_failures: &[(&str, &str)],
+    mut check: impl FnMut(&Path) -> Result<(), String>,
+) -> usize {
+    let mut passed = 0;
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let expected = known_failures.iter().find(|(f, _)| *f == name);
+        match (check(path), expected) {
+            (Ok(()), None) => passed += 1,
+            (Err(e), Some((_, why))) => assert!(e.contains(why), "{name}: {e}"),
+            (Ok(()), Some(_)) => panic!("{name} now passes: update the list and the README"),
+            (Err(e), None) => panic!("{name}: {e}"),
+        }
+    }
+    passed
+}
+
 /// Every `.hlo` file below `dir`, recursively, sorted.
 pub fn hlo_files(dir: impl AsRef<Path>) -> Vec<PathBuf> {
     files_ending(&[dir.as_ref().to_path_buf()], &[".hlo"])

@@ -222,17 +222,7 @@ fn the_reduction_corpus_compiles_and_matches_the_evaluator() {
         "reduce_column_small",
         "reduce_multirow",
     ]);
-    let mut passed = 0;
-    for path in &files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let expected = NOT_PASSING.iter().find(|(f, _)| *f == name);
-        match (check_file(path), expected) {
-            (Ok(()), None) => passed += 1,
-            (Err(e), Some((_, why))) => assert!(e.contains(why), "{name}: {e}"),
-            (Ok(()), Some(_)) => panic!("{name} now passes: update the list and the README"),
-            (Err(e), None) => panic!("{name}: {e}"),
-        }
-    }
+    let passed = testkit::check_files(&files, NOT_PASSING, check_file);
     eprintln!("{passed} of {} reduction corpus files pass", files.len());
     assert_eq!(files.len(), 23);
     assert!(

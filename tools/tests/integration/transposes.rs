@@ -76,17 +76,7 @@ fn run(path: &Path) -> Result<(), String> {
 #[test]
 fn the_transpose_corpus_compiles_and_matches_the_evaluator() {
     let files = testkit::corpus(&["transpose"]);
-    let mut passing = 0;
-    for path in &files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let expected = NOT_PASSING.iter().find(|(f, _)| *f == name);
-        match (run(path), expected) {
-            (Ok(()), None) => passing += 1,
-            (Err(e), Some((_, why))) => assert!(e.contains(why), "{name}: {e}"),
-            (Ok(()), Some(_)) => panic!("{name} now passes: update the list and the README"),
-            (Err(e), None) => panic!("{name}: {e}"),
-        }
-    }
+    let passing = testkit::check_files(&files, NOT_PASSING, run);
     eprintln!("{passing} of {} transpose corpus files pass", files.len());
     assert_eq!(passing + NOT_PASSING.len(), files.len());
     assert!(
