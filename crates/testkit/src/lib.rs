@@ -6,10 +6,13 @@
 
 use std::path::{Path, PathBuf};
 
-/// The scalar computation `argmax` of variadic reductions over (value, index) pairs: the
-/// strictly larger value and its index win, so the first of equal values stays. Tests
-/// append the fusion that calls it (`[testkit::ARGMAX, "fusion {..}"].concat()`).
-pub const ARGMAX: &str = "argmax {
+/// The scalar computation `argmax` of variadic reductions over (value, index) pairs, as
+/// a string literal: the strictly larger value and its index win, so the first of equal
+/// values stays. `concat!(testkit::argmax!(), "fusion {..}")`.
+#[macro_export]
+macro_rules! argmax {
+    () => {
+        "argmax {
   av = f32[] parameter(0)
   ai = s32[] parameter(1)
   bv = f32[] parameter(2)
@@ -19,7 +22,23 @@ pub const ARGMAX: &str = "argmax {
   i = s32[] select(gt, bi, ai)
   ROOT t = (f32[], s32[]) tuple(v, i)
 }
-";
+"
+    };
+}
+
+/// The scalar computation `add` of f32 reductions, as a string literal, so that a test's
+/// HLO text (a `const` too) can start with it: `concat!(testkit::add_f32!(), "fusion {..}")`.
+#[macro_export]
+macro_rules! add_f32 {
+    () => {
+        "add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+"
+    };
+}
 
 /// The workspace's root (the folder holding `Cargo.toml` and `testdata/`).
 pub fn project_root() -> PathBuf {

@@ -28,12 +28,7 @@ fn function<'t>(text: &'t str, name: &str) -> &'t str {
     &rest[..end]
 }
 
-const ADD: &str = "add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT r = f32[] add(x, y)
-}
-";
+const ADD: &str = testkit::add_f32!();
 
 #[test]
 fn reduce_window_loops_over_the_window_and_skips_padding() {

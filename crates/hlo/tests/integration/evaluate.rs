@@ -1581,12 +1581,9 @@ fn arguments_must_match_the_parameters() {
 /// the `n` terms (init included), up or down; sums of other reducers (here `maximum`) stay.
 #[test]
 fn float_sums_are_pushed_by_their_rounding_bound() {
-    let text = "add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-max {
+    let text = concat!(
+        testkit::add_f32!(),
+        "max {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT m = f32[] maximum(a, b)
@@ -1597,7 +1594,8 @@ ENTRY c {
   s = f32[2] reduce(p, z), dimensions={1}, to_apply=add
   m = f32[2] reduce(p, z), dimensions={1}, to_apply=max
   ROOT t = (f32[2], f32[2]) tuple(s, m)
-}";
+}"
+    );
     let m = module(text);
     let rows = vec![1.0, -1.0, 0.5, 0.25, 2.0, 2.0, 2.0, 2.0];
     let args = [array(&[2, 4], Elements::F32(rows))];

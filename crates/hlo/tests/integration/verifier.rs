@@ -20,17 +20,15 @@ fn verifies(text: &str) {
 
 #[test]
 fn the_caret_underlines_the_attribute() {
-    let text = r#"add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-c {
+    let text = concat!(
+        testkit::add_f32!(),
+        r#"c {
   x = f32[2,3] parameter(0)
   z = f32[] constant(0)
   ROOT r = f32[2] reduce(x, z), dimensions={3}, to_apply=add
 }
-"#;
+"#
+    );
     let source = SourceFile::new("t.hlo", text);
     let module = parse_module(&source).unwrap();
     assert_eq!(
@@ -162,12 +160,9 @@ const OMITTED_SHAPES_ARE_INFERRED_WITH_THE_SAME_RULES: &str = r#"c {
 }
 "#;
 
-const REDUCTIONS: &str = r#"add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-argmax {
+const REDUCTIONS: &str = concat!(
+    testkit::add_f32!(),
+    r#"argmax {
   a = f32[] parameter(0)
   ai = s32[] parameter(1)
   b = f32[] parameter(2)
@@ -190,7 +185,8 @@ c {
   rw = f32[4,6] reduce-window(x, z), window={size=3x1 stride=2x1 pad=1_1x0_0}, to_apply=add
   ROOT t = (f32[6], f32[], f32[6], (f32[6], s32[6]), f32[4,6]) tuple(r, all, mixed, am, rw)
 }
-"#;
+"#
+);
 
 const DYNAMIC_SLICES: &str = r#"c {
   x = f32[20,30] parameter(0)
@@ -223,12 +219,9 @@ const GATHER_BATCHING: &str = r#"c {
 }
 "#;
 
-const SCATTERS: &str = r#"add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-add2 {
+const SCATTERS: &str = concat!(
+    testkit::add_f32!(),
+    r#"add2 {
   a = f32[] parameter(0)
   b = s32[] parameter(1)
   c = f32[] parameter(2)
@@ -249,20 +242,19 @@ c {
   ins = f32[10,5] scatter(operand, indices, rows), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
   ROOT t = (f32[10,5], (f32[10,5], s32[10,5]), f32[10,5]) tuple(s, v, ins)
 }
-"#;
+"#
+);
 
-const SCATTER_BATCHING: &str = r#"add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-c {
+const SCATTER_BATCHING: &str = concat!(
+    testkit::add_f32!(),
+    r#"c {
   operand = f32[5,10,20] parameter(0)
   indices = s32[5,7,1] parameter(1)
   updates = f32[5,7,20] parameter(2)
   ROOT s = f32[5,10,20] scatter(operand, indices, updates), update_window_dims={2}, inserted_window_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, scatter_dims_to_operand_dims={1}, index_vector_dim=2, to_apply=add
 }
-"#;
+"#
+);
 
 const CALLS: &str = r#"HloModule m, entry_computation_layout={(f32[8]{0}, s32[])->(f32[8], f32[8], s32[], f32[8], f32[8])}
 fused (p0: f32[8], p1: f32[8]) -> f32[8] {

@@ -515,13 +515,9 @@ fn concatenate_constraints_select_one_operand() {
 
 #[test]
 fn reduce_symbols_enumerate_the_reduced_elements() {
-    check_all(
-        "add {
-          x = f32[] parameter(0)
-          y = f32[] parameter(1)
-          ROOT r = f32[] add(x, y)
-        }
-        add2 {
+    check_all(concat!(
+        testkit::add_f32!(),
+        "        add2 {
           x0 = f32[] parameter(0)
           i0 = s32[] parameter(1)
           x1 = f32[] parameter(2)
@@ -541,8 +537,8 @@ fn reduce_symbols_enumerate_the_reduced_elements() {
           d = f32[] reduce(p, c0), dimensions={0,1,2}, to_apply=add
           e = f32[2,3,4] reduce(p, c0), dimensions={}, to_apply=add
           ROOT v = (f32[2,4], s32[2,4]) reduce(p, q, c0, c1), dimensions={1}, to_apply=add2
-        }",
-    );
+        }"
+    ));
 }
 
 #[test]
@@ -592,12 +588,7 @@ fn dynamic_slice_runtime_variables() {
 
 #[test]
 fn reduce_window_symbols_walk_the_window_and_constraints_skip_padding() {
-    let text = "add {
-          x = f32[] parameter(0)
-          y = f32[] parameter(1)
-          ROOT r = f32[] add(x, y)
-        }
-        add2 {
+    let text = concat!(testkit::add_f32!(), "        add2 {
           x0 = f32[] parameter(0)
           i0 = s32[] parameter(1)
           x1 = f32[] parameter(2)
@@ -616,7 +607,7 @@ fn reduce_window_symbols_walk_the_window_and_constraints_skip_padding() {
           c = f32[2,9] reduce-window(p, c0), window={size=2x3 stride=2x1 pad=1_0x0_2 lhs_dilate=1x2 rhs_dilate=2x1}, to_apply=add
           d = f32[2,5] reduce-window(p, c0), window={size=2x1 pad=-1_0x0_0}, to_apply=add
           ROOT v = (f32[3,4], s32[3,4]) reduce-window(p, q, c0, c1), window={size=2x2}, to_apply=add2
-        }";
+        }");
     assert_eq!(check_all(text), 5);
     // XLA's form: a symbol per window dimension of size > 1, no constraint without padding.
     let c = computation(text);
@@ -708,13 +699,9 @@ fn tuple_and_get_tuple_element() {
 
 #[test]
 fn the_oracle_rejects_wrong_maps() {
-    let c = computation(
-        "add {
-          x = f32[] parameter(0)
-          y = f32[] parameter(1)
-          ROOT r = f32[] add(x, y)
-        }
-        ENTRY e {
+    let c = computation(concat!(
+        testkit::add_f32!(),
+        "        ENTRY e {
           p = f32[3,2] parameter(0)
           v = f32[] parameter(1)
           q = f32[2,2] parameter(2)
@@ -727,8 +714,8 @@ fn the_oracle_rejects_wrong_maps() {
           rwp = f32[2,2] reduce-window(p, v), window={size=2x2 pad=0_0x1_0}, to_apply=add
           dus = f32[3,2] dynamic-update-slice(p, q, i, i)
           ROOT ds = f32[2,2] dynamic-slice(p, i, i), dynamic_slice_sizes={2,2}
-        }",
-    );
+        }"
+    ));
     let get = |name: &str| {
         let instr = c.instruction(id(&c, name));
         (instr, output_to_input(instr, &c).unwrap())
@@ -969,12 +956,9 @@ fn broadcast_reshape_slice_chain_equals_direct_evaluation() {
 fn composed_constraints_and_symbols() {
     // Pad and concatenate constraints carried through a reduce, transpose and slices.
     check_fusion_text(
-        "add {
-          x = f32[] parameter(0)
-          y = f32[] parameter(1)
-          ROOT r = f32[] add(x, y)
-        }
-        ENTRY f {
+        concat!(
+            testkit::add_f32!(),
+            "        ENTRY f {
           p = f32[3,2] parameter(0)
           v = f32[] parameter(1)
           pad = f32[8,3] pad(p, v), padding=1_2_1x0_1_0
@@ -983,7 +967,8 @@ fn composed_constraints_and_symbols() {
           cat = f32[5,3] concatenate(s1, s2), dimensions={0}
           t = f32[3,5] transpose(cat), dimensions={1,0}
           ROOT red = f32[3] reduce(t, v), dimensions={1}, to_apply=add
-        }",
+        }"
+        ),
         &[],
     );
     // A concatenation of two slices of one parameter: it is read through two maps.
@@ -1004,12 +989,9 @@ fn composed_constraints_and_symbols() {
 #[test]
 fn composed_runtime_and_range_variables() {
     // Range variables of two reduces and the runtime variables of a dynamic-slice.
-    let text = "add {
-          x = f32[] parameter(0)
-          y = f32[] parameter(1)
-          ROOT r = f32[] add(x, y)
-        }
-        ENTRY f {
+    let text = concat!(
+        testkit::add_f32!(),
+        "        ENTRY f {
           p = f32[4,5,3] parameter(0)
           i = s32[] parameter(1)
           z = f32[] constant(0)
@@ -1017,7 +999,8 @@ fn composed_runtime_and_range_variables() {
           ds = f32[2,3] dynamic-slice(r1, i, i), dynamic_slice_sizes={2,3}
           b = f32[2,3,2] broadcast(ds), dimensions={0,1}
           ROOT r2 = f32[3] reduce(b, z), dimensions={0,2}, to_apply=add
-        }";
+        }"
+    );
     let starts = points(&[(0, 2), (0, 2)]);
     let (c, maps) = check_fusion_text(text, &starts);
     let pm = &maps[id(&c, "p").0];
@@ -1028,12 +1011,9 @@ fn composed_runtime_and_range_variables() {
 
 #[test]
 fn composed_reduce_window_and_dynamic_update_slice() {
-    let text = "add {
-          x = f32[] parameter(0)
-          y = f32[] parameter(1)
-          ROOT r = f32[] add(x, y)
-        }
-        ENTRY f {
+    let text = concat!(
+        testkit::add_f32!(),
+        "        ENTRY f {
           p = f32[4,6] parameter(0)
           u = f32[2,2] parameter(1)
           i = s32[] parameter(2)
@@ -1042,7 +1022,8 @@ fn composed_reduce_window_and_dynamic_update_slice() {
           rw = f32[4,3] reduce-window(e, z), window={size=1x3 stride=1x2 pad=0_0x1_0}, to_apply=add
           n = f32[2,2] negate(u)
           ROOT d = f32[4,3] dynamic-update-slice(rw, n, i, i)
-        }";
+        }"
+    );
     let starts = points(&[(0, 2), (0, 1)]);
     let (c, maps) = check_fusion_text(text, &starts);
     let pm = &maps[id(&c, "p").0];
@@ -1066,20 +1047,16 @@ fn multi_output_roots() {
     assert_eq!(maps[id(&c, "p").0].len(), 2);
     assert!(maps[c.root.0].is_empty());
     // Roots of different shapes: one analysis per root.
-    let c = computation(
-        "add {
-          x = f32[] parameter(0)
-          y = f32[] parameter(1)
-          ROOT r = f32[] add(x, y)
-        }
-        ENTRY f {
+    let c = computation(concat!(
+        testkit::add_f32!(),
+        "        ENTRY f {
           p = f32[2,3] parameter(0)
           z = f32[] constant(0)
           n = f32[2,3] negate(p)
           r = f32[2] reduce(n, z), dimensions={1}, to_apply=add
           ROOT tuple = (f32[2], f32[2,3]) tuple(r, n)
-        }",
-    );
+        }"
+    ));
     let analysis = fusion_indexing(&c).unwrap();
     assert_eq!(analysis.roots, vec![id(&c, "r"), id(&c, "n")]);
     for root in [id(&c, "r"), id(&c, "n")] {

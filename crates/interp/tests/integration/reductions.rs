@@ -171,13 +171,9 @@ fusion {
 
 #[test]
 fn several_reduces_with_epilogues_and_a_side_output() {
-    let text = r#"
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-max {
+    let text = concat!(
+        testkit::add_f32!(),
+        r#"max {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT m = f32[] maximum(a, b)
@@ -195,19 +191,16 @@ fusion {
   e = f32[6] exponential(big)
   ROOT t = (f32[6], f32[6], f32[6,512], f32[6]) tuple(mean, e, neg, big)
 }
-"#;
+"#
+    );
     check_exact(text, ReductionKind::Row);
 }
 
 #[test]
 fn column_epilogue_and_side_output() {
-    let text = r#"
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-fusion {
+    let text = concat!(
+        testkit::add_f32!(),
+        r#"fusion {
   p = f32[96,40] parameter(0)
   zero = f32[] constant(0)
   a = f32[96,40] abs(p)
@@ -215,7 +208,8 @@ fusion {
   s = f32[40] sqrt(r)
   ROOT t = (f32[40], f32[96,40]) tuple(s, a)
 }
-"#;
+"#
+    );
     check_exact(text, ReductionKind::Column);
 }
 
