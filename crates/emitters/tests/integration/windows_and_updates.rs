@@ -91,7 +91,7 @@ fusion {{
         ));
     }
     let text = emit(
-        &[testkit::ARGMAX, "fusion {
+        concat!(testkit::argmax!(), "fusion {
   x = f32[4,9] parameter(0)
   idx = s32[4,9] iota(), iota_dimension=1
   init_v = f32[] constant(-inf)
@@ -100,7 +100,7 @@ fusion {{
   v = f32[4,4] get-tuple-element(rw), index=0
   i = s32[4,4] get-tuple-element(rw), index=1
   ROOT t = (f32[4,4], s32[4,4]) tuple(v, i)
-}"].concat(),
+}"),
     );
     assert!(text.contains("-> (f32, i32)"), "{text}");
 }

@@ -1050,17 +1050,16 @@ fn reduce_combines_in_row_major_order_from_the_init_value() {
 
 #[test]
 fn variadic_reduce_with_a_tuple_reducer() {
-    let text = &[
-        testkit::ARGMAX,
+    let text = concat!(
+        testkit::argmax!(),
         "c {
       x = f32[2,4] parameter(0)
       idx = s32[2,4] iota(), iota_dimension=1
       init_v = f32[] constant(-inf)
       init_i = s32[] constant(-1)
       ROOT r = (f32[2], s32[2]) reduce(x, idx, init_v, init_i), dimensions={1}, to_apply=argmax
-    }",
-    ]
-    .concat();
+    }"
+    );
     let x = Elements::F32(vec![1.0, 5.0, 3.0, 5.0, -1.0, -2.0, -0.5, -3.0]);
     let out = run(text, vec![array(&[2, 4], x)]);
     let parts = tuple(&out);

@@ -92,7 +92,7 @@ fusion {
         3,
     );
     check(
-        &[testkit::ARGMAX, "fusion {
+        concat!(testkit::argmax!(), "fusion {
   x = f32[4,9] parameter(0)
   idx = s32[4,9] iota(), iota_dimension=1
   init_v = f32[] constant(-inf)
@@ -101,7 +101,7 @@ fusion {
   v = f32[4,5] get-tuple-element(rw), index=0
   i = s32[4,5] get-tuple-element(rw), index=1
   ROOT t = (f32[4,5], s32[4,5]) tuple(v, i)
-}"].concat(),
+}"),
         4,
     );
 }
