@@ -3,6 +3,7 @@
 //! clean build outgrow CI's disk and spent most of the suite's time linking.
 
 mod check;
+mod common;
 mod deep_inputs;
 mod deliverable;
 mod distribution;

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use driver::pipeline::{self, Options};
-use passes::Timings;
+use crate::common;
+use driver::pipeline::Options;
 
 fn options() -> Options {
     Options {
@@ -35,17 +35,7 @@ fn compile_fusions(
     let (source, module) = hlo::load(&name, &text[..])?;
     group(&emitters::fusions(&module))
         .into_iter()
-        .map(|fusions| {
-            pipeline::compile(
-                &source,
-                &module,
-                &fusions,
-                &options(),
-                &mut |_, _| Ok(()),
-                &mut Timings::default(),
-            )
-            .map(|c| c.output)
-        })
+        .map(|fusions| common::compile_ptx(&source, &module, &fusions, &options()))
         .collect()
 }
 

@@ -18,8 +18,9 @@
 
 use std::path::Path;
 
+use crate::common;
 use driver::check::checked_passes;
-use driver::pipeline::{self, Options};
+use driver::pipeline::Options;
 use hlo::evaluate::{HostArray, HostValue, evaluate_fusion, random_arguments, random_array};
 use hlo::{ArrayShape, Computation, HloModule, InstrId, Opcode, Shape};
 use interp::{Buffer, Kernel, Launch};
@@ -39,10 +40,6 @@ fn leaves(shape: &Shape) -> Vec<ArrayShape> {
         Shape::Array(a) => vec![a.clone()],
         Shape::Tuple(t) => t.iter().flat_map(leaves).collect(),
     }
-}
-
-fn options() -> Options {
-    Options::default()
 }
 
 /// The identity of `reducer` when it is a plain `add` or `multiply`.
@@ -122,21 +119,8 @@ fn check_file(path: &Path) -> Result<(), String> {
     if emitted.emitter != emitters::EmitterKind::Reduction {
         return Err(format!("emitted by the {} emitter", emitted.emitter));
     }
-    let compiled = pipeline::compile(
-        &source,
-        &module,
-        &[id],
-        &options(),
-        &mut |_, _| Ok(()),
-        &mut Timings::default(),
-    )?;
-    let assembled =
-        codegen::ptxas::assemble(&compiled.output, "sm_90").map_err(|e| e.to_string())?;
-    for f in assembled.functions() {
-        if (f.spill_stores, f.spill_loads) != (0, 0) {
-            return Err(format!("ptxas spills: {f:?}"));
-        }
-    }
+    let ptx = common::compile_ptx(&source, &module, &[id], &Options::default())?;
+    common::assemble_without_spills(&ptx)?;
 
     let inputs: i64 = c
         .parameters()

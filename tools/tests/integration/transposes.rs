@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
+use crate::common;
 use driver::check::{check_fusion, checked_passes};
-use driver::pipeline::{self, Options};
+use driver::pipeline::Options;
 use emitters::EmitterKind;
-use passes::Timings;
 
 /// Grids up to this many threads are checked after every pass; the interpreter needs
 /// about half a second per stage for 2^16 threads of a tiled transpose.
@@ -25,10 +25,6 @@ const NOT_PASSING: &[(&str, &str)] = &[
 /// Files whose transposes the loop emitter writes: the s4 ones, as XLA does.
 const LOOP_EMITTED: &[&str] = &["transpose_102_s4.hlo", "transpose_10_s4.hlo"];
 
-fn options() -> Options {
-    Options::default()
-}
-
 /// Emits, compiles to PTX, assembles and checks the one fusion of `path`.
 fn run(path: &Path) -> Result<(), String> {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -42,21 +38,8 @@ fn run(path: &Path) -> Result<(), String> {
         EmitterKind::Transpose
     };
     assert_eq!(emitted.emitter, expected_kind, "{name}");
-    let ptx = pipeline::compile(
-        &source,
-        &module,
-        &[id],
-        &options(),
-        &mut |_, _| Ok(()),
-        &mut Timings::default(),
-    )?
-    .output;
-    let assembled = codegen::ptxas::assemble(&ptx, "sm_90").map_err(|e| e.to_string())?;
-    for f in assembled.functions() {
-        if (f.spill_stores, f.spill_loads) != (0, 0) {
-            return Err(format!("spills: {f:?}"));
-        }
-    }
+    let ptx = common::compile_ptx(&source, &module, &[id], &Options::default())?;
+    common::assemble_without_spills(&ptx)?;
     let launch = emitted.kernel.launch;
     let threads = launch.blocks * launch.threads_per_block;
     let passes = if threads <= FULL_CHECK_THREADS {
@@ -128,22 +111,10 @@ fn small_transposes_compile_and_match_after_every_pass() {
         let id = emitters::fusions(&module)[0];
         let emitted = emitters::emit_fusion(&module, id).unwrap_or_else(|d| panic!("{d}"));
         assert_eq!(emitted.emitter, EmitterKind::Transpose, "{text}");
-        let ptx = pipeline::compile(
-            &source,
-            &module,
-            &[id],
-            &options(),
-            &mut |_, _| Ok(()),
-            &mut Timings::default(),
-        )
-        .unwrap_or_else(|e| panic!("{e}"))
-        .output;
+        let ptx = common::compile_ptx(&source, &module, &[id], &Options::default())
+            .unwrap_or_else(|e| panic!("{e}"));
         assert!(ptx.contains("bar.sync"), "{text}");
-        let assembled =
-            codegen::ptxas::assemble(&ptx, "sm_90").unwrap_or_else(|e| panic!("{text}: {e}"));
-        for f in assembled.functions() {
-            assert_eq!((f.spill_stores, f.spill_loads), (0, 0), "{text}");
-        }
+        common::assemble_without_spills(&ptx).unwrap_or_else(|e| panic!("{text}: {e}"));
         let mut report = Vec::new();
         let ok = check_fusion(&source, &module, id, checked_passes(), 1, &mut report)
             .unwrap_or_else(|e| panic!("{e}"));
