@@ -207,6 +207,22 @@ pub(crate) fn kernel_entry(
     })
 }
 
+/// Where the loop, concatenate, dynamic-update-slice and scatter kernels start: `@main`
+/// for `outputs` ([`kernel_entry`]), a builder at the end of its entry block, and the thread
+/// and block ids of `launch` ([`thread_and_block_ids`]).
+pub(crate) fn begin_kernel<'m>(
+    m: &'m mut ir::Module,
+    fusion: &Computation,
+    outputs: &[&ArrayShape],
+    span: Span,
+    launch: &LaunchDimensions,
+) -> Result<(KernelEntry, Builder<'m>, Vec<Value>), Diagnostic> {
+    let entry = kernel_entry(m, fusion, outputs, span)?;
+    let mut b = Builder::at_end(m, entry.entry);
+    let ids = thread_and_block_ids(&mut b, launch);
+    Ok((entry, b, ids))
+}
+
 /// `gpu.thread_id x` or `gpu.block_id x|y`, with its range (`0..count`) as `xla.range`, so
 /// that later passes know the bounds the launch gives it.
 pub(crate) fn special_register(b: &mut Builder<'_>, name: &str, axis: &str, count: u64) -> Value {

@@ -15,12 +15,12 @@
 use hlo::graph::ComputationGraph;
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Opcode};
 use indexing::{AffineExpr, Interval};
+use ir::Type;
 use ir::dialects::xla_gpu;
-use ir::{Builder, Type};
 
 use crate::elemental::FusionContext;
 use crate::hero::find_hero;
-use crate::kernel::{KernelEntry, emit_loop, kernel_entry, provide, thread_and_block_ids};
+use crate::kernel::{KernelEntry, begin_kernel, emit_loop, provide};
 use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid, thread_to_output_map};
 use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
@@ -124,14 +124,16 @@ impl ConcatenateFusion {
         let concat = fusion.instruction(self.hero[0]);
         let output = concat.shape.as_array().expect("analyzed");
         let base = thread_to_output_map(&self.largest, &self.launch, self.vector_factor);
-        let KernelEntry {
-            entry,
-            params,
-            mut outs,
-            output_types,
-        } = kernel_entry(m, fusion, &[root_shape], span)?;
-        let mut b = Builder::at_end(m, entry);
-        let dims = thread_and_block_ids(&mut b, &self.launch);
+        let (
+            KernelEntry {
+                params,
+                mut outs,
+                output_types,
+                ..
+            },
+            mut b,
+            dims,
+        ) = begin_kernel(m, fusion, &[root_shape], span, &self.launch)?;
         let to_root = (root_shape.dims != output.dims)
             .then(|| bitcast_map(output, root_shape))
             .flatten();

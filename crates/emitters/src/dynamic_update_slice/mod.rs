@@ -13,12 +13,11 @@
 //! computes every output element.
 
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Opcode};
-use ir::Builder;
 use ir::dialects::xla_gpu;
 
 use crate::elemental::FusionContext;
 use crate::hero::fusion_roots;
-use crate::kernel::{self, KernelEntry, emit_loop, kernel_entry, provide, thread_and_block_ids};
+use crate::kernel::{self, KernelEntry, begin_kernel, emit_loop, provide};
 use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid, thread_to_output_map};
 use crate::partition::bitcast_map;
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
@@ -91,14 +90,8 @@ impl FusionEmitter for InPlaceDynamicUpdateSlice {
         let outputs: Vec<&ArrayShape> = roots.iter().map(|&r| array(r)).collect();
         let update_shape = array(fusion.instruction(self.heroes[0]).operands[1]);
         let map = thread_to_output_map(update_shape, &self.launch, self.vector_factor);
-        let KernelEntry {
-            entry,
-            params,
-            outs,
-            ..
-        } = kernel_entry(m, fusion, &outputs, span)?;
-        let mut b = Builder::at_end(m, entry);
-        let dims = thread_and_block_ids(&mut b, &self.launch);
+        let (KernelEntry { params, outs, .. }, mut b, dims) =
+            begin_kernel(m, fusion, &outputs, span, &self.launch)?;
         let results = emit_loop(
             &mut b,
             map.clone(),

@@ -21,7 +21,7 @@ use ir::dialects::xla_gpu;
 use ir::{Builder, Type, Value};
 
 use crate::elemental::FusionContext;
-use crate::kernel::{self, KernelEntry, emit_loop, kernel_entry, thread_and_block_ids};
+use crate::kernel::{self, KernelEntry, begin_kernel, emit_loop};
 use crate::partition::PartitionedComputation;
 use crate::partition::{bitcast_map, first_array};
 use crate::types::leaves;
@@ -198,14 +198,16 @@ pub fn emit_main(
         first_array(&root.shape).ok_or_else(|| unsupported("a fusion without outputs".into()))?;
     let (launch, factor) = (analysis.launch, analysis.vector_factor);
     let map = thread_to_output_map(first, &launch, factor);
-    let KernelEntry {
-        entry,
-        params,
-        outs,
-        output_types,
-    } = kernel_entry(m, fusion, &outputs, root.spans.whole)?;
-    let mut b = Builder::at_end(m, entry);
-    let dims = thread_and_block_ids(&mut b, &launch);
+    let (
+        KernelEntry {
+            params,
+            outs,
+            output_types,
+            ..
+        },
+        mut b,
+        dims,
+    ) = begin_kernel(m, fusion, &outputs, root.spans.whole, &launch)?;
     let root_fn = &cx.subgraph_functions[0];
     let result_types: Vec<Type> = output_types
         .iter()

@@ -39,8 +39,7 @@ use ir::{Builder, Type, Value};
 
 use crate::elemental::FusionContext;
 use crate::hero::fusion_roots;
-use crate::kernel::emit_loop;
-use crate::kernel::{KernelEntry, kernel_entry, special_register, unsupported};
+use crate::kernel::{KernelEntry, emit_loop, kernel_entry, special_register, unsupported};
 use crate::partition::PartitionedComputation;
 use crate::reduction::epilogue::{self, InjectedHeroes};
 use crate::reduction::is_elementwise;

@@ -29,7 +29,7 @@ use ir::dialects::xla_gpu;
 use ir::{Builder, InsertPoint, Type, Value};
 
 use crate::elemental::FusionContext;
-use crate::kernel::{self, KernelEntry, emit_loop, kernel_entry, provide, thread_and_block_ids};
+use crate::kernel::{self, KernelEntry, begin_kernel, emit_loop, provide};
 use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid, thread_to_output_map};
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
@@ -106,14 +106,16 @@ impl FusionEmitter for ScatterFusion {
         let updates = array(scatter.operands[k + 1]);
         let outputs: Vec<&ArrayShape> = scatter.operands[..k].iter().map(|&o| array(o)).collect();
         let map = thread_to_output_map(updates, &self.launch, self.vector_factor);
-        let KernelEntry {
-            entry,
-            params,
-            outs,
-            output_types,
-        } = kernel_entry(m, fusion, &outputs, span)?;
-        let mut b = Builder::at_end(m, entry);
-        let dims = thread_and_block_ids(&mut b, &self.launch);
+        let (
+            KernelEntry {
+                params,
+                outs,
+                output_types,
+                ..
+            },
+            mut b,
+            dims,
+        ) = begin_kernel(m, fusion, &outputs, span, &self.launch)?;
         let results = emit_loop(
             &mut b,
             map.clone(),
