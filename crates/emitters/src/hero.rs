@@ -57,7 +57,10 @@ pub fn fusion_roots(c: &Computation) -> Vec<InstrId> {
 pub fn find_hero(c: &Computation, graph: &ComputationGraph, root: InstrId) -> InstrId {
     let hero = unary_hero(c, graph, root);
     // The search walks the fusion once per root: only where there is a transpose to find.
-    let has_transpose = c.instructions.iter().any(|i| i.opcode == Opcode::Transpose);
+    let has_transpose = c
+        .instructions
+        .iter()
+        .any(|i| matches!(i.opcode, Opcode::Transpose | Opcode::Copy));
     has_transpose
         .then(|| transpose_behind_elementwise(c, graph, hero))
         .flatten()
@@ -125,11 +128,14 @@ fn transpose_behind_elementwise(
 }
 
 /// The end of the chain of one-operand intermediate ops (and copies and converts) that
-/// computes `root`.
+/// computes `root`; a copy that moves the minor dimension ends it, as the transpose it is.
 fn unary_hero(c: &Computation, graph: &ComputationGraph, root: InstrId) -> InstrId {
     let mut hero = root;
     loop {
         let instr = c.instruction(hero);
+        if instr.opcode == Opcode::Copy && tiled_transpose(c, hero).is_some() {
+            return hero;
+        }
         let passes_through = instr.operands.len() == 1
             && (instr.opcode.is_elementwise_unary()
                 || matches!(
@@ -235,19 +241,23 @@ fn physical_order(shape: &hlo::ArrayShape) -> Option<Vec<usize>> {
     )
 }
 
-/// The normalized description of a transpose, in physical order.
+/// The normalized description of a transpose, or of a copy to another layout, in physical
+/// order.
 pub fn describe_transpose(c: &Computation, hero: InstrId) -> Option<TransposeDescription> {
     let instr = c.instruction(hero);
-    if instr.opcode != Opcode::Transpose {
-        return None;
-    }
     let out = instr.shape.as_array()?;
     let input = c.instruction(*instr.operands.first()?).shape.as_array()?;
-    let perm: Vec<usize> = instr
-        .int_list("dimensions")?
-        .iter()
-        .map(|&d| d as usize)
-        .collect();
+    let perm: Vec<usize> = match instr.opcode {
+        Opcode::Transpose => instr
+            .int_list("dimensions")?
+            .iter()
+            .map(|&d| d as usize)
+            .collect(),
+        // A copy to another layout moves its elements as a transpose of the identity
+        // permutation does (XLA's layout normalization makes it one).
+        Opcode::Copy => (0..out.rank()).collect(),
+        _ => return None,
+    };
     let (in_order, out_order) = (physical_order(input)?, physical_order(out)?);
     if perm.len() != out.rank() || in_order.len() != input.rank() {
         return None;
@@ -410,5 +420,26 @@ mod tests {
         let (module, root) = hero_of(text);
         let d = describe_transpose(module.computation(module.entry), root).unwrap();
         assert_eq!(d.input_dims, vec![2048]);
+    }
+
+    #[test]
+    fn a_copy_to_another_layout_is_the_transpose_it_makes() {
+        // JAX's form on XLA's CPU backend: a transpose that only relabels, then the copy
+        // that moves the data: the copy is the hero, the 021 transpose of [4, 64, 96].
+        let text = "f {\n  p = f32[4,64,96]{2,1,0} parameter(0)\n  t = f32[4,96,64]{1,2,0} transpose(p), dimensions={0,2,1}\n  ROOT c = f32[4,96,64]{2,1,0} copy(t)\n}\n";
+        let (module, root) = hero_of(text);
+        let c = module.computation(module.entry);
+        let hero = find_hero(c, &ComputationGraph::new(c), root);
+        assert_eq!(hero, root);
+        let d = tiled_transpose(c, hero).expect("a tiled transpose");
+        assert_eq!(
+            (d.input_dims, d.permutation),
+            (vec![4, 64, 96], vec![0, 2, 1])
+        );
+        // A copy to its own layout moves nothing: not a transpose.
+        let text =
+            "f {\n  p = f32[64,96]{1,0} parameter(0)\n  ROOT c = f32[64,96]{1,0} copy(p)\n}\n";
+        let (module, hero) = hero_of(text);
+        assert!(tiled_transpose(module.computation(module.entry), hero).is_none());
     }
 }
