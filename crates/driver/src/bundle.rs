@@ -41,8 +41,10 @@
 //!
 //! Why the inputs are a formula and not files: the device machine receives at most 64 MiB
 //! per call, and a 32x1024x1024 f32 input alone is 128 MiB. Drawing `k/64` with small `k`
-//! makes every value exact in every float type (|k| <= 256 even for bf16's 8 significant
-//! bits), so both sides draw bit-identical inputs with a few lines of integer arithmetic.
+//! makes every value exact in every float type of 8 significant bits or more (|k| <= 256
+//! even for bf16's 8), so both sides draw bit-identical inputs with a few lines of integer
+//! arithmetic; the f4 and f8 types (but f8e8m0fnu, which is not drawn) store the nearest
+//! code, ties to even, which the evaluator and ml_dtypes agree on (`testdata/tables`).
 //! Expected values are sampled (an odd stride, so that every residue of power-of-two
 //! dimensions is visited) down to at most [`BundleOptions::max_expected_elements`] per output
 //! for the same reason.

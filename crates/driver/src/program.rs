@@ -349,6 +349,15 @@ fn draw_init(range: RandomRange, shape: &ArrayShape, index: usize) -> Result<Ini
             | PrimitiveType::F32
             | PrimitiveType::F64
             | PrimitiveType::F4E2M1FN
+            // Rounded to the nearest code (ties to even), as ml_dtypes rounds them for the
+            // GPU bundles. f8e8m0fnu, which has no zero and no sign, is left out.
+            | PrimitiveType::F8E3M4
+            | PrimitiveType::F8E4M3
+            | PrimitiveType::F8E4M3FN
+            | PrimitiveType::F8E4M3B11FNUZ
+            | PrimitiveType::F8E4M3FNUZ
+            | PrimitiveType::F8E5M2
+            | PrimitiveType::F8E5M2FNUZ
             // The drawn value is the real part; the imaginary part is 0.
             | PrimitiveType::C64
             | PrimitiveType::C128
