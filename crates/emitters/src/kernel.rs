@@ -223,6 +223,36 @@ pub(crate) fn begin_kernel<'m>(
     Ok((entry, b, ids))
 }
 
+/// The whole kernel of the loop, dynamic-update-slice and scatter emitters: `@main` for
+/// `outputs` ([`begin_kernel`]), one `xla_gpu.loop` over `map` ([`emit_loop`]) carrying the
+/// output tensors, whose body `body` writes (given the kernel's signature, the map's
+/// results and the iteration arguments), and the return of the loop's results, which it
+/// also hands back.
+pub(crate) fn emit_loop_kernel(
+    m: &mut ir::Module,
+    fusion: &Computation,
+    (outputs, span): (&[&ArrayShape], Span),
+    launch: &LaunchDimensions,
+    map: &IndexingMap,
+    body: impl FnOnce(
+        &mut Builder<'_>,
+        &KernelEntry,
+        &[Value],
+        &[Value],
+    ) -> Result<Vec<Value>, Diagnostic>,
+) -> Result<Vec<Value>, Diagnostic> {
+    let (kernel, mut b, ids) = begin_kernel(m, fusion, outputs, span, launch)?;
+    let results = emit_loop(
+        &mut b,
+        map.clone(),
+        &ids,
+        &kernel.outs,
+        |b, _, index, iters| body(b, &kernel, index, iters),
+    )?;
+    b.ret(&results);
+    Ok(results)
+}
+
 /// `gpu.thread_id x` or `gpu.block_id x|y`, with its range (`0..count`) as `xla.range`, so
 /// that later passes know the bounds the launch gives it.
 pub(crate) fn special_register(b: &mut Builder<'_>, name: &str, axis: &str, count: u64) -> Value {

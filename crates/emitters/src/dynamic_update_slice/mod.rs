@@ -17,7 +17,7 @@ use ir::dialects::xla_gpu;
 
 use crate::elemental::FusionContext;
 use crate::hero::fusion_roots;
-use crate::kernel::{self, KernelEntry, begin_kernel, emit_loop, provide};
+use crate::kernel::{self, emit_loop_kernel, provide};
 use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid, thread_to_output_map};
 use crate::partition::bitcast_map;
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
@@ -90,27 +90,27 @@ impl FusionEmitter for InPlaceDynamicUpdateSlice {
         let outputs: Vec<&ArrayShape> = roots.iter().map(|&r| array(r)).collect();
         let update_shape = array(fusion.instruction(self.heroes[0]).operands[1]);
         let map = thread_to_output_map(update_shape, &self.launch, self.vector_factor);
-        let (KernelEntry { params, outs, .. }, mut b, dims) =
-            begin_kernel(m, fusion, &outputs, span, &self.launch)?;
-        let results = emit_loop(
-            &mut b,
-            map.clone(),
-            &dims,
-            &outs,
-            |b, _, update_index, iters| {
+        emit_loop_kernel(
+            m,
+            fusion,
+            (&outputs, span),
+            &self.launch,
+            &map,
+            |b, kernel, update_index, iters| {
+                let params = &kernel.params;
                 let mut written = Vec::with_capacity(iters.len());
                 for ((&hero, &root), &iter) in self.heroes.iter().zip(&roots).zip(iters) {
                     let dus = fusion.instruction(hero);
                     let (operand, update) = (array(dus.operands[0]), array(dus.operands[1]));
                     let mut index = Vec::with_capacity(operand.rank());
                     for (d, &start) in dus.operands[2..].iter().enumerate() {
-                        let value = provide(cx, b, &params, start, &[])?[0];
+                        let value = provide(cx, b, params, start, &[])?[0];
                         let unsigned = array(start).element_type.is_unsigned_int();
                         let last = operand.dims[d] - update.dims[d];
                         let start = kernel::clamped_index(b, value, unsigned, last);
                         index.push(b.addi(start, update_index[d]));
                     }
-                    let value = provide(cx, b, &params, dus.operands[1], update_index)?[0];
+                    let value = provide(cx, b, params, dus.operands[1], update_index)?[0];
                     if root != hero {
                         let to_output = bitcast_map(operand, array(root)).ok_or_else(|| {
                             kernel::unsupported(span, "a bitcast root that moves elements")
@@ -128,7 +128,6 @@ impl FusionEmitter for InPlaceDynamicUpdateSlice {
                 Ok(written)
             },
         )?;
-        b.ret(&results);
         Ok(EmittedKernel {
             launch: self.launch,
             vector_factor: self.vector_factor,

@@ -21,7 +21,7 @@ use ir::dialects::xla_gpu;
 use ir::{Builder, Type, Value};
 
 use crate::elemental::FusionContext;
-use crate::kernel::{self, KernelEntry, begin_kernel, emit_loop};
+use crate::kernel::{self, KernelEntry, emit_loop_kernel};
 use crate::partition::PartitionedComputation;
 use crate::partition::{bitcast_map, first_array};
 use crate::types::leaves;
@@ -198,26 +198,18 @@ pub fn emit_main(
         first_array(&root.shape).ok_or_else(|| unsupported("a fusion without outputs".into()))?;
     let (launch, factor) = (analysis.launch, analysis.vector_factor);
     let map = thread_to_output_map(first, &launch, factor);
-    let (
-        KernelEntry {
-            params,
-            outs,
-            output_types,
-            ..
-        },
-        mut b,
-        dims,
-    ) = begin_kernel(m, fusion, &outputs, root.spans.whole, &launch)?;
     let root_fn = &cx.subgraph_functions[0];
-    let result_types: Vec<Type> = output_types
-        .iter()
-        .map(|t| t.element_type().expect("tensor"))
-        .collect();
-    let results = emit_loop(&mut b, map.clone(), &dims, &outs, |b, _, index, iters| {
+    let span = root.spans.whole;
+    let body = |b: &mut Builder<'_>, kernel: &KernelEntry, index: &[Value], iters: &[Value]| {
+        let result_types: Vec<Type> = kernel
+            .output_types
+            .iter()
+            .map(|t| t.element_type().expect("tensor"))
+            .collect();
         for (i, &v) in index.iter().enumerate() {
             b.module.set_value_name(v, Some(&format!("dim{i}")));
         }
-        let mut call_args = params.to_vec();
+        let mut call_args = kernel.params.to_vec();
         call_args.extend_from_slice(index);
         let call = xla_gpu::build_pure_call(
             b.module,
@@ -242,9 +234,9 @@ pub fn emit_main(
             inserted.push(b.insert_element(value, iter, &out_index));
         }
         Ok(inserted)
-    })?;
-    b.module.set_value_name(results[0], Some("xla_loop"));
-    b.ret(&results);
+    };
+    let results = emit_loop_kernel(m, fusion, (&outputs, span), &launch, &map, body)?;
+    m.set_value_name(results[0], Some("xla_loop"));
     Ok(EmittedKernel {
         launch,
         vector_factor: factor,

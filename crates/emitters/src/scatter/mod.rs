@@ -29,7 +29,7 @@ use ir::dialects::xla_gpu;
 use ir::{Builder, InsertPoint, Type, Value};
 
 use crate::elemental::FusionContext;
-use crate::kernel::{self, KernelEntry, begin_kernel, emit_loop, provide};
+use crate::kernel::{self, emit_loop_kernel, provide};
 use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid, thread_to_output_map};
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
@@ -106,40 +106,31 @@ impl FusionEmitter for ScatterFusion {
         let updates = array(scatter.operands[k + 1]);
         let outputs: Vec<&ArrayShape> = scatter.operands[..k].iter().map(|&o| array(o)).collect();
         let map = thread_to_output_map(updates, &self.launch, self.vector_factor);
-        let (
-            KernelEntry {
-                params,
-                outs,
-                output_types,
-                ..
-            },
-            mut b,
-            dims,
-        ) = begin_kernel(m, fusion, &outputs, span, &self.launch)?;
-        let results = emit_loop(
-            &mut b,
-            map.clone(),
-            &dims,
-            &outs,
-            |b, _, update_index, iters| {
-                let starts = self.starts(cx, b, &params, update_index)?;
+        emit_loop_kernel(
+            m,
+            fusion,
+            (&outputs, span),
+            &self.launch,
+            &map,
+            |b, kernel, update_index, iters| {
+                let (params, output_types) = (&kernel.params, &kernel.output_types);
+                let starts = self.starts(cx, b, params, update_index)?;
                 let in_bounds = self.in_bounds(b, &starts, operand, updates);
                 let (if_op, then_block, else_block) = ir::dialects::scf::build_if(
                     b.module,
                     b.insertion_point(),
                     in_bounds,
-                    &output_types,
+                    output_types,
                     true,
                 );
                 ir::dialects::scf::build_yield(b.module, else_block.expect("an else"), iters);
                 b.set_insertion_point(InsertPoint::BlockEnd(then_block));
                 let index = self.operand_index(b, &starts, operand.rank(), update_index);
-                let written = self.combine(cx, b, &params, iters, &index, update_index, span)?;
+                let written = self.combine(cx, b, params, iters, &index, update_index, span)?;
                 ir::dialects::scf::build_yield(b.module, then_block, &written);
                 Ok(b.module.results(if_op).collect())
             },
         )?;
-        b.ret(&results);
         Ok(EmittedKernel {
             launch: self.launch,
             vector_factor: self.vector_factor,
