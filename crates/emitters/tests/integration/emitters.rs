@@ -2,6 +2,7 @@
 //! loop-fusion corpus: structure, linear code size, and IR that both our verifier and real
 //! MLIR accept.
 
+use crate::common;
 use emitters::{EmitterKind, PartitionedComputation, SplitReason, emit_fusion, fusions};
 use hlo::HloModule;
 
@@ -160,14 +161,9 @@ fn odd_sizes_get_a_smaller_vector_and_a_bounds_constraint() {
 fn the_loop_corpus_emits_verified_ir() {
     let files = testkit::corpus(&["loop"]);
     for path in &files {
-        let name = path.file_name().unwrap().to_str().unwrap();
-        let text = std::fs::read_to_string(path).unwrap();
-        let (source, module) = hlo::load(name, text.as_bytes()).unwrap();
-        for id in fusions(&module) {
-            let fusion =
-                emit_fusion(&module, id).unwrap_or_else(|d| panic!("{}", d.render(&source)));
-            codegen::mlir::verify(&fusion.module.print_generic(), true)
-                .unwrap_or_else(|e| panic!("{name}: MLIR rejects it: {e}"));
+        let (name, emitted) = common::emit_file(path);
+        for fusion in &emitted {
+            common::assert_mlir_verifies(fusion, &name);
         }
     }
     assert_eq!(files.len(), 25);

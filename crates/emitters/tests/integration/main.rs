@@ -2,6 +2,7 @@
 //! test binary links LLVM and MLIR statically (~300 MB), so one binary per file made the
 //! clean build outgrow CI's disk and spent most of the suite's time linking.
 
+mod common;
 mod elemental_ops;
 mod emitters;
 mod huge_grids;

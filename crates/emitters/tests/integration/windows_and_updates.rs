@@ -4,6 +4,7 @@
 //! corpus, written in place. What the kernels compute is checked against the evaluator by the interpreter
 //! (`crates/interp/tests/integration/emitted.rs`).
 
+use crate::common;
 use emitters::{emit_fusion, fusions};
 
 /// Emits the only fusion of `text`, checks real MLIR's verifier on the generic form, and
@@ -12,9 +13,7 @@ fn emit(text: &str) -> String {
     let (source, module) = hlo::load("t.hlo", text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
     let fusion = emit_fusion(&module, fusions(&module)[0])
         .unwrap_or_else(|d| panic!("{}", d.render(&source)));
-    let generic = fusion.module.print_generic();
-    codegen::mlir::verify(&generic, true)
-        .unwrap_or_else(|e| panic!("MLIR rejects the generic form: {e}\n{generic}"));
+    common::assert_mlir_verifies(&fusion, "the generic form");
     fusion.module.print()
 }
 
@@ -202,14 +201,10 @@ fn a_dynamic_update_slice_of_the_whole_array_reads_only_the_update() {
 #[test]
 fn the_dynamic_update_slice_corpus_emits_verified_ir() {
     let files = testkit::corpus(&["dynamic_update_slice"]);
-    let mut emitted = 0;
+    let mut count = 0;
     for path in &files {
-        let name = path.file_name().unwrap().to_str().unwrap();
-        let text = std::fs::read_to_string(path).unwrap();
-        let (source, module) = hlo::load(name, text.as_bytes()).unwrap();
-        for id in fusions(&module) {
-            let fusion =
-                emit_fusion(&module, id).unwrap_or_else(|d| panic!("{}", d.render(&source)));
+        let (name, emitted) = common::emit_file(path);
+        for fusion in &emitted {
             // Every file's DUS can be written in place (one of them, `mof`, two).
             let printed = fusion.module.print();
             assert_eq!(
@@ -222,10 +217,9 @@ fn the_dynamic_update_slice_corpus_emits_verified_ir() {
                 printed.matches("tensor.insert").count(),
                 "{name}: {printed}"
             );
-            codegen::mlir::verify(&fusion.module.print_generic(), true)
-                .unwrap_or_else(|e| panic!("{name}: MLIR rejects it: {e}"));
-            emitted += 1;
+            common::assert_mlir_verifies(fusion, &name);
+            count += 1;
         }
     }
-    assert_eq!((emitted, files.len()), (6, 6));
+    assert_eq!((count, files.len()), (6, 6));
 }
