@@ -9,8 +9,14 @@ use interp::ErrorKind;
 
 /// Runs a one-thread kernel writing four i64 results; returns them.
 fn results(body: &str, funcs: &str) -> Result<Vec<i64>, interp::Error> {
+    results_in("", body, funcs)
+}
+
+/// `@main` of `body` (which defines `%r0`..`%r3`) between `prelude` and `funcs`, run on
+/// one thread; its four results.
+fn results_in(prelude: &str, body: &str, funcs: &str) -> Result<Vec<i64>, interp::Error> {
     let text = format!(
-        r#"
+        r#"{prelude}
 func.func @main(%out: tensor<4xi64>) -> tensor<4xi64> {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -145,22 +151,7 @@ fn xla_loops_visit_their_domain_and_skip_points_outside_it() {
 
 /// Like [`results`], with attribute aliases before the module.
 fn results_with_prelude(prelude: &str, body: &str) -> Result<Vec<i64>, interp::Error> {
-    let text = format!(
-        r#"{prelude}
-func.func @main(%out: tensor<4xi64>) -> tensor<4xi64> {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %c3 = arith.constant 3 : index
-  {body}
-  %o0 = tensor.insert %r0 into %out[%c0] : tensor<4xi64>
-  %o1 = tensor.insert %r1 into %o0[%c1] : tensor<4xi64>
-  %o2 = tensor.insert %r2 into %o1[%c2] : tensor<4xi64>
-  %o3 = tensor.insert %r3 into %o2[%c3] : tensor<4xi64>
-  return %o3 : tensor<4xi64>
-}}"#
-    );
-    Ok(to_i64s(&run(&text, 1, 1, vec![i64s(&[0; 4])])?[0]))
+    results_in(prelude, body, "")
 }
 
 #[test]
