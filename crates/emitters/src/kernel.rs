@@ -231,7 +231,8 @@ pub(crate) fn begin_kernel<'m>(
 pub(crate) fn emit_loop_kernel(
     m: &mut ir::Module,
     fusion: &Computation,
-    (outputs, span): (&[&ArrayShape], Span),
+    outputs: &[&ArrayShape],
+    span: Span,
     launch: &LaunchDimensions,
     map: &IndexingMap,
     body: impl FnOnce(

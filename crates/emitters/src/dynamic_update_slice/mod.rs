@@ -93,7 +93,8 @@ impl FusionEmitter for InPlaceDynamicUpdateSlice {
         emit_loop_kernel(
             m,
             fusion,
-            (&outputs, span),
+            &outputs,
+            span,
             &self.launch,
             &map,
             |b, kernel, update_index, iters| {

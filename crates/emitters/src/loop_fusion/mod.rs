@@ -235,7 +235,7 @@ pub fn emit_main(
         }
         Ok(inserted)
     };
-    let results = emit_loop_kernel(m, fusion, (&outputs, span), &launch, &map, body)?;
+    let results = emit_loop_kernel(m, fusion, &outputs, span, &launch, &map, body)?;
     m.set_value_name(results[0], Some("xla_loop"));
     Ok(EmittedKernel {
         launch,

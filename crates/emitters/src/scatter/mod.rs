@@ -109,7 +109,8 @@ impl FusionEmitter for ScatterFusion {
         emit_loop_kernel(
             m,
             fusion,
-            (&outputs, span),
+            &outputs,
+            span,
             &self.launch,
             &map,
             |b, kernel, update_index, iters| {

@@ -132,8 +132,8 @@ impl PackedTiling {
             .find(|&b| rows % (b * vs) == 0 && dims[t2] % (b * vs) == 0)
             .unwrap_or(1);
         // As many words of each row as a thread's block of `MAX_BLOCK_BYTES` holds, and no
-        // more than the reading access (so the group stride, `32 vs + a` words, keeps them
-        // aligned).
+        // more than the reading access (so the group stride, `32 vs + p` words with `p` a
+        // multiple of `a`, keeps them aligned).
         let block_words = MAX_BLOCK_BYTES / 4 / (store_words * vs);
         let row_words = access_words.min(block_words).max(1);
         let mut block_sizes = vec![1; m];
@@ -209,8 +209,8 @@ impl PackedTiling {
 
     /// Padding words after each group of `vs` rows: `a`, which keeps the reading loop's
     /// accesses aligned, where the `32 / r` lanes shared memory serves together in the
-    /// writing loop read one row block (`b r >= 8`); else `4r`, which puts the next row block
-    /// on the next banks (see the module documentation).
+    /// writing loop read one row block (`b r >= 8`); else `max(a, 4r)`, which puts the next
+    /// row block on the next banks (see the module documentation).
     fn padding_words(&self) -> i64 {
         if self.store_words * self.row_words >= 8 {
             self.access_words

@@ -162,17 +162,8 @@ const OMITTED_SHAPES_ARE_INFERRED_WITH_THE_SAME_RULES: &str = r#"c {
 
 const REDUCTIONS: &str = concat!(
     testkit::add_f32!(),
-    r#"argmax {
-  a = f32[] parameter(0)
-  ai = s32[] parameter(1)
-  b = f32[] parameter(2)
-  bi = s32[] parameter(3)
-  gt = pred[] compare(a, b), direction=GT
-  v = f32[] select(gt, a, b)
-  i = s32[] select(gt, ai, bi)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
-c {
+    testkit::argmax!(),
+    r#"c {
   x = f32[8,6] parameter(0)
   xi = s32[8,6] iota(), iota_dimension=0
   bf = bf16[8,6] parameter(1)
