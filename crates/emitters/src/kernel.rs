@@ -11,6 +11,7 @@ use indexing::IndexingMap;
 use ir::dialects::{func as irfunc, gpu, xla_gpu};
 use ir::{Attribute, BlockId, Builder, InsertPoint, Type, Value};
 
+use crate::loop_fusion::thread_to_output_map;
 use crate::partition::PartitionedComputation;
 use crate::partition::sanitize;
 use crate::types::{leaves, tensor_type};
@@ -224,24 +225,28 @@ pub(crate) fn begin_kernel<'m>(
 }
 
 /// The whole kernel of the loop, dynamic-update-slice and scatter emitters: `@main` for
-/// `outputs` ([`begin_kernel`]), one `xla_gpu.loop` over `map` ([`emit_loop`]) carrying the
-/// output tensors, whose body `body` writes (given the kernel's signature, the map's
-/// results and the iteration arguments), and the return of the loop's results, which it
-/// also hands back.
+/// `outputs` ([`begin_kernel`]), one `xla_gpu.loop` ([`emit_loop`]) in which each of
+/// `launch`'s threads takes `vector_factor` elements of `loop_shape`
+/// ([`thread_to_output_map`]), carrying the output tensors, whose body `body` writes (given
+/// the kernel's signature, the index into `loop_shape` and the iteration arguments), and the
+/// return of the loop's results. Hands back the kernel, which writes no output in place,
+/// and the loop's results.
 pub(crate) fn emit_loop_kernel(
     m: &mut ir::Module,
     fusion: &Computation,
     outputs: &[&ArrayShape],
-    span: Span,
+    loop_shape: &ArrayShape,
     launch: &LaunchDimensions,
-    map: &IndexingMap,
+    vector_factor: i64,
     body: impl FnOnce(
         &mut Builder<'_>,
         &KernelEntry,
         &[Value],
         &[Value],
     ) -> Result<Vec<Value>, Diagnostic>,
-) -> Result<Vec<Value>, Diagnostic> {
+) -> Result<(EmittedKernel, Vec<Value>), Diagnostic> {
+    let span = fusion.root_instruction().spans.whole;
+    let map = thread_to_output_map(loop_shape, launch, vector_factor);
     let (kernel, mut b, ids) = begin_kernel(m, fusion, outputs, span, launch)?;
     let results = emit_loop(
         &mut b,
@@ -251,7 +256,14 @@ pub(crate) fn emit_loop_kernel(
         |b, _, index, iters| body(b, &kernel, index, iters),
     )?;
     b.ret(&results);
-    Ok(results)
+    let emitted = EmittedKernel {
+        launch: *launch,
+        vector_factor,
+        thread_map: map,
+        in_place: Vec::new(),
+        layouts: Vec::new(),
+    };
+    Ok((emitted, results))
 }
 
 /// `gpu.thread_id x` or `gpu.block_id x|y`, with its range (`0..count`) as `xla.range`, so

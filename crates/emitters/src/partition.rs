@@ -204,22 +204,29 @@ pub fn bitcast_map(from: &ArrayShape, to: &ArrayShape) -> Option<IndexingMap> {
     }
     let index: Vec<AffineExpr> = (0..from.rank()).map(dim).collect();
     let linear = physical_offset_in(from, &index);
-    // Major to minor in `to`'s layout.
-    let order: Vec<usize> = to_layout
+    let mut map = IndexingMap::identity(&from.dims);
+    map.results = index_at_offset(linear, to);
+    Some(map.simplified())
+}
+
+/// The index of the element of `shape` at offset `linear` in its layout's physical order
+/// (the layout's tiles aside): `linear` delinearized major to minor, each component at its
+/// dimension.
+pub(crate) fn index_at_offset(linear: AffineExpr, shape: &ArrayShape) -> Vec<AffineExpr> {
+    // Major to minor in `shape`'s layout.
+    let order: Vec<usize> = shape
+        .layout_or_default()
         .minor_to_major
         .iter()
         .rev()
         .map(|&d| d as usize)
         .collect();
-    let physical_dims: Vec<i64> = order.iter().map(|&d| to.dims[d]).collect();
-    let physical = delinearize(linear, &physical_dims);
-    let mut results = vec![AffineExpr::Constant(0); to.rank()];
-    for (&d, e) in order.iter().zip(physical) {
-        results[d] = e;
+    let physical_dims: Vec<i64> = order.iter().map(|&d| shape.dims[d]).collect();
+    let mut index = vec![AffineExpr::Constant(0); shape.rank()];
+    for (&d, e) in order.iter().zip(delinearize(linear, &physical_dims)) {
+        index[d] = e;
     }
-    let mut map = IndexingMap::identity(&from.dims);
-    map.results = results;
-    Some(map.simplified())
+    index
 }
 
 /// What the partitioner knows about one instruction once its users are placed.

@@ -18,7 +18,7 @@ use ir::dialects::xla_gpu;
 use crate::elemental::FusionContext;
 use crate::hero::fusion_roots;
 use crate::kernel::{self, emit_loop_kernel, provide};
-use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid, thread_to_output_map};
+use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid};
 use crate::partition::bitcast_map;
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
@@ -89,14 +89,13 @@ impl FusionEmitter for InPlaceDynamicUpdateSlice {
         let roots = fusion_roots(fusion);
         let outputs: Vec<&ArrayShape> = roots.iter().map(|&r| array(r)).collect();
         let update_shape = array(fusion.instruction(self.heroes[0]).operands[1]);
-        let map = thread_to_output_map(update_shape, &self.launch, self.vector_factor);
-        emit_loop_kernel(
+        let (emitted, _) = emit_loop_kernel(
             m,
             fusion,
             &outputs,
-            span,
+            update_shape,
             &self.launch,
-            &map,
+            self.vector_factor,
             |b, kernel, update_index, iters| {
                 let params = &kernel.params;
                 let mut written = Vec::with_capacity(iters.len());
@@ -130,11 +129,8 @@ impl FusionEmitter for InPlaceDynamicUpdateSlice {
             },
         )?;
         Ok(EmittedKernel {
-            launch: self.launch,
-            vector_factor: self.vector_factor,
-            thread_map: map,
             in_place: self.params.iter().copied().enumerate().collect(),
-            layouts: Vec::new(),
+            ..emitted
         })
     }
 }

@@ -16,14 +16,14 @@
 //! index is `bl_y * grid_x + bl_x`.
 
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId};
-use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
+use indexing::{AffineExpr, IndexingMap, Interval, Variable, dim, sym};
 use ir::dialects::xla_gpu;
 use ir::{Builder, Type, Value};
 
 use crate::elemental::FusionContext;
 use crate::kernel::{self, KernelEntry, emit_loop_kernel};
 use crate::partition::PartitionedComputation;
-use crate::partition::{bitcast_map, first_array};
+use crate::partition::{bitcast_map, first_array, index_at_offset};
 use crate::types::leaves;
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
@@ -104,21 +104,7 @@ pub fn thread_to_output_map(
         dim(1)
     };
     let linear = block * (threads * factor) + dim(0) * factor + sym(0);
-    let layout = shape.layout_or_default();
-    let order: Vec<usize> = layout
-        .minor_to_major
-        .iter()
-        .rev()
-        .map(|&d| d as usize)
-        .collect();
-    let physical_dims: Vec<i64> = order.iter().map(|&d| shape.dims[d]).collect();
-    let mut results = vec![cst(0); shape.rank()];
-    for (&d, e) in order
-        .iter()
-        .zip(delinearize(linear.clone(), &physical_dims))
-    {
-        results[d] = e;
-    }
+    let results = index_at_offset(linear.clone(), shape);
     let mut dims = vec![
         Variable::new("th_x", Interval::new(0, threads - 1)),
         Variable::new("bl_x", Interval::new(0, grid_x - 1)),
@@ -196,10 +182,7 @@ pub fn emit_main(
     let outputs: Vec<&ArrayShape> = leaves(&root.shape);
     let first =
         first_array(&root.shape).ok_or_else(|| unsupported("a fusion without outputs".into()))?;
-    let (launch, factor) = (analysis.launch, analysis.vector_factor);
-    let map = thread_to_output_map(first, &launch, factor);
     let root_fn = &cx.subgraph_functions[0];
-    let span = root.spans.whole;
     let body = |b: &mut Builder<'_>, kernel: &KernelEntry, index: &[Value], iters: &[Value]| {
         let result_types: Vec<Type> = kernel
             .output_types
@@ -235,15 +218,10 @@ pub fn emit_main(
         }
         Ok(inserted)
     };
-    let results = emit_loop_kernel(m, fusion, &outputs, span, &launch, &map, body)?;
+    let (launch, factor) = (&analysis.launch, analysis.vector_factor);
+    let (emitted, results) = emit_loop_kernel(m, fusion, &outputs, first, launch, factor, body)?;
     m.set_value_name(results[0], Some("xla_loop"));
-    Ok(EmittedKernel {
-        launch,
-        vector_factor: factor,
-        thread_map: map,
-        in_place: Vec::new(),
-        layouts: Vec::new(),
-    })
+    Ok(emitted)
 }
 
 /// Every result of `map` at `dims`, as `xla_gpu.apply_indexing` (or the value itself for a

@@ -30,7 +30,7 @@ use ir::{Builder, InsertPoint, Type, Value};
 
 use crate::elemental::FusionContext;
 use crate::kernel::{self, emit_loop_kernel, provide};
-use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid, thread_to_output_map};
+use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid};
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
 type R<T> = Result<T, Diagnostic>;
@@ -105,14 +105,13 @@ impl FusionEmitter for ScatterFusion {
         let operand = array(scatter.operands[0]);
         let updates = array(scatter.operands[k + 1]);
         let outputs: Vec<&ArrayShape> = scatter.operands[..k].iter().map(|&o| array(o)).collect();
-        let map = thread_to_output_map(updates, &self.launch, self.vector_factor);
-        emit_loop_kernel(
+        let (emitted, _) = emit_loop_kernel(
             m,
             fusion,
             &outputs,
-            span,
+            updates,
             &self.launch,
-            &map,
+            self.vector_factor,
             |b, kernel, update_index, iters| {
                 let (params, output_types) = (&kernel.params, &kernel.output_types);
                 let starts = self.starts(cx, b, params, update_index)?;
@@ -133,16 +132,8 @@ impl FusionEmitter for ScatterFusion {
             },
         )?;
         Ok(EmittedKernel {
-            launch: self.launch,
-            vector_factor: self.vector_factor,
-            thread_map: map,
-            in_place: self
-                .operand_params
-                .iter()
-                .enumerate()
-                .map(|(output, &param)| (output, param))
-                .collect(),
-            layouts: Vec::new(),
+            in_place: self.operand_params.iter().copied().enumerate().collect(),
+            ..emitted
         })
     }
 }
