@@ -360,22 +360,6 @@ fn grid_to(grid: &IndexingMap, from: &ArrayShape, to: &ArrayShape) -> IndexingMa
     grid.compose(&bitcast).simplified()
 }
 
-/// The values of `map` at the loop's dims and symbols, reusing the loop's own results when
-/// the map is the loop's.
-fn index_of(
-    e: &mut ElementalEmitter<'_, '_>,
-    map: &IndexingMap,
-    loop_map: &IndexingMap,
-    loop_results: &[Value],
-    grid: &[Value],
-    symbols: &[Value],
-) -> Vec<Value> {
-    if map.results == loop_map.results {
-        return loop_results.to_vec();
-    }
-    e.apply(map, grid, symbols)
-}
-
 /// Emits `@main` (see the module documentation).
 fn emit_main(
     cx: &FusionContext<'_>,
@@ -450,39 +434,31 @@ fn emit_main(
         .collect();
     let mut inits = tiles.clone();
     inits.extend(side.iter().map(|&k| outs[k]));
-    let ip = b.insertion_point();
-    let (loop1, body1) = xla_gpu::build_loop(b.module, ip, loop1_map.clone(), &grid, &inits);
-    let loop1_args = b.module.block_args(body1).to_vec();
-    let (symbols, rest) = loop1_args.split_at(loop1_map.range_vars.len());
-    let (results, iters) = rest.split_at(loop1_map.results.len());
-    for (i, &v) in results.iter().enumerate() {
-        b.module.set_value_name(v, Some(&format!("input_dim{i}")));
-    }
-    let (symbols, results, iters) = (symbols.to_vec(), results.to_vec(), iters.to_vec());
+    let loop1 = TileLoop::open(&mut b, &loop1_map, &grid, &inits, "input_dim");
     let write_index = tiling.shared_write_indexing();
     {
-        let inner = Builder::at_end(b.module, body1);
+        let inner = Builder::at_end(b.module, loop1.body);
         let mut e = ElementalEmitter::new(cx, inner, Scope::Subgraph(ENTRY_SCOPE), params.to_vec());
-        let shared_index = e.apply(&write_index, &grid, &symbols);
+        let shared_index = e.apply(&write_index, &grid, &loop1.symbols);
         let mut yielded = Vec::new();
         for (k, &h) in plan.heroes.iter().enumerate() {
             let operand = c.instruction(h).operands[0];
             let shape = c.instruction(operand).shape.as_array().expect("an array");
             let map = grid_to(&input_grid, &input_shape, shape);
-            let index = index_of(&mut e, &map, &loop1_map, &results, &grid, &symbols);
+            let index = loop1.index_of(&mut e, &map);
             let value = e.emit(operand, &index)?[0];
-            yielded.push(e.b.insert_element(value, iters[k], &shared_index));
+            yielded.push(e.b.insert_element(value, loop1.iters[k], &shared_index));
         }
         for (j, &k) in side.iter().enumerate() {
             let o = &plan.outputs[k];
             let map = grid_to(&input_grid, &input_shape, &o.shape);
-            let index = index_of(&mut e, &map, &loop1_map, &results, &grid, &symbols);
+            let index = loop1.index_of(&mut e, &map);
             let value = e.emit(o.root, &index)?[0];
-            yielded.push(e.b.insert_element(value, iters[tiles.len() + j], &index));
+            yielded.push(e.b.insert_element(value, loop1.iters[tiles.len() + j], &index));
         }
-        xla_gpu::build_yield(e.b.module, body1, &yielded);
+        xla_gpu::build_yield(e.b.module, loop1.body, &yielded);
     }
-    let loop1_results: Vec<Value> = b.module.results(loop1).collect();
+    let loop1_results: Vec<Value> = b.module.results(loop1.op).collect();
     let ip = b.insertion_point();
     let synced = xla_gpu::build_sync_threads(b.module, ip, &loop1_results[..tiles.len()]);
 
@@ -502,20 +478,12 @@ fn emit_main(
     };
     let loop2_map = root_map(transposed[0]);
     let inits: Vec<Value> = transposed.iter().map(|&k| outs[k]).collect();
-    let ip = b.insertion_point();
-    let (loop2, body2) = xla_gpu::build_loop(b.module, ip, loop2_map.clone(), &grid, &inits);
-    let loop2_args = b.module.block_args(body2).to_vec();
-    let (symbols, rest) = loop2_args.split_at(loop2_map.range_vars.len());
-    let (results, iters) = rest.split_at(loop2_map.results.len());
-    for (i, &v) in results.iter().enumerate() {
-        b.module.set_value_name(v, Some(&format!("output_dim{i}")));
-    }
-    let (symbols, results, iters) = (symbols.to_vec(), results.to_vec(), iters.to_vec());
+    let loop2 = TileLoop::open(&mut b, &loop2_map, &grid, &inits, "output_dim");
     let read_index = tiling.shared_read_indexing();
     {
-        let inner = Builder::at_end(b.module, body2);
+        let inner = Builder::at_end(b.module, loop2.body);
         let mut e = ElementalEmitter::new(cx, inner, Scope::Subgraph(ENTRY_SCOPE), params.to_vec());
-        let shared_index = e.apply(&read_index, &grid, &symbols);
+        let shared_index = e.apply(&read_index, &grid, &loop2.symbols);
         let elements: Vec<Value> = synced
             .iter()
             .map(|&t| e.b.extract(t, &shared_index))
@@ -527,7 +495,7 @@ fn emit_main(
                 unreachable!("a transposed output")
             };
             let map = root_map(k);
-            let index = index_of(&mut e, &map, &loop2_map, &results, &grid, &symbols);
+            let index = loop2.index_of(&mut e, &map);
             let value = match &epilogues[k] {
                 None => elements[hero],
                 Some(name) => {
@@ -541,11 +509,11 @@ fn emit_main(
                     e.b.module.result(call, 0)
                 }
             };
-            yielded.push(e.b.insert_element(value, iters[j], &index));
+            yielded.push(e.b.insert_element(value, loop2.iters[j], &index));
         }
-        xla_gpu::build_yield(e.b.module, body2, &yielded);
+        xla_gpu::build_yield(e.b.module, loop2.body, &yielded);
     }
-    let loop2_results: Vec<Value> = b.module.results(loop2).collect();
+    let loop2_results: Vec<Value> = b.module.results(loop2.op).collect();
     let mut returned = Vec::new();
     for k in 0..plan.outputs.len() {
         returned.push(match side.iter().position(|&s| s == k) {
@@ -564,4 +532,58 @@ fn emit_main(
         in_place: Vec::new(),
         layouts: tiling.thread_layouts(),
     })
+}
+
+/// One of the kernel's two `xla_gpu.loop`s over the block's threads: the loop, its body,
+/// its map and the thread and block ids it runs over, and the body's arguments — the map's
+/// symbols, its results (named `input_dim0`, .. or `output_dim0`, ..) and the iteration
+/// arguments.
+struct TileLoop {
+    op: ir::OpId,
+    body: ir::BlockId,
+    map: IndexingMap,
+    grid: Vec<Value>,
+    symbols: Vec<Value>,
+    results: Vec<Value>,
+    iters: Vec<Value>,
+}
+
+impl TileLoop {
+    /// Opens the loop over `map` at `b`'s insertion point, carrying `inits`, its map's
+    /// results named `{result_name}{i}`.
+    fn open(
+        b: &mut Builder<'_>,
+        map: &IndexingMap,
+        grid: &[Value],
+        inits: &[Value],
+        result_name: &str,
+    ) -> TileLoop {
+        let ip = b.insertion_point();
+        let (op, body) = xla_gpu::build_loop(b.module, ip, map.clone(), grid, inits);
+        let args = b.module.block_args(body).to_vec();
+        let (symbols, rest) = args.split_at(map.range_vars.len());
+        let (results, iters) = rest.split_at(map.results.len());
+        for (i, &v) in results.iter().enumerate() {
+            b.module
+                .set_value_name(v, Some(&format!("{result_name}{i}")));
+        }
+        TileLoop {
+            op,
+            body,
+            map: map.clone(),
+            grid: grid.to_vec(),
+            symbols: symbols.to_vec(),
+            results: results.to_vec(),
+            iters: iters.to_vec(),
+        }
+    }
+
+    /// The values of `map` at the loop's dims and symbols, emitted by `e` in the body;
+    /// the loop's own results where `map` is the loop's.
+    fn index_of(&self, e: &mut ElementalEmitter<'_, '_>, map: &IndexingMap) -> Vec<Value> {
+        if map.results == self.map.results {
+            return self.results.clone();
+        }
+        e.apply(map, &self.grid, &self.symbols)
+    }
 }
