@@ -47,6 +47,19 @@ pub const COL_REDUCED: usize = 1;
 pub const COL_MINOR_KEPT: usize = 2;
 
 impl ReductionDimensions {
+    /// A row reduction `[major reduced, kept, minor reduced]`.
+    pub fn row(dims: [i64; 3]) -> ReductionDimensions {
+        ReductionDimensions { is_row: true, dims }
+    }
+
+    /// A column reduction `[major kept, reduced, minor kept]`.
+    pub fn column(dims: [i64; 3]) -> ReductionDimensions {
+        ReductionDimensions {
+            is_row: false,
+            dims,
+        }
+    }
+
     /// The components of `reduce` (whose first operand has shape `operand`), or `None` when
     /// neither its kept nor its reduced dimensions are contiguous in memory, or the layout
     /// is tiled (XLA:GPU has no tiled layouts; the index math here would not hold).
@@ -60,28 +73,16 @@ impl ReductionDimensions {
         let kept: Vec<i64> = (0..rank).filter(|d| !reduced.contains(d)).collect();
         let minor_to_major = &layout.minor_to_major;
         if kept.is_empty() {
-            return Some(ReductionDimensions {
-                is_row: true,
-                dims: [1, 1, operand.element_count()],
-            });
+            return Some(ReductionDimensions::row([1, 1, operand.element_count()]));
         }
         if consecutive(minor_to_major, &kept) {
             let [major, middle, minor] = partition_by_middle(operand, minor_to_major, &kept);
             return Some(if middle == 1 {
-                ReductionDimensions {
-                    is_row: true,
-                    dims: [1, 1, major * minor],
-                }
+                ReductionDimensions::row([1, 1, major * minor])
             } else if minor == 1 {
-                ReductionDimensions {
-                    is_row: false,
-                    dims: [1, major, middle],
-                }
+                ReductionDimensions::column([1, major, middle])
             } else {
-                ReductionDimensions {
-                    is_row: true,
-                    dims: [major, middle, minor],
-                }
+                ReductionDimensions::row([major, middle, minor])
             });
         }
         if !consecutive(minor_to_major, &reduced) {
@@ -89,15 +90,9 @@ impl ReductionDimensions {
         }
         let [major, middle, minor] = partition_by_middle(operand, minor_to_major, &reduced);
         Some(if minor == 1 {
-            ReductionDimensions {
-                is_row: true,
-                dims: [1, major, middle],
-            }
+            ReductionDimensions::row([1, major, middle])
         } else {
-            ReductionDimensions {
-                is_row: false,
-                dims: [major, middle, minor],
-            }
+            ReductionDimensions::column([major, middle, minor])
         })
     }
 
@@ -198,42 +193,44 @@ mod tests {
 
     #[test]
     fn components_follow_xla() {
-        let row = dims_of(&fusion("8,2048]", "8", "1")).unwrap();
-        assert_eq!((row.is_row, row.dims), (true, [1, 8, 2048]));
-        let col = dims_of(&fusion("13,1051,321]", "13,321", "1")).unwrap();
-        assert_eq!((col.is_row, col.dims), (false, [13, 1051, 321]));
-        let all = dims_of(&fusion("8,8]", "", "0,1")).unwrap();
-        assert_eq!((all.is_row, all.dims), (true, [1, 1, 64]));
-        let batched = dims_of(&fusion("4,6,32]", "6", "0,2")).unwrap();
-        assert_eq!((batched.is_row, batched.dims), (true, [4, 6, 32]));
-        let major = dims_of(&fusion("2048,64]", "64", "0")).unwrap();
-        assert_eq!((major.is_row, major.dims), (false, [1, 2048, 64]));
-        // Column-major layout: reducing logical dim 0 reduces the minor component.
-        let transposed = dims_of(&fusion("64,16]{0,1}", "16", "0")).unwrap();
-        assert_eq!((transposed.is_row, transposed.dims), (true, [1, 16, 64]));
+        for (shape, out, dims, expected) in [
+            ("8,2048]", "8", "1", ReductionDimensions::row([1, 8, 2048])),
+            (
+                "13,1051,321]",
+                "13,321",
+                "1",
+                ReductionDimensions::column([13, 1051, 321]),
+            ),
+            ("8,8]", "", "0,1", ReductionDimensions::row([1, 1, 64])),
+            ("4,6,32]", "6", "0,2", ReductionDimensions::row([4, 6, 32])),
+            (
+                "2048,64]",
+                "64",
+                "0",
+                ReductionDimensions::column([1, 2048, 64]),
+            ),
+            // Column-major layout: reducing logical dim 0 reduces the minor component.
+            (
+                "64,16]{0,1}",
+                "16",
+                "0",
+                ReductionDimensions::row([1, 16, 64]),
+            ),
+        ] {
+            let got = dims_of(&fusion(shape, out, dims));
+            assert_eq!(got, Some(expected), "f32[{shape} reducing {{{dims}}}");
+        }
     }
 
     #[test]
     fn xla_rules_for_small_and_long_reductions() {
-        let small_column = ReductionDimensions {
-            is_row: false,
-            dims: [1, 20, 64],
-        };
+        let small_column = ReductionDimensions::column([1, 20, 64]);
         assert!(!small_column.is_faster_than_elemental());
-        let short_rows = ReductionDimensions {
-            is_row: true,
-            dims: [1, 100, 4],
-        };
+        let short_rows = ReductionDimensions::row([1, 100, 4]);
         assert!(short_rows.is_faster_than_elemental());
-        let odd_rows = ReductionDimensions {
-            is_row: true,
-            dims: [1, 100, 5],
-        };
+        let odd_rows = ReductionDimensions::row([1, 100, 5]);
         assert!(!odd_rows.is_faster_than_elemental());
-        let long_row = ReductionDimensions {
-            is_row: true,
-            dims: [1, 1, 20000],
-        };
+        let long_row = ReductionDimensions::row([1, 1, 20000]);
         assert!(!long_row.is_race_free());
     }
 }

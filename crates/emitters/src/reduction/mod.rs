@@ -333,6 +333,24 @@ impl<'a> Emitter<'a> {
         self.cx.fusion.instruction(id)
     }
 
+    /// `index`, an index of `canonical`, as the index of the same element of `id`'s array,
+    /// which the analysis checked is a bitcast of it.
+    fn bitcast_index(
+        &self,
+        b: &mut Builder<'_>,
+        canonical: &ArrayShape,
+        index: &[Value],
+        id: InstrId,
+    ) -> Vec<Value> {
+        let shape = self
+            .instr(id)
+            .shape
+            .as_array()
+            .expect("checked by the analysis");
+        let to_id = bitcast_map(canonical, shape).expect("checked by the analysis");
+        apply_map(b, &to_id, index, &[])
+    }
+
     fn arity(&self, hero: usize) -> usize {
         self.instr(self.plan.heroes[hero]).operands.len() / 2
     }
@@ -538,14 +556,7 @@ impl<'a> Emitter<'a> {
                     }
                     for k in 0..arity {
                         let operand = instr.operands[k];
-                        let shape = self
-                            .instr(operand)
-                            .shape
-                            .as_array()
-                            .expect("checked by the analysis");
-                        let to_operand =
-                            bitcast_map(&canonical, shape).expect("checked by the analysis");
-                        let operand_index = apply_map(b, &to_operand, index, &[]);
+                        let operand_index = self.bitcast_index(b, &canonical, index, operand);
                         args.extend(self.provide(b, state, operand, &operand_index)?);
                     }
                     let call = xla_gpu::build_pure_call(
@@ -570,14 +581,7 @@ impl<'a> Emitter<'a> {
                     .iter()
                     .filter(|o| o.kind == OutputKind::Side)
                 {
-                    let shape = self
-                        .instr(o.root)
-                        .shape
-                        .as_array()
-                        .expect("checked by the analysis");
-                    let to_output =
-                        bitcast_map(&canonical, shape).expect("checked by the analysis");
-                    let output_index = apply_map(b, &to_output, index, &[]);
+                    let output_index = self.bitcast_index(b, &canonical, index, o.root);
                     let value = self.provide(b, state, o.root, &output_index)?[0];
                     let slot = o.first_tensor;
                     next[slot] = b.insert_element(value, next[slot], &output_index);

@@ -170,6 +170,17 @@ fn symbols(names: &[&str], sizes: &[i64]) -> Vec<Variable> {
         .collect()
 }
 
+/// `(th_x)[vector_index] -> results`: where a thread's elements go in the shared tile, or
+/// come from.
+fn shared_tile_map(threads: i64, vs: i64, results: Vec<AffineExpr>) -> IndexingMap {
+    IndexingMap::new(
+        thread_dims(threads),
+        symbols(&["vector_index"], &[vs]),
+        Vec::new(),
+        results,
+    )
+}
+
 /// A map with every result constrained to `[0, bound - 1]`.
 fn bounded(
     dims: Vec<Variable>,
@@ -441,16 +452,14 @@ impl Tiling {
         );
         output_map.add_constraint(t[1].clone(), Interval::new(0, 0));
         let th = delinearize(dim(0), &[TILE_SIZE, TILE_SIZE]);
-        let write_map = IndexingMap::new(
-            thread_dims(threads),
-            symbols(&["vector_index"], &[vs]),
-            Vec::new(),
+        let write_map = shared_tile_map(
+            threads,
+            vs,
             vec![th[1].clone(), th[0].clone() * vs + sym(0)],
         );
-        let read_map = IndexingMap::new(
-            thread_dims(threads),
-            symbols(&["vector_index"], &[vs]),
-            Vec::new(),
+        let read_map = shared_tile_map(
+            threads,
+            vs,
             vec![th[0].clone(), th[1].clone() * vs + sym(0)],
         );
         let mut tile_shape = vec![TILE_SIZE, TILE_SIZE * vs];
@@ -521,18 +530,8 @@ impl Tiling {
         output_map.add_constraint(dim(0).modulo(shared_rows), Interval::new(0, 0));
         let write = delinearize(dim(0) * vs + sym(0), &[shared_rows, d2]);
         let read = delinearize(dim(0) + sym(0) * threads, &[d2, shared_rows]);
-        let write_map = IndexingMap::new(
-            thread_dims(threads),
-            symbols(&["vector_index"], &[vs]),
-            Vec::new(),
-            write,
-        );
-        let read_map = IndexingMap::new(
-            thread_dims(threads),
-            symbols(&["vector_index"], &[vs]),
-            Vec::new(),
-            vec![read[1].clone(), read[0].clone()],
-        );
+        let write_map = shared_tile_map(threads, vs, write);
+        let read_map = shared_tile_map(threads, vs, vec![read[1].clone(), read[0].clone()]);
         // The least padding without bank conflicts (XLA's comment: at most 1.5 × threads ×
         // vector elements instead of the column emitter's 1056 × vector²).
         let padding = if threads == 32 && vs == 1 {
