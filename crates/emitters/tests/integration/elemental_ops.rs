@@ -32,6 +32,25 @@ fn binary(op: &str, t: &str, out: &str) -> String {
     )
 }
 
+/// The binary ops of every integer and float type.
+const ARITHMETIC_OPS: [&str; 7] = [
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "remainder",
+    "maximum",
+    "minimum",
+];
+
+/// Each of `unary_ops` and `binary_ops` on `T[4,6]` operands, with a `T[4,6]` result.
+fn same_type_cases(t: &str, unary_ops: &[&str], binary_ops: &[&str]) -> Vec<String> {
+    let unaries = unary_ops.iter().map(|op| unary(op, t, t));
+    unaries
+        .chain(binary_ops.iter().map(|op| binary(op, t, t)))
+        .collect()
+}
+
 fn check_all(cases: impl IntoIterator<Item = String>) {
     let failures: Vec<String> = cases.into_iter().filter_map(|c| emits(&c).err()).collect();
     assert!(
@@ -74,21 +93,10 @@ fn float_ops() {
         "cosh",
         "sinh",
     ];
-    let binary_ops = [
-        "add",
-        "subtract",
-        "multiply",
-        "divide",
-        "remainder",
-        "maximum",
-        "minimum",
-        "power",
-        "atan2",
-    ];
+    let binary_ops = [ARITHMETIC_OPS.as_slice(), &["power", "atan2"]].concat();
     let mut cases = Vec::new();
     for t in FLOATS {
-        cases.extend(unary_ops.iter().map(|op| unary(op, t, t)));
-        cases.extend(binary_ops.iter().map(|op| binary(op, t, t)));
+        cases.extend(same_type_cases(t, &unary_ops, &binary_ops));
         cases.push(unary("is-finite", t, "pred"));
     }
     check_all(cases);
@@ -97,14 +105,7 @@ fn float_ops() {
 #[test]
 fn integer_ops() {
     let unary_ops = ["negate", "not", "popcnt", "count-leading-zeros"];
-    let binary_ops = [
-        "add",
-        "subtract",
-        "multiply",
-        "divide",
-        "remainder",
-        "maximum",
-        "minimum",
+    let bitwise_ops = [
         "and",
         "or",
         "xor",
@@ -112,12 +113,12 @@ fn integer_ops() {
         "shift-right-logical",
         "shift-right-arithmetic",
     ];
+    let binary_ops = [ARITHMETIC_OPS.as_slice(), &bitwise_ops].concat();
     let mut cases = Vec::new();
     for t in INTS {
-        cases.extend(unary_ops.iter().map(|op| unary(op, t, t)));
-        cases.extend(binary_ops.iter().map(|op| binary(op, t, t)));
+        cases.extend(same_type_cases(t, &unary_ops, &binary_ops));
         if t.starts_with('s') {
-            cases.extend(["abs", "sign"].iter().map(|op| unary(op, t, t)));
+            cases.extend(same_type_cases(t, &["abs", "sign"], &[]));
         }
     }
     for op in ["and", "or", "xor", "add", "multiply", "maximum", "minimum"] {
