@@ -348,22 +348,20 @@ fn retype(m: &mut Module, op: OpId) {
             m.set_value_type(v, flat_type(ty));
         }
     }
-    let props: Vec<(String, Attribute)> = m
-        .props(op)
-        .iter()
-        .filter_map(|a| Some((a.name.as_str().to_owned(), flat_attr(&a.value)?)))
-        .collect();
-    for (name, value) in props {
+    for (name, value) in flat_attrs(m.props(op)) {
         m.set_prop(op, &name, value);
     }
-    let attrs: Vec<(String, Attribute)> = m
-        .attrs(op)
-        .iter()
-        .filter_map(|a| Some((a.name.as_str().to_owned(), flat_attr(&a.value)?)))
-        .collect();
-    for (name, value) in attrs {
+    for (name, value) in flat_attrs(m.attrs(op)) {
         m.set_attr(op, &name, value);
     }
+}
+
+/// Those of `attrs` that flattening changes ([`flat_attr`]), by name, with their new values.
+fn flat_attrs(attrs: &[ir::NamedAttr]) -> Vec<(String, Attribute)> {
+    attrs
+        .iter()
+        .filter_map(|a| Some((a.name.as_str().to_owned(), flat_attr(&a.value)?)))
+        .collect()
 }
 
 /// `attr` with flattened types, if that changes it: type attributes, and dense elements

@@ -22,7 +22,7 @@
 //! MLIR then runs its upstream conversions ([`pipeline`]); the result is printed in generic
 //! form, which our parser reads for every op, registered or not.
 
-use ir::dialects::{func, vector};
+use ir::dialects::{arith, func, vector};
 use ir::{Attribute, Diagnostic, InsertPoint, Module, OpId, OpState, Type, TypeKind, Value};
 
 use crate::pass::{Pass, op_error};
@@ -262,26 +262,14 @@ fn math_to_libdevice(m: &mut Module) -> Result<(), Diagnostic> {
                     if compute == elem {
                         v
                     } else {
-                        let ext = m.create_op_at(
-                            OpState::new("arith.extf")
-                                .operands(&[v])
-                                .results(&[compute]),
-                            at,
-                        );
-                        m.result(ext, 0)
+                        arith::build_cast(m, at, "arith.extf", v, compute)
                     }
                 })
                 .collect();
             let call = func::build_call(m, at, &callee, &args, &[compute]);
             let mut result = m.result(call, 0);
             if compute != elem {
-                let trunc = m.create_op_at(
-                    OpState::new("arith.truncf")
-                        .operands(&[result])
-                        .results(&[elem]),
-                    at,
-                );
-                result = m.result(trunc, 0);
+                result = arith::build_cast(m, at, "arith.truncf", result, elem);
             }
             result
         };

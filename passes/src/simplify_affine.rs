@@ -306,13 +306,7 @@ impl Emitter<'_> {
         }
         // Truncating division rounds up for negative quotients; step down when a remainder
         // is left.
-        let q = self.binary("arith.divsi", x, k, false);
-        let r = self.binary("arith.remsi", x, k, false);
-        let zero = self.constant(0);
-        let one = self.constant(1);
-        let negative = self.cmpi("slt", r, zero);
-        let below = self.binary("arith.subi", q, one, false);
-        self.select(negative, below, q)
+        self.stepped_divsi(x, k, "slt", "arith.subi")
     }
 
     fn emit_ceil_div(&mut self, a: &AffineExpr, d: i64) -> Value {
@@ -328,13 +322,26 @@ impl Emitter<'_> {
         // Truncating division rounds down for positive quotients; step up when a remainder
         // is left.
         let k = self.constant(d);
+        self.stepped_divsi(x, k, "sgt", "arith.addi")
+    }
+
+    /// The truncating quotient `x / k`, stepped by one (`step`: `arith.subi` or
+    /// `arith.addi`) where the remainder compares `remainder_predicate` (`slt`, `sgt`) with
+    /// zero: the rounding the truncation got wrong, corrected.
+    fn stepped_divsi(
+        &mut self,
+        x: Value,
+        k: Value,
+        remainder_predicate: &str,
+        step: &str,
+    ) -> Value {
         let q = self.binary("arith.divsi", x, k, false);
         let r = self.binary("arith.remsi", x, k, false);
         let zero = self.constant(0);
         let one = self.constant(1);
-        let positive = self.cmpi("sgt", r, zero);
-        let above = self.binary("arith.addi", q, one, false);
-        self.select(positive, above, q)
+        let wrong_way = self.cmpi(remainder_predicate, r, zero);
+        let stepped = self.binary(step, q, one, false);
+        self.select(wrong_way, stepped, q)
     }
 
     fn emit_mod(&mut self, a: &AffineExpr, c: i64) -> Value {

@@ -37,7 +37,7 @@
 
 use crate::fold::constant_int;
 use crate::pass::Pass;
-use crate::rewrite::{erase_with_dead_operands, replace_op};
+use crate::rewrite::{erase_with_dead_operands, replace_op, replace_with_new_op};
 use indexing::{AffineExpr, IndexingMap};
 use ir::dialects::vector::{self, Position};
 use ir::dialects::{arith, xla_gpu};
@@ -386,16 +386,8 @@ fn append_iter_arg(m: &mut Module, lp: OpId, init: Value) -> OpId {
         loc: m.loc(lp),
         result_name: None,
     };
-    let new = m.create_op_at(state, InsertPoint::Before(lp));
-    let old_results: Vec<Value> = m.results(lp).collect();
-    for (i, old) in old_results.into_iter().enumerate() {
-        let v = m.result(new, i);
-        let name = m.value_name(old).map(str::to_owned);
-        m.set_value_name(v, name.as_deref());
-        m.replace_all_uses(old, v);
-    }
-    m.erase_op(lp);
-    new
+    let old_results = m.results(lp).collect();
+    replace_with_new_op(m, lp, state, old_results)
 }
 
 #[cfg(test)]

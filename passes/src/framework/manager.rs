@@ -233,57 +233,50 @@ mod tests {
         parse_module_with(SOURCE, "t.mlir", ir::Registry::standard()).unwrap()
     }
 
-    /// Makes `return` return an `f32`: invalid IR.
-    struct BreakReturn;
+    /// A pass of these tests: `run`, called `name`.
+    struct TestPass {
+        name: &'static str,
+        run: fn(&mut Module) -> Result<(), Diagnostic>,
+    }
 
-    impl Pass for BreakReturn {
+    impl Pass for TestPass {
         fn name(&self) -> &'static str {
-            "break-return"
+            self.name
         }
         fn description(&self) -> &'static str {
-            "returns a value of the wrong type"
+            "a pass of the pass manager's tests"
         }
         fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
+            (self.run)(m)
+        }
+    }
+
+    /// Makes `return` return an `f32`: invalid IR.
+    const BREAK_RETURN: TestPass = TestPass {
+        name: "break-return",
+        run: |m| {
             let ret = m.ops_named("func.return").first().copied().unwrap();
             let v = Builder::new(m, InsertPoint::Before(ret))
                 .constant(Attribute::float(1.0, ir::Type::F32));
             m.set_operand(ret, 0, v);
             Ok(())
-        }
-    }
+        },
+    };
 
     /// Changes nothing.
-    struct Nothing;
-
-    impl Pass for Nothing {
-        fn name(&self) -> &'static str {
-            "nothing"
-        }
-        fn description(&self) -> &'static str {
-            "changes nothing"
-        }
-        fn run(&self, _: &mut Module) -> Result<(), Diagnostic> {
-            Ok(())
-        }
-    }
+    const NOTHING: TestPass = TestPass {
+        name: "nothing",
+        run: |_| Ok(()),
+    };
 
     /// Refuses every `arith.addi`.
-    struct RefuseAdd;
-
-    impl Pass for RefuseAdd {
-        fn name(&self) -> &'static str {
-            "refuse-add"
-        }
-        fn description(&self) -> &'static str {
-            "fails on arith.addi"
-        }
-        fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
-            match m.ops_named("arith.addi").first().copied() {
-                Some(op) => Err(op_error(m, op, "is not supported")),
-                None => Ok(()),
-            }
-        }
-    }
+    const REFUSE_ADD: TestPass = TestPass {
+        name: "refuse-add",
+        run: |m| match m.ops_named("arith.addi").first().copied() {
+            Some(op) => Err(op_error(m, op, "is not supported")),
+            None => Ok(()),
+        },
+    };
 
     fn run(passes: Vec<Box<dyn Pass>>, dump: DumpOptions) -> (Result<(), PassError>, String) {
         let mut pm = PassManager::new();
@@ -297,20 +290,20 @@ mod tests {
         (r, String::from_utf8(out).unwrap())
     }
 
+    /// The error of `passes`, which must fail.
+    fn failure(passes: Vec<Box<dyn Pass>>) -> PassError {
+        run(passes, DumpOptions::default()).0.unwrap_err()
+    }
+
     #[test]
     fn verifier_failure_names_the_pass() {
-        let (r, _) = run(
-            vec![Box::new(Nothing), Box::new(BreakReturn), Box::new(Nothing)],
-            DumpOptions::default(),
-        );
-        let err = r.unwrap_err();
-        assert!(matches!(
-            err,
-            PassError::InvalidIr {
-                pass: "break-return",
-                ..
-            }
-        ));
+        let err = failure(vec![
+            Box::new(NOTHING),
+            Box::new(BREAK_RETURN),
+            Box::new(NOTHING),
+        ]);
+        assert!(matches!(err, PassError::InvalidIr { .. }));
+        assert_eq!(err.pass(), Some("break-return"));
         assert_eq!(
             err.to_string(),
             "t.mlir:4:3: error: 'func.return' op type of return operand 0 ('f32') doesn't match \
@@ -321,15 +314,9 @@ mod tests {
 
     #[test]
     fn pass_failure_is_located_and_names_the_pass() {
-        let (r, _) = run(vec![Box::new(RefuseAdd)], DumpOptions::default());
-        let err = r.unwrap_err();
-        assert!(matches!(
-            err,
-            PassError::Failed {
-                pass: "refuse-add",
-                ..
-            }
-        ));
+        let err = failure(vec![Box::new(REFUSE_ADD)]);
+        assert!(matches!(err, PassError::Failed { .. }));
+        assert_eq!(err.pass(), Some("refuse-add"));
         assert_eq!(
             err.to_string(),
             "t.mlir:3:3: error: 'arith.addi' op is not supported\n\
@@ -343,7 +330,7 @@ mod tests {
             after_all: true,
             ..DumpOptions::default()
         };
-        let (r, out) = run(vec![Box::new(Nothing)], dump);
+        let (r, out) = run(vec![Box::new(NOTHING)], dump);
         r.unwrap();
         assert_eq!(
             out,
@@ -362,7 +349,7 @@ mod tests {
         };
         let (r, out) = run(
             vec![
-                Box::new(Nothing),
+                Box::new(NOTHING),
                 Box::new(crate::Canonicalize::default()),
                 Box::new(crate::Canonicalize::default()),
             ],
@@ -384,7 +371,7 @@ mod tests {
             ..DumpOptions::default()
         };
         let (r, out) = run(
-            vec![Box::new(crate::Canonicalize::default()), Box::new(Nothing)],
+            vec![Box::new(crate::Canonicalize::default()), Box::new(NOTHING)],
             dump,
         );
         r.unwrap();

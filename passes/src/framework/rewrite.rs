@@ -163,8 +163,14 @@ pub fn recreate_with_results(m: &mut Module, op: OpId, operands: &[Value], keep:
         loc: m.loc(op),
         result_name: None,
     };
+    replace_with_new_op(m, op, state, kept)
+}
+
+/// Creates `state` in place of `op`, which is erased: the new op's first results take over
+/// the names and uses of `results` (results of `op`), in order. Returns the new op.
+pub fn replace_with_new_op(m: &mut Module, op: OpId, state: OpState, results: Vec<Value>) -> OpId {
     let new = m.create_op_at(state, InsertPoint::Before(op));
-    for (i, old) in kept.into_iter().enumerate() {
+    for (i, old) in results.into_iter().enumerate() {
         let v = m.result(new, i);
         let name = m.value_name(old).map(str::to_owned);
         m.set_value_name(v, name.as_deref());
