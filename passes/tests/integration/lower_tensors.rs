@@ -5,16 +5,8 @@
 //! MLIR's conversions take it to the llvm dialect. The invalid cases fail with an error at
 //! the op and leave the module as it was.
 
+use crate::common::lit_cases;
 use passes::{ExpandFloatOps, LowerTensors, LowerToLlvm, Pass, SimplifyAffine};
-
-fn chunks(file: &str) -> Vec<String> {
-    let path = format!(
-        "{}/../testdata/lit/passes/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    text.split("// -----").map(str::to_owned).collect()
-}
 
 /// Whether some op still has a tensor operand or result.
 fn has_tensor_values(m: &ir::Module) -> bool {
@@ -27,7 +19,7 @@ fn has_tensor_values(m: &ir::Module) -> bool {
 
 #[test]
 fn lowered_cases_are_valid_mlir_and_reach_the_llvm_dialect() {
-    for chunk in chunks("lower-tensors.mlir") {
+    for chunk in lit_cases("lower-tensors.mlir") {
         let mut m = ir::parse_module(&chunk).unwrap();
         for pass in [&LowerTensors as &dyn Pass, &SimplifyAffine, &ExpandFloatOps] {
             pass.run(&mut m).unwrap();
@@ -46,7 +38,7 @@ fn lowered_cases_are_valid_mlir_and_reach_the_llvm_dialect() {
 
 #[test]
 fn invalid_cases_fail_at_the_op_and_change_nothing() {
-    for chunk in chunks("lower-tensors-invalid.mlir") {
+    for chunk in lit_cases("lower-tensors-invalid.mlir") {
         let mut m = ir::parse_module(&chunk).unwrap();
         let before = m.print();
         let error = LowerTensors.run(&mut m).unwrap_err();

@@ -3,6 +3,7 @@
 //! clean build outgrow CI's disk and spent most of the suite's time linking.
 
 mod against_mlir;
+mod common;
 mod expand_float_ops;
 mod layouts;
 mod lower_tensors;

@@ -7,6 +7,7 @@
 //! promises for any index width), and no `xla_gpu` op may be left. The output passes our
 //! verifier and, for a sample, MLIR 22's.
 
+use crate::common;
 use indexing::{AffineExpr, IndexingMap, Interval, Variable};
 use ir::dialects::xla_gpu;
 use ir::{Attribute, Builder, Ident, Module, NamedAttr, OpId, Type, Value};
@@ -270,16 +271,5 @@ fn lowered_maps_compute_what_the_maps_compute() {
 
 #[test]
 fn lit_cases_agree_with_mlir() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../testdata/lit/passes/simplify-affine.mlir"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    for chunk in text.split("// -----") {
-        let mut m = ir::parse_module(chunk).unwrap();
-        SimplifyAffine.run(&mut m).unwrap();
-        m.verify().unwrap();
-        codegen::mlir::verify(&m.print_generic(), false)
-            .unwrap_or_else(|e| panic!("MLIR rejects\n{}\n{e}", m.print()));
-    }
+    common::assert_lit_cases_agree_with_mlir("simplify-affine.mlir", &SimplifyAffine);
 }
