@@ -60,17 +60,27 @@ fn ir_reader() {
     assert_clean("IR", &fuzz(&seeds, INPUTS, grammar, SEED, load_ir));
 }
 
-/// Every `#xla_gpu.indexing_map<"...">` in the snapshots and lit tests: maps as printed.
-fn printed_maps() -> Vec<Vec<u8>> {
-    let mut maps = Vec::new();
-    for path in testkit::files_ending(&[testkit::testdata("")], &[".snap", ".mlir"]) {
+/// Every text of the files `paths` that stands between `open` and the next `close`.
+fn enclosed(paths: &[PathBuf], open: &str, close: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for path in paths {
         let text = std::fs::read_to_string(path).unwrap();
-        for piece in text.split("indexing_map<\"").skip(1) {
-            if let Some((map, _)) = piece.split_once("\">") {
-                maps.push(map.as_bytes().to_vec());
+        for piece in text.split(open).skip(1) {
+            if let Some((inside, _)) = piece.split_once(close) {
+                found.push(inside.to_owned());
             }
         }
     }
+    found
+}
+
+/// Every `#xla_gpu.indexing_map<"...">` in the snapshots and lit tests: maps as printed.
+fn printed_maps() -> Vec<Vec<u8>> {
+    let files = testkit::files_ending(&[testkit::testdata("")], &[".snap", ".mlir"]);
+    let mut maps: Vec<Vec<u8>> = enclosed(&files, "indexing_map<\"", "\">")
+        .into_iter()
+        .map(String::into_bytes)
+        .collect();
     maps.sort();
     maps.dedup();
     maps
@@ -91,15 +101,13 @@ fn indexing_map_reader() {
 /// Every layout written in the corpus (`{1,0:T(8,128)(2,1)}` and the like) after a shape.
 fn written_layouts() -> Vec<Vec<u8>> {
     let dirs = [testkit::testdata(""), testkit::corpus_dir()];
+    let files = testkit::files_ending(&dirs, &[".hlo"]);
     let mut layouts = vec![b"{1,0}".to_vec(), b"{0,1:T(2,2)(1,2)*}".to_vec()];
-    for path in testkit::files_ending(&dirs, &[".hlo"]) {
-        let text = std::fs::read_to_string(path).unwrap();
-        for piece in text.split("]{").skip(1) {
-            if let Some((layout, _)) = piece.split_once('}') {
-                layouts.push(format!("{{{layout}}}").into_bytes());
-            }
-        }
-    }
+    layouts.extend(
+        enclosed(&files, "]{", "}")
+            .into_iter()
+            .map(|layout| format!("{{{layout}}}").into_bytes()),
+    );
     layouts.sort();
     layouts.dedup();
     layouts
