@@ -112,16 +112,21 @@ fn passes_with_broken_flatten() -> Vec<Box<dyn Pass>> {
         .collect()
 }
 
+/// Asserts that the report's last `check:` line names `stage` and ends in `verdict`.
+fn assert_last_check_blames(report: &str, stage: &str, verdict: &str) {
+    let last = report.lines().rfind(|l| l.starts_with("check: ["));
+    assert!(
+        last.is_some_and(|l| l.contains(stage) && l.ends_with(verdict)),
+        "{report}"
+    );
+}
+
 #[test]
 fn a_broken_pass_is_blamed_by_name() {
     let (ok, report) =
         check_text("gelu.hlo", &small_gelu(), 1, passes_with_broken_flatten).unwrap();
     assert!(!ok, "{report}");
-    let last = report.lines().rfind(|l| l.starts_with("check: ["));
-    assert!(
-        last.is_some_and(|l| l.contains("flatten-tensors") && l.ends_with("MISMATCH")),
-        "{report}"
-    );
+    assert_last_check_blames(&report, "flatten-tensors", "MISMATCH");
     assert!(
         report.contains(
             "error: pass 'flatten-tensors' changed (after 'canonicalize' it matched) the result \
@@ -160,11 +165,7 @@ fn a_broken_llvm_stage_is_blamed_by_name() {
     });
     assert!(!ok, "{report}");
     assert!(report.contains("[17] translate"), "{report}");
-    let last = report.lines().rfind(|l| l.starts_with("check: ["));
-    assert!(
-        last.is_some_and(|l| l.contains("llvm-opt") && l.ends_with("MISMATCH")),
-        "{report}"
-    );
+    assert_last_check_blames(&report, "llvm-opt", "MISMATCH");
     assert!(
         report.contains(
             "error: LLVM's O3 with libdevice ('llvm-opt') changed (after 'translate' it matched) \
@@ -209,11 +210,7 @@ fn an_element_written_twice_or_never_is_caught() {
         report.contains("is never written: every output element must be written exactly once"),
         "{report}"
     );
-    let last = report.lines().rfind(|l| l.starts_with("check: ["));
-    assert!(
-        last.is_some_and(|l| l.contains("llvm-opt") && l.ends_with("NOT WRITTEN ONCE")),
-        "{report}"
-    );
+    assert_last_check_blames(&report, "llvm-opt", "NOT WRITTEN ONCE");
 }
 
 /// Smaller shapes for the models whose full size takes the interpreter too long in a debug

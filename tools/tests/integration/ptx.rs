@@ -153,28 +153,28 @@ fn multiply_add_is_contracted() {
     assert!(!ptx[1].contains("add.rn.f32"), "{}", ptx[1]);
 }
 
-/// Every file of XLA's loop corpus (sub-byte, f4 and complex types included) compiles to
-/// PTX that `ptxas` accepts.
-#[test]
-fn the_loop_corpus_compiles_to_ptx_that_ptxas_accepts() {
-    let files = testkit::corpus(&["loop"]);
+/// Asserts that every file of XLA's corpus `corpus`, `count` files, compiles to PTX that
+/// `ptxas` accepts.
+fn assert_corpus_assembles(corpus: &str, count: usize) {
+    let files = testkit::corpus(&[corpus]);
     for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let ptx = compile(path).unwrap_or_else(|e| panic!("{name}: {e}"));
         codegen::ptxas::assemble(&ptx, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
     }
-    assert_eq!(files.len(), 25);
+    assert_eq!(files.len(), count);
+}
+
+/// Every file of XLA's loop corpus (sub-byte, f4 and complex types included) compiles to
+/// PTX that `ptxas` accepts.
+#[test]
+fn the_loop_corpus_compiles_to_ptx_that_ptxas_accepts() {
+    assert_corpus_assembles("loop", 25);
 }
 
 /// XLA's dynamic-update-slice corpus (written in place, as XLA does, the s4 one too):
 /// every file compiles to PTX that `ptxas` accepts.
 #[test]
 fn the_dynamic_update_slice_corpus_compiles_to_ptx_that_ptxas_accepts() {
-    let files = testkit::corpus(&["dynamic_update_slice"]);
-    for path in &files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let ptx = compile(path).unwrap_or_else(|e| panic!("{name}: {e}"));
-        codegen::ptxas::assemble(&ptx, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
-    }
-    assert_eq!(files.len(), 6);
+    assert_corpus_assembles("dynamic_update_slice", 6);
 }
