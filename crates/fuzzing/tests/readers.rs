@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use fuzzing::readers::{HLO_GRAMMAR, load_hlo, load_ir, load_layout, parse_map};
-use fuzzing::{Outcome, fuzz};
+use fuzzing::{Verdict, fuzz};
 
 /// Inputs per reader.
 const INPUTS: usize = 100_000;
@@ -21,9 +21,22 @@ fn seeds(paths: &[PathBuf]) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Fails with the first failures of `outcome`; also fails when almost nothing was
-/// rejected (the mutations would not be probing the reader).
-fn assert_clean(reader: &str, outcome: &Outcome) {
+/// Fuzzes `read` with mutations of `seeds` (at least `min_seeds` of them) drawn from
+/// `grammar`; fails with the first failures, and when almost nothing was rejected (the
+/// mutations would not be probing the reader).
+fn fuzz_clean(
+    reader: &str,
+    seeds: &[Vec<u8>],
+    min_seeds: usize,
+    grammar: &[u8],
+    read: impl Fn(&[u8]) -> Verdict,
+) {
+    assert!(
+        seeds.len() >= min_seeds,
+        "{reader}: only {} seeds",
+        seeds.len()
+    );
+    let outcome = fuzz(seeds, INPUTS, grammar, SEED, read);
     assert!(
         outcome.failures.is_empty(),
         "{reader}: {} of {} inputs failed; the first:\n{}",
@@ -48,16 +61,14 @@ fn assert_clean(reader: &str, outcome: &Outcome) {
 fn hlo_reader() {
     let dirs = [testkit::testdata(""), testkit::corpus_dir()];
     let seeds = seeds(&testkit::files_ending(&dirs, &[".hlo"]));
-    assert!(seeds.len() >= 90, "only {} seeds", seeds.len());
-    assert_clean("HLO", &fuzz(&seeds, INPUTS, HLO_GRAMMAR, SEED, load_hlo));
+    fuzz_clean("HLO", &seeds, 90, HLO_GRAMMAR, load_hlo);
 }
 
 #[test]
 fn ir_reader() {
     let seeds = seeds(&testkit::files_ending(&[testkit::testdata("")], &[".mlir"]));
-    assert!(seeds.len() >= 20, "only {} seeds", seeds.len());
     let grammar = b"{}[]()<>=,:%^#!@\"*-_x.0123456789 \nfunc.returnscf.yieldarith.constantindextensorvectori32f32";
-    assert_clean("IR", &fuzz(&seeds, INPUTS, grammar, SEED, load_ir));
+    fuzz_clean("IR", &seeds, 20, grammar, load_ir);
 }
 
 /// Every text of the files `paths` that stands between `open` and the next `close`.
@@ -88,14 +99,9 @@ fn printed_maps() -> Vec<Vec<u8>> {
 
 #[test]
 fn indexing_map_reader() {
-    let seeds = printed_maps();
-    assert!(seeds.len() >= 20, "only {} seeds", seeds.len());
     let grammar =
         b"()[]{}->,:+-* 0123456789d0s1th_xbl_yinmodfloordivceildivdomainis_simplifiedtrue";
-    assert_clean(
-        "indexing map",
-        &fuzz(&seeds, INPUTS, grammar, SEED, parse_map),
-    );
+    fuzz_clean("indexing map", &printed_maps(), 20, grammar, parse_map);
 }
 
 /// Every layout written in the corpus (`{1,0:T(8,128)(2,1)}` and the like) after a shape.
@@ -115,10 +121,8 @@ fn written_layouts() -> Vec<Vec<u8>> {
 
 #[test]
 fn layout_reader() {
-    let seeds = written_layouts();
-    assert!(seeds.len() >= 5, "only {} seeds", seeds.len());
     let grammar = b"{}(),:*TLSE0123456789 ";
-    assert_clean("layout", &fuzz(&seeds, INPUTS, grammar, SEED, load_layout));
+    fuzz_clean("layout", &written_layouts(), 5, grammar, load_layout);
 }
 
 #[test]
