@@ -3,10 +3,11 @@
 use super::FnCx;
 use crate::error::{Error, Result, fail};
 use crate::inst::Inst;
+use crate::layout::next_row_major;
 use crate::math::{BINARY, UNARY};
 use crate::ops::{Cast, FLOAT_OPS, FastMath, INT_OPS, Op1, Op2, Overflow};
 use crate::scalar::{ScalarTy, int_bits};
-use crate::value::{Base, LocalStore, Tensor, Val};
+use crate::value::{LocalStore, Tensor, Val};
 use ir::dialects::arith::{CMPF_PREDICATES, CMPI_PREDICATES};
 use ir::dialects::nvvm::SREGS;
 use ir::{Attribute, DenseValues, FloatKind, OpId, Scalar, Type};
@@ -283,29 +284,16 @@ impl FnCx<'_, '_> {
         }
         let id = self.b.tensor(ty)?;
         let tt = &self.b.tensors[id as usize];
-        let mut store = LocalStore {
-            bytes: vec![0; tt.local_bytes()],
-            elem_bytes: tt.elem_bytes,
-            init: Some(vec![0; tt.len.div_ceil(64)]),
-        };
+        let mut store = LocalStore::unwritten(tt);
         let mut index = vec![0i64; tt.shape.len()];
         for element in &bits {
             let off = tt.offset(&index)? as usize * element.len();
             for (k, &word) in element.iter().enumerate() {
                 store.write(off + k, word);
             }
-            for d in (0..index.len()).rev() {
-                index[d] += 1;
-                if index[d] < tt.shape[d] {
-                    break;
-                }
-                index[d] = 0;
-            }
+            next_row_major(&mut index, &tt.shape);
         }
-        Ok(Val::Tensor(Rc::new(Tensor {
-            base: Base::Local(Rc::new(store)),
-            overlay: Default::default(),
-        })))
+        Ok(Val::Tensor(Rc::new(Tensor::local(store))))
     }
 }
 
