@@ -197,12 +197,7 @@ impl FnCx<'_, '_> {
     }
 
     pub(super) fn vector_extract(&mut self, op: OpId) -> Result<()> {
-        let shape = self
-            .m
-            .value_type(self.m.operand(op, 0))
-            .shape()
-            .unwrap_or(&[])
-            .into();
+        let shape = self.vector_shape(op, 0);
         let pos = self.positions(op, 1)?;
         let inst = Inst::VecExtract {
             vector: self.operand(op, 0),
@@ -215,12 +210,7 @@ impl FnCx<'_, '_> {
     }
 
     pub(super) fn vector_insert(&mut self, op: OpId) -> Result<()> {
-        let shape = self
-            .m
-            .value_type(self.m.operand(op, 1))
-            .shape()
-            .unwrap_or(&[])
-            .into();
+        let shape = self.vector_shape(op, 1);
         let pos = self.positions(op, 2)?;
         let inst = Inst::VecInsert {
             value: self.operand(op, 0),
