@@ -166,10 +166,10 @@ impl FnCx<'_, '_> {
                 self.emit(op, Inst::FunnelShl { width, dst, abc });
             }),
             "llvm.extractelement" | "llvm.insertelement" => {
-                let insert = name == "llvm.insertelement";
-                let lane = self.operand(op, if insert { 2 } else { 1 });
+                let value = (name == "llvm.insertelement").then_some(1);
+                let lane = self.operand(op, if value.is_some() { 2 } else { 1 });
                 let shape = self.vector_shape(op, 0);
-                self.lane_access(op, insert, shape, Box::new([Pos::Dynamic(lane)]))
+                self.lane_access(op, value, 0, shape, Box::new([Pos::Dynamic(lane)]))
             }
             "llvm.shufflevector" => self.shuffle_vector(op),
             "llvm.extractvalue" | "llvm.insertvalue" => self.struct_field(op),
@@ -474,43 +474,14 @@ impl FnCx<'_, '_> {
             let e = fail!(Unsupported, "nested struct positions");
             return Err(self.err(op, e));
         };
-        let insert = !m.is(op, "llvm.extractvalue");
+        let value = (!m.is(op, "llvm.extractvalue")).then_some(1);
         self.lane_access(
             op,
-            insert,
+            value,
+            0,
             Box::new([fields as i64]),
             Box::new([Pos::Static(field)]),
         )
-    }
-
-    /// Reads lane `pos` of operand 0 (a vector, or a struct held as one, of `shape`), or
-    /// with `insert` writes operand 1 there: the element and the field ops alike.
-    fn lane_access(
-        &mut self,
-        op: OpId,
-        insert: bool,
-        shape: Box<[i64]>,
-        pos: Box<[Pos]>,
-    ) -> Result<()> {
-        let dst = self.results(op);
-        let inst = if insert {
-            Inst::VecInsert {
-                value: self.operand(op, 1),
-                vector: self.src(op, 0),
-                shape,
-                pos,
-                dst,
-            }
-        } else {
-            Inst::VecExtract {
-                vector: self.operand(op, 0),
-                shape,
-                pos,
-                dst,
-            }
-        };
-        self.emit(op, inst);
-        Ok(())
     }
 
     /// `llvm.intr.ctlz` / `cttz` (poison for zero when `is_zero_poison`), `ctpop` and
