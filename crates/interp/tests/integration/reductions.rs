@@ -94,14 +94,7 @@ fn sums_of_each_reduction_kind() {
         ("column", "f32", "64,48", "48", "0", Column),
         ("batched column", "f32", "3,70,40", "3,40", "1", Column),
         ("small column", "f32", "4,64,8", "4,8", "1", SmallColumn),
-        (
-            "small column of two",
-            "f32",
-            "3,256,2",
-            "3,2",
-            "1",
-            SmallColumn,
-        ),
+        ("two columns", "f32", "3,256,2", "3,2", "1", SmallColumn),
         ("integer row", "s32", "20,128", "20", "1", Row),
         ("integer column", "s32", "64,40", "40", "0", Column),
     ];

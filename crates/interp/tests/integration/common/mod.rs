@@ -59,12 +59,9 @@ pub fn to_i64s(b: &Buffer) -> Vec<i64> {
 /// The seed's GELU model (`testdata/models/gelu.hlo`) on `bf16[2,64,16]` instead of
 /// `bf16[6,512,4096]`: small enough to interpret in a test.
 pub fn small_gelu_hlo() -> String {
-    std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../testdata/models/gelu.hlo"
-    ))
-    .unwrap()
-    .replace("6,512,4096", "2,64,16")
+    std::fs::read_to_string(testkit::testdata("models/gelu.hlo"))
+        .unwrap()
+        .replace("6,512,4096", "2,64,16")
 }
 
 /// Asserts that `r` failed with `kind` and that its message contains each of `parts`.
