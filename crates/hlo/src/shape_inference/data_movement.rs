@@ -7,9 +7,7 @@ impl<'a> Rules<'a> {
         self.arity(1)?;
         let a = self.array(0)?;
         let dims = self.int_list("dimensions")?;
-        if dims.len() != a.rank() {
-            return Err(self.rank_mismatch("dimensions", dims.len(), a));
-        }
+        self.one_entry_per_dimension("dimensions", dims.len(), a)?;
         let perm = self.dims_in_range("dimensions", dims, a.rank(), "operand")?;
         Ok(array(
             a.element_type,
@@ -35,9 +33,7 @@ impl<'a> Rules<'a> {
                 "slice= must be written as {[start:limit:stride], ...}",
             ));
         };
-        if slices.len() != a.rank() {
-            return Err(self.rank_mismatch("slice", slices.len(), a));
-        }
+        self.one_entry_per_dimension("slice", slices.len(), a)?;
         let mut dims = Vec::with_capacity(slices.len());
         let mut dynamic = Vec::with_capacity(slices.len());
         for (i, s) in slices.iter().enumerate() {
@@ -97,9 +93,7 @@ impl<'a> Rules<'a> {
                 "padding= must be written as low_high[_interior] per dimension",
             ));
         };
-        if padding.len() != a.rank() {
-            return Err(self.rank_mismatch("padding", padding.len(), a));
-        }
+        self.one_entry_per_dimension("padding", padding.len(), a)?;
         let mut dims = Vec::with_capacity(padding.len());
         for (i, (p, &d)) in padding.iter().zip(&a.dims).enumerate() {
             if p.interior < 0 {
@@ -140,17 +134,7 @@ impl<'a> Rules<'a> {
     pub(super) fn concatenate(&self) -> Result<Shape> {
         self.at_least(1)?;
         let first = self.array(0)?;
-        let dims = self.int_list("dimensions")?;
-        if dims.len() != 1 {
-            return Err(self.err(
-                Site::Attribute("dimensions"),
-                format!(
-                    "dimensions= must name exactly one dimension, got {}",
-                    int_list_text(dims)
-                ),
-            ));
-        }
-        let d = self.dims_in_range("dimensions", dims, first.rank(), "operand")?[0];
+        let d = self.one_dimension(first.rank())?;
         let mut total: i128 = 0;
         let mut unbounded = false;
         let mut dynamic = dynamic_of(first);

@@ -422,8 +422,17 @@ impl<'a> Rules<'a> {
         Ok(out)
     }
 
-    fn rank_mismatch(&self, name: &'static str, entries: usize, a: &ArrayShape) -> ShapeError {
-        self.err(
+    /// Checks that attribute `name`, of `entries` entries, has one per dimension of `a`.
+    fn one_entry_per_dimension(
+        &self,
+        name: &'static str,
+        entries: usize,
+        a: &ArrayShape,
+    ) -> Result<()> {
+        if entries == a.rank() {
+            return Ok(());
+        }
+        Err(self.err(
             Site::Attribute(name),
             format!(
                 "{name}= has {} but the operand {} has rank {}",
@@ -431,7 +440,39 @@ impl<'a> Rules<'a> {
                 show(a),
                 a.rank()
             ),
-        )
+        ))
+    }
+
+    /// The one dimension, of an operand of rank `rank`, that `dimensions=` must name.
+    fn one_dimension(&self, rank: usize) -> Result<usize> {
+        let dims = self.int_list("dimensions")?;
+        if dims.len() != 1 {
+            return Err(self.err(
+                Site::Attribute("dimensions"),
+                format!(
+                    "dimensions= must name exactly one dimension, got {}",
+                    int_list_text(dims)
+                ),
+            ));
+        }
+        Ok(self.dims_in_range("dimensions", dims, rank, "operand")?[0])
+    }
+
+    /// Operand `i`, which must have the dimensions of `first`, operand 0; `what` names both
+    /// in the error ("operand", "input").
+    fn array_like_first(&self, i: usize, first: &ArrayShape, what: &str) -> Result<&'a ArrayShape> {
+        let b = self.array(i)?;
+        if b.dims != first.dims {
+            return Err(self.err(
+                Site::Operand(i),
+                format!(
+                    "{what} {i} {} does not have the dimensions of {what} 0 {}",
+                    show(b),
+                    show(first)
+                ),
+            ));
+        }
+        Ok(b)
     }
 
     // ---- elementwise ------------------------------------------------------------------
