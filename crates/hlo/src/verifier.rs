@@ -644,6 +644,23 @@ impl<'a> Calls<'a> {
     }
 
     /// `callee` takes one parameter of shape `state`.
+    /// Checks that `callee`, the `what` of the instruction, returns `shape`, the shape of
+    /// `whose` ("the result", "the loop state").
+    fn returns(&self, callee: &Callee, what: &str, shape: &Shape, whose: &str) -> VResult {
+        if callee.root.shape.compatible(shape) {
+            return Ok(());
+        }
+        Err(self.error(
+            callee.span,
+            format!(
+                "{what} '{}' returns {} but {whose} has shape {}",
+                callee.name,
+                callee.root.shape.without_layout(),
+                shape.without_layout()
+            ),
+        ))
+    }
+
     /// Checks that `callee`, the `what` of the instruction, returns `pred[]`.
     fn returns_pred(&self, callee: &Callee, what: &str) -> VResult {
         if callee
@@ -689,17 +706,7 @@ impl<'a> Calls<'a> {
         self.returns_pred(&condition, "condition")?;
         let body = self.callee("body")?;
         self.takes_state(&body, "body", state)?;
-        if !body.root.shape.compatible(state) {
-            return Err(self.error(
-                body.span,
-                format!(
-                    "body '{}' returns {} but the loop state has shape {}",
-                    body.name,
-                    body.root.shape.without_layout(),
-                    state.without_layout()
-                ),
-            ));
-        }
+        self.returns(&body, "body", state, "the loop state")?;
         Ok(())
     }
 
@@ -752,17 +759,7 @@ impl<'a> Calls<'a> {
         }
         for (i, branch) in branches.iter().enumerate() {
             self.takes_state(branch, "branch", self.operands[i + 1])?;
-            if !branch.root.shape.compatible(&self.instr.shape) {
-                return Err(self.error(
-                    branch.span,
-                    format!(
-                        "branch '{}' returns {} but the result has shape {}",
-                        branch.name,
-                        branch.root.shape.without_layout(),
-                        self.instr.shape.without_layout()
-                    ),
-                ));
-            }
+            self.returns(branch, "branch", &self.instr.shape, "the result")?;
         }
         Ok(())
     }
