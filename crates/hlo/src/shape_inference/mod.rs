@@ -477,19 +477,3 @@ impl<'a> Rules<'a> {
 
     // ---- elementwise ------------------------------------------------------------------
 }
-
-#[cfg(test)]
-mod tests {
-    use crate::window::parse_window;
-
-    #[test]
-    fn windows_parse() {
-        let dims = parse_window("{size=3x1 stride=2x1 pad=1_1x0_0 lhs_dilate=1x2}").unwrap();
-        assert_eq!(dims.len(), 2);
-        assert_eq!((dims[0].size, dims[0].stride, dims[0].pad_low), (3, 2, 1));
-        assert_eq!(dims[1].base_dilation, 2);
-        assert!(parse_window("{size=3x1 stride=2}").is_err());
-        assert!(parse_window("{size=0}").is_err());
-        assert!(parse_window("{frob=1}").is_err());
-    }
-}
