@@ -28,10 +28,7 @@ impl<'a> Rules<'a> {
         self.arity(1)?;
         let a = self.array(0)?;
         let AttrValue::Slice(slices) = self.attr("slice")? else {
-            return Err(self.err(
-                Site::Attribute("slice"),
-                "slice= must be written as {[start:limit:stride], ...}",
-            ));
+            return Err(self.written_as("slice", "{[start:limit:stride], ...}"));
         };
         self.one_entry_per_dimension("slice", slices.len(), a)?;
         let mut dims = Vec::with_capacity(slices.len());
@@ -88,10 +85,7 @@ impl<'a> Rules<'a> {
             ));
         }
         let AttrValue::Padding(padding) = self.attr("padding")? else {
-            return Err(self.err(
-                Site::Attribute("padding"),
-                "padding= must be written as low_high[_interior] per dimension",
-            ));
+            return Err(self.written_as("padding", "low_high[_interior] per dimension"));
         };
         self.one_entry_per_dimension("padding", padding.len(), a)?;
         let mut dims = Vec::with_capacity(padding.len());

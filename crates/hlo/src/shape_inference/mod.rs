@@ -355,6 +355,14 @@ impl<'a> Rules<'a> {
         }
     }
 
+    /// The error for attribute `name` written other than as `syntax`.
+    fn written_as(&self, name: &'static str, syntax: &str) -> ShapeError {
+        self.err(
+            Site::Attribute(name),
+            format!("{name}= must be written as {syntax}"),
+        )
+    }
+
     /// An integer-list attribute that may be left out (empty then).
     fn opt_int_list(&self, name: &'static str) -> Result<&'a [i64]> {
         if self.instr.attribute(name).is_none() {

@@ -63,12 +63,7 @@ impl<'a> Rules<'a> {
             Some(attr) => match &attr.value {
                 AttrValue::Raw(text) => parse_window(text)
                     .map_err(|message| self.err(Site::Attribute("window"), message))?,
-                _ => {
-                    return Err(self.err(
-                        Site::Attribute("window"),
-                        "window= must be written as {size=.. stride=.. pad=..}",
-                    ));
-                }
+                _ => return Err(self.written_as("window", "{size=.. stride=.. pad=..}")),
             },
         };
         self.one_entry_per_dimension("window", window.len(), input)?;
