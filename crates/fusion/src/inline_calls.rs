@@ -3,6 +3,7 @@
 //! suffix), attributes, metadata and source spans, so diagnostics still point at the callee's
 //! text and its Python frames.
 
+use hlo::graph::post_order_into;
 use hlo::{Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction, Opcode};
 
 use crate::{Names, operands_first};
@@ -69,26 +70,24 @@ fn callees_first(module: &HloModule, what: Inlined) -> Vec<ComputationId> {
     let n = module.computations.len();
     let mut visited = vec![false; n];
     let mut order = Vec::with_capacity(n);
+    let (opcode, attribute) = (what.opcode, what.callee);
+    let callees = |c: ComputationId| {
+        module
+            .computation(c)
+            .instructions
+            .iter()
+            .filter(move |instr| instr.opcode == opcode)
+            .filter_map(move |instr| instr.called(attribute))
+            .map(|callee| callee.id)
+    };
     for start in 0..n {
-        let mut stack = vec![(ComputationId(start), false)];
-        while let Some((c, expanded)) = stack.pop() {
-            if expanded {
-                order.push(c);
-                continue;
-            }
-            if std::mem::replace(&mut visited[c.0], true) {
-                continue;
-            }
-            stack.push((c, true));
-            for instr in &module.computation(c).instructions {
-                if instr.opcode == what.opcode
-                    && let Some(callee) = instr.called(what.callee)
-                    && !visited[callee.id.0]
-                {
-                    stack.push((callee.id, false));
-                }
-            }
-        }
+        post_order_into(
+            ComputationId(start),
+            |c| c.0,
+            callees,
+            &mut visited,
+            &mut order,
+        );
     }
     order
 }

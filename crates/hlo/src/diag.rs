@@ -163,23 +163,26 @@ mod tests {
         assert_eq!(file.line_col(6), (3, 1));
     }
 
+    /// The line and a caret under the span; at the end of the file, a caret past the text.
     #[test]
     fn render_shows_line_and_caret() {
-        let file = SourceFile::new("a.hlo", "x = f32[] foo()\n");
-        let diag = Diagnostic::new(Span::new(10, 13), "unknown opcode 'foo'");
-        assert_eq!(
-            diag.render(&file),
-            "a.hlo:1:11: error: unknown opcode 'foo'\nx = f32[] foo()\n          ^~~"
-        );
-    }
-
-    #[test]
-    fn render_at_end_of_file() {
-        let file = SourceFile::new("a.hlo", "abc");
-        let diag = Diagnostic::new(Span::new(3, 3), "unexpected end of file");
-        assert_eq!(
-            diag.render(&file),
-            "a.hlo:1:4: error: unexpected end of file\nabc\n   ^"
-        );
+        for (text, span, message, rendered) in [
+            (
+                "x = f32[] foo()\n",
+                Span::new(10, 13),
+                "unknown opcode 'foo'",
+                "a.hlo:1:11: error: unknown opcode 'foo'\nx = f32[] foo()\n          ^~~",
+            ),
+            (
+                "abc",
+                Span::new(3, 3),
+                "unexpected end of file",
+                "a.hlo:1:4: error: unexpected end of file\nabc\n   ^",
+            ),
+        ] {
+            let file = SourceFile::new("a.hlo", text);
+            let diag = Diagnostic::new(span, message);
+            assert_eq!(diag.render(&file), rendered, "{message}");
+        }
     }
 }

@@ -64,29 +64,47 @@ impl ComputationGraph {
     pub fn post_order_from(&self, start: InstrId) -> Vec<InstrId> {
         let mut order = Vec::new();
         let mut visited = vec![false; self.graph.node_count()];
-        let mut stack = vec![(start, false)];
-        while let Some((id, expanded)) = stack.pop() {
-            if expanded {
-                order.push(id);
-                continue;
-            }
-            if std::mem::replace(&mut visited[id.0], true) {
-                continue;
-            }
-            stack.push((id, true));
+        let operands = |id: InstrId| {
             let mut operands: Vec<(usize, InstrId)> = self
                 .graph
                 .edges_directed(NodeIndex::new(id.0), Direction::Incoming)
                 .map(|e| (*e.weight(), InstrId(e.source().index())))
                 .collect();
             operands.sort_unstable();
-            for (_, operand) in operands.into_iter().rev() {
-                if !visited[operand.0] {
-                    stack.push((operand, false));
-                }
+            // Reversed: the last one given is visited first.
+            operands.into_iter().rev().map(|(_, operand)| operand)
+        };
+        post_order_into(start, |id| id.0, operands, &mut visited, &mut order);
+        order
+    }
+}
+
+/// Appends to `order` every node reachable from `start` and not yet `visited` (by `index`),
+/// each after the nodes `next` gives for it (operands, callees), which are visited last
+/// first. A depth-first post-order with an explicit stack rather than recursion: chains of
+/// nodes may be as deep as the input is long.
+pub fn post_order_into<N: Copy, I: IntoIterator<Item = N>>(
+    start: N,
+    index: impl Fn(N) -> usize,
+    mut next: impl FnMut(N) -> I,
+    visited: &mut [bool],
+    order: &mut Vec<N>,
+) {
+    let mut stack = vec![(start, false)];
+    while let Some((node, expanded)) = stack.pop() {
+        if expanded {
+            order.push(node);
+            continue;
+        }
+        if std::mem::replace(&mut visited[index(node)], true) {
+            continue;
+        }
+        stack.push((node, true));
+        for next_node in next(node) {
+            if !visited[index(next_node)] {
+                stack.push((next_node, false));
             }
         }
-        order
     }
 }
 

@@ -319,6 +319,17 @@ impl fmt::Display for Layout {
 mod tests {
     use super::*;
 
+    /// The physical index of every element of a `rows` x `cols` array, row by row.
+    fn physical_indices(layout: &Layout, rows: i64, cols: i64) -> Vec<Vec<i64>> {
+        (0..rows)
+            .map(|r| {
+                (0..cols)
+                    .map(|c| layout.physical_index(&[rows, cols], &[r, c]))
+                    .collect()
+            })
+            .collect()
+    }
+
     #[test]
     fn seed_example_element_2_3_of_f32_3x5_tiled_2x2_is_17() {
         assert_eq!(linear_index_with_tile(&[2, 3], &[3, 5], &[2, 2]), 17);
@@ -333,15 +344,8 @@ mod tests {
     fn seed_figure_1_whole_array() {
         // F32[3,5]{1,0:T(2,2)}: tiles of 2x2 laid out row-major, elements row-major inside.
         let layout = Layout::tiled(&[1, 0], &[&[2, 2]]);
-        let got: Vec<Vec<i64>> = (0..3)
-            .map(|r| {
-                (0..5)
-                    .map(|c| layout.physical_index(&[3, 5], &[r, c]))
-                    .collect()
-            })
-            .collect();
         assert_eq!(
-            got,
+            physical_indices(&layout, 3, 5),
             vec![
                 vec![0, 1, 4, 5, 8],
                 vec![2, 3, 6, 7, 10],
@@ -355,15 +359,8 @@ mod tests {
         // Each 2x4 tile holds its 2x1 column pairs in order: two 16-bit values of a column
         // share one 32-bit word, as TPU's bf16 format (8,128)(2,1) does.
         let layout = Layout::tiled(&[1, 0], &[&[2, 4], &[2, 1]]);
-        let got: Vec<Vec<i64>> = (0..4)
-            .map(|r| {
-                (0..8)
-                    .map(|c| layout.physical_index(&[4, 8], &[r, c]))
-                    .collect()
-            })
-            .collect();
         assert_eq!(
-            got,
+            physical_indices(&layout, 4, 8),
             vec![
                 vec![0, 2, 4, 6, 8, 10, 12, 14],
                 vec![1, 3, 5, 7, 9, 11, 13, 15],

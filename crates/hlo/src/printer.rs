@@ -21,13 +21,7 @@ impl fmt::Display for HloModule {
         if !self.stack_frames.is_empty() {
             writeln!(f, "{}", self.stack_frames)?;
         }
-        for (i, computation) in self.computations.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "{computation}")?;
-        }
-        Ok(())
+        write_separated(f, &self.computations, "\n", |f, c| write!(f, "{c}"))
     }
 }
 
@@ -39,12 +33,9 @@ impl fmt::Display for Computation {
         f.write_str(&printable_name(&self.name))?;
         if let Some(signature) = &self.signature {
             f.write_str(" (")?;
-            for (i, (name, shape)) in signature.params.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(", ")?;
-                }
-                write!(f, "{}: {shape}", printable_name(name))?;
-            }
+            write_separated(f, &signature.params, ", ", |f, (name, shape)| {
+                write!(f, "{}: {shape}", printable_name(name))
+            })?;
             write!(f, ") -> {}", signature.result)?;
         }
         f.write_str(" {\n")?;
@@ -75,16 +66,29 @@ fn write_instruction(
         Payload::Literal(literal) => write!(f, "{literal}")?,
         Payload::Parameter(number) => write!(f, "{number}")?,
         Payload::None => {
-            for (i, operand) in instr.operands.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(", ")?;
-                }
-                f.write_str(&printable_name(&computation.instruction(*operand).name))?;
-            }
+            write_separated(f, &instr.operands, ", ", |f, &operand| {
+                f.write_str(&printable_name(&computation.instruction(operand).name))
+            })?;
         }
     }
     f.write_str(")")?;
     write_attributes(f, &instr.attributes)
+}
+
+/// Writes each of `items` with `write_item`, `separator` between them.
+fn write_separated<T>(
+    f: &mut fmt::Formatter<'_>,
+    items: impl IntoIterator<Item = T>,
+    separator: &str,
+    mut write_item: impl FnMut(&mut fmt::Formatter<'_>, T) -> fmt::Result,
+) -> fmt::Result {
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            f.write_str(separator)?;
+        }
+        write_item(f, item)?;
+    }
+    Ok(())
 }
 
 fn write_attributes(f: &mut fmt::Formatter<'_>, attributes: &[Attribute]) -> fmt::Result {
@@ -101,12 +105,7 @@ impl fmt::Display for AttrValue {
             AttrValue::Bool(v) => write!(f, "{v}"),
             AttrValue::IntList(values) => {
                 f.write_str("{")?;
-                for (i, v) in values.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{v}")?;
-                }
+                write_separated(f, values, ",", |f, v| write!(f, "{v}"))?;
                 f.write_str("}")
             }
             AttrValue::Enum(v) | AttrValue::Raw(v) => f.write_str(v),
@@ -114,48 +113,30 @@ impl fmt::Display for AttrValue {
             AttrValue::Computation(c) => f.write_str(&printable_name(&c.name)),
             AttrValue::Computations(cs) => {
                 f.write_str("{")?;
-                for (i, c) in cs.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    f.write_str(&printable_name(&c.name))?;
-                }
+                write_separated(f, cs, ", ", |f, c| f.write_str(&printable_name(&c.name)))?;
                 f.write_str("}")
             }
             AttrValue::Slice(dims) => {
                 f.write_str("{")?;
-                for (i, d) in dims.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
+                write_separated(f, dims, ", ", |f, d| {
                     write!(f, "[{}:{}", d.start, d.limit)?;
                     if d.stride != 1 {
                         write!(f, ":{}", d.stride)?;
                     }
-                    f.write_str("]")?;
-                }
+                    f.write_str("]")
+                })?;
                 f.write_str("}")
             }
-            AttrValue::Padding(dims) => {
-                for (i, d) in dims.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str("x")?;
-                    }
-                    write!(f, "{}_{}", d.low, d.high)?;
-                    if d.interior != 0 {
-                        write!(f, "_{}", d.interior)?;
-                    }
+            AttrValue::Padding(dims) => write_separated(f, dims, "x", |f, d| {
+                write!(f, "{}_{}", d.low, d.high)?;
+                if d.interior != 0 {
+                    write!(f, "_{}", d.interior)?;
                 }
                 Ok(())
-            }
+            }),
             AttrValue::ProgramShape(params, result) => {
                 f.write_str("{(")?;
-                for (i, p) in params.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{p}")?;
-                }
+                write_separated(f, params, ", ", |f, p| write!(f, "{p}"))?;
                 write!(f, ")->{result}}}")
             }
         }

@@ -141,14 +141,19 @@ fn root_of(computation: &Computation) -> Option<&Instruction> {
     computation.instructions.get(computation.root.0)
 }
 
-/// The parameter instructions indexed by parameter number; `None` where a number is
-/// missing (only before [`check_interface`] has passed).
-fn parameters_by_number(computation: &Computation) -> Vec<Option<&Instruction>> {
-    let params: Vec<&Instruction> = computation
+/// The parameter instructions, in the order the computation lists them.
+fn parameter_instructions(computation: &Computation) -> Vec<&Instruction> {
+    computation
         .instructions
         .iter()
         .filter(|i| i.opcode == Opcode::Parameter)
-        .collect();
+        .collect()
+}
+
+/// The parameter instructions indexed by parameter number; `None` where a number is
+/// missing (only before [`check_interface`] has passed).
+fn parameters_by_number(computation: &Computation) -> Vec<Option<&Instruction>> {
+    let params = parameter_instructions(computation);
     let mut by_number = vec![None; params.len()];
     for p in params {
         if let Some(slot) = p
@@ -183,11 +188,7 @@ fn check_interface(computation: &Computation) -> VResult {
             }
         }
     }
-    let params: Vec<&Instruction> = computation
-        .instructions
-        .iter()
-        .filter(|i| i.opcode == Opcode::Parameter)
-        .collect();
+    let params = parameter_instructions(computation);
     let mut seen = vec![false; params.len()];
     for p in &params {
         let Payload::Parameter(number) = p.payload else {
@@ -577,16 +578,7 @@ impl<'a> Calls<'a> {
                 ));
             }
         }
-        let pred = Shape::scalar(PrimitiveType::Pred);
-        if !callee.root.shape.compatible(&pred) {
-            return Err(self.error(
-                callee.span,
-                format!(
-                    "comparator '{name}' must return pred[], it returns {}",
-                    callee.root.shape.without_layout()
-                ),
-            ));
-        }
+        self.returns_pred(&callee, "comparator")?;
         Ok(())
     }
 
@@ -652,6 +644,42 @@ impl<'a> Calls<'a> {
     }
 
     /// `callee` takes one parameter of shape `state`.
+    /// Checks that `callee`, the `what` of the instruction, returns `shape`, the shape of
+    /// `whose` ("the result", "the loop state").
+    fn returns(&self, callee: &Callee, what: &str, shape: &Shape, whose: &str) -> VResult {
+        if callee.root.shape.compatible(shape) {
+            return Ok(());
+        }
+        Err(self.error(
+            callee.span,
+            format!(
+                "{what} '{}' returns {} but {whose} has shape {}",
+                callee.name,
+                callee.root.shape.without_layout(),
+                shape.without_layout()
+            ),
+        ))
+    }
+
+    /// Checks that `callee`, the `what` of the instruction, returns `pred[]`.
+    fn returns_pred(&self, callee: &Callee, what: &str) -> VResult {
+        if callee
+            .root
+            .shape
+            .compatible(&Shape::scalar(PrimitiveType::Pred))
+        {
+            return Ok(());
+        }
+        Err(self.error(
+            callee.span,
+            format!(
+                "{what} '{}' must return pred[], it returns {}",
+                callee.name,
+                callee.root.shape.without_layout()
+            ),
+        ))
+    }
+
     fn takes_state(&self, callee: &Callee, what: &str, state: &Shape) -> VResult {
         self.expect_params(callee, what, 1)?;
         let param = &callee.params[0].shape;
@@ -675,30 +703,10 @@ impl<'a> Calls<'a> {
         };
         let condition = self.callee("condition")?;
         self.takes_state(&condition, "condition", state)?;
-        let pred = Shape::scalar(PrimitiveType::Pred);
-        if !condition.root.shape.compatible(&pred) {
-            return Err(self.error(
-                condition.span,
-                format!(
-                    "condition '{}' must return pred[], it returns {}",
-                    condition.name,
-                    condition.root.shape.without_layout()
-                ),
-            ));
-        }
+        self.returns_pred(&condition, "condition")?;
         let body = self.callee("body")?;
         self.takes_state(&body, "body", state)?;
-        if !body.root.shape.compatible(state) {
-            return Err(self.error(
-                body.span,
-                format!(
-                    "body '{}' returns {} but the loop state has shape {}",
-                    body.name,
-                    body.root.shape.without_layout(),
-                    state.without_layout()
-                ),
-            ));
-        }
+        self.returns(&body, "body", state, "the loop state")?;
         Ok(())
     }
 
@@ -751,17 +759,7 @@ impl<'a> Calls<'a> {
         }
         for (i, branch) in branches.iter().enumerate() {
             self.takes_state(branch, "branch", self.operands[i + 1])?;
-            if !branch.root.shape.compatible(&self.instr.shape) {
-                return Err(self.error(
-                    branch.span,
-                    format!(
-                        "branch '{}' returns {} but the result has shape {}",
-                        branch.name,
-                        branch.root.shape.without_layout(),
-                        self.instr.shape.without_layout()
-                    ),
-                ));
-            }
+            self.returns(branch, "branch", &self.instr.shape, "the result")?;
         }
         Ok(())
     }

@@ -125,6 +125,13 @@ mod tests {
             (dilated[0].base_dilation, dilated[0].window_dilation),
             (3, 2)
         );
+        let mixed = parse_window("{size=3x1 stride=2x1 pad=1_1x0_0 lhs_dilate=1x2}").unwrap();
+        assert_eq!(mixed.len(), 2);
+        assert_eq!(
+            (mixed[0].size, mixed[0].stride, mixed[0].pad_low),
+            (3, 2, 1)
+        );
+        assert_eq!(mixed[1].base_dilation, 2);
         assert!(parse_window("{size=3x1 stride=2}").is_err());
         assert!(parse_window("{size=0}").is_err());
         assert!(parse_window("{frob=1}").is_err());

@@ -141,37 +141,30 @@ impl Range {
 
     /// `floordiv d`, `d > 0`.
     pub fn floor_div(self, d: i64) -> Range {
-        if self.is_empty() {
-            return Range::empty();
-        }
-        let div = |v: i128| {
-            if v == NEG_INF || v == POS_INF {
-                v
-            } else {
-                v.div_euclid(d as i128)
-            }
-        };
-        Range {
-            lo: div(self.lo),
-            hi: div(self.hi),
-        }
+        self.map_finite_ends(|v| v.div_euclid(d as i128))
     }
 
     /// `ceildiv d`, `d > 0`.
     pub fn ceil_div(self, d: i64) -> Range {
+        self.map_finite_ends(|v| div_ceil(v, d as i128))
+    }
+
+    /// The range of a non-decreasing `f` over this one: `f` of each finite end; infinite
+    /// ends stay infinite.
+    fn map_finite_ends(self, f: impl Fn(i128) -> i128) -> Range {
         if self.is_empty() {
             return Range::empty();
         }
-        let div = |v: i128| {
+        let end = |v: i128| {
             if v == NEG_INF || v == POS_INF {
                 v
             } else {
-                div_ceil(v, d as i128)
+                f(v)
             }
         };
         Range {
-            lo: div(self.lo),
-            hi: div(self.hi),
+            lo: end(self.lo),
+            hi: end(self.hi),
         }
     }
 

@@ -9,11 +9,8 @@ use std::time::Instant;
 use interp::{Buffer, Kernel, Launch};
 
 fn gelu_hlo(shape: &str) -> String {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../testdata/models/gelu.hlo"
-    ))
-    .expect("testdata/models/gelu.hlo");
+    let text = std::fs::read_to_string(testkit::testdata("models/gelu.hlo"))
+        .expect("testdata/models/gelu.hlo");
     text.replace("6,512,4096", shape)
 }
 

@@ -9,7 +9,7 @@
 //! `lower-tensors`.
 
 use crate::error::{Error, Result, fail};
-use crate::layout::TensorTy;
+use crate::layout::{TensorTy, next_row_major};
 use hlo::evaluate::{Elements, HostArray};
 use hlo::{ArrayShape, Layout, PrimitiveType};
 
@@ -89,13 +89,7 @@ pub fn for_each_element(dims: &[i64], layout: Option<&Layout>, mut f: impl FnMut
             None => linear,
         };
         f(linear, physical);
-        for d in (0..index.len()).rev() {
-            index[d] += 1;
-            if index[d] < dims[d] {
-                break;
-            }
-            index[d] = 0;
-        }
+        next_row_major(&mut index, dims);
     }
 }
 

@@ -290,15 +290,21 @@ mod tests {
     const MAD_WIDE: &str =
         "{\n\tmad.lo.cc.u32   $0, $2, $3, $4;\n\tmadc.hi.u32     $1, $2, $3,  0;\n\t}";
 
-    #[test]
-    fn a_32_bit_multiply_add_gives_64_bits() {
+    /// Asserts that [`MAD_WIDE`] gives `a * b + c` (32-bit operands) as its two 32-bit
+    /// halves.
+    fn assert_mad_wide(a: u64, b: u64, c: u64) {
         let chain = CarryChain::parse(MAD_WIDE, 2).unwrap();
-        let (a, b, c) = (0xdead_beefu64, 0xcafe_babeu64, 0xffff_ffffu64);
         let wide = a * b + c;
         assert_eq!(
             chain.run(&[a, b, c]).unwrap(),
-            vec![wide & 0xffff_ffff, wide >> 32]
+            vec![wide & 0xffff_ffff, wide >> 32],
+            "{a:#x} * {b:#x} + {c:#x}"
         );
+    }
+
+    #[test]
+    fn a_32_bit_multiply_add_gives_64_bits() {
+        assert_mad_wide(0xdead_beef, 0xcafe_babe, 0xffff_ffff);
     }
 
     #[test]
@@ -365,13 +371,8 @@ mod tests {
         let own_output = CarryChain::parse("add.u32 $0, $0, $1;", 1).unwrap();
         assert!(own_output.run(&[1]).is_err());
         // Largest operands: no overflow in the 64-bit arithmetic.
-        let mad = CarryChain::parse(MAD_WIDE, 2).unwrap();
         let max = u64::from(u32::MAX);
-        let wide = max * max + max;
-        assert_eq!(
-            mad.run(&[max, max, max]).unwrap(),
-            vec![wide & 0xffff_ffff, wide >> 32]
-        );
+        assert_mad_wide(max, max, max);
     }
 
     #[test]

@@ -164,6 +164,7 @@ const LIBDEVICE2: &[(&str, MathFn2)] = &[
 ];
 
 /// A libdevice function: one or two arguments, and whether it is the f32 version.
+#[derive(Debug, PartialEq)]
 pub(crate) enum Libdevice {
     Unary(MathFn, bool),
     Binary(MathFn2, bool),
@@ -338,23 +339,15 @@ mod tests {
 
     #[test]
     fn libdevice_names() {
-        assert!(matches!(
-            libdevice("__nv_tanhf"),
-            Some(Libdevice::Unary(MathFn::Tanh, true))
-        ));
-        assert!(matches!(
-            libdevice("__nv_erff"),
-            Some(Libdevice::Unary(MathFn::Erf, true))
-        ));
-        assert!(matches!(
-            libdevice("__nv_erf"),
-            Some(Libdevice::Unary(MathFn::Erf, false))
-        ));
-        assert!(matches!(
-            libdevice("__nv_powf"),
-            Some(Libdevice::Binary(MathFn2::Powf, true))
-        ));
-        assert!(libdevice("__nv_frobf").is_none());
-        assert!(libdevice("tanhf").is_none());
+        for (name, want) in [
+            ("__nv_tanhf", Some(Libdevice::Unary(MathFn::Tanh, true))),
+            ("__nv_erff", Some(Libdevice::Unary(MathFn::Erf, true))),
+            ("__nv_erf", Some(Libdevice::Unary(MathFn::Erf, false))),
+            ("__nv_powf", Some(Libdevice::Binary(MathFn2::Powf, true))),
+            ("__nv_frobf", None),
+            ("tanhf", None),
+        ] {
+            assert_eq!(libdevice(name), want, "{name}");
+        }
     }
 }

@@ -10,6 +10,7 @@
 //! published to the buffer at `xla_gpu.sync_threads` and when the kernel returns (see
 //! [`crate::grid`]); local stores (`tensor.empty`, dense constants) are written directly.
 
+use crate::layout::TensorTy;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -72,6 +73,14 @@ impl Tensor {
             overlay: Overlay::default(),
         }
     }
+
+    /// A thread's own tensor (`tensor.empty`, a dense constant) over `store`.
+    pub(crate) fn local(store: LocalStore) -> Tensor {
+        Tensor {
+            base: Base::Local(Rc::new(store)),
+            overlay: Overlay::default(),
+        }
+    }
 }
 
 /// A thread-local tensor's elements (little-endian, `elem_bytes` each) and which of them
@@ -85,6 +94,15 @@ pub(crate) struct LocalStore {
 }
 
 impl LocalStore {
+    /// The elements of a tensor of type `tt`, none of them written yet.
+    pub(crate) fn unwritten(tt: &TensorTy) -> LocalStore {
+        LocalStore {
+            bytes: vec![0; tt.local_bytes()],
+            elem_bytes: tt.elem_bytes,
+            init: Some(vec![0; tt.len.div_ceil(64)]),
+        }
+    }
+
     pub(crate) fn read(&self, elem: usize) -> Option<u64> {
         if let Some(init) = &self.init
             && init[elem / 64] >> (elem % 64) & 1 == 0

@@ -233,7 +233,18 @@ struct Evaluator<'m> {
     push_sums: f64,
 }
 
-impl Evaluator<'_> {
+impl<'m> Evaluator<'m> {
+    /// An evaluator of the scalar computations an op applies per element (reducers,
+    /// combiners) for `n` element positions at once. It pushes no sums: where sums are
+    /// pushed, the reduction pushes its whole result.
+    fn for_lanes(&self, n: usize) -> Evaluator<'m> {
+        Evaluator {
+            module: self.module,
+            lanes: Some(n),
+            push_sums: 0.0,
+        }
+    }
+
     fn run(&self, id: ComputationId, args: Vec<HostValue>) -> R<HostValue> {
         let computation = self.module.computation(id);
         self.run_plan(computation, &Plan::new(computation), args)

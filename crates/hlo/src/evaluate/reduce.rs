@@ -81,11 +81,7 @@ pub(super) fn reduce(
 
     let reducer = ev.module.computation(callee(instr, "to_apply")?);
     let plan = Plan::new(reducer);
-    let per_output = Evaluator {
-        module: ev.module,
-        lanes: Some(outputs.len()),
-        push_sums: 0.0,
-    };
+    let per_output = ev.for_lanes(outputs.len());
     let mut accs: Vec<HostValue> = inits
         .iter()
         .map(|init| lanes(init.elements().repeat_first(outputs.len())))
@@ -202,11 +198,7 @@ pub(super) fn map(
         .map(|v| array(v).map(|a| lanes(a.elements().clone())))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|m| located(instr, m))?;
-    let per_element = Evaluator {
-        module: ev.module,
-        lanes: Some(count),
-        push_sums: 0.0,
-    };
+    let per_element = ev.for_lanes(count);
     let result = per_element.run(callee(instr, "to_apply")?, args)?;
     let elements = match result {
         HostValue::Array(a) => a.into_elements(),

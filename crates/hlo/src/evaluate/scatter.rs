@@ -65,11 +65,7 @@ pub(super) fn scatter(
     let plan = Plan::new(combiner);
     let mut results: Vec<HostArray> = inputs.iter().map(|&a| a.clone()).collect();
     for (at, from) in &rounds {
-        let per_update = Evaluator {
-            module: ev.module,
-            lanes: Some(at.len()),
-            push_sums: 0.0,
-        };
+        let per_update = ev.for_lanes(at.len());
         let mut args: Vec<HostValue> = results
             .iter()
             .map(|r| lanes(r.elements().take(at, 0)))

@@ -104,11 +104,7 @@ fn step(
         })
         .collect();
     args.extend(inputs.iter().map(|x| lanes(x.elements().take(reads, 0))));
-    let per_lane = Evaluator {
-        module: ev.module,
-        lanes: Some(lanes_read.len()),
-        push_sums: 0.0,
-    };
+    let per_lane = ev.for_lanes(lanes_read.len());
     let results = per_lane.run_plan(reducer, plan, args)?.into_leaves();
     if results.len() != accs.len() {
         return Err(located(

@@ -6,6 +6,15 @@ use crate::diag::{Diagnostic, Span};
 use crate::lexer::{self, TokenKind};
 use crate::stack_frames::{FileLocation, StackFrame, StackFrameIndex};
 
+/// `{key=N ...}` read by `$parser` ([`Parser::int_fields`]) into the struct `$ty`, whose
+/// fields are the keys: each key is written once, as its field's name.
+macro_rules! int_fields_struct {
+    ($parser:expr, $ty:ident { $($field:ident),* $(,)? }) => {{
+        let [$($field),*] = $parser.int_fields([$(stringify!($field)),*])?;
+        $ty { $($field),* }
+    }};
+}
+
 /// The tables in the order XLA prints them; each may be absent.
 const TABLES: [&str; 4] = ["FileNames", "FunctionNames", "FileLocations", "StackFrames"];
 
@@ -99,37 +108,26 @@ impl Parser<'_> {
     }
 
     fn file_location(&mut self) -> PResult<FileLocation> {
-        let [
-            file_name_id,
-            function_name_id,
-            line,
-            end_line,
-            column,
-            end_column,
-        ] = self.int_fields([
-            "file_name_id",
-            "function_name_id",
-            "line",
-            "end_line",
-            "column",
-            "end_column",
-        ])?;
-        Ok(FileLocation {
-            file_name_id,
-            function_name_id,
-            line,
-            end_line,
-            column,
-            end_column,
-        })
+        Ok(int_fields_struct!(
+            self,
+            FileLocation {
+                file_name_id,
+                function_name_id,
+                line,
+                end_line,
+                column,
+                end_column,
+            }
+        ))
     }
 
     fn stack_frame(&mut self) -> PResult<StackFrame> {
-        let [file_location_id, parent_frame_id] =
-            self.int_fields(["file_location_id", "parent_frame_id"])?;
-        Ok(StackFrame {
-            file_location_id,
-            parent_frame_id,
-        })
+        Ok(int_fields_struct!(
+            self,
+            StackFrame {
+                file_location_id,
+                parent_frame_id,
+            }
+        ))
     }
 }

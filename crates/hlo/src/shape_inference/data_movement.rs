@@ -7,9 +7,7 @@ impl<'a> Rules<'a> {
         self.arity(1)?;
         let a = self.array(0)?;
         let dims = self.int_list("dimensions")?;
-        if dims.len() != a.rank() {
-            return Err(self.rank_mismatch("dimensions", dims.len(), a));
-        }
+        self.one_entry_per_dimension("dimensions", dims.len(), a)?;
         let perm = self.dims_in_range("dimensions", dims, a.rank(), "operand")?;
         Ok(array(
             a.element_type,
@@ -30,14 +28,9 @@ impl<'a> Rules<'a> {
         self.arity(1)?;
         let a = self.array(0)?;
         let AttrValue::Slice(slices) = self.attr("slice")? else {
-            return Err(self.err(
-                Site::Attribute("slice"),
-                "slice= must be written as {[start:limit:stride], ...}",
-            ));
+            return Err(self.written_as("slice", "{[start:limit:stride], ...}"));
         };
-        if slices.len() != a.rank() {
-            return Err(self.rank_mismatch("slice", slices.len(), a));
-        }
+        self.one_entry_per_dimension("slice", slices.len(), a)?;
         let mut dims = Vec::with_capacity(slices.len());
         let mut dynamic = Vec::with_capacity(slices.len());
         for (i, s) in slices.iter().enumerate() {
@@ -92,14 +85,9 @@ impl<'a> Rules<'a> {
             ));
         }
         let AttrValue::Padding(padding) = self.attr("padding")? else {
-            return Err(self.err(
-                Site::Attribute("padding"),
-                "padding= must be written as low_high[_interior] per dimension",
-            ));
+            return Err(self.written_as("padding", "low_high[_interior] per dimension"));
         };
-        if padding.len() != a.rank() {
-            return Err(self.rank_mismatch("padding", padding.len(), a));
-        }
+        self.one_entry_per_dimension("padding", padding.len(), a)?;
         let mut dims = Vec::with_capacity(padding.len());
         for (i, (p, &d)) in padding.iter().zip(&a.dims).enumerate() {
             if p.interior < 0 {
@@ -140,17 +128,7 @@ impl<'a> Rules<'a> {
     pub(super) fn concatenate(&self) -> Result<Shape> {
         self.at_least(1)?;
         let first = self.array(0)?;
-        let dims = self.int_list("dimensions")?;
-        if dims.len() != 1 {
-            return Err(self.err(
-                Site::Attribute("dimensions"),
-                format!(
-                    "dimensions= must name exactly one dimension, got {}",
-                    int_list_text(dims)
-                ),
-            ));
-        }
-        let d = self.dims_in_range("dimensions", dims, first.rank(), "operand")?[0];
+        let d = self.one_dimension(first.rank())?;
         let mut total: i128 = 0;
         let mut unbounded = false;
         let mut dynamic = dynamic_of(first);

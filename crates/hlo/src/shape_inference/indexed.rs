@@ -55,9 +55,7 @@ impl<'a> Rules<'a> {
         let a = self.array(0)?;
         self.start_indices(1, a.rank(), a)?;
         let sizes = self.int_list("dynamic_slice_sizes")?;
-        if sizes.len() != a.rank() {
-            return Err(self.rank_mismatch("dynamic_slice_sizes", sizes.len(), a));
-        }
+        self.one_entry_per_dimension("dynamic_slice_sizes", sizes.len(), a)?;
         for (i, (&s, &d)) in sizes.iter().zip(&a.dims).enumerate() {
             if s < 0 || (d >= 0 && s > d) {
                 return Err(self.err(
@@ -255,9 +253,7 @@ impl<'a> Rules<'a> {
             &expanded,
             ivd,
         )?;
-        if slice_sizes.len() != operand.rank() {
-            return Err(self.rank_mismatch("slice_sizes", slice_sizes.len(), operand));
-        }
+        self.one_entry_per_dimension("slice_sizes", slice_sizes.len(), operand)?;
         let covered = offset.len() + collapsed.len() + batching.len();
         if covered != operand.rank() {
             return Err(self.err(
@@ -321,17 +317,7 @@ impl<'a> Rules<'a> {
         let indices = self.integer_indices(k)?;
         let (expanded, ivd) = self.expanded_indices(indices)?;
         for i in 0..k {
-            let other = self.array(i)?;
-            if other.dims != operand.dims {
-                return Err(self.err(
-                    Site::Operand(i),
-                    format!(
-                        "operand {i} {} does not have the dimensions of operand 0 {}",
-                        show(other),
-                        show(operand)
-                    ),
-                ));
-            }
+            let other = self.array_like_first(i, operand, "operand")?;
             let updates = self.array(k + 1 + i)?;
             if updates.element_type != other.element_type {
                 return Err(self.err(

@@ -355,6 +355,14 @@ impl<'a> Rules<'a> {
         }
     }
 
+    /// The error for attribute `name` written other than as `syntax`.
+    fn written_as(&self, name: &'static str, syntax: &str) -> ShapeError {
+        self.err(
+            Site::Attribute(name),
+            format!("{name}= must be written as {syntax}"),
+        )
+    }
+
     /// An integer-list attribute that may be left out (empty then).
     fn opt_int_list(&self, name: &'static str) -> Result<&'a [i64]> {
         if self.instr.attribute(name).is_none() {
@@ -422,8 +430,17 @@ impl<'a> Rules<'a> {
         Ok(out)
     }
 
-    fn rank_mismatch(&self, name: &'static str, entries: usize, a: &ArrayShape) -> ShapeError {
-        self.err(
+    /// Checks that attribute `name`, of `entries` entries, has one per dimension of `a`.
+    fn one_entry_per_dimension(
+        &self,
+        name: &'static str,
+        entries: usize,
+        a: &ArrayShape,
+    ) -> Result<()> {
+        if entries == a.rank() {
+            return Ok(());
+        }
+        Err(self.err(
             Site::Attribute(name),
             format!(
                 "{name}= has {} but the operand {} has rank {}",
@@ -431,24 +448,40 @@ impl<'a> Rules<'a> {
                 show(a),
                 a.rank()
             ),
-        )
+        ))
+    }
+
+    /// The one dimension, of an operand of rank `rank`, that `dimensions=` must name.
+    fn one_dimension(&self, rank: usize) -> Result<usize> {
+        let dims = self.int_list("dimensions")?;
+        if dims.len() != 1 {
+            return Err(self.err(
+                Site::Attribute("dimensions"),
+                format!(
+                    "dimensions= must name exactly one dimension, got {}",
+                    int_list_text(dims)
+                ),
+            ));
+        }
+        Ok(self.dims_in_range("dimensions", dims, rank, "operand")?[0])
+    }
+
+    /// Operand `i`, which must have the dimensions of `first`, operand 0; `what` names both
+    /// in the error ("operand", "input").
+    fn array_like_first(&self, i: usize, first: &ArrayShape, what: &str) -> Result<&'a ArrayShape> {
+        let b = self.array(i)?;
+        if b.dims != first.dims {
+            return Err(self.err(
+                Site::Operand(i),
+                format!(
+                    "{what} {i} {} does not have the dimensions of {what} 0 {}",
+                    show(b),
+                    show(first)
+                ),
+            ));
+        }
+        Ok(b)
     }
 
     // ---- elementwise ------------------------------------------------------------------
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::window::parse_window;
-
-    #[test]
-    fn windows_parse() {
-        let dims = parse_window("{size=3x1 stride=2x1 pad=1_1x0_0 lhs_dilate=1x2}").unwrap();
-        assert_eq!(dims.len(), 2);
-        assert_eq!((dims[0].size, dims[0].stride, dims[0].pad_low), (3, 2, 1));
-        assert_eq!(dims[1].base_dilation, 2);
-        assert!(parse_window("{size=3x1 stride=2}").is_err());
-        assert!(parse_window("{size=0}").is_err());
-        assert!(parse_window("{frob=1}").is_err());
-    }
 }

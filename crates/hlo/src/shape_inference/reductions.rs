@@ -15,17 +15,7 @@ impl<'a> Rules<'a> {
         let k = n / 2;
         let first = self.array(0)?;
         for i in 1..k {
-            let b = self.array(i)?;
-            if b.dims != first.dims {
-                return Err(self.err(
-                    Site::Operand(i),
-                    format!(
-                        "input {i} {} does not have the dimensions of input 0 {}",
-                        show(b),
-                        show(first)
-                    ),
-                ));
-            }
+            self.array_like_first(i, first, "input")?;
         }
         for i in 0..k {
             let init = self.array(k + i)?;
@@ -73,17 +63,10 @@ impl<'a> Rules<'a> {
             Some(attr) => match &attr.value {
                 AttrValue::Raw(text) => parse_window(text)
                     .map_err(|message| self.err(Site::Attribute("window"), message))?,
-                _ => {
-                    return Err(self.err(
-                        Site::Attribute("window"),
-                        "window= must be written as {size=.. stride=.. pad=..}",
-                    ));
-                }
+                _ => return Err(self.written_as("window", "{size=.. stride=.. pad=..}")),
             },
         };
-        if window.len() != input.rank() {
-            return Err(self.rank_mismatch("window", window.len(), input));
-        }
+        self.one_entry_per_dimension("window", window.len(), input)?;
         let mut out = Vec::with_capacity(window.len());
         for (i, (w, &d)) in window.iter().zip(&input.dims).enumerate() {
             if d < 0 {
@@ -121,30 +104,9 @@ impl<'a> Rules<'a> {
         let first = self.array(0)?;
         let mut results = Vec::with_capacity(self.operands.len());
         for i in 0..self.operands.len() {
-            let b = self.array(i)?;
-            if b.dims != first.dims {
-                return Err(self.err(
-                    Site::Operand(i),
-                    format!(
-                        "operand {i} {} does not have the dimensions of operand 0 {}",
-                        show(b),
-                        show(first)
-                    ),
-                ));
-            }
-            results.push(strip(b));
+            results.push(strip(self.array_like_first(i, first, "operand")?));
         }
-        let dims = self.int_list("dimensions")?;
-        if dims.len() != 1 {
-            return Err(self.err(
-                Site::Attribute("dimensions"),
-                format!(
-                    "dimensions= must name exactly one dimension, got {}",
-                    int_list_text(dims)
-                ),
-            ));
-        }
-        self.dims_in_range("dimensions", dims, first.rank(), "operand")?;
+        self.one_dimension(first.rank())?;
         Ok(if results.len() == 1 {
             strip(first)
         } else {

@@ -45,9 +45,7 @@ impl<'a> Rules<'a> {
         } else {
             self.int_list("dimensions")?
         };
-        if dims.len() != a.rank() {
-            return Err(self.rank_mismatch("dimensions", dims.len(), a));
-        }
+        self.one_entry_per_dimension("dimensions", dims.len(), a)?;
         let mapped = self.dims_in_range("dimensions", dims, result.rank(), "result")?;
         self.keeps_element_type(result, a)?;
         for (i, &d) in mapped.iter().enumerate() {

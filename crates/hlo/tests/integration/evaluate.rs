@@ -4,6 +4,7 @@
 //! seeded random inputs, and the errors for what the evaluator refuses.
 
 use half::{bf16, f16};
+use hlo::evaluate::Elements::{BF16, F16, F32, F64, Pred, S8, S32, S64, U8, U16, U32, U64};
 use hlo::evaluate::{
     Elements, HostArray, HostValue, RandomRange, evaluate, evaluate_fusion,
     evaluate_fusion_with_sums_pushed, random_arguments, random_array, random_value,
@@ -65,32 +66,57 @@ fn tuple(v: &HostValue) -> &[HostValue] {
 
 fn f32s(v: &HostValue) -> &[f32] {
     match elements(v) {
-        Elements::F32(x) => x,
+        F32(x) => x,
         other => panic!("expected f32 elements, got {other:?}"),
     }
 }
 
-fn bf16s(values: &[f32]) -> Elements {
-    Elements::BF16(values.iter().map(|&x| bf16::from_f32(x)).collect())
+fn s32s(v: &HostValue) -> Vec<i32> {
+    match elements(v) {
+        S32(v) => v.clone(),
+        other => panic!("expected s32, got {other:?}"),
+    }
 }
 
-/// One op applied to one or two s32/f32 vectors: `c { ... ROOT r = TY[n] OP(...) ATTRS }`.
-fn elementwise(ty: &str, op: &str, attrs: &str, args: Vec<HostValue>) -> HostValue {
-    let n = args[0].as_array().expect("array argument").len();
+fn bf16s(values: &[f32]) -> Elements {
+    BF16(values.iter().map(|&x| bf16::from_f32(x)).collect())
+}
+
+/// One op applied to vectors of one element type, the first operand's:
+/// `c { ... ROOT r = TY[n] OP(...) ATTRS }`.
+fn elementwise(op: &str, attrs: &str, args: Vec<Elements>) -> HostValue {
+    let ty = args[0].element_type();
+    let n = args[0].len();
     let params: String = (0..args.len())
         .map(|i| format!("p{i} = {ty}[{n}] parameter({i})\n"))
         .collect();
     let operands: Vec<String> = (0..args.len()).map(|i| format!("p{i}")).collect();
     let result_ty = if op == "compare" || op == "is-finite" {
-        "pred"
+        "pred".to_string()
     } else {
-        ty
+        ty.to_string()
     };
     let text = format!(
         "c {{\n{params}ROOT r = {result_ty}[{n}] {op}({}){attrs}\n}}",
         operands.join(", ")
     );
-    run(&text, args)
+    run(&text, args.into_iter().map(vector).collect())
+}
+
+/// Elementwise cases, `(op, operands, result)`, each checked on its own; a failure names the
+/// op and its operand type.
+fn assert_ops(cases: Vec<(&str, Vec<Elements>, Elements)>) {
+    for (op, args, want) in cases {
+        let ty = args[0].element_type();
+        let out = elementwise(op, "", args);
+        assert_eq!(elements(&out), &want, "{op} on {ty}");
+    }
+}
+
+/// `x` compared with `y` under `attrs` (`direction=.., type=..`).
+fn compare(attrs: &str, x: &Elements, y: &Elements) -> Elements {
+    let out = elementwise("compare", &format!(", {attrs}"), vec![x.clone(), y.clone()]);
+    elements(&out).clone()
 }
 
 // ---- integers ---------------------------------------------------------------------------
@@ -98,267 +124,181 @@ fn elementwise(ty: &str, op: &str, attrs: &str, args: Vec<HostValue>) -> HostVal
 #[test]
 fn integer_division_and_remainder_corner_cases() {
     let min = i32::MIN;
-    let x = || vector(Elements::S32(vec![7, -7, 7, 5, min, min]));
-    let y = || vector(Elements::S32(vec![2, 2, -2, 0, -1, 0]));
-    let d = elementwise("s32", "divide", "", vec![x(), y()]);
-    assert_eq!(elements(&d), &Elements::S32(vec![3, -3, -3, -1, min, -1]));
-    let r = elementwise("s32", "remainder", "", vec![x(), y()]);
-    assert_eq!(elements(&r), &Elements::S32(vec![1, -1, 1, 5, 0, min]));
-
-    let ux = || vector(Elements::U8(vec![200, 7]));
-    let uy = || vector(Elements::U8(vec![0, 2]));
-    let d = elementwise("u8", "divide", "", vec![ux(), uy()]);
-    assert_eq!(elements(&d), &Elements::U8(vec![255, 3]));
-    let r = elementwise("u8", "remainder", "", vec![ux(), uy()]);
-    assert_eq!(elements(&r), &Elements::U8(vec![200, 1]));
-
-    let big = elementwise(
-        "s64",
-        "divide",
-        "",
-        vec![
-            vector(Elements::S64(vec![i64::MIN, -9])),
-            vector(Elements::S64(vec![-1, 4])),
-        ],
+    let (x, y) = (
+        S32(vec![7, -7, 7, 5, min, min]),
+        S32(vec![2, 2, -2, 0, -1, 0]),
     );
-    assert_eq!(elements(&big), &Elements::S64(vec![i64::MIN, -2]));
+    let (ux, uy) = (U8(vec![200, 7]), U8(vec![0, 2]));
+    let (big, minus) = (S64(vec![i64::MIN, -9]), S64(vec![-1, 4]));
+    assert_ops(vec![
+        (
+            "divide",
+            vec![x.clone(), y.clone()],
+            S32(vec![3, -3, -3, -1, min, -1]),
+        ),
+        ("remainder", vec![x, y], S32(vec![1, -1, 1, 5, 0, min])),
+        ("divide", vec![ux.clone(), uy.clone()], U8(vec![255, 3])),
+        ("remainder", vec![ux, uy], U8(vec![200, 1])),
+        ("divide", vec![big, minus], S64(vec![i64::MIN, -2])),
+    ]);
 }
 
 #[test]
 fn integer_arithmetic_wraps_around() {
-    let add = elementwise(
-        "s8",
-        "add",
-        "",
-        vec![
-            vector(Elements::S8(vec![127, -128])),
-            vector(Elements::S8(vec![1, -1])),
-        ],
-    );
-    assert_eq!(elements(&add), &Elements::S8(vec![-128, 127]));
-    let mul = elementwise(
-        "u8",
-        "multiply",
-        "",
-        vec![
-            vector(Elements::U8(vec![16, 255])),
-            vector(Elements::U8(vec![16, 255])),
-        ],
-    );
-    assert_eq!(elements(&mul), &Elements::U8(vec![0, 1]));
-    let sub = elementwise(
-        "u16",
-        "subtract",
-        "",
-        vec![
-            vector(Elements::U16(vec![0])),
-            vector(Elements::U16(vec![1])),
-        ],
-    );
-    assert_eq!(elements(&sub), &Elements::U16(vec![65535]));
-    let mul64 = elementwise(
-        "s64",
-        "multiply",
-        "",
-        vec![
-            vector(Elements::S64(vec![i64::MAX])),
-            vector(Elements::S64(vec![2])),
-        ],
-    );
-    assert_eq!(elements(&mul64), &Elements::S64(vec![-2]));
-    let x = || vector(Elements::S32(vec![i32::MIN, -3, 0, 5]));
-    let neg = elementwise("s32", "negate", "", vec![x()]);
-    assert_eq!(elements(&neg), &Elements::S32(vec![i32::MIN, 3, 0, -5]));
-    let abs = elementwise("s32", "abs", "", vec![x()]);
-    assert_eq!(elements(&abs), &Elements::S32(vec![i32::MIN, 3, 0, 5]));
-    let sign = elementwise("s32", "sign", "", vec![x()]);
-    assert_eq!(elements(&sign), &Elements::S32(vec![-1, -1, 0, 1]));
-    let max = elementwise(
-        "u8",
-        "maximum",
-        "",
-        vec![
-            vector(Elements::U8(vec![200])),
-            vector(Elements::U8(vec![100])),
-        ],
-    );
-    assert_eq!(elements(&max), &Elements::U8(vec![200]));
-    let min = elementwise(
-        "s8",
-        "minimum",
-        "",
-        vec![
-            vector(Elements::S8(vec![-56])),
-            vector(Elements::S8(vec![100])),
-        ],
-    );
-    assert_eq!(elements(&min), &Elements::S8(vec![-56]));
+    let x = S32(vec![i32::MIN, -3, 0, 5]);
+    assert_ops(vec![
+        (
+            "add",
+            vec![S8(vec![127, -128]), S8(vec![1, -1])],
+            S8(vec![-128, 127]),
+        ),
+        (
+            "multiply",
+            vec![U8(vec![16, 255]), U8(vec![16, 255])],
+            U8(vec![0, 1]),
+        ),
+        (
+            "subtract",
+            vec![U16(vec![0]), U16(vec![1])],
+            U16(vec![65535]),
+        ),
+        (
+            "multiply",
+            vec![S64(vec![i64::MAX]), S64(vec![2])],
+            S64(vec![-2]),
+        ),
+        ("negate", vec![x.clone()], S32(vec![i32::MIN, 3, 0, -5])),
+        ("abs", vec![x.clone()], S32(vec![i32::MIN, 3, 0, 5])),
+        ("sign", vec![x], S32(vec![-1, -1, 0, 1])),
+        ("maximum", vec![U8(vec![200]), U8(vec![100])], U8(vec![200])),
+        ("minimum", vec![S8(vec![-56]), S8(vec![100])], S8(vec![-56])),
+    ]);
 }
 
 #[test]
 fn shifts_by_the_bit_width_or_more() {
-    let x = || vector(Elements::S8(vec![1, 1, -128, 64, -128, 1]));
+    let x = S8(vec![1, 1, -128, 64, -128, 1]);
     // -1 as a shift amount reads as 255.
-    let y = || vector(Elements::S8(vec![7, 8, 1, -1, 9, 3]));
-    let shl = elementwise("s8", "shift-left", "", vec![x(), y()]);
-    assert_eq!(elements(&shl), &Elements::S8(vec![-128, 0, 0, 0, 0, 8]));
-    let shrl = elementwise("s8", "shift-right-logical", "", vec![x(), y()]);
-    assert_eq!(elements(&shrl), &Elements::S8(vec![0, 0, 64, 0, 0, 0]));
-    let shra = elementwise("s8", "shift-right-arithmetic", "", vec![x(), y()]);
-    assert_eq!(elements(&shra), &Elements::S8(vec![0, 0, -64, 0, -1, 0]));
+    let y = S8(vec![7, 8, 1, -1, 9, 3]);
+    let xy = vec![x, y];
     // Arithmetic shifts replicate the top bit of unsigned values too.
-    let ushra = elementwise(
-        "u8",
-        "shift-right-arithmetic",
-        "",
-        vec![
-            vector(Elements::U8(vec![0x80, 0x80])),
-            vector(Elements::U8(vec![1, 200])),
-        ],
-    );
-    assert_eq!(elements(&ushra), &Elements::U8(vec![0xC0, 0xFF]));
+    let unsigned = vec![U8(vec![0x80, 0x80]), U8(vec![1, 200])];
+    assert_ops(vec![
+        ("shift-left", xy.clone(), S8(vec![-128, 0, 0, 0, 0, 8])),
+        (
+            "shift-right-logical",
+            xy.clone(),
+            S8(vec![0, 0, 64, 0, 0, 0]),
+        ),
+        ("shift-right-arithmetic", xy, S8(vec![0, 0, -64, 0, -1, 0])),
+        ("shift-right-arithmetic", unsigned, U8(vec![0xC0, 0xFF])),
+    ]);
 }
 
 #[test]
 fn bit_operations() {
-    let clz = elementwise(
-        "s32",
-        "count-leading-zeros",
-        "",
-        vec![vector(Elements::S32(vec![1, 0, -1, 65536]))],
-    );
-    assert_eq!(elements(&clz), &Elements::S32(vec![31, 32, 0, 15]));
-    let popcnt = elementwise(
-        "s8",
-        "popcnt",
-        "",
-        vec![vector(Elements::S8(vec![-1, 0, 7, -128]))],
-    );
-    assert_eq!(elements(&popcnt), &Elements::S8(vec![8, 0, 3, 1]));
-    let not = elementwise("u8", "not", "", vec![vector(Elements::U8(vec![0, 0x0F]))]);
-    assert_eq!(elements(&not), &Elements::U8(vec![255, 0xF0]));
-    let xor = elementwise(
-        "s32",
-        "xor",
-        "",
-        vec![
-            vector(Elements::S32(vec![0b1100])),
-            vector(Elements::S32(vec![0b1010])),
-        ],
-    );
-    assert_eq!(elements(&xor), &Elements::S32(vec![0b0110]));
-    let p = || vector(Elements::Pred(vec![false, false, true, true]));
-    let q = || vector(Elements::Pred(vec![false, true, false, true]));
-    let and = elementwise("pred", "and", "", vec![p(), q()]);
-    assert_eq!(
-        elements(&and),
-        &Elements::Pred(vec![false, false, false, true])
-    );
-    // pred add is or, multiply is and.
-    let add = elementwise("pred", "add", "", vec![p(), q()]);
-    assert_eq!(
-        elements(&add),
-        &Elements::Pred(vec![false, true, true, true])
-    );
-    let mul = elementwise("pred", "multiply", "", vec![p(), q()]);
-    assert_eq!(
-        elements(&mul),
-        &Elements::Pred(vec![false, false, false, true])
-    );
-    let not = elementwise("pred", "not", "", vec![p()]);
-    assert_eq!(
-        elements(&not),
-        &Elements::Pred(vec![true, true, false, false])
-    );
+    let p = Pred(vec![false, false, true, true]);
+    let q = Pred(vec![false, true, false, true]);
+    let pq = vec![p.clone(), q];
+    assert_ops(vec![
+        (
+            "count-leading-zeros",
+            vec![S32(vec![1, 0, -1, 65536])],
+            S32(vec![31, 32, 0, 15]),
+        ),
+        (
+            "popcnt",
+            vec![S8(vec![-1, 0, 7, -128])],
+            S8(vec![8, 0, 3, 1]),
+        ),
+        ("not", vec![U8(vec![0, 0x0F])], U8(vec![255, 0xF0])),
+        (
+            "xor",
+            vec![S32(vec![0b1100]), S32(vec![0b1010])],
+            S32(vec![0b0110]),
+        ),
+        ("and", pq.clone(), Pred(vec![false, false, false, true])),
+        // pred add is or, multiply is and.
+        ("add", pq.clone(), Pred(vec![false, true, true, true])),
+        ("multiply", pq, Pred(vec![false, false, false, true])),
+        ("not", vec![p], Pred(vec![true, true, false, false])),
+    ]);
 }
 
 // ---- conversions ------------------------------------------------------------------------
 
-fn convert(from: &str, to: &str, x: HostValue) -> HostValue {
-    let n = x.as_array().expect("array").len();
+fn convert(to: &str, x: Elements) -> HostValue {
+    let from = x.element_type();
+    let n = x.len();
     run(
         &format!("c {{ p = {from}[{n}] parameter(0) ROOT c = {to}[{n}] convert(p) }}"),
-        vec![x],
+        vec![vector(x)],
     )
+}
+
+/// Conversion cases, `(operand, result type, result)`, each checked on its own; a failure
+/// names both types.
+fn assert_converts(cases: Vec<(Elements, &str, Elements)>) {
+    for (x, to, want) in cases {
+        let from = x.element_type();
+        assert_eq!(elements(&convert(to, x)), &want, "{from} to {to}");
+    }
 }
 
 #[test]
 fn float_to_int_converts_saturate_and_map_nan_to_zero() {
-    let x = || {
-        vector(Elements::F32(vec![
-            f32::NAN,
-            1e10,
-            -1e10,
-            3.9,
-            -3.9,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            2147483520.0,
-            2147483648.0,
-        ]))
-    };
+    let (inf, nan) = (f32::INFINITY, f32::NAN);
+    let x = F32(vec![
+        nan,
+        1e10,
+        -1e10,
+        3.9,
+        -3.9,
+        inf,
+        -inf,
+        2147483520.0,
+        2147483648.0,
+    ]);
     let (max, min) = (i32::MAX, i32::MIN);
-    assert_eq!(
-        elements(&convert("f32", "s32", x())),
-        &Elements::S32(vec![0, max, min, 3, -3, max, min, 2147483520, max])
-    );
-    assert_eq!(
-        elements(&convert("f32", "u8", x())),
-        &Elements::U8(vec![0, 255, 0, 3, 0, 255, 0, 255, 255])
-    );
-    // bf16 sources saturate the same way.
-    let b = vector(bf16s(&[f32::NAN, -300.0, 300.0, 127.5]));
-    assert_eq!(
-        elements(&convert("bf16", "s8", b)),
-        &Elements::S8(vec![0, -128, 127, 127])
-    );
+    assert_converts(vec![
+        (
+            x.clone(),
+            "s32",
+            S32(vec![0, max, min, 3, -3, max, min, 2147483520, max]),
+        ),
+        (x, "u8", U8(vec![0, 255, 0, 3, 0, 255, 0, 255, 255])),
+        // bf16 sources saturate the same way.
+        (
+            bf16s(&[nan, -300.0, 300.0, 127.5]),
+            "s8",
+            S8(vec![0, -128, 127, 127]),
+        ),
+    ]);
 }
 
 #[test]
 fn converts_to_and_from_pred() {
-    let x = vector(Elements::F32(vec![0.0, -0.0, f32::NAN, 0.5]));
-    assert_eq!(
-        elements(&convert("f32", "pred", x)),
-        &Elements::Pred(vec![false, false, true, true])
-    );
-    let i = vector(Elements::S32(vec![0, -7]));
-    assert_eq!(
-        elements(&convert("s32", "pred", i)),
-        &Elements::Pred(vec![false, true])
-    );
-    let p = || vector(Elements::Pred(vec![true, false]));
-    assert_eq!(
-        elements(&convert("pred", "f32", p())),
-        &Elements::F32(vec![1.0, 0.0])
-    );
-    assert_eq!(
-        elements(&convert("pred", "s32", p())),
-        &Elements::S32(vec![1, 0])
-    );
+    let p = Pred(vec![true, false]);
+    assert_converts(vec![
+        (
+            F32(vec![0.0, -0.0, f32::NAN, 0.5]),
+            "pred",
+            Pred(vec![false, false, true, true]),
+        ),
+        (S32(vec![0, -7]), "pred", Pred(vec![false, true])),
+        (p.clone(), "f32", F32(vec![1.0, 0.0])),
+        (p, "s32", S32(vec![1, 0])),
+    ]);
 }
 
 #[test]
 fn integer_converts_truncate_or_extend_by_source_signedness() {
-    assert_eq!(
-        elements(&convert(
-            "s32",
-            "s8",
-            vector(Elements::S32(vec![300, -1, 128]))
-        )),
-        &Elements::S8(vec![44, -1, -128])
-    );
-    assert_eq!(
-        elements(&convert("s8", "u32", vector(Elements::S8(vec![-1, 5])))),
-        &Elements::U32(vec![u32::MAX, 5])
-    );
-    assert_eq!(
-        elements(&convert("u8", "s32", vector(Elements::U8(vec![255])))),
-        &Elements::S32(vec![255])
-    );
-    assert_eq!(
-        elements(&convert("s32", "u64", vector(Elements::S32(vec![-1])))),
-        &Elements::U64(vec![u64::MAX])
-    );
+    assert_converts(vec![
+        (S32(vec![300, -1, 128]), "s8", S8(vec![44, -1, -128])),
+        (S8(vec![-1, 5]), "u32", U32(vec![u32::MAX, 5])),
+        (U8(vec![255]), "s32", S32(vec![255])),
+        (S32(vec![-1]), "u64", U64(vec![u64::MAX])),
+    ]);
 }
 
 #[test]
@@ -367,54 +307,28 @@ fn float_converts_round_to_nearest_even() {
     // One more f32 ulp above the tie rounds up.
     let above_tie = f32::from_bits(0x3F80_8001);
     let ulp = 2f32.powi(-8);
-    let x = vector(Elements::F32(vec![1.0 + ulp, 1.0 + 3.0 * ulp, above_tie]));
-    assert_eq!(
-        elements(&convert("f32", "bf16", x)),
-        &bf16s(&[1.0, 1.015625, 1.0078125])
-    );
+    let ties = F32(vec![1.0 + ulp, 1.0 + 3.0 * ulp, above_tie]);
     // f16 ↔ bf16 go through f32: 65504 needs 11 significant bits and rounds up to 2^16,
     // which f16 cannot hold.
-    let h = vector(Elements::F16(vec![f16::from_f32(65504.0)]));
-    let b = convert("f16", "bf16", h);
-    assert_eq!(elements(&b), &bf16s(&[65536.0]));
-    assert_eq!(
-        elements(&convert("bf16", "f16", b)),
-        &Elements::F16(vec![f16::INFINITY])
-    );
-    // Integers reach bf16 through f32 (257 ties to 256); f32 rounds 2^24 + 1 to 2^24.
-    assert_eq!(
-        elements(&convert(
-            "s32",
-            "bf16",
-            vector(Elements::S32(vec![257, -3]))
-        )),
-        &bf16s(&[256.0, -3.0])
-    );
-    assert_eq!(
-        elements(&convert(
-            "s32",
-            "f32",
-            vector(Elements::S32(vec![16777217]))
-        )),
-        &Elements::F32(vec![16777216.0])
-    );
-    assert_eq!(
-        elements(&convert(
-            "u32",
-            "f64",
-            vector(Elements::U32(vec![u32::MAX]))
-        )),
-        &Elements::F64(vec![4294967295.0])
-    );
+    let f16_max = F16(vec![f16::from_f32(65504.0)]);
+    assert_converts(vec![
+        (ties, "bf16", bf16s(&[1.0, 1.015625, 1.0078125])),
+        (f16_max, "bf16", bf16s(&[65536.0])),
+        (bf16s(&[65536.0]), "f16", F16(vec![f16::INFINITY])),
+        // Integers reach bf16 through f32 (257 ties to 256); f32 rounds 2^24 + 1 to 2^24.
+        (S32(vec![257, -3]), "bf16", bf16s(&[256.0, -3.0])),
+        (S32(vec![16777217]), "f32", F32(vec![16777216.0])),
+        (U32(vec![u32::MAX]), "f64", F64(vec![4294967295.0])),
+    ]);
 }
 
 #[test]
 fn bitcast_convert_reinterprets_bits() {
     let text = "c { p = f32[2] parameter(0) ROOT b = s32[2] bitcast-convert(p) }";
-    let out = run(text, vec![vector(Elements::F32(vec![1.0, -0.0]))]);
-    assert_eq!(elements(&out), &Elements::S32(vec![0x3F80_0000, i32::MIN]));
+    let out = run(text, vec![vector(F32(vec![1.0, -0.0]))]);
+    assert_eq!(elements(&out), &S32(vec![0x3F80_0000, i32::MIN]));
     let text = "c { p = u16[1] parameter(0) ROOT b = bf16[1] bitcast-convert(p) }";
-    let out = run(text, vec![vector(Elements::U16(vec![0x3FC0]))]);
+    let out = run(text, vec![vector(U16(vec![0x3FC0]))]);
     assert_eq!(elements(&out), &bf16s(&[1.5]));
 }
 
@@ -440,22 +354,18 @@ fn bf16_rounds_after_every_op() {
     assert_eq!(elements(&out), &bf16s(&[1.0, 256.0]));
     // f16 likewise: 2048 + 1 rounds to 2048 each time.
     let text = "c { a = f16[1] parameter(0) s = f16[1] add(a, a) ROOT t = f16[1] subtract(s, a) }";
-    let out = run(
-        text,
-        vec![vector(Elements::F16(vec![f16::from_f32(2049.0)]))],
-    );
-    assert_eq!(elements(&out), &Elements::F16(vec![f16::from_f32(2048.0)]));
+    let out = run(text, vec![vector(F16(vec![f16::from_f32(2049.0)]))]);
+    assert_eq!(elements(&out), &F16(vec![f16::from_f32(2048.0)]));
 }
 
 #[test]
 fn bf16_transcendentals_are_f32_functions_rounded_once() {
     let xs = [0.5f32, -1.25, 1.75];
-    let out = elementwise("bf16", "tanh", "", vec![vector(bf16s(&xs))]);
     let expected: Vec<f32> = xs
         .iter()
         .map(|&x| bf16::from_f32(x).to_f32().tanh())
         .collect();
-    assert_eq!(elements(&out), &bf16s(&expected));
+    assert_ops(vec![("tanh", vec![bf16s(&xs)], bf16s(&expected))]);
 }
 
 #[test]
@@ -473,193 +383,103 @@ fn bf16_reductions_round_after_every_step() {
 
 #[test]
 fn float_compare_is_ordered_except_ne() {
-    let x = || vector(Elements::F32(vec![f32::NAN, 1.0, f32::NAN, -0.0, 1.0]));
-    let y = || vector(Elements::F32(vec![1.0, f32::NAN, f32::NAN, 0.0, 2.0]));
-    let cmp = |direction: &str| {
-        let attrs = format!(", direction={direction}");
-        let out = elementwise("f32", "compare", &attrs, vec![x(), y()]);
-        elements(&out).clone()
-    };
-    assert_eq!(
-        cmp("EQ"),
-        Elements::Pred(vec![false, false, false, true, false])
-    );
-    assert_eq!(
-        cmp("NE"),
-        Elements::Pred(vec![true, true, true, false, true])
-    );
-    assert_eq!(
-        cmp("LT"),
-        Elements::Pred(vec![false, false, false, false, true])
-    );
-    assert_eq!(
-        cmp("LE"),
-        Elements::Pred(vec![false, false, false, true, true])
-    );
-    assert_eq!(
-        cmp("GT"),
-        Elements::Pred(vec![false, false, false, false, false])
-    );
-    assert_eq!(
-        cmp("GE"),
-        Elements::Pred(vec![false, false, false, true, false])
-    );
+    let x = F32(vec![f32::NAN, 1.0, f32::NAN, -0.0, 1.0]);
+    let y = F32(vec![1.0, f32::NAN, f32::NAN, 0.0, 2.0]);
+    for (direction, want) in [
+        ("EQ", [false, false, false, true, false]),
+        ("NE", [true, true, true, false, true]),
+        ("LT", [false, false, false, false, true]),
+        ("LE", [false, false, false, true, true]),
+        ("GT", [false, false, false, false, false]),
+        ("GE", [false, false, false, true, false]),
+    ] {
+        let attrs = format!("direction={direction}");
+        assert_eq!(compare(&attrs, &x, &y), Pred(want.to_vec()), "{direction}");
+    }
 }
 
 #[test]
 fn total_order_compare() {
-    let neg_nan = -f32::NAN;
-    let x = || {
-        vector(Elements::F32(vec![
-            neg_nan,
-            f32::NEG_INFINITY,
-            -0.0,
-            1.0,
-            f32::INFINITY,
-            f32::NAN,
-            -0.0,
-        ]))
-    };
-    let y = || {
-        vector(Elements::F32(vec![
-            f32::NEG_INFINITY,
-            -1.0,
-            0.0,
-            f32::NAN,
-            f32::NAN,
-            f32::NAN,
-            -0.0,
-        ]))
-    };
-    let lt = elementwise(
-        "f32",
-        "compare",
-        ", direction=LT, type=TOTALORDER",
-        vec![x(), y()],
+    let (inf, nan) = (f32::INFINITY, f32::NAN);
+    let x = F32(vec![-nan, -inf, -0.0, 1.0, inf, nan, -0.0]);
+    let y = F32(vec![-inf, -1.0, 0.0, nan, nan, nan, -0.0]);
+    assert_eq!(
+        compare("direction=LT, type=TOTALORDER", &x, &y),
+        Pred(vec![true, true, true, true, true, false, false])
     );
     assert_eq!(
-        elements(&lt),
-        &Elements::Pred(vec![true, true, true, true, true, false, false])
-    );
-    let eq = elementwise(
-        "f32",
-        "compare",
-        ", direction=EQ, type=TOTALORDER",
-        vec![x(), y()],
-    );
-    assert_eq!(
-        elements(&eq),
-        &Elements::Pred(vec![false, false, false, false, false, true, true])
+        compare("direction=EQ, type=TOTALORDER", &x, &y),
+        Pred(vec![false, false, false, false, false, true, true])
     );
 }
 
 #[test]
 fn integer_compare_follows_signedness() {
-    let u = elementwise(
-        "u8",
-        "compare",
-        ", direction=GT",
-        vec![
-            vector(Elements::U8(vec![200])),
-            vector(Elements::U8(vec![100])),
-        ],
-    );
-    assert_eq!(elements(&u), &Elements::Pred(vec![true]));
-    let s = elementwise(
-        "s8",
-        "compare",
-        ", direction=GT",
-        vec![
-            vector(Elements::S8(vec![-56])),
-            vector(Elements::S8(vec![100])),
-        ],
-    );
-    assert_eq!(elements(&s), &Elements::Pred(vec![false]));
+    let u = compare("direction=GT", &U8(vec![200]), &U8(vec![100]));
+    assert_eq!(u, Pred(vec![true]));
+    let s = compare("direction=GT", &S8(vec![-56]), &S8(vec![100]));
+    assert_eq!(s, Pred(vec![false]));
 }
 
 #[test]
 fn float_minimum_and_maximum_propagate_nan_and_order_signed_zeros() {
-    let x = || vector(Elements::F32(vec![f32::NAN, 1.0, -0.0, 0.0, 2.0]));
-    let y = || vector(Elements::F32(vec![1.0, f32::NAN, 0.0, -0.0, 3.0]));
-    let max = elementwise("f32", "maximum", "", vec![x(), y()]);
-    let max = f32s(&max);
-    assert!(max[0].is_nan() && max[1].is_nan());
-    assert_eq!(max[2].to_bits(), 0.0f32.to_bits());
-    assert_eq!(max[3].to_bits(), 0.0f32.to_bits());
-    assert_eq!(max[4], 3.0);
-    let min = elementwise("f32", "minimum", "", vec![x(), y()]);
-    let min = f32s(&min);
-    assert!(min[0].is_nan() && min[1].is_nan());
-    assert_eq!(min[2].to_bits(), (-0.0f32).to_bits());
-    assert_eq!(min[3].to_bits(), (-0.0f32).to_bits());
-    assert_eq!(min[4], 2.0);
+    let x = F32(vec![f32::NAN, 1.0, -0.0, 0.0, 2.0]);
+    let y = F32(vec![1.0, f32::NAN, 0.0, -0.0, 3.0]);
+    for (op, zero, larger) in [("maximum", 0.0f32, 3.0), ("minimum", -0.0, 2.0)] {
+        let out = elementwise(op, "", vec![x.clone(), y.clone()]);
+        let out = f32s(&out);
+        assert!(out[0].is_nan() && out[1].is_nan(), "{op}: {out:?}");
+        assert_eq!(out[2].to_bits(), zero.to_bits(), "{op}");
+        assert_eq!(out[3].to_bits(), zero.to_bits(), "{op}");
+        assert_eq!(out[4], larger, "{op}");
+    }
 }
 
 #[test]
 fn rounding_sign_logistic_and_is_finite() {
-    let x = || vector(Elements::F32(vec![2.5, -2.5, 0.5, -0.0, f32::NAN]));
-    let afz = elementwise("f32", "round-nearest-afz", "", vec![x()]);
+    let x = || vec![F32(vec![2.5, -2.5, 0.5, -0.0, f32::NAN])];
+    let afz = elementwise("round-nearest-afz", "", x());
     assert_eq!(&f32s(&afz)[..4], &[3.0, -3.0, 1.0, -0.0]);
-    let even = elementwise("f32", "round-nearest-even", "", vec![x()]);
+    let even = elementwise("round-nearest-even", "", x());
     assert_eq!(&f32s(&even)[..4], &[2.0, -2.0, 0.0, -0.0]);
-    let sign = elementwise("f32", "sign", "", vec![x()]);
+    let sign = elementwise("sign", "", x());
     let sign = f32s(&sign);
     assert_eq!(&sign[..3], &[1.0, -1.0, 1.0]);
     assert_eq!(sign[3].to_bits(), (-0.0f32).to_bits());
     assert!(sign[4].is_nan());
-    let floor = elementwise("f32", "floor", "", vec![x()]);
+    let floor = elementwise("floor", "", x());
     assert_eq!(&f32s(&floor)[..3], &[2.0, -3.0, 0.0]);
-    let logistic = elementwise(
-        "f32",
-        "logistic",
-        "",
-        vec![vector(Elements::F32(vec![0.0, 2.0]))],
-    );
-    assert_eq!(f32s(&logistic), &[0.5, 1.0 / (1.0 + (-2.0f32).exp())]);
-    let finite = elementwise(
-        "f32",
-        "is-finite",
-        "",
-        vec![vector(Elements::F32(vec![
-            1.0,
-            f32::INFINITY,
-            f32::NAN,
-            -f32::MAX,
-        ]))],
-    );
-    assert_eq!(
-        elements(&finite),
-        &Elements::Pred(vec![true, false, false, true])
-    );
-    let rsqrt = elementwise(
-        "f32",
-        "rsqrt",
-        "",
-        vec![vector(Elements::F32(vec![4.0, 3.0]))],
-    );
-    assert_eq!(f32s(&rsqrt), &[0.5, 1.0 / 3.0f32.sqrt()]);
     let power = elementwise(
-        "f32",
         "power",
         "",
-        vec![
-            vector(Elements::F32(vec![2.0, f32::NAN, -8.0])),
-            vector(Elements::F32(vec![10.0, 0.0, 0.5])),
-        ],
+        vec![F32(vec![2.0, f32::NAN, -8.0]), F32(vec![10.0, 0.0, 0.5])],
     );
     let power = f32s(&power);
     assert_eq!(&power[..2], &[1024.0, 1.0]);
     assert!(power[2].is_nan());
-    let rem = elementwise(
-        "f32",
-        "remainder",
-        "",
-        vec![
-            vector(Elements::F32(vec![5.5, -5.5])),
-            vector(Elements::F32(vec![2.0, 2.0])),
-        ],
-    );
-    assert_eq!(f32s(&rem), &[1.5, -1.5]);
+    let finite = F32(vec![1.0, f32::INFINITY, f32::NAN, -f32::MAX]);
+    assert_ops(vec![
+        (
+            "logistic",
+            vec![F32(vec![0.0, 2.0])],
+            F32(vec![0.5, 1.0 / (1.0 + (-2.0f32).exp())]),
+        ),
+        (
+            "is-finite",
+            vec![finite],
+            Pred(vec![true, false, false, true]),
+        ),
+        (
+            "rsqrt",
+            vec![F32(vec![4.0, 3.0])],
+            F32(vec![0.5, 1.0 / 3.0f32.sqrt()]),
+        ),
+        (
+            "remainder",
+            vec![F32(vec![5.5, -5.5]), F32(vec![2.0, 2.0])],
+            F32(vec![1.5, -1.5]),
+        ),
+    ]);
 }
 
 #[test]
@@ -677,8 +497,8 @@ fn erf_is_accurate_in_f64_and_rounds_once_to_f32() {
         (6.5, 1.0),
     ];
     let xs: Vec<f64> = table.iter().map(|&(x, _)| x).collect();
-    let out = elementwise("f64", "erf", "", vec![vector(Elements::F64(xs.clone()))]);
-    let Elements::F64(got) = elements(&out) else {
+    let out = elementwise("erf", "", vec![F64(xs.clone())]);
+    let F64(got) = elements(&out) else {
         panic!("f64 result expected");
     };
     for (&(x, want), &got) in table.iter().zip(got) {
@@ -688,45 +508,37 @@ fn erf_is_accurate_in_f64_and_rounds_once_to_f32() {
         );
     }
     let xs32: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
-    let out = elementwise("f32", "erf", "", vec![vector(Elements::F32(xs32))]);
     let want32: Vec<f32> = table.iter().map(|&(_, e)| e as f32).collect();
-    assert_eq!(f32s(&out), want32.as_slice());
+    assert_ops(vec![("erf", vec![F32(xs32)], F32(want32))]);
 }
 
 // ---- select, clamp, map -----------------------------------------------------------------
 
 #[test]
 fn select_with_array_and_scalar_predicates() {
-    let text = "c {
-      p = pred[3] parameter(0)
+    for (predicate, want) in [
+        (vector(Pred(vec![true, false, true])), S32(vec![1, 5, 3])),
+        (array(&[], Pred(vec![false])), S32(vec![4, 5, 6])),
+    ] {
+        let p = predicate.shape();
+        let text = format!(
+            "c {{
+      p = {p} parameter(0)
       a = s32[3] parameter(1)
       b = s32[3] parameter(2)
       ROOT s = s32[3] select(p, a, b)
-    }";
-    let out = run(
-        text,
-        vec![
-            vector(Elements::Pred(vec![true, false, true])),
-            vector(Elements::S32(vec![1, 2, 3])),
-            vector(Elements::S32(vec![4, 5, 6])),
-        ],
-    );
-    assert_eq!(elements(&out), &Elements::S32(vec![1, 5, 3]));
-    let text = "c {
-      p = pred[] parameter(0)
-      a = s32[3] parameter(1)
-      b = s32[3] parameter(2)
-      ROOT s = s32[3] select(p, a, b)
-    }";
-    let out = run(
-        text,
-        vec![
-            array(&[], Elements::Pred(vec![false])),
-            vector(Elements::S32(vec![1, 2, 3])),
-            vector(Elements::S32(vec![4, 5, 6])),
-        ],
-    );
-    assert_eq!(elements(&out), &Elements::S32(vec![4, 5, 6]));
+    }}"
+        );
+        let out = run(
+            &text,
+            vec![
+                predicate,
+                vector(S32(vec![1, 2, 3])),
+                vector(S32(vec![4, 5, 6])),
+            ],
+        );
+        assert_eq!(elements(&out), &want, "predicate {p}");
+    }
 }
 
 #[test]
@@ -737,8 +549,8 @@ fn clamp_with_scalar_and_array_bounds() {
       x = s32[3] parameter(0)
       ROOT c = s32[3] clamp(lo, x, hi)
     }";
-    let out = run(text, vec![vector(Elements::S32(vec![-5, 5, 15]))]);
-    assert_eq!(elements(&out), &Elements::S32(vec![0, 5, 10]));
+    let out = run(text, vec![vector(S32(vec![-5, 5, 15]))]);
+    assert_eq!(elements(&out), &S32(vec![0, 5, 10]));
     let text = "c {
       lo = f32[3] parameter(0)
       x = f32[3] parameter(1)
@@ -748,9 +560,9 @@ fn clamp_with_scalar_and_array_bounds() {
     let out = run(
         text,
         vec![
-            vector(Elements::F32(vec![0.0, 0.0, 1.0])),
-            vector(Elements::F32(vec![f32::NAN, -1.0, 7.0])),
-            vector(Elements::F32(vec![1.0, 1.0, 2.0])),
+            vector(F32(vec![0.0, 0.0, 1.0])),
+            vector(F32(vec![f32::NAN, -1.0, 7.0])),
+            vector(F32(vec![1.0, 1.0, 2.0])),
         ],
     );
     let out = f32s(&out);
@@ -775,8 +587,8 @@ fn map_applies_the_computation_per_element() {
     let out = run(
         text,
         vec![
-            array(&[2, 2], Elements::F32(vec![1.0, 2.0, 3.0, 4.0])),
-            array(&[2, 2], Elements::F32(vec![5.0, 6.0, 7.0, 8.0])),
+            array(&[2, 2], F32(vec![1.0, 2.0, 3.0, 4.0])),
+            array(&[2, 2], F32(vec![5.0, 6.0, 7.0, 8.0])),
         ],
     );
     assert_eq!(out.as_array().map(HostArray::dims), Some(&[2i64, 2][..]));
@@ -797,17 +609,11 @@ fn broadcast_transpose_reshape_reverse_and_iota() {
       v = s32[6] reverse(r), dimensions={0}
       ROOT out = (s32[2,3], s32[6]) tuple(b, v)
     }";
-    let out = run(text, vec![vector(Elements::S32(vec![10, 20]))]);
+    let out = run(text, vec![vector(S32(vec![10, 20]))]);
     let parts = tuple(&out);
-    assert_eq!(
-        elements(&parts[0]),
-        &Elements::S32(vec![10, 10, 10, 20, 20, 20])
-    );
+    assert_eq!(elements(&parts[0]), &S32(vec![10, 10, 10, 20, 20, 20]));
     // t = [[10,20],[10,20],[10,20]], i = [[0,0],[1,1],[2,2]].
-    assert_eq!(
-        elements(&parts[1]),
-        &Elements::S32(vec![22, 12, 21, 11, 20, 10])
-    );
+    assert_eq!(elements(&parts[1]), &S32(vec![22, 12, 21, 11, 20, 10]));
     let text = "c { ROOT i = bf16[2,3] iota(), iota_dimension=1 }";
     assert_eq!(
         elements(&run(text, vec![])),
@@ -821,11 +627,8 @@ fn strided_slices() {
       p = s32[3,10] parameter(0)
       ROOT s = s32[2,3] slice(p), slice={[1:3:1], [1:8:3]}
     }";
-    let out = run(
-        text,
-        vec![array(&[3, 10], Elements::S32((0..30).collect()))],
-    );
-    assert_eq!(elements(&out), &Elements::S32(vec![11, 14, 17, 21, 24, 27]));
+    let out = run(text, vec![array(&[3, 10], S32((0..30).collect()))]);
+    assert_eq!(elements(&out), &S32(vec![11, 14, 17, 21, 24, 27]));
 }
 
 #[test]
@@ -836,48 +639,41 @@ fn pad_with_negative_low_and_interior() {
       ROOT q = s32[7] pad(p, z), padding=-1_1_1
     }";
     // Interior: 1 0 2 0 3 0 4; low -1 drops the 1; high 1 appends a 0.
-    let out = run(text, vec![vector(Elements::S32(vec![1, 2, 3, 4]))]);
-    assert_eq!(elements(&out), &Elements::S32(vec![0, 2, 0, 3, 0, 4, 0]));
+    let out = run(text, vec![vector(S32(vec![1, 2, 3, 4]))]);
+    assert_eq!(elements(&out), &S32(vec![0, 2, 0, 3, 0, 4, 0]));
     let text = "c {
       p = f32[2,2] parameter(0)
       nine = f32[] constant(9)
       ROOT q = f32[3,2] pad(p, nine), padding=1_0_0x0_-1_1
     }";
-    let out = run(
-        text,
-        vec![array(&[2, 2], Elements::F32(vec![1.0, 2.0, 3.0, 4.0]))],
-    );
+    let out = run(text, vec![array(&[2, 2], F32(vec![1.0, 2.0, 3.0, 4.0]))]);
     assert_eq!(f32s(&out), &[9.0, 9.0, 1.0, 9.0, 3.0, 9.0]);
 }
 
 #[test]
 fn concatenate_along_either_dimension() {
-    let text = "c {
-      a = s32[2,2] parameter(0)
-      b = s32[2,1] parameter(1)
-      ROOT c = s32[2,3] concatenate(a, b), dimensions={1}
-    }";
-    let out = run(
-        text,
-        vec![
-            array(&[2, 2], Elements::S32(vec![1, 2, 3, 4])),
-            array(&[2, 1], Elements::S32(vec![5, 6])),
-        ],
+    let concatenate = |dimension: usize, result: &str, a: HostValue, b: HostValue| {
+        let (a_shape, b_shape) = (a.shape(), b.shape());
+        let text = format!(
+            "c {{ a = {a_shape} parameter(0) b = {b_shape} parameter(1)
+              ROOT c = {result} concatenate(a, b), dimensions={{{dimension}}} }}"
+        );
+        s32s(&run(&text, vec![a, b]))
+    };
+    let columns = concatenate(
+        1,
+        "s32[2,3]",
+        array(&[2, 2], S32(vec![1, 2, 3, 4])),
+        array(&[2, 1], S32(vec![5, 6])),
     );
-    assert_eq!(elements(&out), &Elements::S32(vec![1, 2, 5, 3, 4, 6]));
-    let text = "c {
-      a = s32[1,2] parameter(0)
-      b = s32[2,2] parameter(1)
-      ROOT c = s32[3,2] concatenate(a, b), dimensions={0}
-    }";
-    let out = run(
-        text,
-        vec![
-            array(&[1, 2], Elements::S32(vec![1, 2])),
-            array(&[2, 2], Elements::S32(vec![3, 4, 5, 6])),
-        ],
+    assert_eq!(columns, [1, 2, 5, 3, 4, 6]);
+    let rows = concatenate(
+        0,
+        "s32[3,2]",
+        array(&[1, 2], S32(vec![1, 2])),
+        array(&[2, 2], S32(vec![3, 4, 5, 6])),
     );
-    assert_eq!(elements(&out), &Elements::S32(vec![1, 2, 3, 4, 5, 6]));
+    assert_eq!(rows, [1, 2, 3, 4, 5, 6]);
 }
 
 #[test]
@@ -891,15 +687,15 @@ fn dynamic_slice_clamps_start_indices() {
         let out = run(
             text,
             vec![
-                vector(Elements::S32(vec![10, 11, 12, 13, 14])),
-                array(&[], Elements::S32(vec![start])),
+                vector(S32(vec![10, 11, 12, 13, 14])),
+                array(&[], S32(vec![start])),
             ],
         );
         elements(&out).clone()
     };
-    assert_eq!(slice_at(1), Elements::S32(vec![11, 12]));
-    assert_eq!(slice_at(4), Elements::S32(vec![13, 14]));
-    assert_eq!(slice_at(-3), Elements::S32(vec![10, 11]));
+    assert_eq!(slice_at(1), S32(vec![11, 12]));
+    assert_eq!(slice_at(4), S32(vec![13, 14]));
+    assert_eq!(slice_at(-3), S32(vec![10, 11]));
     // Unsigned starts are read unsigned: 4e9 is far past the end.
     let text = "c {
       p = s32[3,3] parameter(0)
@@ -910,12 +706,12 @@ fn dynamic_slice_clamps_start_indices() {
     let out = run(
         text,
         vec![
-            array(&[3, 3], Elements::S32((0..9).collect())),
-            array(&[], Elements::U32(vec![4_000_000_000])),
-            array(&[], Elements::U32(vec![0])),
+            array(&[3, 3], S32((0..9).collect())),
+            array(&[], U32(vec![4_000_000_000])),
+            array(&[], U32(vec![0])),
         ],
     );
-    assert_eq!(elements(&out), &Elements::S32(vec![3, 4, 6, 7]));
+    assert_eq!(elements(&out), &S32(vec![3, 4, 6, 7]));
 }
 
 #[test]
@@ -931,10 +727,10 @@ fn dynamic_update_slice_clamps_start_indices() {
         let out = run(
             text,
             vec![
-                array(&[3, 4], Elements::S32((0..12).collect())),
-                array(&[2, 2], Elements::S32(vec![-1, -2, -3, -4])),
-                array(&[], Elements::S32(vec![i])),
-                array(&[], Elements::S32(vec![j])),
+                array(&[3, 4], S32((0..12).collect())),
+                array(&[2, 2], S32(vec![-1, -2, -3, -4])),
+                array(&[], S32(vec![i])),
+                array(&[], S32(vec![j])),
             ],
         );
         elements(&out).clone()
@@ -945,7 +741,7 @@ fn dynamic_update_slice_clamps_start_indices() {
         4, -1, -2, 7,
         8, -3, -4, 11,
     ];
-    assert_eq!(update_at(1, 1), Elements::S32(inside));
+    assert_eq!(update_at(1, 1), S32(inside));
     // Row start -5 clamps to 0, column start 7 to 4 - 2 = 2.
     #[rustfmt::skip]
     let clamped = vec![
@@ -953,7 +749,7 @@ fn dynamic_update_slice_clamps_start_indices() {
         4, 5, -3, -4,
         8, 9, 10, 11,
     ];
-    assert_eq!(update_at(-5, 7), Elements::S32(clamped));
+    assert_eq!(update_at(-5, 7), S32(clamped));
 }
 
 #[test]
@@ -971,81 +767,85 @@ fn canonical_gather_with_permuted_start_index_map() {
     let out = run(
         text,
         vec![
-            array(&[3, 4], Elements::S32(operand)),
-            array(&[2, 2], Elements::S32(vec![1, 2, 5, -1])),
+            array(&[3, 4], S32(operand)),
+            array(&[2, 2], S32(vec![1, 2, 5, -1])),
         ],
     );
     // Row 0: column start 1, row start 2 clamped to 1. Row 1: column start 5 clamped to 2,
     // row start -1 clamped to 0.
-    assert_eq!(
-        elements(&out),
-        &Elements::S32(vec![11, 12, 21, 22, 2, 3, 12, 13])
-    );
+    assert_eq!(elements(&out), &S32(vec![11, 12, 21, 22, 2, 3, 12, 13]));
 }
 
 #[test]
 fn bitcast_reads_the_physical_buffer_through_both_layouts() {
-    let logical = || array(&[2, 3], Elements::F32(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
-    // Column-major: the buffer is 1 4 2 5 3 6.
-    let flat = run(
-        "c { p = f32[2,3]{0,1} parameter(0) ROOT b = f32[6]{0} bitcast(p) }",
-        vec![logical()],
-    );
-    assert_eq!(f32s(&flat), &[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
-    let transposed = run(
-        "c { p = f32[2,3]{0,1} parameter(0) ROOT b = f32[3,2]{1,0} bitcast(p) }",
-        vec![logical()],
-    );
-    assert_eq!(f32s(&transposed), &[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
-    // Default layouts: a reshape.
-    let same = run(
-        "c { p = f32[2,3] parameter(0) ROOT b = f32[3,2] bitcast(p) }",
-        vec![logical()],
-    );
-    assert_eq!(f32s(&same), &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let logical = || array(&[2, 3], F32(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
+    for (from, to, want) in [
+        // Column-major: the buffer is 1 4 2 5 3 6.
+        ("f32[2,3]{0,1}", "f32[6]{0}", [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]),
+        (
+            "f32[2,3]{0,1}",
+            "f32[3,2]{1,0}",
+            [1.0, 4.0, 2.0, 5.0, 3.0, 6.0],
+        ),
+        // Default layouts: a reshape.
+        ("f32[2,3]", "f32[3,2]", [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+    ] {
+        let text = format!("c {{ p = {from} parameter(0) ROOT b = {to} bitcast(p) }}");
+        let out = run(&text, vec![logical()]);
+        assert_eq!(f32s(&out), &want, "{from} to {to}");
+    }
     // 2x2 tiles: tile 0 holds 0 1 4 5, tile 1 holds 2 3 6 7.
     let tiled = run(
         "c { p = s32[2,4]{1,0:T(2,2)} parameter(0) ROOT b = s32[8]{0} bitcast(p) }",
-        vec![array(&[2, 4], Elements::S32((0..8).collect()))],
+        vec![array(&[2, 4], S32((0..8).collect()))],
     );
-    assert_eq!(
-        elements(&tiled),
-        &Elements::S32(vec![0, 1, 4, 5, 2, 3, 6, 7])
-    );
+    assert_eq!(elements(&tiled), &S32(vec![0, 1, 4, 5, 2, 3, 6, 7]));
     // The element type may change with the layout.
     let bits = run(
         "c { p = f32[2,1]{0,1} parameter(0) ROOT b = u32[2]{0} bitcast(p) }",
-        vec![array(&[2, 1], Elements::F32(vec![1.0, 2.0]))],
+        vec![array(&[2, 1], F32(vec![1.0, 2.0]))],
     );
-    assert_eq!(
-        elements(&bits),
-        &Elements::U32(vec![0x3F80_0000, 0x4000_0000])
-    );
+    assert_eq!(elements(&bits), &U32(vec![0x3F80_0000, 0x4000_0000]));
 }
 
 // ---- reduce -----------------------------------------------------------------------------
 
-#[test]
-fn reduce_combines_in_row_major_order_from_the_init_value() {
-    // acc * 10 + x spells the order the elements were combined in.
-    let text = "horner {
+/// The reducer `horner`, `acc * 10 + x`: its result spells the elements combined, in order.
+const HORNER: &str = "horner {
       a = s32[] parameter(0)
       x = s32[] parameter(1)
       ten = s32[] constant(10)
       m = s32[] multiply(a, ten)
       ROOT s = s32[] add(m, x)
     }
-    c {
+    ";
+
+/// The reducer `max` of f32 reductions.
+const MAX_F32: &str = "max {
+      a = f32[] parameter(0)
+      b = f32[] parameter(1)
+      ROOT m = f32[] maximum(a, b)
+    }
+    ";
+
+#[test]
+fn reduce_combines_in_row_major_order_from_the_init_value() {
+    // acc * 10 + x spells the order the elements were combined in.
+    let text = [
+        HORNER,
+        "c {
       x = s32[2,3,2] parameter(0)
       init = s32[] constant(7)
       ROOT r = s32[3] reduce(x, init), dimensions={2,0}, to_apply=horner
-    }";
+    }",
+    ]
+    .concat();
     // x[i][j][k] = (2i + k + 1 + j) mod 10: reading (i, k) row-major gives j+1, j+2, j+3, j+4.
     let x: Vec<i32> = (0..2)
         .flat_map(|i| (0..3).flat_map(move |j| (0..2).map(move |k| (2 * i + k + 1 + j) % 10)))
         .collect();
-    let out = run(text, vec![array(&[2, 3, 2], Elements::S32(x))]);
-    assert_eq!(elements(&out), &Elements::S32(vec![71234, 72345, 73456]));
+    let out = run(&text, vec![array(&[2, 3, 2], S32(x))]);
+    assert_eq!(elements(&out), &S32(vec![71234, 72345, 73456]));
 }
 
 #[test]
@@ -1060,77 +860,61 @@ fn variadic_reduce_with_a_tuple_reducer() {
       ROOT r = (f32[2], s32[2]) reduce(x, idx, init_v, init_i), dimensions={1}, to_apply=argmax
     }"
     );
-    let x = Elements::F32(vec![1.0, 5.0, 3.0, 5.0, -1.0, -2.0, -0.5, -3.0]);
+    let x = F32(vec![1.0, 5.0, 3.0, 5.0, -1.0, -2.0, -0.5, -3.0]);
     let out = run(text, vec![array(&[2, 4], x)]);
     let parts = tuple(&out);
     assert_eq!(f32s(&parts[0]), &[5.0, -0.5]);
-    assert_eq!(elements(&parts[1]), &Elements::S32(vec![1, 2]));
+    assert_eq!(elements(&parts[1]), &S32(vec![1, 2]));
 }
 
 #[test]
 fn reduce_window_strides_over_padding_in_row_major_window_order() {
     // acc * 10 + x spells which elements were combined, and in which order.
-    let text = "horner {
-      a = s32[] parameter(0)
-      x = s32[] parameter(1)
-      ten = s32[] constant(10)
-      m = s32[] multiply(a, ten)
-      ROOT s = s32[] add(m, x)
-    }
-    c {
+    let text = [HORNER, "c {
       x = s32[2,5] parameter(0)
       init = s32[] constant(7)
       ROOT r = s32[2,3] reduce-window(x, init), window={size=1x3 stride=1x2 pad=0_0x1_1}, to_apply=horner
-    }";
-    let x = Elements::S32(vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 5]);
-    let out = run(text, vec![array(&[2, 5], x)]);
+    }"]
+    .concat();
+    let x = S32(vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 5]);
+    let out = run(&text, vec![array(&[2, 5], x)]);
     // Row 0, output 0 reads padding, x0, x1; output 2 reads x3, x4, padding.
-    assert_eq!(
-        elements(&out),
-        &Elements::S32(vec![712, 7234, 745, 767, 7789, 795])
-    );
+    assert_eq!(elements(&out), &S32(vec![712, 7234, 745, 767, 7789, 795]));
     // A 2-d window: the last window dimension fastest.
     let text = text
         .replace("s32[2,3] reduce-window", "s32[1,2] reduce-window")
         .replace("size=1x3 stride=1x2 pad=0_0x1_1", "size=2x2 stride=1x3");
-    let x = Elements::S32(vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 5]);
+    let x = S32(vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 5]);
     let out = run(&text, vec![array(&[2, 5], x)]);
-    assert_eq!(elements(&out), &Elements::S32(vec![71267, 74595]));
+    assert_eq!(elements(&out), &S32(vec![71267, 74595]));
 }
 
 #[test]
 fn reduce_window_with_base_and_window_dilation() {
-    let text = "horner {
-      a = s32[] parameter(0)
-      x = s32[] parameter(1)
-      ten = s32[] constant(10)
-      m = s32[] multiply(a, ten)
-      ROOT s = s32[] add(m, x)
-    }
-    c {
+    let text = [HORNER, "c {
       x = s32[3] parameter(0)
       init = s32[] constant(7)
       ROOT r = s32[3] reduce-window(x, init), window={size=2 lhs_dilate=2 rhs_dilate=2}, to_apply=horner
-    }";
+    }"]
+    .concat();
     // The dilated operand is x0 _ x1 _ x2; the window reads positions o and o + 2, so
     // output 1 reads only holes and keeps the init value.
-    let out = run(text, vec![vector(Elements::S32(vec![1, 2, 3]))]);
-    assert_eq!(elements(&out), &Elements::S32(vec![712, 7, 723]));
+    let out = run(&text, vec![vector(S32(vec![1, 2, 3]))]);
+    assert_eq!(elements(&out), &S32(vec![712, 7, 723]));
 }
 
 #[test]
 fn max_pool_keeps_the_init_value_where_the_window_is_all_padding() {
-    let text = "max {
-      a = f32[] parameter(0)
-      b = f32[] parameter(1)
-      ROOT m = f32[] maximum(a, b)
-    }
-    c {
+    let text = [
+        MAX_F32,
+        "c {
       x = f32[3] parameter(0)
       init = f32[] constant(-inf)
       ROOT r = f32[5] reduce-window(x, init), window={size=2 pad=2_1}, to_apply=max
-    }";
-    let out = run(text, vec![vector(Elements::F32(vec![1.0, 5.0, 2.0]))]);
+    }",
+    ]
+    .concat();
+    let out = run(&text, vec![vector(F32(vec![1.0, 5.0, 2.0]))]);
     assert_eq!(f32s(&out), &[f32::NEG_INFINITY, 1.0, 5.0, 5.0, 2.0]);
 }
 
@@ -1158,30 +942,29 @@ fn variadic_reduce_window_and_bf16_rounding_per_step() {
         text,
         vec![
             vector(bf16s(&[256.0, 1.0, 1.0, 3.0])),
-            vector(Elements::S32(vec![1; 4])),
+            vector(S32(vec![1; 4])),
         ],
     );
     let parts = tuple(&out);
     assert_eq!(elements(&parts[0]), &bf16s(&[256.0, 256.0, 5.0]));
-    assert_eq!(elements(&parts[1]), &Elements::S32(vec![2, 3, 3]));
+    assert_eq!(elements(&parts[1]), &S32(vec![2, 3, 3]));
 }
 
 #[test]
 fn reduce_to_a_scalar_and_over_no_dimensions() {
-    let text = "max {
-      a = f32[] parameter(0)
-      b = f32[] parameter(1)
-      ROOT m = f32[] maximum(a, b)
-    }
-    c {
+    let text = [
+        MAX_F32,
+        "c {
       x = f32[2,3] parameter(0)
       init = f32[] constant(0)
       all = f32[] reduce(x, init), dimensions={0,1}, to_apply=max
       none = f32[2,3] reduce(x, init), dimensions={}, to_apply=max
       ROOT t = (f32[], f32[2,3]) tuple(all, none)
-    }";
-    let x = Elements::F32(vec![-1.0, 4.0, 2.0, -3.0, 3.5, -0.5]);
-    let out = run(text, vec![array(&[2, 3], x)]);
+    }",
+    ]
+    .concat();
+    let x = F32(vec![-1.0, 4.0, 2.0, -3.0, 3.5, -0.5]);
+    let out = run(&text, vec![array(&[2, 3], x)]);
     let parts = tuple(&out);
     assert_eq!(f32s(&parts[0]), &[4.0]);
     assert_eq!(f32s(&parts[1]), &[0.0, 4.0, 2.0, 0.0, 3.5, 0.0]);
@@ -1206,14 +989,13 @@ fn calls_and_fusions_evaluate_their_computations() {
       f = (s32[2], s32[2]) fusion(c), kind=kLoop, calls=fused
       ROOT g = s32[2] get-tuple-element(f), index=1
     }";
-    let out = run(text, vec![vector(Elements::S32(vec![3, -4]))]);
-    assert_eq!(elements(&out), &Elements::S32(vec![-6, 8]));
+    let out = run(text, vec![vector(S32(vec![3, -4]))]);
+    assert_eq!(elements(&out), &S32(vec![-6, 8]));
     let m = module(text);
     let fused = m.computation_by_name("fused").expect("fused computation");
-    let outputs =
-        evaluate_fusion(&m, fused, &[vector(Elements::S32(vec![1, 2]))]).expect("evaluates");
+    let outputs = evaluate_fusion(&m, fused, &[vector(S32(vec![1, 2]))]).expect("evaluates");
     assert_eq!(outputs.len(), 2);
-    assert_eq!(outputs[1].elements(), &Elements::S32(vec![-1, -2]));
+    assert_eq!(outputs[1].elements(), &S32(vec![-1, -2]));
 }
 
 /// The seed's GELU model with a small shape.
@@ -1250,7 +1032,7 @@ fn seed_gelu_matches_the_per_op_rounded_formula() {
     let (Some(HostValue::Array(input)), [output]) = (args.first(), outputs.as_slice()) else {
         panic!("one input and one output expected");
     };
-    let (Elements::BF16(xs), Elements::BF16(ys)) = (input.elements(), output.elements()) else {
+    let (BF16(xs), BF16(ys)) = (input.elements(), output.elements()) else {
         panic!("bf16 arrays expected");
     };
     assert_eq!(ys.len(), 48);
@@ -1276,7 +1058,7 @@ fn seed_gelu_at_full_size_is_fast() {
     let (Some(HostValue::Array(input)), [output]) = (args.first(), outputs.as_slice()) else {
         panic!("one input and one output expected");
     };
-    let (Elements::BF16(xs), Elements::BF16(ys)) = (input.elements(), output.elements()) else {
+    let (BF16(xs), BF16(ys)) = (input.elements(), output.elements()) else {
         panic!("bf16 arrays expected");
     };
     assert_eq!(ys.len(), 6 * 512 * 4096);
@@ -1286,6 +1068,13 @@ fn seed_gelu_at_full_size_is_fast() {
 }
 
 // ---- random inputs ----------------------------------------------------------------------
+
+/// A seeded random vector of `n` elements of `ty`.
+fn random_vector(ty: PrimitiveType, n: i64, seed: u64, range: RandomRange) -> Elements {
+    random_array(&ArrayShape::new(ty, vec![n]), seed, range)
+        .expect("a random array")
+        .into_elements()
+}
 
 #[test]
 fn random_inputs_are_deterministic_and_in_range() {
@@ -1299,41 +1088,23 @@ fn random_inputs_are_deterministic_and_in_range() {
         a,
         random_array(&shape, 43, RandomRange::Default).expect("other")
     );
-    let Elements::BF16(values) = a.elements() else {
+    let BF16(values) = a.elements() else {
         panic!("bf16 expected");
     };
     assert!(values.iter().all(|v| (-2.0..=2.0).contains(&v.to_f32())));
     assert!(values.iter().any(|v| v.to_f32() < -1.0) && values.iter().any(|v| v.to_f32() > 1.0));
 
-    let unit = random_array(
-        &ArrayShape::new(PrimitiveType::F32, vec![1000]),
-        1,
-        RandomRange::UNIT,
-    )
-    .expect("f32 array");
-    let Elements::F32(values) = unit.elements() else {
+    let F32(values) = random_vector(PrimitiveType::F32, 1000, 1, RandomRange::UNIT) else {
         panic!("f32 expected");
     };
     assert!(values.iter().all(|v| v.abs() <= 0.875));
 
-    let small = random_array(
-        &ArrayShape::new(PrimitiveType::S8, vec![4096]),
-        3,
-        RandomRange::Default,
-    )
-    .expect("s8 array");
-    let Elements::S8(values) = small.elements() else {
+    let S8(values) = random_vector(PrimitiveType::S8, 4096, 3, RandomRange::Default) else {
         panic!("s8 expected");
     };
     assert!(values.contains(&i8::MIN) || values.iter().any(|&v| v < -120));
     assert!(values.iter().any(|&v| v > 120));
-    let wide = random_array(
-        &ArrayShape::new(PrimitiveType::U64, vec![256]),
-        3,
-        RandomRange::Default,
-    )
-    .expect("u64 array");
-    let Elements::U64(values) = wide.elements() else {
+    let U64(values) = random_vector(PrimitiveType::U64, 256, 3, RandomRange::Default) else {
         panic!("u64 expected");
     };
     assert!(values.iter().all(|&v| v <= 65536));
@@ -1395,7 +1166,7 @@ c {
   p = f32[4] parameter(0)
   ROOT s = f32[4] sort(p), dimensions={0}, to_apply=lt
 }";
-    let args = vec![vector(Elements::F32(vec![0.0; 4]))];
+    let args = vec![vector(F32(vec![0.0; 4]))];
     assert_eq!(
         error(text, args),
         "t.hlo:8:3: error: unsupported: sort in 's'"
@@ -1405,7 +1176,7 @@ c {
   ROOT p = s32[2] power(a, a)
 }";
     assert_eq!(
-        error(text, vec![vector(Elements::S32(vec![2, 3]))]),
+        error(text, vec![vector(S32(vec![2, 3]))]),
         "t.hlo:3:3: error: unsupported: power on s32 in 'p'"
     );
 }
@@ -1426,13 +1197,13 @@ fn gather_in_any_form() {
     let out = run(
         text,
         vec![
-            array(&[3, 4], Elements::S32(operand.clone())),
-            vector(Elements::S32(vec![2, 0, 7])),
+            array(&[3, 4], S32(operand.clone())),
+            vector(S32(vec![2, 0, 7])),
         ],
     );
     // Index 7 is clamped to the last row.
     let rows = [20, 21, 22, 23, 0, 1, 2, 3, 20, 21, 22, 23];
-    assert_eq!(elements(&out), &Elements::S32(rows.to_vec()));
+    assert_eq!(elements(&out), &S32(rows.to_vec()));
     // Batching dimensions: result[b] = operand[b, indices[b], 1..3], the offset dimension
     // first in the result.
     let text = "c {
@@ -1446,31 +1217,31 @@ fn gather_in_any_form() {
     let out = run(
         text,
         vec![
-            array(&[2, 3, 4], Elements::S32(batched)),
-            array(&[2, 1], Elements::S32(vec![1, 2])),
+            array(&[2, 3, 4], S32(batched)),
+            array(&[2, 1], S32(vec![1, 2])),
         ],
     );
     // Batch 0 reads row 1 (4, 5), batch 1 row 2 (20, 21); the result is [offset, batch].
-    assert_eq!(elements(&out), &Elements::S32(vec![4, 20, 5, 21]));
+    assert_eq!(elements(&out), &S32(vec![4, 20, 5, 21]));
 }
 
 #[test]
 fn sub_byte_integers_wrap_and_saturate_to_their_width() {
-    let text = "c {
-  p = s8[4] parameter(0)
-  ROOT c = s4[4] convert(p)
-}";
-    let out = run(text, vec![vector(Elements::S8(vec![7, 8, -9, 100]))]);
-    let want = Elements::from_patterns(PrimitiveType::S4, &[7, 8, 7, 4]).unwrap();
-    assert_eq!(elements(&out), &want);
+    let patterns = |ty, patterns: &[u128]| Elements::from_patterns(ty, patterns).unwrap();
+    assert_converts(vec![
+        (
+            S8(vec![7, 8, -9, 100]),
+            "s4",
+            patterns(PrimitiveType::S4, &[7, 8, 7, 4]),
+        ),
+        (
+            F32(vec![-1.0, 2.5, 9.0]),
+            "u2",
+            patterns(PrimitiveType::U2, &[0, 2, 3]),
+        ),
+    ]);
+    let out = convert("s4", S8(vec![7, 8, -9, 100]));
     assert_eq!(out.as_array().unwrap().value(1), hlo::Value::Int(-8));
-    let text = "c {
-  p = f32[3] parameter(0)
-  ROOT c = u2[3] convert(p)
-}";
-    let out = run(text, vec![vector(Elements::F32(vec![-1.0, 2.5, 9.0]))]);
-    let want = Elements::from_patterns(PrimitiveType::U2, &[0, 2, 3]).unwrap();
-    assert_eq!(elements(&out), &want);
 }
 
 #[test]
@@ -1488,17 +1259,14 @@ fn complex_numbers_are_built_combined_and_taken_apart() {
 }";
     let out = run(
         text,
-        vec![
-            vector(Elements::F32(vec![1.0, 3.0])),
-            vector(Elements::F32(vec![2.0, 4.0])),
-        ],
+        vec![vector(F32(vec![1.0, 3.0])), vector(F32(vec![2.0, 4.0]))],
     );
     // (1+2i)*2 - (1+2i) = 1+2i; (3+4i)*2i - (3+4i) = -11+2i.
     let HostValue::Tuple(parts) = out else {
         panic!("a tuple")
     };
-    assert_eq!(elements(&parts[0]), &Elements::F32(vec![1.0, -11.0]));
-    assert_eq!(elements(&parts[1]), &Elements::F32(vec![2.0, 2.0]));
+    assert_eq!(elements(&parts[0]), &F32(vec![1.0, -11.0]));
+    assert_eq!(elements(&parts[1]), &F32(vec![2.0, 2.0]));
 }
 
 #[test]
@@ -1518,10 +1286,7 @@ fn c128_keeps_f64_parts_and_converts_to_c64_part_by_part() {
 }";
     let out = run(
         text,
-        vec![
-            vector(Elements::F64(vec![1.0, 2.0])),
-            vector(Elements::F64(vec![1e-12, 0.0])),
-        ],
+        vec![vector(F64(vec![1.0, 2.0])), vector(F64(vec![1e-12, 0.0]))],
     );
     let HostValue::Tuple(parts) = out else {
         panic!("a tuple")
@@ -1550,7 +1315,7 @@ fn unsupported_element_types_are_refused_at_the_instruction() {
   ROOT c = u1[2] convert(p)
 }";
     assert_eq!(
-        error(text, vec![vector(Elements::S8(vec![1, 2]))]),
+        error(text, vec![vector(S8(vec![1, 2]))]),
         "t.hlo:3:3: error: unsupported: element type u1 in 'c'"
     );
     let text = "c {
@@ -1570,10 +1335,10 @@ fn arguments_must_match_the_parameters() {
         "t.hlo:1:1: error: computation 'c' has 1 parameters but 0 arguments were given"
     );
     assert_eq!(
-        error(text, vec![vector(Elements::F32(vec![1.0, 2.0, 3.0]))]),
+        error(text, vec![vector(F32(vec![1.0, 2.0, 3.0]))]),
         "t.hlo:2:3: error: argument 0 has shape f32[3] but parameter 'p' is f32[2]"
     );
-    assert!(HostArray::new(vec![2, 2], Elements::S32(vec![1, 2, 3])).is_err());
+    assert!(HostArray::new(vec![2, 2], S32(vec![1, 2, 3])).is_err());
 }
 
 /// Float sums pushed by their rounding bound: `(n - 1) u` times the sum of the magnitudes of
@@ -1597,10 +1362,10 @@ ENTRY c {
     );
     let m = module(text);
     let rows = vec![1.0, -1.0, 0.5, 0.25, 2.0, 2.0, 2.0, 2.0];
-    let args = [array(&[2, 4], Elements::F32(rows))];
+    let args = [array(&[2, 4], F32(rows))];
     let exact = evaluate_fusion(&m, m.entry, &args).unwrap();
     let f32s_of = |a: &HostArray| match a.elements() {
-        Elements::F32(x) => x.clone(),
+        F32(x) => x.clone(),
         other => panic!("{other:?}"),
     };
     assert_eq!(f32s_of(&exact[0]), [0.75, 8.0]);
@@ -1646,106 +1411,84 @@ fn scatter(entry: &str, args: Vec<HostValue>) -> HostValue {
     run(&format!("{SCATTER_COMBINERS}{entry}"), args)
 }
 
-fn s32s(v: &HostValue) -> Vec<i32> {
-    match elements(v) {
-        Elements::S32(v) => v.clone(),
-        other => panic!("expected s32, got {other:?}"),
-    }
+/// The s32 scatter `ROOT s = scatter(x, i, u), ATTRIBUTES` (its dimension numbers and
+/// combiner) of `updates` into `operand` at `indices`; the parameters' shapes are the arrays'.
+fn scatter_s32(
+    attributes: &str,
+    operand: HostValue,
+    indices: HostValue,
+    updates: HostValue,
+) -> Vec<i32> {
+    let (x, i, u) = (operand.shape(), indices.shape(), updates.shape());
+    let entry = format!(
+        "c {{
+  x = {x} parameter(0)
+  i = {i} parameter(1)
+  u = {u} parameter(2)
+  ROOT s = {x} scatter(x, i, u), {attributes}
+}}"
+    );
+    s32s(&scatter(&entry, vec![operand, indices, updates]))
 }
 
 /// Rows of a 4x3 operand, addressed by a vector of row starts: duplicates add up, and the
 /// window of the out-of-range start 4 (and of -1) is skipped whole.
 #[test]
 fn scatter_adds_duplicates_and_skips_windows_that_do_not_fit() {
-    let entry = "c {
-  x = s32[4,3] parameter(0)
-  i = s32[5,1] parameter(1)
-  u = s32[5,1,3] parameter(2)
-  ROOT s = s32[4,3] scatter(x, i, u), update_window_dims={1,2}, inserted_window_dims={},
-    scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-}";
-    let out = scatter(
-        entry,
-        vec![
-            array(&[4, 3], Elements::S32(vec![0; 12])),
-            array(&[5, 1], Elements::S32(vec![1, 3, 1, 4, -1])),
-            array(&[5, 1, 3], Elements::S32((1..=15).collect())),
-        ],
+    let out = scatter_s32(
+        "update_window_dims={1,2}, inserted_window_dims={},
+    scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add",
+        array(&[4, 3], S32(vec![0; 12])),
+        array(&[5, 1], S32(vec![1, 3, 1, 4, -1])),
+        array(&[5, 1, 3], S32((1..=15).collect())),
     );
-    assert_eq!(
-        s32s(&out),
-        vec![0, 0, 0, 1 + 7, 2 + 8, 3 + 9, 0, 0, 0, 4, 5, 6]
-    );
+    assert_eq!(out, vec![0, 0, 0, 1 + 7, 2 + 8, 3 + 9, 0, 0, 0, 4, 5, 6]);
 }
 
 /// A window of two rows that starts on the last row does not fit, so none of it is written,
 /// not even the row that would.
 #[test]
 fn scatter_skips_a_window_that_fits_only_in_part() {
-    let entry = "c {
-  x = s32[3,2] parameter(0)
-  i = s32[2] parameter(1)
-  u = s32[2,2,2] parameter(2)
-  ROOT s = s32[3,2] scatter(x, i, u), update_window_dims={1,2}, inserted_window_dims={},
-    scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=overwrite
-}";
-    let out = scatter(
-        entry,
-        vec![
-            array(&[3, 2], Elements::S32(vec![-1; 6])),
-            array(&[2], Elements::S32(vec![2, 0])),
-            array(&[2, 2, 2], Elements::S32((1..=8).collect())),
-        ],
+    let out = scatter_s32(
+        "update_window_dims={1,2}, inserted_window_dims={},
+    scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=overwrite",
+        array(&[3, 2], S32(vec![-1; 6])),
+        array(&[2], S32(vec![2, 0])),
+        array(&[2, 2, 2], S32((1..=8).collect())),
     );
     // The index vector dimension is the indices' rank: each index is one start (an
     // implicit trailing dimension of 1).
-    assert_eq!(s32s(&out), vec![5, 6, 7, 8, -1, -1]);
+    assert_eq!(out, vec![5, 6, 7, 8, -1, -1]);
 }
 
 /// Single elements (both operand dimensions inserted) at (row, column) pairs: with
 /// `overwrite`, the last update to an element wins.
 #[test]
 fn scatter_of_single_elements_applies_updates_in_order() {
-    let entry = "c {
-  x = s32[2,3] parameter(0)
-  i = s32[2,4] parameter(1)
-  u = s32[4] parameter(2)
-  ROOT s = s32[2,3] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0,1},
-    scatter_dims_to_operand_dims={1,0}, index_vector_dim=0, to_apply=overwrite
-}";
     // Index components run along dimension 0: column starts, then row starts.
-    let out = scatter(
-        entry,
-        vec![
-            array(&[2, 3], Elements::S32(vec![0; 6])),
-            array(&[2, 4], Elements::S32(vec![2, 0, 2, 1, 1, 0, 1, 1])),
-            array(&[4], Elements::S32(vec![10, 20, 30, 40])),
-        ],
+    let out = scatter_s32(
+        "update_window_dims={}, inserted_window_dims={0,1},
+    scatter_dims_to_operand_dims={1,0}, index_vector_dim=0, to_apply=overwrite",
+        array(&[2, 3], S32(vec![0; 6])),
+        array(&[2, 4], S32(vec![2, 0, 2, 1, 1, 0, 1, 1])),
+        array(&[4], S32(vec![10, 20, 30, 40])),
     );
-    assert_eq!(s32s(&out), vec![20, 0, 0, 0, 40, 30]);
+    assert_eq!(out, vec![20, 0, 0, 0, 40, 30]);
 }
 
 /// An operand batching dimension takes its start from the update's scatter coordinate of the
 /// paired indices dimension: batch b only ever writes row b.
 #[test]
 fn scatter_batching_dimensions_pair_operand_and_indices_dimensions() {
-    let entry = "c {
-  x = s32[2,4] parameter(0)
-  i = s32[2,3,1] parameter(1)
-  u = s32[2,3] parameter(2)
-  ROOT s = s32[2,4] scatter(x, i, u), update_window_dims={}, inserted_window_dims={1},
+    let out = scatter_s32(
+        "update_window_dims={}, inserted_window_dims={1},
     input_batching_dims={0}, scatter_indices_batching_dims={0},
-    scatter_dims_to_operand_dims={1}, index_vector_dim=2, to_apply=add
-}";
-    let out = scatter(
-        entry,
-        vec![
-            array(&[2, 4], Elements::S32(vec![0; 8])),
-            array(&[2, 3, 1], Elements::S32(vec![0, 3, 3, 1, 1, 9])),
-            array(&[2, 3], Elements::S32(vec![1, 2, 3, 4, 5, 6])),
-        ],
+    scatter_dims_to_operand_dims={1}, index_vector_dim=2, to_apply=add",
+        array(&[2, 4], S32(vec![0; 8])),
+        array(&[2, 3, 1], S32(vec![0, 3, 3, 1, 1, 9])),
+        array(&[2, 3], S32(vec![1, 2, 3, 4, 5, 6])),
     );
-    assert_eq!(s32s(&out), vec![1, 0, 0, 5, 0, 4 + 5, 0, 0]);
+    assert_eq!(out, vec![1, 0, 0, 5, 0, 4 + 5, 0, 0]);
 }
 
 /// Two operands with a tuple combiner: both are updated from one index, each by its own
@@ -1765,11 +1508,11 @@ fn variadic_scatter_combines_both_operands() {
     let out = scatter(
         entry,
         vec![
-            vector(Elements::S32(vec![1, 1, 1])),
-            vector(Elements::F32(vec![1.0, 1.0, 1.0])),
-            array(&[3, 1], Elements::S32(vec![2, 0, 2])),
-            vector(Elements::S32(vec![5, 6, 7])),
-            vector(Elements::F32(vec![2.0, 3.0, 4.0])),
+            vector(S32(vec![1, 1, 1])),
+            vector(F32(vec![1.0, 1.0, 1.0])),
+            array(&[3, 1], S32(vec![2, 0, 2])),
+            vector(S32(vec![5, 6, 7])),
+            vector(F32(vec![2.0, 3.0, 4.0])),
         ],
     );
     let parts = tuple(&out);

@@ -151,7 +151,7 @@ impl NestedLayout {
         let thread_span =
             |d: usize| element_tile[d] * thread_tile[d] * outer_tile[d] * batch_tile[d];
         let (subgroup_tile, subgroup_strides) = level(1, subgroups, &thread_span);
-        let layout = NestedLayout::from_lists([
+        let layout = NestedLayout {
             subgroup_tile,
             batch_tile,
             outer_tile,
@@ -159,7 +159,7 @@ impl NestedLayout {
             element_tile,
             subgroup_strides,
             thread_strides,
-        ]);
+        };
         layout.verify(None, None).ok()?;
         let back = layout.to_indexing_map();
         if back.dims != map.dims {
@@ -235,7 +235,7 @@ mod tests {
             (tile(), tile(), tile(), tile(), tile());
         let subgroup_strides = distinct_strides(&subgroup_tile, r);
         let thread_strides = distinct_strides(&thread_tile, r);
-        NestedLayout::from_lists([
+        NestedLayout {
             subgroup_tile,
             batch_tile,
             outer_tile,
@@ -243,7 +243,7 @@ mod tests {
             element_tile,
             subgroup_strides,
             thread_strides,
-        ])
+        }
     }
 
     #[test]

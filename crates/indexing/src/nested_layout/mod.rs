@@ -34,7 +34,7 @@ const FIELDS: [&str; 7] = [
 ];
 
 /// A nested layout (see the module documentation).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NestedLayout {
     pub subgroup_tile: Vec<i64>,
     pub batch_tile: Vec<i64>,
@@ -79,8 +79,8 @@ impl NestedLayout {
             })?;
         p.at += prefix.len();
         p.expect("<")?;
-        let mut lists = Vec::with_capacity(FIELDS.len());
-        for (k, field) in FIELDS.iter().enumerate() {
+        let mut layout = NestedLayout::default();
+        for (k, (field, list)) in FIELDS.iter().zip(layout.lists_mut()).enumerate() {
             if k > 0 {
                 p.expect(",")?;
             }
@@ -96,37 +96,14 @@ impl NestedLayout {
             }
             p.at += field.len();
             p.expect("=")?;
-            lists.push(p.list()?);
+            *list = p.list()?;
         }
         p.expect(">")?;
         p.skip_space();
         if p.at != text.len() {
             return Err(error(p.at, "unexpected text after the layout"));
         }
-        let lists: [Vec<i64>; 7] = lists.try_into().expect("seven lists");
-        Ok(NestedLayout::from_lists(lists))
-    }
-
-    /// A layout from its seven lists, in the seed's order ([`FIELDS`]).
-    fn from_lists(lists: [Vec<i64>; 7]) -> NestedLayout {
-        let [
-            subgroup_tile,
-            batch_tile,
-            outer_tile,
-            thread_tile,
-            element_tile,
-            subgroup_strides,
-            thread_strides,
-        ] = lists;
-        NestedLayout {
-            subgroup_tile,
-            batch_tile,
-            outer_tile,
-            thread_tile,
-            element_tile,
-            subgroup_strides,
-            thread_strides,
-        }
+        Ok(layout)
     }
 
     /// The seven lists, in the seed's order ([`FIELDS`]).
@@ -139,6 +116,19 @@ impl NestedLayout {
             &self.element_tile,
             &self.subgroup_strides,
             &self.thread_strides,
+        ]
+    }
+
+    /// The seven lists to fill, in the seed's order ([`FIELDS`]).
+    fn lists_mut(&mut self) -> [&mut Vec<i64>; 7] {
+        [
+            &mut self.subgroup_tile,
+            &mut self.batch_tile,
+            &mut self.outer_tile,
+            &mut self.thread_tile,
+            &mut self.element_tile,
+            &mut self.subgroup_strides,
+            &mut self.thread_strides,
         ]
     }
 

@@ -9,14 +9,9 @@ impl ExprSimplifier {
         if d == 1 {
             return Some(a);
         }
-        let r = self.range(&a);
-        if !r.is_empty()
-            && r.is_finite()
-            && r.lo.div_euclid(d as i128) == r.hi.div_euclid(d as i128)
-        {
-            return Some(AffineExpr::Constant(
-                i64::try_from(r.lo.div_euclid(d as i128)).ok()?,
-            ));
+        let quotients = self.range(&a).floor_div(d);
+        if quotients.is_point() {
+            return Some(AffineExpr::Constant(i64::try_from(quotients.lo).ok()?));
         }
         match &a {
             // (x mod (d * c)) floordiv d = (x floordiv d) mod c.
@@ -86,12 +81,9 @@ impl ExprSimplifier {
         if d == 1 {
             return Some(a);
         }
-        let r = self.range(&a);
-        if !r.is_empty() && r.is_finite() && div_ceil(r.lo, d as i128) == div_ceil(r.hi, d as i128)
-        {
-            return Some(AffineExpr::Constant(
-                i64::try_from(div_ceil(r.lo, d as i128)).ok()?,
-            ));
+        let quotients = self.range(&a).ceil_div(d);
+        if quotients.is_point() {
+            return Some(AffineExpr::Constant(i64::try_from(quotients.lo).ok()?));
         }
         // ⌈(d·q + r + x) / d⌉ = q + ⌈(r + x) / d⌉.
         let (mut outer, inner) = self.sum_of(&a)?.split_by(d);
@@ -106,11 +98,10 @@ impl ExprSimplifier {
         if m == 1 {
             return Some(AffineExpr::Constant(0));
         }
-        let r = self.range(&a);
-        let m128 = m as i128;
-        if !r.is_empty() && r.is_finite() && r.lo.div_euclid(m128) == r.hi.div_euclid(m128) {
+        let quotients = self.range(&a).floor_div(m);
+        if quotients.is_point() {
             // No wrap-around: e mod m = e - j·m.
-            let j = i64::try_from(r.lo.div_euclid(m128)).ok()?;
+            let j = i64::try_from(quotients.lo).ok()?;
             if j == 0 {
                 return Some(a);
             }

@@ -18,6 +18,18 @@ use indexing::{AffineExpr, IndexingMap, Interval, dim, sym};
 
 type Reads = BTreeSet<Vec<i64>>;
 
+/// The reducer `add2` of variadic reductions over (f32, s32) pairs.
+const ADD2: &str = "add2 {
+  x0 = f32[] parameter(0)
+  i0 = s32[] parameter(1)
+  x1 = f32[] parameter(2)
+  i1 = s32[] parameter(3)
+  a = f32[] add(x0, x1)
+  b = s32[] add(i0, i1)
+  ROOT t = (f32[], s32[]) tuple(a, b)
+}
+";
+
 fn computation(text: &str) -> Computation {
     let (_, module) = hlo::load("t.hlo", text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
     module.entry_computation().clone()
@@ -515,18 +527,11 @@ fn concatenate_constraints_select_one_operand() {
 
 #[test]
 fn reduce_symbols_enumerate_the_reduced_elements() {
-    check_all(concat!(
-        testkit::add_f32!(),
-        "        add2 {
-          x0 = f32[] parameter(0)
-          i0 = s32[] parameter(1)
-          x1 = f32[] parameter(2)
-          i1 = s32[] parameter(3)
-          a = f32[] add(x0, x1)
-          b = s32[] add(i0, i1)
-          ROOT t = (f32[], s32[]) tuple(a, b)
-        }
-        ENTRY e {
+    check_all(
+        &[
+            testkit::add_f32!(),
+            ADD2,
+            "ENTRY e {
           p = f32[2,3,4] parameter(0)
           q = s32[2,3,4] parameter(1)
           c0 = f32[] constant(0)
@@ -537,8 +542,10 @@ fn reduce_symbols_enumerate_the_reduced_elements() {
           d = f32[] reduce(p, c0), dimensions={0,1,2}, to_apply=add
           e = f32[2,3,4] reduce(p, c0), dimensions={}, to_apply=add
           ROOT v = (f32[2,4], s32[2,4]) reduce(p, q, c0, c1), dimensions={1}, to_apply=add2
-        }"
-    ));
+        }",
+        ]
+        .concat(),
+    );
 }
 
 #[test]
@@ -588,16 +595,7 @@ fn dynamic_slice_runtime_variables() {
 
 #[test]
 fn reduce_window_symbols_walk_the_window_and_constraints_skip_padding() {
-    let text = concat!(testkit::add_f32!(), "        add2 {
-          x0 = f32[] parameter(0)
-          i0 = s32[] parameter(1)
-          x1 = f32[] parameter(2)
-          i1 = s32[] parameter(3)
-          a = f32[] add(x0, x1)
-          b = s32[] add(i0, i1)
-          ROOT t = (f32[], s32[]) tuple(a, b)
-        }
-        ENTRY e {
+    let text = [testkit::add_f32!(), ADD2, "ENTRY e {
           p = f32[4,5] parameter(0)
           q = s32[4,5] parameter(1)
           c0 = f32[] constant(0)
@@ -607,10 +605,11 @@ fn reduce_window_symbols_walk_the_window_and_constraints_skip_padding() {
           c = f32[2,9] reduce-window(p, c0), window={size=2x3 stride=2x1 pad=1_0x0_2 lhs_dilate=1x2 rhs_dilate=2x1}, to_apply=add
           d = f32[2,5] reduce-window(p, c0), window={size=2x1 pad=-1_0x0_0}, to_apply=add
           ROOT v = (f32[3,4], s32[3,4]) reduce-window(p, q, c0, c1), window={size=2x2}, to_apply=add2
-        }");
-    assert_eq!(check_all(text), 5);
+        }"]
+    .concat();
+    assert_eq!(check_all(&text), 5);
     // XLA's form: a symbol per window dimension of size > 1, no constraint without padding.
-    let c = computation(text);
+    let c = computation(&text);
     let maps = output_to_input(c.instruction(id(&c, "b")), &c).unwrap();
     assert_eq!(maps[0].results, vec![dim(0) + sym(0), dim(1) + sym(1)]);
     assert!(maps[0].constraints.is_empty(), "{:?}", maps[0]);
@@ -666,16 +665,9 @@ fn canonical_gather() {
 #[test]
 fn tuple_and_get_tuple_element() {
     let c = computation(
-        "add2 {
-          x0 = f32[] parameter(0)
-          i0 = s32[] parameter(1)
-          x1 = f32[] parameter(2)
-          i1 = s32[] parameter(3)
-          a = f32[] add(x0, x1)
-          b = s32[] add(i0, i1)
-          ROOT t = (f32[], s32[]) tuple(a, b)
-        }
-        ENTRY e {
+        &[
+            ADD2,
+            "ENTRY e {
           p = f32[2,3] parameter(0)
           q = s32[2,3] parameter(1)
           c0 = f32[] constant(0)
@@ -685,6 +677,8 @@ fn tuple_and_get_tuple_element() {
           t = (f32[2,3], s32[2,3]) tuple(p, q)
           ROOT h = f32[2,3] get-tuple-element(t), index=0
         }",
+        ]
+        .concat(),
     );
     for name in ["g", "h"] {
         let instr = c.instruction(id(&c, name));

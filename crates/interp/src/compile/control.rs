@@ -10,13 +10,14 @@ use crate::math::{Libdevice, libdevice};
 use crate::ops::{FastMath, Op1, Op2};
 use crate::scalar::ScalarTy;
 use crate::value::Val;
+use indexing::IndexingMap;
 use ir::dialects::{enum_case, xla_gpu};
 use ir::{Attribute, BlockId, FloatKind, OpId, Value};
 
 /// The most dims or range variables an `xla_gpu.loop` or `apply_indexing` may have.
 pub(crate) const MAX_VARS: usize = 16;
 
-impl FnCx<'_, '_> {
+impl<'m> FnCx<'_, 'm> {
     /// The only block of region `i` of `op`.
     fn single_block(&mut self, op: OpId, i: usize) -> Result<Option<BlockId>> {
         let m = self.m;
@@ -190,12 +191,21 @@ impl FnCx<'_, '_> {
         Ok(())
     }
 
+    /// The indexing map of `op`, an `xla_gpu` op that must have one (`what` names it in the
+    /// error).
+    fn indexing_map(&mut self, op: OpId, what: &str) -> Result<&'m IndexingMap> {
+        match xla_gpu::indexing_map(self.m, op) {
+            Some(map) => Ok(map),
+            None => {
+                let e = fail!(InvalidIr, "{what} without an indexing map");
+                Err(self.err(op, e))
+            }
+        }
+    }
+
     pub(super) fn xla_loop(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
-        let Some(map) = xla_gpu::indexing_map(m, op) else {
-            let e = fail!(InvalidIr, "a loop without an indexing map");
-            return Err(self.err(op, e));
-        };
+        let map = self.indexing_map(op, "a loop")?;
         let (num_dims, num_inits) = xla_gpu::loop_segments(m, op)
             .map_err(|msg| fail!(InvalidIr, "{msg}"))
             .map_err(|e| self.err(op, e))?;
@@ -257,10 +267,7 @@ impl FnCx<'_, '_> {
 
     pub(super) fn apply_indexing(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
-        let Some(map) = xla_gpu::indexing_map(m, op) else {
-            let e = fail!(InvalidIr, "apply_indexing without an indexing map");
-            return Err(self.err(op, e));
-        };
+        let map = self.indexing_map(op, "apply_indexing")?;
         if map.dims.len() + map.num_symbols() > MAX_VARS {
             let e = fail!(Unsupported, "maps of more than {MAX_VARS} variables");
             return Err(self.err(op, e));
@@ -515,13 +522,8 @@ impl FnCx<'_, '_> {
 
     pub(super) fn gpu_shuffle(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
-        let mode = match enum_case(m.prop(op, "mode"), "#gpu<shuffle_mode ") {
-            Some("xor") => ShuffleMode::Bfly,
-            Some("up") => ShuffleMode::Up,
-            Some("down") => ShuffleMode::Down,
-            Some("idx") => ShuffleMode::Idx,
-            _ => return Err(self.unsupported(op)),
-        };
+        let mode = enum_case(m.prop(op, "mode"), "#gpu<shuffle_mode ");
+        let mode = self.shuffle_mode(op, mode, "xor")?;
         let first = self.results(op);
         let shuffle = Shuffle {
             mode,
@@ -535,15 +537,27 @@ impl FnCx<'_, '_> {
         Ok(())
     }
 
-    pub(super) fn nvvm_shuffle(&mut self, op: OpId) -> Result<()> {
-        let m = self.m;
-        let mode = match enum_case(m.prop(op, "kind"), "#nvvm<shfl_kind ") {
-            Some("bfly") => ShuffleMode::Bfly,
+    /// The shuffle mode `name` spells (the butterfly spelt `butterfly`: `xor` in the GPU
+    /// dialect, `bfly` in NVVM's); any other name is unsupported.
+    pub(super) fn shuffle_mode(
+        &mut self,
+        op: OpId,
+        name: Option<&str>,
+        butterfly: &str,
+    ) -> Result<ShuffleMode> {
+        Ok(match name {
+            Some(name) if name == butterfly => ShuffleMode::Bfly,
             Some("up") => ShuffleMode::Up,
             Some("down") => ShuffleMode::Down,
             Some("idx") => ShuffleMode::Idx,
             _ => return Err(self.unsupported(op)),
-        };
+        })
+    }
+
+    pub(super) fn nvvm_shuffle(&mut self, op: OpId) -> Result<()> {
+        let m = self.m;
+        let mode = enum_case(m.prop(op, "kind"), "#nvvm<shfl_kind ");
+        let mode = self.shuffle_mode(op, mode, "bfly")?;
         if m.prop(op, "return_value_and_is_valid").is_some() {
             let e = fail!(
                 Unsupported,

@@ -13,7 +13,7 @@
 use super::FnCx;
 use crate::carry_chain::CarryChain;
 use crate::error::{Result, fail};
-use crate::inst::{Inst, Pos, Reg, ShuffleMode, Src};
+use crate::inst::{Inst, Pos, Reg, Src};
 use crate::math::{MathFn, MathFn2};
 use crate::ops::{Cast, FastMath, FloatOp, Fma, IntOp, Op1, Op2, Overflow, PtxRounding};
 use crate::scalar::ScalarTy;
@@ -128,7 +128,7 @@ impl FnCx<'_, '_> {
         }
         if let Some(&(_, f)) = FLOAT_OPS.iter().find(|(n, _)| *n == name) {
             return Some(self.float_kind(op).and_then(|kind| {
-                let fm = llvm_fastmath(self.m.prop(op, "fastmathFlags"));
+                let fm = self.fastmath(op);
                 self.binary(op, Op2::Float(f, kind, fm))
             }));
         }
@@ -137,12 +137,7 @@ impl FnCx<'_, '_> {
         }
         Some(match name {
             "llvm.icmp" | "llvm.fcmp" => self.compare(op),
-            "llvm.select" => {
-                let dst = self.results(op);
-                let [cond, t, f] = [0, 1, 2].map(|i| self.operand(op, i));
-                self.emit(op, Inst::Select { dst, cond, t, f });
-                Ok(())
-            }
+            "llvm.select" => self.select(op),
             "llvm.zext" | "llvm.sext" | "llvm.trunc" | "llvm.fpext" | "llvm.fptrunc"
             | "llvm.sitofp" | "llvm.uitofp" | "llvm.fptosi" | "llvm.fptoui" | "llvm.bitcast" => {
                 self.llvm_cast(op)
@@ -154,11 +149,11 @@ impl FnCx<'_, '_> {
             }
             "llvm.mlir.undef" | "llvm.mlir.poison" => self.poison(op),
             "llvm.intr.fma" | "llvm.intr.fmuladd" => {
-                let fm = llvm_fastmath(self.m.prop(op, "fastmathFlags"));
+                let fm = self.fastmath(op);
                 self.fma(op, fm)
             }
             "llvm.intr.copysign" => self.float_kind(op).and_then(|kind| {
-                let fm = llvm_fastmath(self.m.prop(op, "fastmathFlags"));
+                let fm = self.fastmath(op);
                 self.binary(op, Op2::Math(MathFn2::Copysign, kind, fm))
             }),
             "llvm.intr.ctlz" | "llvm.intr.cttz" | "llvm.intr.ctpop" | "llvm.intr.abs" => {
@@ -170,26 +165,11 @@ impl FnCx<'_, '_> {
                 let dst = self.results(op);
                 self.emit(op, Inst::FunnelShl { width, dst, abc });
             }),
-            "llvm.extractelement" => {
-                let inst = Inst::VecExtract {
-                    vector: self.operand(op, 0),
-                    shape: self.vector_shape(op, 0),
-                    pos: Box::new([Pos::Dynamic(self.operand(op, 1))]),
-                    dst: self.results(op),
-                };
-                self.emit(op, inst);
-                Ok(())
-            }
-            "llvm.insertelement" => {
-                let inst = Inst::VecInsert {
-                    value: self.operand(op, 1),
-                    vector: self.src(op, 0),
-                    shape: self.vector_shape(op, 0),
-                    pos: Box::new([Pos::Dynamic(self.operand(op, 2))]),
-                    dst: self.results(op),
-                };
-                self.emit(op, inst);
-                Ok(())
+            "llvm.extractelement" | "llvm.insertelement" => {
+                let value = (name == "llvm.insertelement").then_some(1);
+                let lane = self.operand(op, if value.is_some() { 2 } else { 1 });
+                let shape = self.vector_shape(op, 0);
+                self.lane_access(op, value, 0, shape, Box::new([Pos::Dynamic(lane)]))
             }
             "llvm.shufflevector" => self.shuffle_vector(op),
             "llvm.extractvalue" | "llvm.insertvalue" => self.struct_field(op),
@@ -235,7 +215,7 @@ impl FnCx<'_, '_> {
         let f = match (combine, int) {
             (Some(f), _) => self
                 .float_kind_of(op, self.m.operand(op, vector_operand))
-                .map(|k| Op2::Float(f, k, llvm_fastmath(self.m.prop(op, "fastmathFlags")))),
+                .map(|k| Op2::Float(f, k, self.fastmath(op))),
             (None, Some(f)) => self
                 .int_width(op, self.m.operand(op, 0))
                 .map(|w| Op2::Int(f, w, llvm_overflow(None))),
@@ -305,7 +285,7 @@ impl FnCx<'_, '_> {
 
     fn llvm_unary(&mut self, op: OpId, f: MathFn) -> Result<()> {
         let kind = self.float_kind(op)?;
-        let fm = llvm_fastmath(self.m.prop(op, "fastmathFlags"));
+        let fm = self.fastmath(op);
         self.unary(op, Op1::Math(f, kind, fm))
     }
 
@@ -324,11 +304,6 @@ impl FnCx<'_, '_> {
             },
         );
         Ok(())
-    }
-
-    fn vector_shape(&self, op: OpId, operand: usize) -> Box<[i64]> {
-        let t = self.m.value_type(self.m.operand(op, operand));
-        t.shape().unwrap_or(&[]).into()
     }
 
     /// `undef` and `poison`: poison, lane by lane for vectors (an `insertelement` chain
@@ -499,26 +474,14 @@ impl FnCx<'_, '_> {
             let e = fail!(Unsupported, "nested struct positions");
             return Err(self.err(op, e));
         };
-        let shape: Box<[i64]> = Box::new([fields as i64]);
-        let pos: Box<[Pos]> = Box::new([Pos::Static(field)]);
-        let inst = if m.is(op, "llvm.extractvalue") {
-            Inst::VecExtract {
-                vector: self.operand(op, 0),
-                shape,
-                pos,
-                dst: self.results(op),
-            }
-        } else {
-            Inst::VecInsert {
-                value: self.operand(op, 1),
-                vector: self.src(op, 0),
-                shape,
-                pos,
-                dst: self.results(op),
-            }
-        };
-        self.emit(op, inst);
-        Ok(())
+        let value = (!m.is(op, "llvm.extractvalue")).then_some(1);
+        self.lane_access(
+            op,
+            value,
+            0,
+            Box::new([fields as i64]),
+            Box::new([Pos::Static(field)]),
+        )
     }
 
     /// `llvm.intr.ctlz` / `cttz` (poison for zero when `is_zero_poison`), `ctpop` and
@@ -614,13 +577,7 @@ impl FnCx<'_, '_> {
             return Ok(());
         }
         if let Some(rest) = name.strip_prefix("llvm.nvvm.shfl.sync.") {
-            let mode = match rest.split('.').next() {
-                Some("bfly") => ShuffleMode::Bfly,
-                Some("up") => ShuffleMode::Up,
-                Some("down") => ShuffleMode::Down,
-                Some("idx") => ShuffleMode::Idx,
-                _ => return Err(self.unsupported(op)),
-            };
+            let mode = self.shuffle_mode(op, rest.split('.').next(), "bfly")?;
             if rest.ends_with("p") {
                 let e = fail!(Unsupported, "shuffles returning the valid flag");
                 return Err(self.err(op, e));
@@ -691,25 +648,7 @@ impl FnCx<'_, '_> {
     fn double_half(&mut self, op: OpId, name: &str) -> Result<()> {
         let mut bits = self.operand(op, 0);
         if name.ends_with("hi") {
-            let (shift, high) = (self.temp(), self.temp());
-            self.emit(
-                op,
-                Inst::Const {
-                    dst: shift,
-                    val: Val::S(32),
-                },
-            );
-            let shr = Op2::Int(IntOp::ShrU, 64, Overflow::default());
-            self.emit(
-                op,
-                Inst::Op2 {
-                    op: shr.into(),
-                    dst: high,
-                    a: bits,
-                    b: shift,
-                },
-            );
-            bits = high;
+            bits = self.shift_by_32(op, IntOp::ShrU, bits);
         }
         let dst = self.results(op);
         let trunc = Cast::TruncI {
@@ -731,24 +670,7 @@ impl FnCx<'_, '_> {
     /// `lohi.i2d(lo, hi)`: the f64 whose bit pattern is `hi:lo`.
     fn double_from_halves(&mut self, op: OpId) -> Result<()> {
         let (lo, hi) = (self.operand(op, 0), self.operand(op, 1));
-        let (shift, high) = (self.temp(), self.temp());
-        self.emit(
-            op,
-            Inst::Const {
-                dst: shift,
-                val: Val::S(32),
-            },
-        );
-        let shl = Op2::Int(IntOp::Shl, 64, Overflow::default());
-        self.emit(
-            op,
-            Inst::Op2 {
-                op: shl.into(),
-                dst: high,
-                a: hi,
-                b: shift,
-            },
-        );
+        let high = self.shift_by_32(op, IntOp::Shl, hi);
         let or = Op2::Int(IntOp::Or, 64, Overflow::default());
         let dst = self.results(op);
         self.emit(
@@ -761,6 +683,30 @@ impl FnCx<'_, '_> {
             },
         );
         Ok(())
+    }
+
+    /// `value`, an `i64`, shifted by 32 bits (`shift` is `Shl` or `ShrU`) into a new
+    /// register: how an f64's bit pattern is split into its 32-bit halves and joined again.
+    fn shift_by_32(&mut self, op: OpId, shift: IntOp, value: Reg) -> Reg {
+        let (amount, shifted) = (self.temp(), self.temp());
+        self.emit(
+            op,
+            Inst::Const {
+                dst: amount,
+                val: Val::S(32),
+            },
+        );
+        let f = Op2::Int(shift, 64, Overflow::default());
+        self.emit(
+            op,
+            Inst::Op2 {
+                op: f.into(),
+                dst: shifted,
+                a: value,
+                b: amount,
+            },
+        );
+        shifted
     }
 
     /// `llvm.switch`: a compare and branch per case value, then the default.
@@ -907,18 +853,6 @@ fn int_width_of(text: &str) -> Option<u32> {
         .parse()
         .ok()
         .filter(|&w| (1..=64).contains(&w))
-}
-
-/// The flags of an `llvm` op's `fastmathFlags` (`#llvm.fastmath<nnan, ninf>`).
-fn llvm_fastmath(attr: Option<&Attribute>) -> FastMath {
-    match attr {
-        Some(Attribute::Opaque(text)) => text
-            .strip_prefix("#llvm.fastmath<")
-            .and_then(|t| t.strip_suffix('>'))
-            .map(FastMath::parse)
-            .unwrap_or_default(),
-        _ => FastMath::default(),
-    }
 }
 
 /// NVVM's float-to-integer conversions, `llvm.nvvm.<f|d>2<i|ui|ll|ull>.<rn|rz|rm|rp>` (the

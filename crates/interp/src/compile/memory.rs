@@ -197,37 +197,43 @@ impl FnCx<'_, '_> {
     }
 
     pub(super) fn vector_extract(&mut self, op: OpId) -> Result<()> {
-        let shape = self
-            .m
-            .value_type(self.m.operand(op, 0))
-            .shape()
-            .unwrap_or(&[])
-            .into();
+        let shape = self.vector_shape(op, 0);
         let pos = self.positions(op, 1)?;
-        let inst = Inst::VecExtract {
-            vector: self.operand(op, 0),
-            shape,
-            pos,
-            dst: self.results(op),
-        };
-        self.emit(op, inst);
-        Ok(())
+        self.lane_access(op, None, 0, shape, pos)
     }
 
     pub(super) fn vector_insert(&mut self, op: OpId) -> Result<()> {
-        let shape = self
-            .m
-            .value_type(self.m.operand(op, 1))
-            .shape()
-            .unwrap_or(&[])
-            .into();
+        let shape = self.vector_shape(op, 1);
         let pos = self.positions(op, 2)?;
-        let inst = Inst::VecInsert {
-            value: self.operand(op, 0),
-            vector: self.src(op, 1),
-            shape,
-            pos,
-            dst: self.results(op),
+        self.lane_access(op, Some(0), 1, shape, pos)
+    }
+
+    /// Reads the lanes at `pos` of operand `vector` (of `shape`; a struct of scalars is held
+    /// as a vector of its fields), or, given operand `value`, writes it there: the `vector`
+    /// ops and the `llvm` element and struct-field ops alike.
+    pub(super) fn lane_access(
+        &mut self,
+        op: OpId,
+        value: Option<usize>,
+        vector: usize,
+        shape: Box<[i64]>,
+        pos: Box<[Pos]>,
+    ) -> Result<()> {
+        let dst = self.results(op);
+        let inst = match value {
+            Some(value) => Inst::VecInsert {
+                value: self.operand(op, value),
+                vector: self.src(op, vector),
+                shape,
+                pos,
+                dst,
+            },
+            None => Inst::VecExtract {
+                vector: self.operand(op, vector),
+                shape,
+                pos,
+                dst,
+            },
         };
         self.emit(op, inst);
         Ok(())

@@ -346,6 +346,12 @@ impl<'b, 'm> FnCx<'b, 'm> {
         self.reg(self.m.operand(op, i))
     }
 
+    /// The shape of operand `i` of `op`: a vector's lanes, none for a scalar.
+    fn vector_shape(&self, op: OpId, i: usize) -> Box<[i64]> {
+        let t = self.m.value_type(self.m.operand(op, i));
+        t.shape().unwrap_or(&[]).into()
+    }
+
     /// Operand `i` of `op` as a read that takes the value at its last use.
     fn src(&self, op: OpId, i: usize) -> Src {
         Src {

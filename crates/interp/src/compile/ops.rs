@@ -3,10 +3,11 @@
 use super::FnCx;
 use crate::error::{Error, Result, fail};
 use crate::inst::Inst;
+use crate::layout::next_row_major;
 use crate::math::{BINARY, UNARY};
 use crate::ops::{Cast, FLOAT_OPS, FastMath, INT_OPS, Op1, Op2, Overflow};
 use crate::scalar::{ScalarTy, int_bits};
-use crate::value::{Base, LocalStore, Tensor, Val};
+use crate::value::{LocalStore, Tensor, Val};
 use ir::dialects::arith::{CMPF_PREDICATES, CMPI_PREDICATES};
 use ir::dialects::nvvm::SREGS;
 use ir::{Attribute, DenseValues, FloatKind, OpId, Scalar, Type};
@@ -18,6 +19,33 @@ impl FnCx<'_, '_> {
         self.err(op, e)
     }
 
+    /// The fast-math flags of `op`: the `fastmath` property of `arith` and `math` ops
+    /// (`#arith.fastmath<nnan,ninf>`), the `fastmathFlags` of `llvm` ones
+    /// (`#llvm.fastmath<nnan, ninf>`).
+    pub(super) fn fastmath(&self, op: OpId) -> FastMath {
+        let (prop, prefix) = if self.m.name(op).as_str().starts_with("llvm.") {
+            ("fastmathFlags", "#llvm.fastmath<")
+        } else {
+            ("fastmath", "#arith.fastmath<")
+        };
+        match self.m.prop(op, prop) {
+            Some(Attribute::Opaque(text)) => text
+                .strip_prefix(prefix)
+                .and_then(|t| t.strip_suffix('>'))
+                .map(FastMath::parse)
+                .unwrap_or_default(),
+            _ => FastMath::default(),
+        }
+    }
+
+    /// `arith.select` / `llvm.select`: operand 1 where operand 0 holds, else operand 2.
+    pub(super) fn select(&mut self, op: OpId) -> Result<()> {
+        let dst = self.results(op);
+        let [cond, t, f] = [0, 1, 2].map(|i| self.operand(op, i));
+        self.emit(op, Inst::Select { dst, cond, t, f });
+        Ok(())
+    }
+
     /// Compiles one op (not a terminator).
     pub(super) fn op(&mut self, op: OpId) -> Result<()> {
         if let Some(done) = self.wide_op(op) {
@@ -27,12 +55,12 @@ impl FnCx<'_, '_> {
         let name = name.as_str();
         if let Some(&(_, f)) = UNARY.iter().find(|(n, _)| *n == name) {
             let kind = self.float_kind(op)?;
-            let fm = fastmath(self.m.prop(op, "fastmath"));
+            let fm = self.fastmath(op);
             return self.unary(op, Op1::Math(f, kind, fm));
         }
         if let Some(&(_, f)) = BINARY.iter().find(|(n, _)| *n == name) {
             let kind = self.float_kind(op)?;
-            let fm = fastmath(self.m.prop(op, "fastmath"));
+            let fm = self.fastmath(op);
             return self.binary(op, Op2::Math(f, kind, fm));
         }
         if let Some(&(_, int_op)) = INT_OPS.iter().find(|(n, _)| *n == name) {
@@ -42,7 +70,7 @@ impl FnCx<'_, '_> {
         }
         if let Some(&(_, float_op)) = FLOAT_OPS.iter().find(|(n, _)| *n == name) {
             let kind = self.float_kind(op)?;
-            let fm = fastmath(self.m.prop(op, "fastmath"));
+            let fm = self.fastmath(op);
             return self.binary(op, Op2::Float(float_op, kind, fm));
         }
         if SREGS.contains(&name) {
@@ -54,13 +82,8 @@ impl FnCx<'_, '_> {
         match name {
             "arith.constant" | "llvm.mlir.constant" => self.constant(op),
             "arith.cmpi" | "arith.cmpf" => self.compare(op),
-            "arith.select" => {
-                let dst = self.results(op);
-                let [cond, t, f] = [0, 1, 2].map(|i| self.operand(op, i));
-                self.emit(op, Inst::Select { dst, cond, t, f });
-                Ok(())
-            }
-            "math.fma" => self.fma(op, fastmath(self.m.prop(op, "fastmath"))),
+            "arith.select" => self.select(op),
+            "math.fma" => self.fma(op, self.fastmath(op)),
             "math.absi" | "math.ctlz" | "math.cttz" | "math.ctpop" => {
                 let w = self.int_width(op, self.m.operand(op, 0))?;
                 let f = match name {
@@ -283,29 +306,16 @@ impl FnCx<'_, '_> {
         }
         let id = self.b.tensor(ty)?;
         let tt = &self.b.tensors[id as usize];
-        let mut store = LocalStore {
-            bytes: vec![0; tt.local_bytes()],
-            elem_bytes: tt.elem_bytes,
-            init: Some(vec![0; tt.len.div_ceil(64)]),
-        };
+        let mut store = LocalStore::unwritten(tt);
         let mut index = vec![0i64; tt.shape.len()];
         for element in &bits {
             let off = tt.offset(&index)? as usize * element.len();
             for (k, &word) in element.iter().enumerate() {
                 store.write(off + k, word);
             }
-            for d in (0..index.len()).rev() {
-                index[d] += 1;
-                if index[d] < tt.shape[d] {
-                    break;
-                }
-                index[d] = 0;
-            }
+            next_row_major(&mut index, &tt.shape);
         }
-        Ok(Val::Tensor(Rc::new(Tensor {
-            base: Base::Local(Rc::new(store)),
-            overlay: Default::default(),
-        })))
+        Ok(Val::Tensor(Rc::new(Tensor::local(store))))
     }
 }
 
@@ -315,18 +325,6 @@ pub(super) fn scalar_bits(v: Scalar, s: ScalarTy) -> Result<u64> {
         (Scalar::Float(f), ScalarTy::Float(k)) => Ok(ir::float::to_bits(k, f.0)),
         (Scalar::Int(i), ScalarTy::Int(_) | ScalarTy::Index) => Ok(int_bits(i, s.width())),
         _ => Err(fail!(InvalidIr, "a constant {v:?} of type {s:?}")),
-    }
-}
-
-/// The flags of a `fastmath` property (`#arith.fastmath<nnan,ninf>`).
-fn fastmath(attr: Option<&Attribute>) -> FastMath {
-    match attr {
-        Some(Attribute::Opaque(text)) => text
-            .strip_prefix("#arith.fastmath<")
-            .and_then(|t| t.strip_suffix('>'))
-            .map(FastMath::parse)
-            .unwrap_or_default(),
-        _ => FastMath::default(),
     }
 }
 

@@ -63,12 +63,10 @@ impl FnCx<'_, '_> {
 
     /// `vector.transpose`: result lane `i` is the source lane at `i`'s index permuted back.
     pub(super) fn transpose(&mut self, op: OpId) -> Result<()> {
-        let m = self.m;
-        let source = m.value_type(m.operand(op, 0));
         let inst = Inst::Transpose {
             src: self.operand(op, 0),
-            shape: source.shape().unwrap_or(&[]).into(),
-            permutation: vector::permutation(m, op).into(),
+            shape: self.vector_shape(op, 0),
+            permutation: vector::permutation(self.m, op).into(),
             dst: self.results(op),
         };
         self.emit(op, inst);

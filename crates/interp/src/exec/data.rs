@@ -6,7 +6,7 @@ use super::lanes::{lane as lane_result, not_scalar, poison};
 use super::{Env, Thread};
 use crate::error::{Result, fail};
 use crate::inst::{Inst, Pos, Program, Transfer};
-use crate::layout::{MAX_RANK, TensorTy};
+use crate::layout::{MAX_RANK, TensorTy, next_row_major};
 use crate::memory::Memory;
 use crate::value::{Base, LocalStore, Mem, Tensor, Val};
 use std::rc::Rc;
@@ -77,16 +77,6 @@ fn vector_lanes(v: &Val, prog: &Program) -> Result<Rc<Vec<Val>>> {
     }
 }
 
-fn next_index(index: &mut [i64], shape: &[i64]) {
-    for d in (0..index.len()).rev() {
-        index[d] += 1;
-        if index[d] < shape[d] {
-            return;
-        }
-        index[d] = 0;
-    }
-}
-
 impl Thread {
     /// The words of scalar `value` (one, or two for an `i128`) and the element offset of
     /// the element `indices` of a tensor of type `ty` that it is written to.
@@ -103,10 +93,13 @@ impl Thread {
             Val::Poison(s) => return Err(poison(prog, *s, "written to a tensor")),
             other => return Err(not_scalar(other, prog)),
         };
-        let tt = &prog.tensors[ty as usize];
+        Ok((bits, self.element_offset(ty, indices, prog)?))
+    }
+
+    /// The element offset of element `indices` of a tensor of type `ty`.
+    fn element_offset(&self, ty: u32, indices: &[crate::inst::Reg], prog: &Program) -> Result<u64> {
         let mut buf = [0; MAX_RANK];
-        let off = tt.offset(self.indices(indices, &mut buf, prog)?)?;
-        Ok((bits, off))
+        prog.tensors[ty as usize].offset(self.indices(indices, &mut buf, prog)?)
     }
 
     /// Executes a tensor or vector instruction.
@@ -127,9 +120,8 @@ impl Thread {
                     self.set(*dst, v);
                     return Ok(());
                 }
+                let off = self.element_offset(*ty, indices, prog)?;
                 let tt = &prog.tensors[*ty as usize];
-                let mut buf = [0; MAX_RANK];
-                let off = tt.offset(self.indices(indices, &mut buf, prog)?)?;
                 let v = read_value(env.mem, self.tensor(*tensor)?, off, tt)?;
                 self.set(*dst, v);
             }
@@ -181,17 +173,8 @@ impl Thread {
                 self.set(*dst, Val::Tensor(t));
             }
             Inst::Empty { ty, dst } => {
-                let tt = &prog.tensors[*ty as usize];
-                let store = LocalStore {
-                    bytes: vec![0; tt.local_bytes()],
-                    elem_bytes: tt.elem_bytes,
-                    init: Some(vec![0; tt.len.div_ceil(64)]),
-                };
-                let t = Tensor {
-                    base: Base::Local(Rc::new(store)),
-                    overlay: Default::default(),
-                };
-                self.set(*dst, Val::Tensor(Rc::new(t)));
+                let store = LocalStore::unwritten(&prog.tensors[*ty as usize]);
+                self.set(*dst, Val::Tensor(Rc::new(Tensor::local(store))));
             }
             Inst::AllocShared { slot, dst } => {
                 let t = Tensor::view(Mem::Shared(*slot));
@@ -272,7 +255,7 @@ impl Thread {
                                 k = k * size as usize + i as usize;
                             }
                             out.push(src_lanes[k].clone());
-                            next_index(&mut index, to);
+                            next_row_major(&mut index, to);
                         }
                         out
                     }
@@ -306,7 +289,7 @@ impl Thread {
                         (Val::S(_), p @ Val::Poison(_)) | (p @ Val::Poison(_), _) => p.clone(),
                         (other, _) => return Err(not_scalar(other, prog)),
                     };
-                    next_index(&mut index, shape);
+                    next_row_major(&mut index, shape);
                 }
                 let value = if scalar {
                     out.pop().unwrap_or_default()
@@ -335,7 +318,7 @@ impl Thread {
                         .zip(shape.iter())
                         .fold(0usize, |k, (&i, &size)| k * size as usize + i as usize);
                     out.push(lanes[k].clone());
-                    next_index(&mut index, &to);
+                    next_row_major(&mut index, &to);
                 }
                 self.set(*dst, Val::Vector(Rc::new(out)));
             }
@@ -399,7 +382,7 @@ impl Thread {
                 }
                 out.push(None);
             }
-            next_index(&mut pos, &t.vector_shape);
+            next_row_major(&mut pos, &t.vector_shape);
         }
         Ok(out)
     }

@@ -203,7 +203,7 @@ func.func @main(%out: tensor<1xf32>) -> tensor<1xf32> {
   %o = tensor.insert %v into %out[%c0] : tensor<1xf32>
   return %o : tensor<1xf32>
 }"#;
-    let m = ir::parse_module_with(text, "test.mlir", ir::Registry::standard()).unwrap();
+    let m = common::parse(text);
     let e = interp::Kernel::compile(&m, "main").unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unsupported);
     assert!(e.thread.is_none());
@@ -221,7 +221,7 @@ func.func @main(%out: tensor<1xf32>) -> tensor<1xf32> {
   %v = arith.constant 1.0 : f32
   return %o : tensor<1xf32>
 }"#;
-    let m = ir::parse_module_with(text, "test.mlir", ir::Registry::standard()).unwrap();
+    let m = common::parse(text);
     let e = interp::Kernel::compile(&m, "main").unwrap_err();
     assert_eq!(e.kind, ErrorKind::InvalidIr);
     assert!(

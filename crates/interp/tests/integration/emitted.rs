@@ -25,12 +25,7 @@ fn check(hlo_text: &str, seed: u64) {
 
 #[test]
 fn gelu_matches_the_evaluator_bit_for_bit() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../testdata/models/gelu.hlo"
-    ))
-    .unwrap()
-    .replace("6,512,4096", "2,64,16");
+    let text = common::small_gelu_hlo();
     for seed in 0..3 {
         check(&text, seed);
     }

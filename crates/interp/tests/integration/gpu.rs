@@ -140,36 +140,38 @@ fn shuffle_reduce_sums_a_warp() {
 
 #[test]
 fn a_butterfly_of_gpu_shuffles_gives_every_lane_the_sum() {
-    let text = r#"
-func.func @main(%in: tensor<32xi32>, %out: tensor<32xi32>) -> tensor<32xi32> {
+    // Step `k` adds the lane `offset` away (16, 8, 4, 2, 1): `%v{k + 1}` from `%v{k}`.
+    let butterfly = [16, 8, 4, 2, 1]
+        .iter()
+        .enumerate()
+        .map(|(k, offset)| {
+            format!(
+                "%c{offset} = arith.constant {offset} : i32
+  %s{offset}, %ok{offset} = gpu.shuffle  xor %v{k}, %c{offset}, %w : i32
+  %v{} = arith.addi %v{k}, %s{offset} : i32",
+                k + 1
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n  ");
+    let text = format!(
+        r#"
+func.func @main(%in: tensor<32xi32>, %out: tensor<32xi32>) -> tensor<32xi32> {{
   %tid = gpu.thread_id  x
   %w = arith.constant 32 : i32
   %v0 = tensor.extract %in[%tid] : tensor<32xi32>
-  %c16 = arith.constant 16 : i32
-  %s16, %ok16 = gpu.shuffle  xor %v0, %c16, %w : i32
-  %v1 = arith.addi %v0, %s16 : i32
-  %c8 = arith.constant 8 : i32
-  %s8, %ok8 = gpu.shuffle  xor %v1, %c8, %w : i32
-  %v2 = arith.addi %v1, %s8 : i32
-  %c4 = arith.constant 4 : i32
-  %s4, %ok4 = gpu.shuffle  xor %v2, %c4, %w : i32
-  %v3 = arith.addi %v2, %s4 : i32
-  %c2 = arith.constant 2 : i32
-  %s2, %ok2 = gpu.shuffle  xor %v3, %c2, %w : i32
-  %v4 = arith.addi %v3, %s2 : i32
-  %c1 = arith.constant 1 : i32
-  %s1, %ok1 = gpu.shuffle  xor %v4, %c1, %w : i32
-  %v5 = arith.addi %v4, %s1 : i32
+  {butterfly}
   %down, %valid = gpu.shuffle  down %v0, %c16, %w : i32
   %valid32 = arith.extui %valid : i1 to i32
   %flag = arith.muli %valid32, %down : i32
   %r = arith.addi %v5, %flag : i32
   %o = tensor.insert %r into %out[%tid] : tensor<32xi32>
   return %o : tensor<32xi32>
-}"#;
+}}"#
+    );
     let input: Vec<i32> = (0..32).collect();
     let out = run(
-        text,
+        &text,
         1,
         32,
         vec![common::i32s(&input), common::i32s(&[0; 32])],

@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::{expect_error, f32s, run, to_f32s};
-use interp::ErrorKind;
+use interp::{Buffer, Error, ErrorKind};
 
 /// Each block reverses its 32 elements through shared memory and scales them by a
 /// constant table: `out[b * 32 + i] = in[b * 32 + 31 - i] * table[i mod 4]`.
@@ -46,9 +46,14 @@ fn input() -> Vec<f32> {
     (0..64).map(|i| i as f32).collect()
 }
 
+/// Runs `text`, a variant of [`REVERSE`], on two blocks of `threads` over [`input`].
+fn run_reverse(text: &str, threads: u64) -> Result<Vec<Buffer>, Error> {
+    run(text, 2, threads, vec![f32s(&input()), f32s(&[0.0; 64])])
+}
+
 #[test]
 fn shared_memory_globals_and_barriers_at_the_pointer_level() {
-    let out = run(REVERSE, 2, 32, vec![f32s(&input()), f32s(&[0.0; 64])]).unwrap();
+    let out = run_reverse(REVERSE, 32).unwrap();
     let want: Vec<f32> = (0..64)
         .map(|j| {
             let (b, i) = (j / 32, j % 32);
@@ -64,7 +69,7 @@ fn shared_memory_globals_and_barriers_at_the_pointer_level() {
 fn without_the_barrier_shared_memory_is_read_before_it_is_written() {
     let text = REVERSE.replace("    nvvm.barrier0\n", "");
     expect_error(
-        run(&text, 2, 32, vec![f32s(&input()), f32s(&[0.0; 64])]),
+        run_reverse(&text, 32),
         ErrorKind::UninitializedRead,
         &[
             "byte offset 124 of @shared_0, which no thread has written",
@@ -81,7 +86,7 @@ fn pointer_accesses_outside_their_buffer_are_reported() {
         "%p0 = llvm.getelementptr inbounds %in[%i] : (!llvm.ptr, i32) -> !llvm.ptr, f32\n    %p = llvm.getelementptr inbounds %p0[1] : (!llvm.ptr) -> !llvm.ptr, f32",
     );
     expect_error(
-        run(&text, 2, 32, vec![f32s(&input()), f32s(&[0.0; 64])]),
+        run_reverse(&text, 32),
         ErrorKind::OutOfBounds,
         &[
             "access of 4 bytes at byte offset 256 is outside argument #0 (256 bytes)",
@@ -98,7 +103,7 @@ fn pointer_accesses_outside_their_buffer_are_reported() {
         "%tq0 = llvm.mlir.addressof @table : !llvm.ptr\n    %sh = llvm.mlir.addressof @shared_0",
     );
     expect_error(
-        run(&text, 2, 32, vec![f32s(&input()), f32s(&[0.0; 64])]),
+        run_reverse(&text, 32),
         ErrorKind::UndefinedBehavior,
         &["store to the constant @table", "'llvm.store'"],
     );
@@ -174,7 +179,7 @@ module {
 #[test]
 fn special_register_ranges_are_promises() {
     expect_error(
-        run(REVERSE, 2, 33, vec![f32s(&input()), f32s(&[0.0; 64])]),
+        run_reverse(REVERSE, 33),
         ErrorKind::UndefinedBehavior,
         &[
             "the value 32 is outside the range [0, 31]",
@@ -223,12 +228,34 @@ llvm.func @main(%in: !llvm.ptr, %out: !llvm.ptr) {
 /// Each thread reverses four values through its own stack array (`llvm.alloca`), as
 /// libdevice's argument reduction keeps its partial products; lifetime markers are no-ops.
 /// (Written in MLIR's generic form, as the import of O3's module prints them.)
-const STACK: &str = r#"
-module {
-  llvm.func @main(%in: !llvm.ptr, %out: !llvm.ptr) {
+fn stack() -> String {
+    // Lane `k` of the four: `in[4 * tid + k]` into slot `k`, and slot `3 - k` out to
+    // `out[4 * tid + k]`.
+    let lanes = |lane: fn(usize) -> String| (0..4).map(lane).collect::<Vec<_>>().join("\n    ");
+    let stores = lanes(|k| {
+        format!(
+            "%i{k} = arith.addi %base, %c{k} : i32
+    %p{k} = llvm.getelementptr inbounds %in[%i{k}] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+    %v{k} = llvm.load %p{k} : !llvm.ptr -> f32
+    %s{k} = llvm.getelementptr %slots[0, %c{k}] : (!llvm.ptr, i32) -> !llvm.ptr, !llvm.array<4 x f32>
+    llvm.store %v{k}, %s{k} : f32, !llvm.ptr"
+        )
+    });
+    let loads = lanes(|k| {
+        format!(
+            "%w{k} = llvm.load %s{} : !llvm.ptr -> f32
+    %o{k} = llvm.getelementptr inbounds %out[%i{k}] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+    llvm.store %w{k}, %o{k} : f32, !llvm.ptr",
+            3 - k
+        )
+    });
+    format!(
+        r#"
+module {{
+  llvm.func @main(%in: !llvm.ptr, %out: !llvm.ptr) {{
     %tid = nvvm.read.ptx.sreg.tid.x range <i32, 0, 8> : i32
     %one = llvm.mlir.constant(1 : i32) : i32
-    %slots = "llvm.alloca"(%one) <{alignment = 4 : i64, elem_type = !llvm.array<4 x f32>}> : (i32) -> !llvm.ptr
+    %slots = "llvm.alloca"(%one) <{{alignment = 4 : i64, elem_type = !llvm.array<4 x f32>}}> : (i32) -> !llvm.ptr
     "llvm.intr.lifetime.start"(%slots) : (!llvm.ptr) -> ()
     %c0 = llvm.mlir.constant(0 : i32) : i32
     %c1 = llvm.mlir.constant(1 : i32) : i32
@@ -236,59 +263,42 @@ module {
     %c3 = llvm.mlir.constant(3 : i32) : i32
     %c4 = llvm.mlir.constant(4 : i32) : i32
     %base = arith.muli %tid, %c4 : i32
-    %i0 = arith.addi %base, %c0 : i32
-    %p0 = llvm.getelementptr inbounds %in[%i0] : (!llvm.ptr, i32) -> !llvm.ptr, f32
-    %v0 = llvm.load %p0 : !llvm.ptr -> f32
-    %s0 = llvm.getelementptr %slots[0, %c0] : (!llvm.ptr, i32) -> !llvm.ptr, !llvm.array<4 x f32>
-    llvm.store %v0, %s0 : f32, !llvm.ptr
-    %i1 = arith.addi %base, %c1 : i32
-    %p1 = llvm.getelementptr inbounds %in[%i1] : (!llvm.ptr, i32) -> !llvm.ptr, f32
-    %v1 = llvm.load %p1 : !llvm.ptr -> f32
-    %s1 = llvm.getelementptr %slots[0, %c1] : (!llvm.ptr, i32) -> !llvm.ptr, !llvm.array<4 x f32>
-    llvm.store %v1, %s1 : f32, !llvm.ptr
-    %i2 = arith.addi %base, %c2 : i32
-    %p2 = llvm.getelementptr inbounds %in[%i2] : (!llvm.ptr, i32) -> !llvm.ptr, f32
-    %v2 = llvm.load %p2 : !llvm.ptr -> f32
-    %s2 = llvm.getelementptr %slots[0, %c2] : (!llvm.ptr, i32) -> !llvm.ptr, !llvm.array<4 x f32>
-    llvm.store %v2, %s2 : f32, !llvm.ptr
-    %i3 = arith.addi %base, %c3 : i32
-    %p3 = llvm.getelementptr inbounds %in[%i3] : (!llvm.ptr, i32) -> !llvm.ptr, f32
-    %v3 = llvm.load %p3 : !llvm.ptr -> f32
-    %s3 = llvm.getelementptr %slots[0, %c3] : (!llvm.ptr, i32) -> !llvm.ptr, !llvm.array<4 x f32>
-    llvm.store %v3, %s3 : f32, !llvm.ptr
-    %w0 = llvm.load %s3 : !llvm.ptr -> f32
-    %o0 = llvm.getelementptr inbounds %out[%i0] : (!llvm.ptr, i32) -> !llvm.ptr, f32
-    llvm.store %w0, %o0 : f32, !llvm.ptr
-    %w1 = llvm.load %s2 : !llvm.ptr -> f32
-    %o1 = llvm.getelementptr inbounds %out[%i1] : (!llvm.ptr, i32) -> !llvm.ptr, f32
-    llvm.store %w1, %o1 : f32, !llvm.ptr
-    %w2 = llvm.load %s1 : !llvm.ptr -> f32
-    %o2 = llvm.getelementptr inbounds %out[%i2] : (!llvm.ptr, i32) -> !llvm.ptr, f32
-    llvm.store %w2, %o2 : f32, !llvm.ptr
-    %w3 = llvm.load %s0 : !llvm.ptr -> f32
-    %o3 = llvm.getelementptr inbounds %out[%i3] : (!llvm.ptr, i32) -> !llvm.ptr, f32
-    llvm.store %w3, %o3 : f32, !llvm.ptr
+    {stores}
+    {loads}
     "llvm.intr.lifetime.end"(%slots) : (!llvm.ptr) -> ()
     llvm.return
-  }
-}"#;
+  }}
+}}"#
+    )
+}
+
+/// [`stack`] with an alloca of `count` arrays instead of one.
+fn stack_of(count: i32) -> String {
+    stack().replace(
+        "%slots = \"llvm.alloca\"(%one)",
+        &format!(
+            "%count = llvm.mlir.constant({count} : i32) : i32\n    %slots = \"llvm.alloca\"(%count)"
+        ),
+    )
+}
+
+/// Runs `text`, a variant of [`stack`], on one block of 8 threads over zeros.
+fn run_stack(text: &str) -> Result<Vec<Buffer>, Error> {
+    run(text, 1, 8, vec![f32s(&[0.0; 32]), f32s(&[0.0; 32])])
+}
 
 #[test]
 fn stack_arrays_are_private_to_each_thread() {
     let input: Vec<f32> = (0..32).map(|i| i as f32).collect();
-    let out = run(STACK, 1, 8, vec![f32s(&input), f32s(&[0.0; 32])]).unwrap();
+    let out = run(&stack(), 1, 8, vec![f32s(&input), f32s(&[0.0; 32])]).unwrap();
     let want: Vec<f32> = (0..32).map(|j| (j / 4 * 4 + 3 - j % 4) as f32).collect();
     assert_eq!(to_f32s(&out[1]), want);
 }
 
 #[test]
 fn stack_arrays_past_the_per_thread_limit_are_refused() {
-    let text = STACK.replace(
-        "%slots = \"llvm.alloca\"(%one)",
-        "%many = llvm.mlir.constant(1000000 : i32) : i32\n    %slots = \"llvm.alloca\"(%many)",
-    );
     expect_error(
-        run(&text, 1, 8, vec![f32s(&[0.0; 32]), f32s(&[0.0; 32])]),
+        run_stack(&stack_of(1000000)),
         ErrorKind::TooLarge,
         &[
             "'llvm.alloca' of 1000000 x 16 bytes",
@@ -299,21 +309,13 @@ fn stack_arrays_past_the_per_thread_limit_are_refused() {
 
 #[test]
 fn stack_arrays_of_a_negative_or_zero_count_are_errors() {
-    let negative = STACK.replace(
-        "%slots = \"llvm.alloca\"(%one)",
-        "%minus = llvm.mlir.constant(-3 : i32) : i32\n    %slots = \"llvm.alloca\"(%minus)",
-    );
     expect_error(
-        run(&negative, 1, 8, vec![f32s(&[0.0; 32]), f32s(&[0.0; 32])]),
+        run_stack(&stack_of(-3)),
         ErrorKind::TooLarge,
         &["'llvm.alloca' of -3 x 16 bytes"],
     );
     // An empty slot holds nothing: the first store into it is out of its bounds.
-    let zero = STACK.replace(
-        "%slots = \"llvm.alloca\"(%one)",
-        "%none = llvm.mlir.constant(0 : i32) : i32\n    %slots = \"llvm.alloca\"(%none)",
-    );
-    let result = run(&zero, 1, 8, vec![f32s(&[0.0; 32]), f32s(&[0.0; 32])]);
+    let result = run_stack(&stack_of(0));
     assert!(
         result.is_err(),
         "a store into an empty stack slot must fail"
@@ -322,9 +324,9 @@ fn stack_arrays_of_a_negative_or_zero_count_are_errors() {
 
 #[test]
 fn stack_arrays_start_uninitialized() {
-    let text = STACK.replace("    llvm.store %v3, %s3 : f32, !llvm.ptr\n", "");
+    let text = stack().replace("    llvm.store %v3, %s3 : f32, !llvm.ptr\n", "");
     expect_error(
-        run(&text, 1, 8, vec![f32s(&[0.0; 32]), f32s(&[0.0; 32])]),
+        run_stack(&text),
         ErrorKind::UninitializedRead,
         &["stack slot #0"],
     );

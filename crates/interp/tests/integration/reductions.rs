@@ -42,13 +42,14 @@ struct Outcome {
 }
 
 /// Emits the only fusion of `text`, checks that the reduction emitter of `kind` wrote it,
-/// and runs it in the interpreter and the evaluator on the same inputs.
-fn run(text: &str, kind: ReductionKind, seed: u64, exact_inputs: bool) -> Outcome {
+/// and runs it in the interpreter and the evaluator on the same inputs. Failures name
+/// `case`.
+fn run(case: &str, text: &str, kind: ReductionKind, seed: u64, exact_inputs: bool) -> Outcome {
     let (_, module) = hlo::load("test.hlo", text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
     let fusion = emitters::fusions(&module)[0];
     let computation = module.computation(fusion);
     let plan = ReductionFusion::analyze(computation).expect("a reduction fusion");
-    assert_eq!(plan.tiling.kind, kind);
+    assert_eq!(plan.tiling.kind, kind, "{case}");
     let emitted = emitters::emit_fusion(&module, fusion).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(emitted.emitter, emitters::EmitterKind::Reduction);
     let mut args = random_arguments(computation, seed).unwrap();
@@ -62,10 +63,11 @@ fn run(text: &str, kind: ReductionKind, seed: u64, exact_inputs: bool) -> Outcom
 }
 
 /// Runs with exact inputs and asserts every output element equal to the evaluator's.
-fn check_exact(text: &str, kind: ReductionKind) {
+fn check_exact(case: &str, text: &str, kind: ReductionKind) {
     for seed in 0..2 {
-        let (got, want): (Vec<_>, Vec<_>) = run(text, kind, seed, true).outputs.into_iter().unzip();
-        common::assert_bit_identical(&got, &want, &format!("seed {seed} "));
+        let outcome = run(case, text, kind, seed, true);
+        let (got, want): (Vec<_>, Vec<_>) = outcome.outputs.into_iter().unzip();
+        common::assert_bit_identical(&got, &want, &format!("{case}, seed {seed}: "));
     }
 }
 
@@ -77,68 +79,28 @@ fn sum_fusion(ty: &str, input: &str, output: &str, dims: &str) -> String {
     )
 }
 
+/// Sums of each reduction kind the emitter tiles, over the element type, input shape,
+/// output shape and reduced dimensions of each case.
 #[test]
-fn row_reduction_across_warps() {
-    // 64 threads per row (two warps): partials meet in shared memory.
-    check_exact(&sum_fusion("f32", "8,2048", "8", "1"), ReductionKind::Row);
-}
-
-#[test]
-fn row_reduction_within_one_warp() {
-    check_exact(&sum_fusion("f32", "6,96", "6", "1"), ReductionKind::Row);
-}
-
-#[test]
-fn batched_row_reduction() {
-    check_exact(
-        &sum_fusion("f32", "3,5,160", "5", "0,2"),
-        ReductionKind::Row,
-    );
-}
-
-#[test]
-fn multi_row_reduction() {
-    check_exact(
-        &sum_fusion("f32", "64,8", "64", "1"),
-        ReductionKind::MultiRow,
-    );
-    check_exact(
-        &sum_fusion("f32", "40,4", "40", "1"),
-        ReductionKind::MultiRow,
-    );
-}
-
-#[test]
-fn column_reduction() {
-    check_exact(
-        &sum_fusion("f32", "64,48", "48", "0"),
-        ReductionKind::Column,
-    );
-    check_exact(
-        &sum_fusion("f32", "3,70,40", "3,40", "1"),
-        ReductionKind::Column,
-    );
-}
-
-#[test]
-fn small_column_reduction() {
-    check_exact(
-        &sum_fusion("f32", "4,64,8", "4,8", "1"),
-        ReductionKind::SmallColumn,
-    );
-    check_exact(
-        &sum_fusion("f32", "3,256,2", "3,2", "1"),
-        ReductionKind::SmallColumn,
-    );
-}
-
-#[test]
-fn integer_reductions_are_exact() {
-    check_exact(&sum_fusion("s32", "20,128", "20", "1"), ReductionKind::Row);
-    check_exact(
-        &sum_fusion("s32", "64,40", "40", "0"),
-        ReductionKind::Column,
-    );
+fn sums_of_each_reduction_kind() {
+    use ReductionKind::{Column, MultiRow, Row, SmallColumn};
+    let cases = [
+        // 64 threads per row (two warps): partials meet in shared memory.
+        ("row across warps", "f32", "8,2048", "8", "1", Row),
+        ("row within one warp", "f32", "6,96", "6", "1", Row),
+        ("batched row", "f32", "3,5,160", "5", "0,2", Row),
+        ("multi-row", "f32", "64,8", "64", "1", MultiRow),
+        ("multi-row, partial", "f32", "40,4", "40", "1", MultiRow),
+        ("column", "f32", "64,48", "48", "0", Column),
+        ("batched column", "f32", "3,70,40", "3,40", "1", Column),
+        ("small column", "f32", "4,64,8", "4,8", "1", SmallColumn),
+        ("two columns", "f32", "3,256,2", "3,2", "1", SmallColumn),
+        ("integer row", "s32", "20,128", "20", "1", Row),
+        ("integer column", "s32", "64,40", "40", "0", Column),
+    ];
+    for (case, ty, input, output, dims, kind) in cases {
+        check_exact(case, &sum_fusion(ty, input, output, dims), kind);
+    }
 }
 
 #[test]
@@ -166,7 +128,7 @@ fusion {
   ROOT r = (f32[12], s32[12]) reduce(p, iota, ninf, zero), dimensions={1}, to_apply=argmax
 }
 "#;
-    check_exact(text, ReductionKind::Row);
+    check_exact("variadic argmax", text, ReductionKind::Row);
 }
 
 #[test]
@@ -193,7 +155,7 @@ fusion {
 }
 "#
     );
-    check_exact(text, ReductionKind::Row);
+    check_exact("several reduces", text, ReductionKind::Row);
 }
 
 #[test]
@@ -210,7 +172,7 @@ fn column_epilogue_and_side_output() {
 }
 "#
     );
-    check_exact(text, ReductionKind::Column);
+    check_exact("column epilogue", text, ReductionKind::Column);
 }
 
 #[test]
@@ -227,12 +189,19 @@ fusion {
   ROOT r = bf16[4] reduce(p, c), dimensions={1}, to_apply=max
 }
 "#;
-    check_exact(text, ReductionKind::Row);
+    check_exact("bf16 max", text, ReductionKind::Row);
 }
 
 /// Unrounded random inputs: each output within `2·(n − 1)·ε·Σ|x|` of the evaluator's.
-fn check_bounded(text: &str, kind: ReductionKind, rows: usize, cols: usize, reduce_rows: bool) {
-    let outcome = run(text, kind, 7, false);
+fn check_bounded(
+    case: &str,
+    text: &str,
+    kind: ReductionKind,
+    rows: usize,
+    cols: usize,
+    reduce_rows: bool,
+) {
+    let outcome = run(case, text, kind, 7, false);
     let HostValue::Array(input) = &outcome.args[0] else {
         panic!("an array input");
     };
@@ -252,7 +221,7 @@ fn check_bounded(text: &str, kind: ReductionKind, rows: usize, cols: usize, redu
         };
         assert!(
             (g - w).abs() <= bound,
-            "element {i}: interpreter {g}, evaluator {w}, bound {bound}"
+            "{case}, element {i}: interpreter {g}, evaluator {w}, bound {bound}"
         );
     }
 }
@@ -260,6 +229,7 @@ fn check_bounded(text: &str, kind: ReductionKind, rows: usize, cols: usize, redu
 #[test]
 fn float_sums_within_the_reassociation_bound() {
     check_bounded(
+        "rows of 2048",
         &sum_fusion("f32", "8,2048", "8", "1"),
         ReductionKind::Row,
         8,
@@ -267,6 +237,7 @@ fn float_sums_within_the_reassociation_bound() {
         false,
     );
     check_bounded(
+        "columns of 256",
         &sum_fusion("f32", "256,40", "40", "0"),
         ReductionKind::Column,
         256,

@@ -72,42 +72,49 @@ func.func @main(%param: tensor<2x64x16xbf16>, %output: tensor<2x64x16xbf16>) -> 
 
 const FLAT_MAP: &str = r#"#flat = #xla_gpu.indexing_map<"(th, bl, v) -> (th * 4 + bl * 512 + v), domain: th in [0, 127], bl in [0, 3], v in [0, 3]">"#;
 
-fn flat_stage() -> String {
+/// A kernel over the flattened tensors (one element per `#flat` position): `constants`,
+/// then the thread and block ids (`%tid`, `%bid`), then `body`, which returns.
+fn flat_kernel(constants: &str, body: &str) -> String {
     format!(
         r#"
 {FLAT_MAP}
 func.func @main(%param: tensor<2048xbf16>, %output: tensor<2048xbf16>) -> tensor<2048xbf16> {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
+  {constants}
   %tid = gpu.thread_id  x {{xla.range = [0 : index, 127 : index]}}
   %bid = gpu.block_id  x {{xla.range = [0 : index, 3 : index]}}
-  %r = scf.for %v = %c0 to %c4 step %c1 iter_args(%iter = %output) -> (tensor<2048xbf16>) {{
+  {body}
+}}"#
+    )
+}
+
+fn flat_stage() -> String {
+    flat_kernel(
+        "%c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index",
+        &format!(
+            "%r = scf.for %v = %c0 to %c4 step %c1 iter_args(%iter = %output) -> (tensor<2048xbf16>) {{
       %i = xla_gpu.apply_indexing #flat(%tid, %bid, %v)
       %x = tensor.extract %param[%i] : tensor<2048xbf16>
       {}
       %ins = tensor.insert %g into %iter[%i] : tensor<2048xbf16>
       scf.yield %ins : tensor<2048xbf16>
   }}
-  return %r : tensor<2048xbf16>
-}}"#,
-        gelu("")
+  return %r : tensor<2048xbf16>",
+            gelu("")
+        ),
     )
 }
 
 fn vector_stage() -> String {
-    format!(
-        r#"
-{FLAT_MAP}
-func.func @main(%param: tensor<2048xbf16>, %output: tensor<2048xbf16>) -> tensor<2048xbf16> {{
-  %c0 = arith.constant 0 : index
+    flat_kernel(
+        "%c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
   %pad = arith.constant 0.0 : bf16
-  %zeros = arith.constant dense<0.0> : vector<4xbf16>
-  %tid = gpu.thread_id  x {{xla.range = [0 : index, 127 : index]}}
-  %bid = gpu.block_id  x {{xla.range = [0 : index, 3 : index]}}
-  %base = xla_gpu.apply_indexing #flat(%tid, %bid, %c0)
+  %zeros = arith.constant dense<0.0> : vector<4xbf16>",
+        &format!(
+            "%base = xla_gpu.apply_indexing #flat(%tid, %bid, %c0)
   %in = vector.transfer_read %param[%base], %pad {{in_bounds = [true]}} : tensor<2048xbf16>, vector<4xbf16>
   %r:2 = scf.for %v = %c0 to %c4 step %c1 iter_args(%iter = %output, %acc = %zeros) -> (tensor<2048xbf16>, vector<4xbf16>) {{
       %x = vector.extract %in[%v] : bf16 from vector<4xbf16>
@@ -116,9 +123,9 @@ func.func @main(%param: tensor<2048xbf16>, %output: tensor<2048xbf16>) -> tensor
       scf.yield %iter, %acc2 : tensor<2048xbf16>, vector<4xbf16>
   }}
   %w = vector.transfer_write %r#1, %output[%base] {{in_bounds = [true]}} : vector<4xbf16>, tensor<2048xbf16>
-  return %w : tensor<2048xbf16>
-}}"#,
-        gelu("")
+  return %w : tensor<2048xbf16>",
+            gelu("")
+        ),
     )
 }
 
@@ -140,22 +147,18 @@ fn unrolled_lanes() -> String {
 }
 
 fn unrolled_stage() -> String {
-    format!(
-        r#"
-{FLAT_MAP}
-func.func @main(%param: tensor<2048xbf16>, %output: tensor<2048xbf16>) -> tensor<2048xbf16> {{
-  %c0 = arith.constant 0 : index
+    flat_kernel(
+        "%c0 = arith.constant 0 : index
   %pad = arith.constant 0.0 : bf16
-  %acc0 = arith.constant dense<0.0> : vector<4xbf16>
-  %tid = gpu.thread_id  x {{xla.range = [0 : index, 127 : index]}}
-  %bid = gpu.block_id  x {{xla.range = [0 : index, 3 : index]}}
-  %base = xla_gpu.apply_indexing #flat(%tid, %bid, %c0)
+  %acc0 = arith.constant dense<0.0> : vector<4xbf16>",
+        &format!(
+            "%base = xla_gpu.apply_indexing #flat(%tid, %bid, %c0)
   %in = vector.transfer_read %param[%base], %pad {{in_bounds = [true]}} : tensor<2048xbf16>, vector<4xbf16>
   {}
   %w = vector.transfer_write %acc4, %output[%base] {{in_bounds = [true]}} : vector<4xbf16>, tensor<2048xbf16>
-  return %w : tensor<2048xbf16>
-}}"#,
-        unrolled_lanes()
+  return %w : tensor<2048xbf16>",
+            unrolled_lanes()
+        ),
     )
 }
 
@@ -184,12 +187,7 @@ llvm.func @main(%param: !llvm.ptr, %output: !llvm.ptr) {{
 
 #[test]
 fn every_stage_of_the_gelu_walkthrough_matches_the_evaluator() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../testdata/models/gelu.hlo"
-    ))
-    .unwrap()
-    .replace("6,512,4096", "2,64,16");
+    let text = common::small_gelu_hlo();
     let (_, module) = hlo::load("gelu.hlo", text.as_bytes()).unwrap();
     let fusion = emitters::fusions(&module)[0];
     let emitted = emitters::emit_fusion(&module, fusion).unwrap();

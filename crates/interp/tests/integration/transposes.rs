@@ -18,13 +18,14 @@ fn load(text: &str) -> hlo::HloModule {
     module
 }
 
-/// Emits the module's only fusion with the emitter its heroes pick, which must be the
-/// transpose emitter.
-fn emit(module: &hlo::HloModule) -> EmittedFusion {
-    let emitted = emitters::emit_fusion(module, emitters::fusions(module)[0])
+/// Parses `text` and emits its only fusion with the emitter its heroes pick, which must be
+/// the transpose emitter.
+fn load_and_emit(text: &str) -> (hlo::HloModule, EmittedFusion) {
+    let module = load(text);
+    let emitted = emitters::emit_fusion(&module, emitters::fusions(&module)[0])
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(emitted.emitter, EmitterKind::Transpose);
-    emitted
+    (module, emitted)
 }
 
 /// Emits with the transpose emitter's classic (padded) tiling, vectors of `vector_size`
@@ -41,37 +42,46 @@ fn emit_vectorized(module: &hlo::HloModule, vector_size: i64) -> EmittedFusion {
 }
 
 /// Runs `emitted` on the random inputs of `seed` and asserts that every output element is
-/// the evaluator's, bit for bit.
-fn check(module: &hlo::HloModule, emitted: &EmittedFusion, seed: u64) {
+/// the evaluator's, bit for bit; a failure names `case`.
+fn check(case: &str, module: &hlo::HloModule, emitted: &EmittedFusion, seed: u64) {
     let fusion = emitters::fusions(module)[0];
     let computation = module.computation(fusion);
     let text = emitted.module.print();
-    assert!(text.contains("xla_gpu.allocate_shared"), "{text}");
-    assert!(text.contains("xla_gpu.sync_threads"), "{text}");
+    assert!(text.contains("xla_gpu.allocate_shared"), "{case}:\n{text}");
+    assert!(text.contains("xla_gpu.sync_threads"), "{case}:\n{text}");
     let args = random_arguments(computation, seed).unwrap();
     let expected = evaluate_fusion(module, fusion, &args).unwrap();
     let got = common::run_emitted(computation, emitted, &args, 0xff);
-    common::assert_bit_identical(&got, &expected, &format!("{text}\n"));
+    common::assert_bit_identical(&got, &expected, &format!("{case}:\n{text}\n"));
 }
 
-fn check_text(text: &str) {
-    let module = load(text);
-    let emitted = emit(&module);
-    check(&module, &emitted, 1);
+fn check_text(case: &str, text: &str) {
+    let (module, emitted) = load_and_emit(text);
+    check(case, &module, &emitted, 1);
+}
+
+/// Asserts that `emitted` allocates `count` shared tiles.
+fn assert_shared_tiles(emitted: &EmittedFusion, count: usize) {
+    let printed = emitted.module.print();
+    assert_eq!(
+        printed.matches("xla_gpu.allocate_shared").count(),
+        count,
+        "{printed}"
+    );
 }
 
 #[test]
 fn the_seeds_example_on_a_smaller_shape() {
     // exp -> transpose(0,2,1) -> abs, both tiled dimensions partial (40 and 50 are not
     // multiples of 32).
-    let text = "fusion {
+    let (module, emitted) = load_and_emit(
+        "fusion {
       p0 = f32[3,40,50] parameter(0)
       exp = f32[3,40,50] exponential(p0)
       transpose = f32[3,50,40] transpose(exp), dimensions={0,2,1}
       ROOT abs = f32[3,50,40] abs(transpose)
-    }";
-    let module = load(text);
-    let emitted = emit(&module);
+    }",
+    );
     let printed = emitted.module.print();
     assert!(
         printed.contains("allocate_shared : tensor<1x32x33xf32>"),
@@ -81,62 +91,71 @@ fn the_seeds_example_on_a_smaller_shape() {
     assert_eq!(emitted.kernel.launch.shared_memory_bytes, 32 * 33 * 4);
     assert_eq!(emitted.kernel.launch.blocks, 3 * 2 * 2);
     for seed in 0..2 {
-        check(&module, &emitted, seed);
+        check(&format!("seed {seed}"), &module, &emitted, seed);
     }
 }
 
+/// Each permutation the emitter tiles, with partial tiles (dimensions that are not
+/// multiples of 32), and the shared tile it allocates where that is the point.
 #[test]
-fn transpose_021_bf16_with_partial_tiles() {
-    check_text(
-        "fusion {
+fn each_permutation_with_partial_tiles() {
+    let cases = [
+        (
+            "021, bf16",
+            "fusion {
       p0 = bf16[2,33,70] parameter(0)
       t = bf16[2,70,33] transpose(p0), dimensions={0,2,1}
       ROOT n = bf16[2,70,33] negate(t)
     }",
-    );
-}
-
-#[test]
-fn transpose_210_f32_with_partial_tiles() {
-    let text = "fusion {
+            None,
+        ),
+        (
+            "210, f32",
+            "fusion {
       p0 = f32[40,3,50] parameter(0)
       ROOT t = f32[50,3,40] transpose(p0), dimensions={2,1,0}
-    }";
-    let module = load(text);
-    let emitted = emit(&module);
-    let printed = emitted.module.print();
-    assert!(
-        printed.contains("allocate_shared : tensor<32x1x33xf32>"),
-        "{printed}"
-    );
-    check(&module, &emitted, 1);
-}
-
-#[test]
-fn transpose_210_bf16_with_an_epilogue_that_converts() {
-    check_text(
-        "fusion {
+    }",
+            Some("32x1x33xf32"),
+        ),
+        (
+            "210, bf16, with an epilogue that converts",
+            "fusion {
       p0 = bf16[36,2,20] parameter(0)
       t = bf16[20,2,36] transpose(p0), dimensions={2,1,0}
       ROOT c = f32[20,2,36] convert(t)
     }",
-    );
-}
-
-#[test]
-fn transpose_102_keeps_the_minor_dimension_in_the_tile() {
-    let text = "fusion {
+            None,
+        ),
+        (
+            "102 keeps the minor dimension in the tile",
+            "fusion {
       p0 = s8[40,50,3] parameter(0)
       ROOT t = s8[50,40,3] transpose(p0), dimensions={1,0,2}
-    }";
-    let module = load(text);
-    let emitted = emit(&module);
-    let printed = emitted.module.print();
-    assert!(
-        printed.contains("allocate_shared : tensor<32x33x3xi8>"),
-        "{printed}"
-    );
-    check(&module, &emitted, 1);
+    }",
+            Some("32x33x3xi8"),
+        ),
+        (
+            // The identity permutation between a {1,2,0} and a {2,1,0} layout swaps the
+            // two minor dimensions in memory: a 021 transpose of f32[3,50,40].
+            "layouts decide what moves",
+            "fusion {
+      p0 = f32[3,40,50]{1,2,0} parameter(0)
+      ROOT t = f32[3,40,50]{2,1,0} transpose(p0), dimensions={0,1,2}
+    }",
+            None,
+        ),
+    ];
+    for (case, text, tile) in cases {
+        let (module, emitted) = load_and_emit(text);
+        if let Some(tile) = tile {
+            let printed = emitted.module.print();
+            assert!(
+                printed.contains(&format!("allocate_shared : tensor<{tile}>")),
+                "{case}:\n{printed}"
+            );
+        }
+        check(case, &module, &emitted, 1);
+    }
 }
 
 #[test]
@@ -160,7 +179,7 @@ fn vectors_of_two_and_four() {
         let module = load(text);
         let emitted = emit_vectorized(&module, v);
         assert_eq!(emitted.kernel.vector_factor, v);
-        check(&module, &emitted, 1);
+        check(&format!("vectors of {v}"), &module, &emitted, 1);
     }
 }
 
@@ -170,28 +189,39 @@ fn vectors_of_two_and_four() {
 /// `packed_transpose_s16` shape), 8-bit elements four to a word, and `pred`.
 #[test]
 fn packed_transposes() {
-    for text in [
-        "fusion {
+    for (case, text) in [
+        (
+            "2-d, partial tiles",
+            "fusion {
           p0 = bf16[70,130] parameter(0)
           t = bf16[130,70] transpose(p0), dimensions={1,0}
           ROOT e = bf16[130,70] exponential(t)
         }",
-        "fusion {
+        ),
+        (
+            "short minor rows side by side",
+            "fusion {
           p0 = s16[2,4,64,10,6] parameter(0)
           ROOT t = s16[4,2,6,10,64] transpose(p0), dimensions={1,0,4,3,2}
         }",
-        "fusion {
+        ),
+        (
+            "8-bit, four to a word",
+            "fusion {
           p0 = s8[3,52,200] parameter(0)
           ROOT t = s8[3,200,52] transpose(p0), dimensions={0,2,1}
         }",
-        "fusion {
+        ),
+        (
+            "pred",
+            "fusion {
           p0 = f32[44,60] parameter(0)
           c = pred[44,60] compare(p0, p0), direction=GT
           ROOT t = pred[60,44] transpose(c), dimensions={1,0}
         }",
+        ),
     ] {
-        let module = load(text);
-        let emitted = emit(&module);
+        let (module, emitted) = load_and_emit(text);
         let packed = emitted.module.print();
         // 32 groups of `vs` rows of 32 words plus one, two, four or eight padding words.
         assert!(
@@ -200,9 +230,9 @@ fn packed_transposes() {
             ]
             .iter()
             .any(|t| packed.contains(&format!("allocate_shared : tensor<{t}"))),
-            "no padded packed tile:\n{packed}"
+            "{case}: no padded packed tile:\n{packed}"
         );
-        check(&module, &emitted, 3);
+        check(case, &module, &emitted, 3);
     }
 }
 
@@ -211,6 +241,7 @@ fn side_outputs_and_several_roots() {
     // A side output of another parameter, the transpose itself, an epilogue root and a
     // side output of the input; all of one element count.
     check_text(
+        "side outputs of both parameters",
         "fusion {
       p0 = f32[24,2,36] parameter(0)
       p1 = f32[36,2,24] parameter(1)
@@ -221,6 +252,7 @@ fn side_outputs_and_several_roots() {
     }",
     );
     check_text(
+        "a reshaped epilogue and the transpose's operand",
         "fusion {
       p0 = bf16[4,48,40] parameter(0)
       e = bf16[4,48,40] exponential(p0)
@@ -243,29 +275,10 @@ fn several_heroes_with_the_same_permutation() {
       c = f32[2,64,40] convert(t1)
       ROOT tuple = (f32[2,64,40], f32[2,64,40]) tuple(t0, c)
     }";
-    let module = load(text);
-    let emitted = emit(&module);
-    let printed = emitted.module.print();
-    assert_eq!(
-        printed.matches("xla_gpu.allocate_shared").count(),
-        2,
-        "{printed}"
-    );
+    let (module, emitted) = load_and_emit(text);
+    assert_shared_tiles(&emitted, 2);
     assert_eq!(emitted.kernel.launch.shared_memory_bytes, 32 * 33 * (4 + 2));
-    check(&module, &emitted, 1);
-}
-
-#[test]
-fn layouts_decide_what_moves() {
-    // A transpose with the identity permutation between a {1,2,0} and a {2,1,0} layout
-    // swaps the two minor dimensions in memory: a 021 transpose of f32[3,50,40].
-    let text = "fusion {
-      p0 = f32[3,40,50]{1,2,0} parameter(0)
-      ROOT t = f32[3,40,50]{2,1,0} transpose(p0), dimensions={0,1,2}
-    }";
-    let module = load(text);
-    let emitted = emit(&module);
-    check(&module, &emitted, 1);
+    check("two heroes", &module, &emitted, 1);
 }
 
 #[test]
@@ -278,13 +291,7 @@ fn a_transpose_of_another_permutation_is_a_side_output() {
       t1 = f32[40,36,40] transpose(p0), dimensions={2,1,0}
       ROOT tuple = (f32[40,40,36], f32[40,36,40]) tuple(t0, t1)
     }";
-    let module = load(text);
-    let emitted = emit(&module);
-    let printed = emitted.module.print();
-    assert_eq!(
-        printed.matches("xla_gpu.allocate_shared").count(),
-        1,
-        "{printed}"
-    );
-    check(&module, &emitted, 1);
+    let (module, emitted) = load_and_emit(text);
+    assert_shared_tiles(&emitted, 1);
+    check("a 210 side output", &module, &emitted, 1);
 }

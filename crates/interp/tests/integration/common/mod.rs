@@ -19,37 +19,49 @@ pub fn run(text: &str, blocks: u64, threads: u64, args: Vec<Buffer>) -> Result<V
         .map(|r| r.buffers)
 }
 
+/// A buffer of `values`, each as its little-endian bytes (`to_le_bytes`).
+fn le_buffer<T: Copy, const N: usize>(values: &[T], to_le: fn(T) -> [u8; N]) -> Buffer {
+    Buffer::new(values.iter().flat_map(|&v| to_le(v)).collect())
+}
+
+/// The values of a buffer of `N`-byte little-endian elements (`from_le_bytes`).
+fn le_values<T, const N: usize>(b: &Buffer, from_le: fn([u8; N]) -> T) -> Vec<T> {
+    b.bytes()
+        .chunks(N)
+        .map(|c| from_le(c.try_into().unwrap()))
+        .collect()
+}
+
 pub fn f32s(values: &[f32]) -> Buffer {
-    Buffer::new(values.iter().flat_map(|v| v.to_le_bytes()).collect())
+    le_buffer(values, f32::to_le_bytes)
 }
 
 pub fn to_f32s(b: &Buffer) -> Vec<f32> {
-    b.bytes()
-        .chunks(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    le_values(b, f32::from_le_bytes)
 }
 
 pub fn i32s(values: &[i32]) -> Buffer {
-    Buffer::new(values.iter().flat_map(|v| v.to_le_bytes()).collect())
+    le_buffer(values, i32::to_le_bytes)
 }
 
 pub fn to_i32s(b: &Buffer) -> Vec<i32> {
-    b.bytes()
-        .chunks(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    le_values(b, i32::from_le_bytes)
 }
 
 pub fn i64s(values: &[i64]) -> Buffer {
-    Buffer::new(values.iter().flat_map(|v| v.to_le_bytes()).collect())
+    le_buffer(values, i64::to_le_bytes)
 }
 
 pub fn to_i64s(b: &Buffer) -> Vec<i64> {
-    b.bytes()
-        .chunks(8)
-        .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    le_values(b, i64::from_le_bytes)
+}
+
+/// The seed's GELU model (`testdata/models/gelu.hlo`) on `bf16[2,64,16]` instead of
+/// `bf16[6,512,4096]`: small enough to interpret in a test.
+pub fn small_gelu_hlo() -> String {
+    std::fs::read_to_string(testkit::testdata("models/gelu.hlo"))
+        .unwrap()
+        .replace("6,512,4096", "2,64,16")
 }
 
 /// Asserts that `r` failed with `kind` and that its message contains each of `parts`.
