@@ -554,7 +554,7 @@ impl<'m> Printer<'m> {
             // printers may rely on the op's invariants).
             m.op_def(op).filter(|d| {
                 d.has_custom_syntax()
-                    && d.num_regions.is_none_or(|n| m.regions(op).len() == n)
+                    && m.regions(op).len() == d.num_regions
                     && d.check(&self.verify_cx, op).is_ok()
             })
         };

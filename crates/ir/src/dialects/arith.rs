@@ -86,7 +86,6 @@ pub const FASTMATH: PropKind = PropKind::EnumBody {
 pub(super) const FLOAT_UNARY_OP: OpDef = OpDef::new("")
     .traits(Traits::PURE)
     .inherent(&["fastmath"])
-    .regions(0)
     .operands(&[one("operand", &FLOAT_LIKE)])
     .results(&[one("result", &FLOAT_LIKE)])
     .props(&[optional("fastmath", FASTMATH)])
@@ -103,7 +102,6 @@ pub const OVERFLOW: PropKind = PropKind::EnumBody {
 const CONSTANT: OpDef = OpDef::new("arith.constant")
     .traits(Traits::PURE.union(Traits::CONSTANT_LIKE))
     .inherent(&["value"])
-    .regions(0)
     .operands(&[])
     .results(&[one("result", &ANY)])
     .syntax(print_constant, parse_constant)
@@ -113,7 +111,6 @@ const CONSTANT: OpDef = OpDef::new("arith.constant")
 /// `arith.select %c, %a, %b : f32` (`: i1, f32` spelled out only for a shaped condition).
 const SELECT: OpDef = OpDef::new("arith.select")
     .traits(Traits::PURE)
-    .regions(0)
     .operands(&[
         one("condition", &BOOL_LIKE),
         one("true_value", &ANY),
@@ -127,7 +124,6 @@ const SELECT: OpDef = OpDef::new("arith.select")
 const FLOAT_BINARY_OP: OpDef = OpDef::new("")
     .traits(Traits::PURE)
     .inherent(&["fastmath"])
-    .regions(0)
     .operands(&[one("lhs", &FLOAT_LIKE), one("rhs", &FLOAT_LIKE)])
     .results(&[one("result", &FLOAT_LIKE)])
     .props(&[optional("fastmath", FASTMATH)])
@@ -137,7 +133,6 @@ const FLOAT_BINARY_OP: OpDef = OpDef::new("")
 /// `arith.divsi %a, %b : i32`.
 const INT_BINARY_OP: OpDef = OpDef::new("")
     .traits(Traits::PURE)
-    .regions(0)
     .operands(&[one("lhs", &INT_LIKE), one("rhs", &INT_LIKE)])
     .results(&[one("result", &INT_LIKE)])
     .rules(&[ALL_TYPES_SAME])
@@ -153,7 +148,6 @@ const INT_BINARY_OVERFLOW_OP: OpDef = INT_BINARY_OP
 const CMPI: OpDef = OpDef::new("arith.cmpi")
     .traits(Traits::PURE)
     .inherent(&["predicate"])
-    .regions(0)
     .operands(&[one("lhs", &INT_LIKE), one("rhs", &INT_LIKE)])
     .results(&[one("result", &BOOL_LIKE)])
     .props(&[required(
@@ -169,7 +163,6 @@ const CMPI: OpDef = OpDef::new("arith.cmpi")
 const CMPF: OpDef = OpDef::new("arith.cmpf")
     .traits(Traits::PURE)
     .inherent(&["predicate", "fastmath"])
-    .regions(0)
     .operands(&[one("lhs", &FLOAT_LIKE), one("rhs", &FLOAT_LIKE)])
     .results(&[one("result", &BOOL_LIKE)])
     .props(&[
@@ -197,7 +190,6 @@ const COMPARISON_RULES: &[TypeRule] = &[
 /// `arith.extf %x fastmath<fast> : bf16 to f32` (whether the types fit is `verify_cast`'s).
 const CAST_OP: OpDef = OpDef::new("")
     .traits(Traits::PURE)
-    .regions(0)
     .operands(&[one("in", &ANY)])
     .results(&[one("out", &ANY)])
     .format("$in attr-dict `:` type($in) `to` type($out)")

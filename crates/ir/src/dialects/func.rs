@@ -38,7 +38,6 @@ pub fn register(r: &mut Registry) {
     r.register(
         OpDef::new("func.call")
             .inherent(&["callee", "arg_attrs", "res_attrs", "no_inline"])
-            .regions(0)
             .syntax(print_call, parse_call)
             .verify(verify_call),
     );

@@ -53,7 +53,6 @@ const SHUFFLE_VALUE: Constraint = Constraint {
 const DIMENSION_OP: OpDef = OpDef::new("")
     .traits(Traits::PURE)
     .inherent(&["dimension", "upper_bound"])
-    .regions(0)
     .operands(&[])
     .results(&[one("result", &INDEX)])
     .props(&[
@@ -67,7 +66,6 @@ const DIMENSION_OP: OpDef = OpDef::new("")
 const SHUFFLE: OpDef = OpDef::new("gpu.shuffle")
     .traits(Traits::PURE)
     .inherent(&["mode"])
-    .regions(0)
     .operands(&[
         one("value", &SHUFFLE_VALUE),
         one("offset", &I32),
@@ -91,7 +89,6 @@ const SHUFFLE: OpDef = OpDef::new("gpu.shuffle")
 
 /// `gpu.barrier`.
 const BARRIER: OpDef = OpDef::new("gpu.barrier")
-    .regions(0)
     .operands(&[])
     .results(&[])
     .format("attr-dict");

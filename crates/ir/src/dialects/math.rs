@@ -61,7 +61,6 @@ const FMA: OpDef = FLOAT_UNARY_OP
 /// `math.ctlz %x : i32`.
 const INT_UNARY_OP: OpDef = OpDef::new("")
     .traits(Traits::PURE)
-    .regions(0)
     .operands(&[one("operand", &INT_LIKE)])
     .results(&[one("result", &INT_LIKE)])
     .rules(&[ALL_TYPES_SAME])

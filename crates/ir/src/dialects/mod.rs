@@ -188,7 +188,6 @@ pub const RETURN_LIKE: OpDef = OpDef::new("")
             .union(Traits::RETURN_LIKE)
             .union(Traits::PURE),
     )
-    .regions(0)
     .operands(&[variadic("operands", &ANY)])
     .results(&[])
     .format("attr-dict ($operands^ `:` type($operands))?");

@@ -59,7 +59,6 @@ const I32_OR_F32: Constraint = Constraint {
 const SREG: OpDef = OpDef::new("")
     .traits(Traits::PURE)
     .inherent(&["range"])
-    .regions(0)
     .operands(&[])
     .results(&[one("res", &LLVM_TYPE)])
     .syntax(print_sreg, parse_sreg)
@@ -75,7 +74,6 @@ const LLVM_TYPE: Constraint = Constraint {
 
 /// `nvvm.barrier0`.
 const BARRIER0: OpDef = OpDef::new("nvvm.barrier0")
-    .regions(0)
     .operands(&[])
     .results(&[])
     .format("attr-dict");
@@ -84,7 +82,6 @@ const BARRIER0: OpDef = OpDef::new("nvvm.barrier0")
 /// `verify_shfl`'s: the value's, or a struct with a validity bit).
 const SHFL_SYNC: OpDef = OpDef::new("nvvm.shfl.sync")
     .inherent(&["kind", "return_value_and_is_valid"])
-    .regions(0)
     .operands(&[
         one("thread_mask", &I32),
         one("val", &I32_OR_F32),

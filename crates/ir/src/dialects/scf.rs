@@ -39,7 +39,6 @@ pub fn register(r: &mut Registry) {
         OpDef::new("scf.condition")
             .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE))
             .parents(&["scf.while"])
-            .regions(0)
             .syntax(print_condition, parse_condition)
             .verify(verify_condition),
     );

@@ -9,7 +9,6 @@ use crate::verifier::VerifyCx;
 const OPS: &[OpDef] = &[
     OpDef::new("tensor.extract")
         .traits(Traits::PURE)
-        .regions(0)
         .operands(&[one("tensor", &RANKED_TENSOR), variadic("indices", &INDEX)])
         .results(&[one("result", &ANY)])
         .rules(&[TypeRule::Derived {
@@ -23,7 +22,6 @@ const OPS: &[OpDef] = &[
         .name_hint(|_, _| Some("extracted".into())),
     OpDef::new("tensor.insert")
         .traits(Traits::PURE)
-        .regions(0)
         .operands(&[
             one("scalar", &ANY),
             one("dest", &RANKED_TENSOR),
@@ -48,7 +46,6 @@ const OPS: &[OpDef] = &[
         .name_hint(|_, _| Some("inserted".into())),
     OpDef::new("tensor.empty")
         .traits(Traits::PURE)
-        .regions(0)
         .operands(&[variadic("dynamicSizes", &INDEX)])
         .results(&[one("result", &RANKED_TENSOR)])
         .format("`(`$dynamicSizes`)` attr-dict `:` type($result)")

@@ -98,7 +98,6 @@ const OPS: &[OpDef] = &[
     OpDef::new("llvm.getelementptr")
         .traits(Traits::PURE)
         .inherent(&["elem_type", "noWrapFlags", "rawConstantIndices"])
-        .regions(0)
         .syntax(print_gep, parse_gep)
         .verify(verify_gep),
     OpDef::new("llvm.load")
@@ -116,7 +115,6 @@ const OPS: &[OpDef] = &[
             "tbaa",
             "volatile_",
         ])
-        .regions(0)
         .operands(&[one("addr", &LLVM_PTR)])
         .results(&[one("res", &SIZED_LLVM_TYPE)])
         .syntax(print_load, parse_load)
@@ -134,7 +132,6 @@ const OPS: &[OpDef] = &[
             "tbaa",
             "volatile_",
         ])
-        .regions(0)
         .operands(&[one("value", &SIZED_LLVM_TYPE), one("addr", &LLVM_PTR)])
         .results(&[])
         .syntax(print_store, parse_store)
@@ -171,7 +168,6 @@ const OPS: &[OpDef] = &[
     OpDef::new("llvm.mlir.addressof")
         .traits(Traits::PURE)
         .inherent(&["global_name"])
-        .regions(0)
         .operands(&[])
         .results(&[one("res", &LLVM_PTR)])
         .syntax(print_addressof, parse_addressof)
@@ -179,7 +175,6 @@ const OPS: &[OpDef] = &[
     OpDef::new("llvm.mlir.constant")
         .traits(Traits::PURE.union(Traits::CONSTANT_LIKE))
         .inherent(&["value"])
-        .regions(0)
         .operands(&[])
         .results(&[one("res", &ANY)])
         .syntax(print_constant, parse_constant)
@@ -219,7 +214,6 @@ const OPS: &[OpDef] = &[
             "will_return",
             "operandSegmentSizes",
         ])
-        .regions(0)
         .syntax(print_call, parse_call)
         .verify(verify_call),
 ];

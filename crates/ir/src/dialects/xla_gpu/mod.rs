@@ -76,36 +76,30 @@ const OPS: &[OpDef] = &[
     OpDef::new("xla_gpu.apply_indexing")
         .traits(Traits::PURE)
         .inherent(&[MAP_ATTR])
-        .regions(0)
         .syntax(print_apply_indexing, parse_apply_indexing)
         .verify(verify_apply_indexing),
     OpDef::new("xla_gpu.pure_call")
         .traits(Traits::PURE)
         .inherent(&["callee"])
-        .regions(0)
         .syntax(print_pure_call, parse_pure_call)
         .verify(verify_pure_call)
         .name_hint(|_, _| Some("pure_call".into())),
     OpDef::new("xla_gpu.allocate_shared")
-        .regions(0)
         .operands(&[])
         .results(&[one("result", &STATIC_TENSOR)])
         .format("attr-dict `:` type($result)")
         .name_hint(|_, _| Some("shmem".into())),
     OpDef::new("xla_gpu.sync_threads")
-        .regions(0)
         .syntax(print_sync_threads, parse_sync_threads)
         .verify(verify_sync_threads)
         .name_hint(|_, _| Some("synced_tensor".into())),
     OpDef::new("xla_gpu.shuffle_reduce")
         .traits(Traits::PURE)
         .inherent(&["combiner", "max_distance"])
-        .regions(0)
         .syntax(print_shuffle_reduce, parse_shuffle_reduce)
         .verify(verify_shuffle_reduce),
     OpDef::new("xla_gpu.predicated_insert")
         .traits(Traits::PURE)
-        .regions(0)
         .syntax(print_predicated_insert, parse_predicated_insert)
         .verify(verify_predicated_insert),
     // Not pure: it writes the element in place, visible to every thread at once.
@@ -116,7 +110,6 @@ const OPS: &[OpDef] = &[
         .verify(verify_atomic_rmw),
     OpDef::new("xla_gpu.predicated_extract")
         .traits(Traits::PURE)
-        .regions(0)
         .syntax(print_predicated_extract, parse_predicated_extract)
         .verify(verify_predicated_extract),
 ];
