@@ -3,9 +3,7 @@
 
 use std::sync::LazyLock;
 
-use ir::{Module, Registry, parse_module_with};
-
-use crate::common;
+use crate::common::{self, parse};
 
 /// The standard-dialect chunk of `testdata/ir/ops.mlir`.
 static STANDARD_OPS: LazyLock<String> = LazyLock::new(|| common::ops_chunk(0));
@@ -17,11 +15,6 @@ static FILES: LazyLock<[(&str, &str); 2]> = LazyLock::new(|| {
         ("ops.mlir", STANDARD_OPS.as_str()),
     ]
 });
-
-fn parse(name: &str, text: &str) -> Module {
-    parse_module_with(text, name, Registry::standard())
-        .unwrap_or_else(|e| panic!("{}", e.render(text)))
-}
 
 #[test]
 fn custom_form_is_a_fixed_point() {
