@@ -705,11 +705,10 @@ impl Module {
     }
 
     /// The uses of a value (most recent first).
-    pub fn uses(&self, v: Value) -> Uses<'_> {
-        Uses {
-            module: self,
-            next: self.values[v.index()].first_use,
-        }
+    pub fn uses(&self, v: Value) -> impl Iterator<Item = Use> + '_ {
+        std::iter::successors(self.values[v.index()].first_use, |u| {
+            self.ops[u.op.index()].operands[u.index as usize].next
+        })
     }
 
     pub fn has_uses(&self, v: Value) -> bool {
@@ -743,36 +742,6 @@ fn sanitize_name(name: &str) -> Option<String> {
         })
         .collect();
     Some(cleaned)
-}
-
-/// Iterator over the uses of a value.
-pub struct Uses<'m> {
-    module: &'m Module,
-    next: Option<Use>,
-}
-
-impl Iterator for Uses<'_> {
-    type Item = Use;
-    fn next(&mut self) -> Option<Use> {
-        let u = self.next?;
-        self.next = self.module.ops[u.op.index()].operands[u.index as usize].next;
-        Some(u)
-    }
-}
-
-/// Iterator over the ops of a block.
-pub struct BlockOps<'m> {
-    module: &'m Module,
-    next: Option<OpId>,
-}
-
-impl Iterator for BlockOps<'_> {
-    type Item = OpId;
-    fn next(&mut self) -> Option<OpId> {
-        let op = self.next?;
-        self.next = self.module.ops[op.index()].next;
-        Some(op)
-    }
 }
 
 /// A name → op map of one symbol table op, for repeated lookups.
