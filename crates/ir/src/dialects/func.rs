@@ -82,13 +82,7 @@ pub fn build_call(
     args: &[Value],
     results: &[Type],
 ) -> OpId {
-    m.create_op_at(
-        OpState::new("func.call")
-            .operands(args)
-            .results(results)
-            .prop("callee", Attribute::symbol(callee)),
-        at,
-    )
+    m.create_op_at(super::call_state("func.call", callee, args, results), at)
 }
 
 fn arg_attr_list(m: &Module, op: OpId, name: &str, index: usize) -> Vec<NamedAttr> {

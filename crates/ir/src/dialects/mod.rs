@@ -29,7 +29,7 @@ pub mod prelude {
 use crate::attrs::Attribute;
 use crate::diag::DResult;
 use crate::dialects::prelude::*;
-use crate::module::{Module, OpId, OpState};
+use crate::module::{Module, OpId, OpState, Value};
 use crate::parser::Parser;
 use crate::printer::Printer;
 use crate::types::Type;
@@ -133,6 +133,17 @@ pub fn expect_operand_types(
         }
     }
     Ok(())
+}
+
+// ----- builder helpers -----
+
+/// A direct call `name @callee(args) -> results` (`func.call`, `llvm.call`,
+/// `xla_gpu.pure_call`): MLIR's call ops name their callee in the `callee` property.
+pub fn call_state(name: &str, callee: &str, args: &[Value], results: &[Type]) -> OpState {
+    OpState::new(name)
+        .operands(args)
+        .results(results)
+        .prop("callee", Attribute::symbol(callee))
 }
 
 // ----- syntax helpers -----

@@ -685,10 +685,7 @@ pub fn build_call(
 ) -> OpId {
     let results: Vec<Type> = result.into_iter().collect();
     m.create_op_at(
-        OpState::new("llvm.call")
-            .operands(args)
-            .results(&results)
-            .prop("callee", Attribute::symbol(callee))
+        super::call_state("llvm.call", callee, args, &results)
             .prop("CConv", enum_attr(CCONV, "ccc"))
             .prop("TailCallKind", enum_attr(TAIL_CALL_KIND, "none"))
             .prop(

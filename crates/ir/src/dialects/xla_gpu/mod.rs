@@ -277,10 +277,7 @@ pub fn build_pure_call(
     results: &[Type],
 ) -> OpId {
     m.create_op_at(
-        OpState::new("xla_gpu.pure_call")
-            .operands(args)
-            .results(results)
-            .prop("callee", Attribute::symbol(callee)),
+        super::call_state("xla_gpu.pure_call", callee, args, results),
         at,
     )
 }
