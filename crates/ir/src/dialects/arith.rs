@@ -251,13 +251,12 @@ const fn commutes(commutative: bool) -> Traits {
 /// `arith.constant <value>`; the result type is the attribute's type.
 pub fn build_constant(m: &mut Module, at: InsertPoint, value: Attribute) -> Value {
     let ty = value.ty().expect("typed constant attribute");
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("arith.constant")
             .prop("value", value)
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `arith.constant v : index`.
@@ -268,8 +267,7 @@ pub fn build_index_constant(m: &mut Module, at: InsertPoint, v: i64) -> Value {
 /// A binary op whose result has the operands' type (`arith.addf`, `arith.muli`, ...).
 pub fn build_binary(m: &mut Module, at: InsertPoint, name: &str, lhs: Value, rhs: Value) -> Value {
     let ty = m.value_type(lhs);
-    let op = m.create_op_at(OpState::new(name).operands(&[lhs, rhs]).results(&[ty]), at);
-    m.result(op, 0)
+    m.create_result_at(OpState::new(name).operands(&[lhs, rhs]).results(&[ty]), at)
 }
 
 /// `arith.cmpi <predicate>, lhs, rhs`.
@@ -285,20 +283,18 @@ pub fn build_cmpi(
         .position(|&n| n == predicate)
         .expect("cmpi predicate");
     let ty = with_element_type(m.value_type(lhs), Type::I1);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("arith.cmpi")
             .operands(&[lhs, rhs])
             .results(&[ty])
             .prop("predicate", Attribute::i64(p as i64)),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// A cast op (`arith.extf`, `arith.index_cast`, ...) to `to`.
 pub fn build_cast(m: &mut Module, at: InsertPoint, name: &str, v: Value, to: Type) -> Value {
-    let op = m.create_op_at(OpState::new(name).operands(&[v]).results(&[to]), at);
-    m.result(op, 0)
+    m.create_result_at(OpState::new(name).operands(&[v]).results(&[to]), at)
 }
 
 // ----- arith.constant -----

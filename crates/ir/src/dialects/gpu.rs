@@ -139,8 +139,7 @@ pub fn build_dimension_op(
     if let Some(bound) = upper_bound {
         state = state.prop("upper_bound", Attribute::index(bound));
     }
-    let op = m.create_op_at(state, at);
-    m.result(op, 0)
+    m.create_result_at(state, at)
 }
 
 /// `gpu.shuffle  <mode> %value, %offset, %width`; returns the shuffled value and the

@@ -120,8 +120,7 @@ pub fn build_sreg(m: &mut Module, at: InsertPoint, name: &str, range: Option<(i6
     if let Some((lo, hi)) = range {
         state = state.prop("range", range_attr(32, lo.into(), hi.into()));
     }
-    let op = m.create_op_at(state, at);
-    m.result(op, 0)
+    m.create_result_at(state, at)
 }
 
 /// `nvvm.barrier0`.
@@ -138,14 +137,13 @@ pub fn build_shfl_sync(
 ) -> Value {
     assert!(SHFL_KINDS.contains(&kind), "nvvm.shfl.sync kind '{kind}'");
     let ty = m.value_type(value);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("nvvm.shfl.sync")
             .operands(&[mask, value, offset, clamp])
             .prop("kind", enum_attr(SHFL_KIND, kind))
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 // ----- constant ranges -----

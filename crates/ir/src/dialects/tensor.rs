@@ -66,13 +66,12 @@ pub fn build_extract(m: &mut Module, at: InsertPoint, tensor: Value, indices: &[
         .expect("tensor.extract of a tensor");
     let mut operands = vec![tensor];
     operands.extend_from_slice(indices);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("tensor.extract")
             .operands(&operands)
             .results(&[elem]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `tensor.insert %v into %t[indices]`.
@@ -86,19 +85,17 @@ pub fn build_insert(
     let ty = m.value_type(tensor);
     let mut operands = vec![scalar, tensor];
     operands.extend_from_slice(indices);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("tensor.insert")
             .operands(&operands)
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `tensor.empty() : ty` (static shape).
 pub fn build_empty(m: &mut Module, at: InsertPoint, ty: Type) -> Value {
-    let op = m.create_op_at(OpState::new("tensor.empty").results(&[ty]), at);
-    m.result(op, 0)
+    m.create_result_at(OpState::new("tensor.empty").results(&[ty]), at)
 }
 
 /// `tensor` (ranked, as declared) has one index operand per dimension after the first

@@ -504,6 +504,13 @@ impl Module {
         op
     }
 
+    /// Creates a one-result op and inserts it; its result (what most dialect builders
+    /// return).
+    pub fn create_result_at(&mut self, state: OpState, at: InsertPoint) -> Value {
+        let op = self.create_op_at(state, at);
+        self.result(op, 0)
+    }
+
     /// Unlinks an op from its block (it stays alive and can be inserted elsewhere).
     pub fn detach_op(&mut self, op: OpId) {
         let Some(block) = self.ops[op.index()].parent else {

@@ -435,7 +435,7 @@ pub fn build_gep(
         .collect();
     let flags = if inbounds { GEP_INBOUNDS } else { 0 };
     let ty = m.value_type(base);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.getelementptr")
             .operands(&operands)
             .prop("elem_type", Attribute::Type(elem_type))
@@ -443,8 +443,7 @@ pub fn build_gep(
             .prop("rawConstantIndices", dense_i32_array(&raw))
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `llvm.load %ptr [invariant] : !llvm.ptr -> ty`. Set `alignment` on the op for vectors.
@@ -456,8 +455,7 @@ pub fn build_load(m: &mut Module, at: InsertPoint, ptr: Value, ty: Type, invaria
     if invariant {
         state = state.prop("invariant", Attribute::Unit);
     }
-    let op = m.create_op_at(state, at);
-    m.result(op, 0)
+    m.create_result_at(state, at)
 }
 
 /// `llvm.store %value, %ptr`.
@@ -498,15 +496,14 @@ pub fn build_atomic_rmw(
     value: Value,
 ) -> Value {
     let ty = m.value_type(value);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.atomicrmw")
             .operands(&[ptr, value])
             .prop("bin_op", Attribute::i64(bin_op as i64))
             .prop("ordering", Attribute::i64(MONOTONIC))
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `llvm.cmpxchg %ptr, %cmp, %new monotonic monotonic`: `!llvm.struct<(T, i1)>`, the value
@@ -514,15 +511,14 @@ pub fn build_atomic_rmw(
 pub fn build_cmpxchg(m: &mut Module, at: InsertPoint, ptr: Value, cmp: Value, new: Value) -> Value {
     let ty = m.value_type(cmp);
     let result = Type::opaque(&format!("!llvm.struct<({ty}, i1)>"));
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.cmpxchg")
             .operands(&[ptr, cmp, new])
             .prop("failure_ordering", Attribute::i64(MONOTONIC))
             .prop("success_ordering", Attribute::i64(MONOTONIC))
             .results(&[result]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `llvm.call_intrinsic "name"(operands) : (..) -> result`: an LLVM intrinsic that MLIR has
@@ -535,7 +531,7 @@ pub fn build_call_intrinsic(
     operands: &[Value],
     result: Type,
 ) -> Value {
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.call_intrinsic")
             .operands(operands)
             .prop("intrin", Attribute::string(name))
@@ -546,8 +542,7 @@ pub fn build_call_intrinsic(
             )
             .results(&[result]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `llvm.inline_asm "asm", "constraints" operands : (..) -> result`, without side effects
@@ -560,15 +555,14 @@ pub fn build_inline_asm(
     operands: &[Value],
     result: Type,
 ) -> Value {
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.inline_asm")
             .operands(operands)
             .prop("asm_string", Attribute::string(asm))
             .prop("constraints", Attribute::string(constraints))
             .results(&[result]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `llvm.extractvalue %container[position] : ty`.
@@ -579,7 +573,7 @@ pub fn build_extract_value(
     position: i64,
     ty: Type,
 ) -> Value {
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.extractvalue")
             .operands(&[container])
             .prop(
@@ -591,8 +585,7 @@ pub fn build_extract_value(
             )
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `llvm.mlir.global <linkage> @name(value) {addr_space = N : i32} : ty` without an
@@ -624,24 +617,22 @@ pub fn build_global(
 
 /// `llvm.mlir.addressof @name : ptr_ty`.
 pub fn build_addressof(m: &mut Module, at: InsertPoint, name: &str, ptr_ty: Type) -> Value {
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.mlir.addressof")
             .prop("global_name", Attribute::symbol(name))
             .results(&[ptr_ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `llvm.mlir.constant(value) : ty`.
 pub fn build_constant(m: &mut Module, at: InsertPoint, value: Attribute, ty: Type) -> Value {
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.mlir.constant")
             .prop("value", value)
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// The properties every `llvm.func` has (external linkage, C calling convention).

@@ -101,7 +101,7 @@ pub fn build_transfer_read(
     let mut operands = vec![source];
     operands.extend_from_slice(indices);
     operands.push(padding);
-    let op = m.create_op_at(
+    m.create_result_at(
         transfer_state("vector.transfer_read", source_rank, vector_ty, in_bounds)
             .operands(&operands)
             .prop(
@@ -110,8 +110,7 @@ pub fn build_transfer_read(
             )
             .results(&[vector_ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `vector.transfer_write %vector, %dest[indices] : vector type, dest type`, returning the
@@ -127,7 +126,7 @@ pub fn build_transfer_write(
     let dest_ty = m.value_type(dest);
     let mut operands = vec![vector, dest];
     operands.extend_from_slice(indices);
-    let op = m.create_op_at(
+    m.create_result_at(
         transfer_state(
             "vector.transfer_write",
             dest_ty.rank().unwrap_or(0),
@@ -141,8 +140,7 @@ pub fn build_transfer_write(
         )
         .results(&[dest_ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `vector.extract %vector[positions]`: an element, or a sub-vector with fewer positions
@@ -157,14 +155,13 @@ pub fn build_extract(
     let (statics, dynamic) = split_positions(positions);
     let mut operands = vec![vector];
     operands.extend(dynamic);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("vector.extract")
             .operands(&operands)
             .prop("static_position", Attribute::dense_i64_array(&statics))
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `vector.insert %value, %dest[positions]`, returning the updated vector.
@@ -179,25 +176,23 @@ pub fn build_insert(
     let (statics, dynamic) = split_positions(positions);
     let mut operands = vec![value, dest];
     operands.extend(dynamic);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("vector.insert")
             .operands(&operands)
             .prop("static_position", Attribute::dense_i64_array(&statics))
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `vector.broadcast %source : type to vector_ty` (a splat when `source` is a scalar).
 pub fn build_broadcast(m: &mut Module, at: InsertPoint, source: Value, vector_ty: Type) -> Value {
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("vector.broadcast")
             .operands(&[source])
             .results(&[vector_ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// A vector of `vector_ty` from its elements in row-major order: a broadcast of the first,

@@ -37,15 +37,14 @@ pub fn build_multi_reduction(
     dims: &[i64],
 ) -> Value {
     let ty = m.value_type(acc);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("vector.multi_reduction")
             .operands(&[source, acc])
             .prop("kind", enum_attr(KIND_OPEN, kind))
             .prop("reduction_dims", Attribute::dense_i64_array(dims))
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `vector.transpose %v, [permutation]`.
@@ -54,14 +53,13 @@ pub fn build_transpose(m: &mut Module, at: InsertPoint, v: Value, permutation: &
     let shape = ty.shape().unwrap_or(&[]);
     let permuted: Vec<i64> = permutation.iter().map(|&p| shape[p as usize]).collect();
     let result = Type::vector(&permuted, ty.element_type_or_self());
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("vector.transpose")
             .operands(&[v])
             .prop("permutation", Attribute::dense_i64_array(permutation))
             .results(&[result]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// The type a reduction of `source` over `dims` gives.

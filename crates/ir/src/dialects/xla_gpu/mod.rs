@@ -284,8 +284,7 @@ pub fn build_pure_call(
 
 /// `xla_gpu.allocate_shared : ty`.
 pub fn build_allocate_shared(m: &mut Module, at: InsertPoint, ty: Type) -> Value {
-    let op = m.create_op_at(OpState::new("xla_gpu.allocate_shared").results(&[ty]), at);
-    m.result(op, 0)
+    m.create_result_at(OpState::new("xla_gpu.allocate_shared").results(&[ty]), at)
 }
 
 /// `xla_gpu.sync_threads %tensors`: the synchronized tensors, one per operand.
@@ -359,13 +358,12 @@ pub fn build_predicated_insert(
     let ty = m.value_type(dest);
     let mut operands = vec![cond, value, dest];
     operands.extend_from_slice(indices);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("xla_gpu.predicated_insert")
             .operands(&operands)
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `xla_gpu.predicated_extract %src[indices] if %cond else %fallback`: the element.
@@ -380,13 +378,12 @@ pub fn build_predicated_extract(
     let ty = m.value_type(fallback);
     let mut operands = vec![cond, fallback, src];
     operands.extend_from_slice(indices);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("xla_gpu.predicated_extract")
             .operands(&operands)
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 // ----- shared syntax -----
