@@ -1,7 +1,7 @@
 //! `func.func`, `func.return`, `func.call`.
 
 use crate::Ident;
-use crate::attrs::{self, Attribute, NamedAttr};
+use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
 use crate::lexer::Token;
 use crate::module::{InsertPoint, Module, OpId, OpState, Value};
@@ -85,15 +85,6 @@ pub fn build_call(
     m.create_op_at(super::call_state("func.call", callee, args, results), at)
 }
 
-fn arg_attr_list(m: &Module, op: OpId, name: &str, index: usize) -> Vec<NamedAttr> {
-    m.prop(op, name)
-        .and_then(Attribute::as_array)
-        .and_then(|a| a.get(index))
-        .and_then(Attribute::as_dict)
-        .map(<[NamedAttr]>::to_vec)
-        .unwrap_or_default()
-}
-
 fn print_func(p: &mut Printer<'_>, op: OpId) {
     let m = p.module();
     p.write(" ");
@@ -106,40 +97,26 @@ fn print_func(p: &mut Printer<'_>, op: OpId) {
     let body = m.region(op, 0);
     let entry = m.entry_block(body);
     p.write("(");
-    for (i, &t) in inputs.iter().enumerate() {
-        if i > 0 {
-            p.write(", ");
-        }
+    p.comma_separated(inputs.iter().enumerate(), |p, (i, &t)| {
         match entry {
             Some(b) if i < m.block_args(b).len() => p.arg_decl(m.block_arg(b, i)),
             _ => p.ty(t),
         }
-        let attrs = arg_attr_list(m, op, "arg_attrs", i);
-        if !attrs.is_empty() {
-            p.write(" ");
-            p.dict_attr(&attrs);
-        }
-    }
+        super::print_attr_list(p, op, "arg_attrs", i);
+    });
     p.write(")");
     if !results.is_empty() {
         p.write(" -> ");
         let any_attrs =
-            (0..results.len()).any(|i| !arg_attr_list(m, op, "res_attrs", i).is_empty());
+            (0..results.len()).any(|i| !super::attr_list(m, op, "res_attrs", i).is_empty());
         let parens = any_attrs || results.len() > 1 || results[0].function_parts().is_some();
         if parens {
             p.write("(");
         }
-        for (i, &t) in results.iter().enumerate() {
-            if i > 0 {
-                p.write(", ");
-            }
+        p.comma_separated(results.iter().enumerate(), |p, (i, &t)| {
             p.ty(t);
-            let attrs = arg_attr_list(m, op, "res_attrs", i);
-            if !attrs.is_empty() {
-                p.write(" ");
-                p.dict_attr(&attrs);
-            }
-        }
+            super::print_attr_list(p, op, "res_attrs", i);
+        });
         if parens {
             p.write(")");
         }
@@ -158,15 +135,6 @@ fn print_func(p: &mut Printer<'_>, op: OpId) {
         p.write(" ");
         p.region(body, false, true);
     }
-}
-
-fn attr_lists_prop(lists: Vec<Vec<NamedAttr>>) -> Option<Attribute> {
-    if lists.iter().all(Vec::is_empty) {
-        return None;
-    }
-    Some(Attribute::Array(
-        lists.into_iter().map(Attribute::Dict).collect(),
-    ))
 }
 
 fn parse_func(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
@@ -227,10 +195,10 @@ fn parse_func(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
         Ident::new("function_type"),
         Attribute::Type(Type::function(&inputs, &results)),
     );
-    if let Some(a) = attr_lists_prop(args.iter().map(|a| a.attrs.clone()).collect()) {
+    if let Some(a) = super::attr_lists_prop(args.iter().map(|a| a.attrs.clone()).collect()) {
         attrs::set_named(&mut state.props, Ident::new("arg_attrs"), a);
     }
-    if let Some(a) = attr_lists_prop(res_attrs) {
+    if let Some(a) = super::attr_lists_prop(res_attrs) {
         attrs::set_named(&mut state.props, Ident::new("res_attrs"), a);
     }
     let region = if p.peek() == Token::Punct(b'{') {

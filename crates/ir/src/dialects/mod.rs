@@ -26,7 +26,7 @@ pub mod prelude {
     pub use crate::traits::Traits;
 }
 
-use crate::attrs::Attribute;
+use crate::attrs::{Attribute, NamedAttr};
 use crate::diag::DResult;
 use crate::dialects::prelude::*;
 use crate::module::{Module, OpId, OpState, Value};
@@ -171,6 +171,32 @@ pub fn print_enum_prop(
     true
 }
 
+/// MLIR's `printDynamicIndexList` entries (`%i, 2`): each static index, or for each `marker`
+/// the next of the `dynamic` operands.
+pub fn print_dynamic_index_list(
+    p: &mut Printer<'_>,
+    statics: Vec<i64>,
+    marker: i64,
+    mut dynamic: impl Iterator<Item = Value>,
+) {
+    p.comma_separated(statics, |p, s| {
+        match (s == marker).then(|| dynamic.next()).flatten() {
+            Some(v) => p.value(v),
+            None => p.write(&s.to_string()),
+        }
+    });
+}
+
+/// `%a = %x, %b = %y`: region arguments bound to their initial values (the `iter_args` of
+/// `scf.for` and `xla_gpu.loop`, the arguments of `scf.while`).
+pub fn print_bindings(p: &mut Printer<'_>, args: &[Value], inits: &[Value]) {
+    p.comma_separated(args.iter().zip(inits), |p, (&arg, &init)| {
+        p.value(arg);
+        p.write(" = ");
+        p.value(init);
+    });
+}
+
 /// Parses ` keyword<...>` into the property `prop` as `#dialect.keyword<...>`.
 pub fn parse_enum_prop(
     p: &mut Parser<'_>,
@@ -225,6 +251,37 @@ pub fn yields_parent_results(m: &Module, op: OpId, parent: OpId) -> Result<(), S
         }
     }
     Ok(())
+}
+
+// ----- function-like ops (func.func, llvm.func) -----
+
+/// Entry `index` of the argument or result attribute list `prop` (`arg_attrs`, `res_attrs`).
+pub fn attr_list(m: &Module, op: OpId, prop: &str, index: usize) -> Vec<NamedAttr> {
+    m.prop(op, prop)
+        .and_then(Attribute::as_array)
+        .and_then(|a| a.get(index))
+        .and_then(Attribute::as_dict)
+        .map(<[NamedAttr]>::to_vec)
+        .unwrap_or_default()
+}
+
+/// ` {attrs}` of one argument or result, if it has any.
+pub fn print_attr_list(p: &mut Printer<'_>, op: OpId, prop: &str, index: usize) {
+    let attrs = attr_list(p.module(), op, prop, index);
+    if !attrs.is_empty() {
+        p.write(" ");
+        p.dict_attr(&attrs);
+    }
+}
+
+/// An `arg_attrs`/`res_attrs` property, when any entry is non-empty (as MLIR stores them).
+pub fn attr_lists_prop(lists: Vec<Vec<NamedAttr>>) -> Option<Attribute> {
+    if lists.iter().all(Vec::is_empty) {
+        return None;
+    }
+    Some(Attribute::Array(
+        lists.into_iter().map(Attribute::Dict).collect(),
+    ))
 }
 
 // ----- enum attributes, dense arrays, operand segments (vector, gpu, llvm, nvvm) -----

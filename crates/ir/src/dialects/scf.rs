@@ -183,17 +183,7 @@ fn print_for(p: &mut Printer<'_>, op: OpId) {
     let inits = &operands[3..];
     if !inits.is_empty() {
         p.write(" iter_args(");
-        for (i, &init) in inits.iter().enumerate() {
-            if i > 0 {
-                p.write(", ");
-            }
-            match args.get(i + 1) {
-                Some(&a) => p.value(a),
-                None => p.write("%<<missing>>"),
-            }
-            p.write(" = ");
-            p.value(init);
-        }
+        super::print_bindings(p, &args[1..], inits);
         p.write(") -> (");
         p.types(inits.iter().map(|&v| m.value_type(v)));
         p.write(")");
@@ -386,14 +376,7 @@ fn print_while(p: &mut Printer<'_>, op: OpId) {
     let args = m.block_args(before);
     if !inits.is_empty() {
         p.write(" (");
-        for (i, (&arg, &init)) in args.iter().zip(&inits).enumerate() {
-            if i > 0 {
-                p.write(", ");
-            }
-            p.value(arg);
-            p.write(" = ");
-            p.value(init);
-        }
+        super::print_bindings(p, args, &inits);
         p.write(")");
     }
     p.write(" : (");

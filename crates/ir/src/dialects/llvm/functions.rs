@@ -53,25 +53,6 @@ pub(super) fn verify_func(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     Ok(())
 }
 
-/// Entry `index` of the argument or result attribute list `prop`.
-pub(super) fn attr_list(m: &Module, op: OpId, prop: &str, index: usize) -> Vec<NamedAttr> {
-    m.prop(op, prop)
-        .and_then(Attribute::as_array)
-        .and_then(|a| a.get(index))
-        .and_then(Attribute::as_dict)
-        .map(<[NamedAttr]>::to_vec)
-        .unwrap_or_default()
-}
-
-/// ` {attrs}` of one argument or result, if it has any.
-pub(super) fn print_attr_list(p: &mut Printer<'_>, op: OpId, prop: &str, index: usize) {
-    let attrs = attr_list(p.module(), op, prop, index);
-    if !attrs.is_empty() {
-        p.write(" ");
-        p.dict_attr(&attrs);
-    }
-}
-
 /// ` [linkage] [visibility] [unnamed_addr] [cconv] @name(args) [-> result]
 /// [attributes {...}] [body]`
 pub(super) fn print_func(p: &mut Printer<'_>, op: OpId) {
@@ -98,16 +79,13 @@ pub(super) fn print_func(p: &mut Printer<'_>, op: OpId) {
     let body = m.region(op, 0);
     let entry = m.entry_block(body);
     p.write("(");
-    for (i, &t) in sig.inputs.iter().enumerate() {
-        if i > 0 {
-            p.write(", ");
-        }
+    p.comma_separated(sig.inputs.iter().enumerate(), |p, (i, &t)| {
         match entry {
             Some(b) => p.arg_decl(m.block_arg(b, i)),
             None => p.ty(t),
         }
         print_attr_list(p, op, "arg_attrs", i);
-    }
+    });
     if sig.variadic {
         p.write(if sig.inputs.is_empty() {
             "..."
@@ -181,16 +159,6 @@ pub(super) fn parse_func_result(p: &mut Parser<'_>) -> DResult<Option<(Type, Vec
         return Ok(Some((ty, attrs)));
     }
     Ok(Some((p.parse_type()?, attrs)))
-}
-
-/// An `arg_attrs`/`res_attrs` property, when any entry is non-empty (as MLIR stores them).
-pub(super) fn attr_lists_prop(lists: Vec<Vec<NamedAttr>>) -> Option<Attribute> {
-    if lists.iter().all(Vec::is_empty) {
-        return None;
-    }
-    Some(Attribute::Array(
-        lists.into_iter().map(Attribute::Dict).collect(),
-    ))
 }
 
 pub(super) fn parse_func(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {

@@ -90,17 +90,8 @@ pub(super) fn print_gep(p: &mut Printer<'_>, op: OpId) {
     }
     p.value(m.operand(op, 0));
     p.write("[");
-    let mut dynamic = m.operands(op).skip(1);
     let raw = dense_ints(m.prop(op, "rawConstantIndices")).unwrap_or_default();
-    for (i, &c) in raw.iter().enumerate() {
-        if i > 0 {
-            p.write(", ");
-        }
-        match (c == GEP_DYNAMIC_INDEX).then(|| dynamic.next()).flatten() {
-            Some(v) => p.value(v),
-            None => p.write(&c.to_string()),
-        }
-    }
+    print_dynamic_index_list(p, raw, GEP_DYNAMIC_INDEX, m.operands(op).skip(1));
     p.write("]");
     p.attr_dict(op, &["elem_type", "noWrapFlags", "rawConstantIndices"]);
     p.write(" : (");

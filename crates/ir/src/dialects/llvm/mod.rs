@@ -11,8 +11,9 @@
 //! form (`ptr`, `array<4 x f32>`); [`Signature`] reads and writes it.
 
 use super::{
-    dense_i32_array, dense_ints, enum_attr, enum_case, expect_results, operand_segments,
-    parse_enum_prop, print_enum_prop, split_top_level,
+    attr_list, attr_lists_prop, dense_i32_array, dense_ints, enum_attr, enum_case, expect_results,
+    operand_segments, parse_enum_prop, print_attr_list, print_dynamic_index_list, print_enum_prop,
+    split_top_level,
 };
 use crate::Ident;
 use crate::attrs::{self, Attribute, DenseValues, NamedAttr};

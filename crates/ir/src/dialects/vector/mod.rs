@@ -7,7 +7,10 @@
 //! constant vector is `arith.constant dense<...> : vector<..>`. Transfers are unmasked here
 //! (the pipeline never masks); a mask operand is reported, not silently dropped.
 
-use super::{dense_i32_array, dense_ints, expect_results, operand_segments, split_top_level};
+use super::{
+    dense_i32_array, dense_ints, expect_results, operand_segments, print_dynamic_index_list,
+    split_top_level,
+};
 use crate::Ident;
 use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
@@ -292,17 +295,8 @@ fn verify_positions(
 fn print_positions(p: &mut Printer<'_>, op: OpId, first_dynamic: usize) {
     let m = p.module();
     let statics = dense_ints(m.prop(op, "static_position")).unwrap_or_default();
-    let mut dynamic = m.operands(op).skip(first_dynamic);
     p.write("[");
-    for (i, &s) in statics.iter().enumerate() {
-        if i > 0 {
-            p.write(", ");
-        }
-        match (s == DYNAMIC).then(|| dynamic.next()).flatten() {
-            Some(v) => p.value(v),
-            None => p.write(&s.to_string()),
-        }
-    }
+    print_dynamic_index_list(p, statics, DYNAMIC, m.operands(op).skip(first_dynamic));
     p.write("]");
 }
 

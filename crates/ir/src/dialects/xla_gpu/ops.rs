@@ -22,14 +22,7 @@ pub(super) fn print_loop(p: &mut Printer<'_>, op: OpId) {
     p.write(" in ");
     p.attr(map);
     p.write(" iter_args(");
-    for (i, (&arg, &init)) in args.iter_args.iter().zip(inits).enumerate() {
-        if i > 0 {
-            p.write(", ");
-        }
-        p.value(arg);
-        p.write(" = ");
-        p.value(init);
-    }
+    super::super::print_bindings(p, args.iter_args, inits);
     p.write(") -> (");
     p.types(inits.iter().map(|&v| m.value_type(v)));
     p.write(") ");
