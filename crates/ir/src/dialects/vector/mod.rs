@@ -388,11 +388,7 @@ fn parse_extract(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     let result = p.parse_colon_type()?;
     p.parse_keyword("from")?;
     let vector_ty = p.parse_type()?;
-    let mut operands = vec![vector];
-    operands.extend(dynamic.iter().copied());
-    let mut types = vec![vector_ty];
-    types.extend(std::iter::repeat_n(Type::INDEX, dynamic.len()));
-    state.operands = p.resolve_operands(&operands, &types, loc)?;
+    state.operands = p.resolve_indexed_operands(&[vector], &[vector_ty], &dynamic, loc)?;
     state.result_types.push(result);
     Ok(())
 }
@@ -459,11 +455,8 @@ fn parse_insert(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     let value_ty = p.parse_colon_type()?;
     p.parse_keyword("into")?;
     let dest_ty = p.parse_type()?;
-    let mut operands = vec![value, dest];
-    operands.extend(dynamic.iter().copied());
-    let mut types = vec![value_ty, dest_ty];
-    types.extend(std::iter::repeat_n(Type::INDEX, dynamic.len()));
-    state.operands = p.resolve_operands(&operands, &types, loc)?;
+    state.operands =
+        p.resolve_indexed_operands(&[value, dest], &[value_ty, dest_ty], &dynamic, loc)?;
     state.result_types.push(dest_ty);
     Ok(())
 }

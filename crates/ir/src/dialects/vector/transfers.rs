@@ -326,13 +326,8 @@ pub(super) fn parse_transfer_read(p: &mut Parser<'_>, state: &mut OpState) -> DR
     }
     let (tensor_ty, vector_ty) = parse_transfer_tail(p, state, false)?;
     let elem = tensor_ty.element_type().unwrap_or(tensor_ty);
-    let mut types = vec![tensor_ty];
-    types.extend(std::iter::repeat_n(Type::INDEX, indices.len()));
-    types.push(elem);
-    let mut operands = vec![tensor];
-    operands.extend(indices.iter().copied());
-    operands.push(padding);
-    state.operands = p.resolve_operands(&operands, &types, loc)?;
+    state.operands = p.resolve_indexed_operands(&[tensor], &[tensor_ty], &indices, loc)?;
+    state.operands.push(p.resolve_operand(&padding, elem)?);
     set_segments(state, &[1, indices.len() as i64, 1, 0]);
     state.result_types.push(vector_ty);
     Ok(())
@@ -388,11 +383,8 @@ pub(super) fn parse_transfer_write(p: &mut Parser<'_>, state: &mut OpState) -> D
         return Err(p.error("masked transfers are not supported"));
     }
     let (tensor_ty, vector_ty) = parse_transfer_tail(p, state, true)?;
-    let mut types = vec![vector_ty, tensor_ty];
-    types.extend(std::iter::repeat_n(Type::INDEX, indices.len()));
-    let mut operands = vec![vector, tensor];
-    operands.extend(indices.iter().copied());
-    state.operands = p.resolve_operands(&operands, &types, loc)?;
+    state.operands =
+        p.resolve_indexed_operands(&[vector, tensor], &[vector_ty, tensor_ty], &indices, loc)?;
     set_segments(state, &[1, 1, indices.len() as i64, 0]);
     state.result_types.push(tensor_ty);
     Ok(())

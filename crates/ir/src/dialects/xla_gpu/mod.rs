@@ -27,7 +27,7 @@ use crate::attrs::{self, Attribute, Scalar};
 use crate::diag::DResult;
 use crate::dialects::prelude::*;
 use crate::lexer::Token;
-use crate::module::{BlockId, InsertPoint, Loc, Module, OpId, OpState, Value};
+use crate::module::{BlockId, InsertPoint, Module, OpId, OpState, Value};
 use crate::parser::{Argument, Parser, UnresolvedOperand};
 use crate::printer::Printer;
 use crate::registry::{OpDef, Registry};
@@ -429,15 +429,6 @@ fn parse_operand_group<'a>(
     let operands = p.parse_operand_list()?;
     p.parse_punct(close)?;
     Ok(operands)
-}
-
-/// Resolves uses that all have type `index`.
-fn resolve_indices<'a>(
-    p: &mut Parser<'a>,
-    operands: &[UnresolvedOperand<'a>],
-    loc: Loc,
-) -> DResult<Vec<Value>> {
-    p.resolve_operands(operands, &vec![Type::INDEX; operands.len()], loc)
 }
 
 /// Writes `open %a, %b close`.
