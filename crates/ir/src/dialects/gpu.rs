@@ -42,12 +42,10 @@ const DIMENSION: PropKind = PropKind::EnumCase {
 };
 
 /// `integer or float or a 1-d vector of them`: what `gpu.shuffle` moves.
-const SHUFFLE_VALUE: Constraint = Constraint {
-    summary: "Integer or Float or fixed-length vector of Integer or Float values of ranks 1",
-    check: is_shuffle_value,
-    buildable: None,
-    class: None,
-};
+const SHUFFLE_VALUE: Constraint = Constraint::new(
+    "Integer or Float or fixed-length vector of Integer or Float values of ranks 1",
+    is_shuffle_value,
+);
 
 /// `gpu.thread_id  x upper_bound 128`: one dimension of a launch index or size.
 const DIMENSION_OP: OpDef = OpDef::new("")

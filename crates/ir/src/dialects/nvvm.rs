@@ -48,12 +48,9 @@ const SHFL_KIND: &str = "#nvvm<shfl_kind ";
 const RANGE: &str = "#llvm.constant_range<";
 
 /// `i32` or `f32`: what `nvvm.shfl.sync` moves.
-const I32_OR_F32: Constraint = Constraint {
-    summary: "32-bit signless integer or 32-bit float",
-    check: |t| t == Type::I32 || t == Type::F32,
-    buildable: None,
-    class: None,
-};
+const I32_OR_F32: Constraint = Constraint::new("32-bit signless integer or 32-bit float", |t| {
+    t == Type::I32 || t == Type::F32
+});
 
 /// `nvvm.read.ptx.sreg.tid.x range <i32, 0, 128> : i32`.
 const SREG: OpDef = OpDef::new("")
@@ -65,12 +62,7 @@ const SREG: OpDef = OpDef::new("")
     .verify(verify_sreg);
 
 /// Any type the LLVM dialect can hold.
-const LLVM_TYPE: Constraint = Constraint {
-    summary: "LLVM dialect-compatible type",
-    check: is_llvm_type,
-    buildable: None,
-    class: None,
-};
+const LLVM_TYPE: Constraint = Constraint::new("LLVM dialect-compatible type", is_llvm_type);
 
 /// `nvvm.barrier0`.
 const BARRIER0: OpDef = OpDef::new("nvvm.barrier0")

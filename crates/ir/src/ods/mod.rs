@@ -51,6 +51,30 @@ pub struct Constraint {
     pub class: Option<&'static str>,
 }
 
+impl Constraint {
+    /// A constraint with no buildable type and no type class (most are).
+    pub const fn new(summary: &'static str, check: fn(Type) -> bool) -> Constraint {
+        Constraint {
+            summary,
+            check,
+            buildable: None,
+            class: None,
+        }
+    }
+
+    /// The type to use when the text does not say.
+    pub const fn buildable(mut self, ty: Type) -> Constraint {
+        self.buildable = Some(ty);
+        self
+    }
+
+    /// The type class a `type(...)` of this constraint parses.
+    pub const fn class(mut self, class: &'static str) -> Constraint {
+        self.class = Some(class);
+        self
+    }
+}
+
 /// A named operand or result group.
 #[derive(Clone, Copy, Debug)]
 pub struct Arg {

@@ -79,20 +79,10 @@ const CCONV: &str = "#llvm.cconv<";
 const TAIL_CALL_KIND: &str = "#llvm.tailcallkind<";
 
 /// `!llvm.ptr` in any address space.
-const LLVM_PTR: Constraint = Constraint {
-    summary: "LLVM pointer type",
-    check: |t| t.ptr_addr_space().is_some(),
-    buildable: None,
-    class: None,
-};
+const LLVM_PTR: Constraint = Constraint::new("LLVM pointer type", |t| t.ptr_addr_space().is_some());
 
 /// What can be loaded, stored and held in a global.
-const SIZED_LLVM_TYPE: Constraint = Constraint {
-    summary: "LLVM type with size",
-    check: is_sized_llvm_type,
-    buildable: None,
-    class: None,
-};
+const SIZED_LLVM_TYPE: Constraint = Constraint::new("LLVM type with size", is_sized_llvm_type);
 
 /// The dialect's ops, declared.
 const OPS: &[OpDef] = &[

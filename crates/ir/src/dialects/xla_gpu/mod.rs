@@ -52,12 +52,8 @@ pub const UNROLL_ATTR: &str = "xla.unroll";
 pub const SEGMENTS_ATTR: &str = "operandSegmentSizes";
 
 /// What `xla_gpu.allocate_shared` yields.
-const STATIC_TENSOR: crate::ods::Constraint = crate::ods::Constraint {
-    summary: "statically shaped tensor",
-    check: is_static_tensor,
-    buildable: None,
-    class: None,
-};
+const STATIC_TENSOR: crate::ods::Constraint =
+    crate::ods::Constraint::new("statically shaped tensor", is_static_tensor);
 
 /// The dialect's ops, declared.
 const OPS: &[OpDef] = &[
