@@ -76,6 +76,12 @@ impl OpDef {
         }
     }
 
+    /// A definition of a pure op (MLIR's `Pure`: no side effects, free to move, merge or
+    /// drop), as most ops are.
+    pub const fn pure(name: &'static str) -> OpDef {
+        OpDef::new(name).traits(Traits::PURE)
+    }
+
     /// This definition under another name (one declaration for a family of ops:
     /// `arith.addf`, `arith.mulf`, ...).
     pub const fn named(mut self, name: &'static str) -> OpDef {

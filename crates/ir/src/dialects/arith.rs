@@ -83,8 +83,7 @@ pub const FASTMATH: PropKind = PropKind::EnumBody {
 
 /// One float operand and result of one type with fast-math flags: `arith.negf`, and `math.tanh %x
 /// fastmath<fast> : f32` and the other unary math functions.
-pub(super) const FLOAT_UNARY_OP: OpDef = OpDef::new("")
-    .traits(Traits::PURE)
+pub(super) const FLOAT_UNARY_OP: OpDef = OpDef::pure("")
     .inherent(&["fastmath"])
     .operands(&[one("operand", &FLOAT_LIKE)])
     .results(&[one("result", &FLOAT_LIKE)])
@@ -109,8 +108,7 @@ const CONSTANT: OpDef = OpDef::new("arith.constant")
     .name_hint(constant_name);
 
 /// `arith.select %c, %a, %b : f32` (`: i1, f32` spelled out only for a shaped condition).
-const SELECT: OpDef = OpDef::new("arith.select")
-    .traits(Traits::PURE)
+const SELECT: OpDef = OpDef::pure("arith.select")
     .operands(&[
         one("condition", &BOOL_LIKE),
         one("true_value", &ANY),
@@ -121,8 +119,7 @@ const SELECT: OpDef = OpDef::new("arith.select")
     .verify(verify_select);
 
 /// `arith.addf %a, %b fastmath<fast> : f32`.
-const FLOAT_BINARY_OP: OpDef = OpDef::new("")
-    .traits(Traits::PURE)
+const FLOAT_BINARY_OP: OpDef = OpDef::pure("")
     .inherent(&["fastmath"])
     .operands(&[one("lhs", &FLOAT_LIKE), one("rhs", &FLOAT_LIKE)])
     .results(&[one("result", &FLOAT_LIKE)])
@@ -131,8 +128,7 @@ const FLOAT_BINARY_OP: OpDef = OpDef::new("")
     .format("$lhs `,` $rhs (`fastmath` `` $fastmath^)? attr-dict `:` type($result)");
 
 /// `arith.divsi %a, %b : i32`.
-const INT_BINARY_OP: OpDef = OpDef::new("")
-    .traits(Traits::PURE)
+const INT_BINARY_OP: OpDef = OpDef::pure("")
     .operands(&[one("lhs", &INT_LIKE), one("rhs", &INT_LIKE)])
     .results(&[one("result", &INT_LIKE)])
     .rules(&[ALL_TYPES_SAME])
@@ -145,8 +141,7 @@ const INT_BINARY_OVERFLOW_OP: OpDef = INT_BINARY_OP
     .format("$lhs `,` $rhs (`overflow` `` $overflowFlags^)? attr-dict `:` type($result)");
 
 /// `arith.cmpi slt, %a, %b : i32`: an `i1` of the operands' shape.
-const CMPI: OpDef = OpDef::new("arith.cmpi")
-    .traits(Traits::PURE)
+const CMPI: OpDef = OpDef::pure("arith.cmpi")
     .inherent(&["predicate"])
     .operands(&[one("lhs", &INT_LIKE), one("rhs", &INT_LIKE)])
     .results(&[one("result", &BOOL_LIKE)])
@@ -160,8 +155,7 @@ const CMPI: OpDef = OpDef::new("arith.cmpi")
     .format("$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)");
 
 /// `arith.cmpf olt, %a, %b fastmath<fast> : f32`.
-const CMPF: OpDef = OpDef::new("arith.cmpf")
-    .traits(Traits::PURE)
+const CMPF: OpDef = OpDef::pure("arith.cmpf")
     .inherent(&["predicate", "fastmath"])
     .operands(&[one("lhs", &FLOAT_LIKE), one("rhs", &FLOAT_LIKE)])
     .results(&[one("result", &BOOL_LIKE)])
@@ -188,8 +182,7 @@ const COMPARISON_RULES: &[TypeRule] = &[
 ];
 
 /// `arith.extf %x fastmath<fast> : bf16 to f32` (whether the types fit is `verify_cast`'s).
-const CAST_OP: OpDef = OpDef::new("")
-    .traits(Traits::PURE)
+const CAST_OP: OpDef = OpDef::pure("")
     .operands(&[one("in", &ANY)])
     .results(&[one("out", &ANY)])
     .format("$in attr-dict `:` type($in) `to` type($out)")

@@ -48,8 +48,7 @@ const SHUFFLE_VALUE: Constraint = Constraint::new(
 );
 
 /// `gpu.thread_id  x upper_bound 128`: one dimension of a launch index or size.
-const DIMENSION_OP: OpDef = OpDef::new("")
-    .traits(Traits::PURE)
+const DIMENSION_OP: OpDef = OpDef::pure("")
     .inherent(&["dimension", "upper_bound"])
     .operands(&[])
     .results(&[one("result", &INDEX)])
@@ -61,8 +60,7 @@ const DIMENSION_OP: OpDef = OpDef::new("")
     .name_hint(dimension_name);
 
 /// `gpu.shuffle  xor %v, %offset, %width : f32`: the shuffled value and whether it is valid.
-const SHUFFLE: OpDef = OpDef::new("gpu.shuffle")
-    .traits(Traits::PURE)
+const SHUFFLE: OpDef = OpDef::pure("gpu.shuffle")
     .inherent(&["mode"])
     .operands(&[
         one("value", &SHUFFLE_VALUE),

@@ -53,8 +53,7 @@ const I32_OR_F32: Constraint = Constraint::new("32-bit signless integer or 32-bi
 });
 
 /// `nvvm.read.ptx.sreg.tid.x range <i32, 0, 128> : i32`.
-const SREG: OpDef = OpDef::new("")
-    .traits(Traits::PURE)
+const SREG: OpDef = OpDef::pure("")
     .inherent(&["range"])
     .operands(&[])
     .results(&[one("res", &LLVM_TYPE)])

@@ -7,8 +7,7 @@ use crate::verifier::VerifyCx;
 
 /// The dialect's ops, declared.
 const OPS: &[OpDef] = &[
-    OpDef::new("tensor.extract")
-        .traits(Traits::PURE)
+    OpDef::pure("tensor.extract")
         .operands(&[one("tensor", &RANKED_TENSOR), variadic("indices", &INDEX)])
         .results(&[one("result", &ANY)])
         .rules(&[TypeRule::Derived {
@@ -20,8 +19,7 @@ const OPS: &[OpDef] = &[
         .format("$tensor `[` $indices `]` attr-dict `:` type($tensor)")
         .verify(verify_extract)
         .name_hint(|_, _| Some("extracted".into())),
-    OpDef::new("tensor.insert")
-        .traits(Traits::PURE)
+    OpDef::pure("tensor.insert")
         .operands(&[
             one("scalar", &ANY),
             one("dest", &RANKED_TENSOR),
@@ -44,8 +42,7 @@ const OPS: &[OpDef] = &[
         .format("$scalar `into` $dest `[` $indices `]` attr-dict `:` type($dest)")
         .verify(verify_insert)
         .name_hint(|_, _| Some("inserted".into())),
-    OpDef::new("tensor.empty")
-        .traits(Traits::PURE)
+    OpDef::pure("tensor.empty")
         .operands(&[variadic("dynamicSizes", &INDEX)])
         .results(&[one("result", &RANKED_TENSOR)])
         .format("`(`$dynamicSizes`)` attr-dict `:` type($result)")

@@ -4,8 +4,7 @@
 //!
 //! ```text
 //! /// `arith.addf %a, %b fastmath<fast> : f32`
-//! const FLOAT_BINARY: OpDef = OpDef::new("arith.addf")
-//!     .traits(Traits::PURE)
+//! const FLOAT_BINARY: OpDef = OpDef::pure("arith.addf")
 //!     .operands(&[one("lhs", FLOAT_LIKE), one("rhs", FLOAT_LIKE)])
 //!     .results(&[one("result", FLOAT_LIKE)])
 //!     .props(&[optional("fastmath", FASTMATH)])

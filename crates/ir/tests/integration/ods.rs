@@ -10,8 +10,7 @@ use ir::{Registry, parse_module_with};
 use std::sync::Arc;
 
 /// `test.pair %a, %b : f32`: two operands and a result of one type.
-const PAIR: OpDef = OpDef::new("test.pair")
-    .traits(Traits::PURE)
+const PAIR: OpDef = OpDef::pure("test.pair")
     .operands(&[one("lhs", &FLOAT_LIKE), one("rhs", &FLOAT_LIKE)])
     .results(&[one("result", &FLOAT_LIKE)])
     .rules(&[ALL_TYPES_SAME])

@@ -86,8 +86,7 @@ const SIZED_LLVM_TYPE: Constraint = Constraint::new("LLVM type with size", is_si
 
 /// The dialect's ops, declared.
 const OPS: &[OpDef] = &[
-    OpDef::new("llvm.getelementptr")
-        .traits(Traits::PURE)
+    OpDef::pure("llvm.getelementptr")
         .inherent(&["elem_type", "noWrapFlags", "rawConstantIndices"])
         .syntax(print_gep, parse_gep)
         .verify(verify_gep),
@@ -156,8 +155,7 @@ const OPS: &[OpDef] = &[
         .results(&[])
         .syntax(print_global, parse_global)
         .verify(verify_global),
-    OpDef::new("llvm.mlir.addressof")
-        .traits(Traits::PURE)
+    OpDef::pure("llvm.mlir.addressof")
         .inherent(&["global_name"])
         .operands(&[])
         .results(&[one("res", &LLVM_PTR)])

@@ -38,38 +38,31 @@ use whole::{
 
 /// The dialect's ops, declared.
 const OPS: &[OpDef] = &[
-    OpDef::new("vector.transfer_read")
-        .traits(Traits::PURE)
+    OpDef::pure("vector.transfer_read")
         .inherent(&["in_bounds", "permutation_map", "operandSegmentSizes"])
         .syntax(print_transfer_read, parse_transfer_read)
         .verify(verify_transfer_read),
-    OpDef::new("vector.transfer_write")
-        .traits(Traits::PURE)
+    OpDef::pure("vector.transfer_write")
         .inherent(&["in_bounds", "permutation_map", "operandSegmentSizes"])
         .syntax(print_transfer_write, parse_transfer_write)
         .verify(verify_transfer_write),
-    OpDef::new("vector.extract")
-        .traits(Traits::PURE)
+    OpDef::pure("vector.extract")
         .inherent(&["static_position"])
         .syntax(print_extract, parse_extract)
         .verify(verify_extract),
-    OpDef::new("vector.insert")
-        .traits(Traits::PURE)
+    OpDef::pure("vector.insert")
         .inherent(&["static_position"])
         .syntax(print_insert, parse_insert)
         .verify(verify_insert),
-    OpDef::new("vector.multi_reduction")
-        .traits(Traits::PURE)
+    OpDef::pure("vector.multi_reduction")
         .inherent(&["kind", "reduction_dims"])
         .syntax(print_multi_reduction, parse_multi_reduction)
         .verify(verify_multi_reduction),
-    OpDef::new("vector.transpose")
-        .traits(Traits::PURE)
+    OpDef::pure("vector.transpose")
         .inherent(&["permutation"])
         .syntax(print_transpose, parse_transpose)
         .verify(verify_transpose),
-    OpDef::new("vector.broadcast")
-        .traits(Traits::PURE)
+    OpDef::pure("vector.broadcast")
         .operands(&[one("source", &ANY)])
         .results(&[one("vector", &VECTOR)])
         .format("$source attr-dict `:` type($source) `to` type($vector)")

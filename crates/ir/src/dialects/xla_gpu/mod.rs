@@ -69,13 +69,11 @@ const OPS: &[OpDef] = &[
         .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE))
         .parents(&["xla_gpu.loop", "xla_gpu.atomic_rmw"])
         .verify(verify_yield),
-    OpDef::new("xla_gpu.apply_indexing")
-        .traits(Traits::PURE)
+    OpDef::pure("xla_gpu.apply_indexing")
         .inherent(&[MAP_ATTR])
         .syntax(print_apply_indexing, parse_apply_indexing)
         .verify(verify_apply_indexing),
-    OpDef::new("xla_gpu.pure_call")
-        .traits(Traits::PURE)
+    OpDef::pure("xla_gpu.pure_call")
         .inherent(&["callee"])
         .syntax(print_pure_call, parse_pure_call)
         .verify(verify_pure_call)
@@ -89,13 +87,11 @@ const OPS: &[OpDef] = &[
         .syntax(print_sync_threads, parse_sync_threads)
         .verify(verify_sync_threads)
         .name_hint(|_, _| Some("synced_tensor".into())),
-    OpDef::new("xla_gpu.shuffle_reduce")
-        .traits(Traits::PURE)
+    OpDef::pure("xla_gpu.shuffle_reduce")
         .inherent(&["combiner", "max_distance"])
         .syntax(print_shuffle_reduce, parse_shuffle_reduce)
         .verify(verify_shuffle_reduce),
-    OpDef::new("xla_gpu.predicated_insert")
-        .traits(Traits::PURE)
+    OpDef::pure("xla_gpu.predicated_insert")
         .syntax(print_predicated_insert, parse_predicated_insert)
         .verify(verify_predicated_insert),
     // Not pure: it writes the element in place, visible to every thread at once.
@@ -104,8 +100,7 @@ const OPS: &[OpDef] = &[
         .regions(1)
         .syntax(print_atomic_rmw, parse_atomic_rmw)
         .verify(verify_atomic_rmw),
-    OpDef::new("xla_gpu.predicated_extract")
-        .traits(Traits::PURE)
+    OpDef::pure("xla_gpu.predicated_extract")
         .syntax(print_predicated_extract, parse_predicated_extract)
         .verify(verify_predicated_extract),
 ];
