@@ -229,24 +229,10 @@ fn verify_func(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let Some((inputs, _)) = function_type(m, op) else {
         return Err("requires attribute 'function_type' of function type".into());
     };
-    if let Some(entry) = m.entry_block(m.region(op, 0)) {
-        let args = m.block_args(entry);
-        if args.len() != inputs.len() {
-            return Err(format!(
-                "entry block must have {} arguments to match function signature",
-                inputs.len()
-            ));
-        }
-        for (i, (&a, &t)) in args.iter().zip(inputs).enumerate() {
-            let at = m.value_type(a);
-            if at != t {
-                return Err(format!(
-                    "type of entry block argument #{i}('{at}') must match the type of the corresponding argument in function signature('{t}')"
-                ));
-            }
-        }
+    match m.entry_block(m.region(op, 0)) {
+        Some(entry) => super::verify_entry_block_args(m, entry, inputs),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn verify_return(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
@@ -265,13 +251,10 @@ fn verify_return(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
             results.len()
         ));
     }
-    for (i, (v, &t)) in m.operands(op).zip(results).enumerate() {
-        let vt = m.value_type(v);
-        if vt != t {
-            return Err(format!(
-                "type of return operand {i} ('{vt}') doesn't match function result type ('{t}') in function @{name}"
-            ));
-        }
+    if let Some((i, vt, t)) = super::first_type_mismatch(m, m.operands(op), results) {
+        return Err(format!(
+            "type of return operand {i} ('{vt}') doesn't match function result type ('{t}') in function @{name}"
+        ));
     }
     Ok(())
 }
@@ -328,24 +311,18 @@ fn verify_call(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     if m.num_operands(op) != inputs.len() {
         return Err("incorrect number of operands for callee".into());
     }
-    for (i, (v, &t)) in m.operands(op).zip(inputs).enumerate() {
-        let vt = m.value_type(v);
-        if vt != t {
-            return Err(format!(
-                "operand type mismatch: expected operand type '{t}', but provided '{vt}' for operand number {i}"
-            ));
-        }
+    if let Some((i, vt, t)) = super::first_type_mismatch(m, m.operands(op), inputs) {
+        return Err(format!(
+            "operand type mismatch: expected operand type '{t}', but provided '{vt}' for operand number {i}"
+        ));
     }
     if m.num_results(op) != results.len() {
         return Err("incorrect number of results for callee".into());
     }
-    for (i, (v, &t)) in m.results(op).zip(results).enumerate() {
-        let vt = m.value_type(v);
-        if vt != t {
-            return Err(format!(
-                "result type mismatch at index {i}: expected '{t}', but found '{vt}'"
-            ));
-        }
+    if let Some((i, vt, t)) = super::first_type_mismatch(m, m.results(op), results) {
+        return Err(format!(
+            "result type mismatch at index {i}: expected '{t}', but found '{vt}'"
+        ));
     }
     Ok(())
 }

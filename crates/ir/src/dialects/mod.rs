@@ -29,7 +29,7 @@ pub mod prelude {
 use crate::attrs::{Attribute, NamedAttr};
 use crate::diag::DResult;
 use crate::dialects::prelude::*;
-use crate::module::{Module, OpId, OpState, Value};
+use crate::module::{BlockId, Module, OpId, OpState, Value};
 use crate::parser::Parser;
 use crate::printer::Printer;
 use crate::types::Type;
@@ -117,6 +117,23 @@ pub fn expect_same_types(m: &Module, op: OpId) -> Result<Type, String> {
         return Err("requires the same type for all operands and results".into());
     }
     Ok(first)
+}
+
+/// The first of `values` whose type is not the one `expected` at its position: its index, the
+/// type found and the type expected.
+pub fn first_type_mismatch(
+    m: &Module,
+    values: impl IntoIterator<Item = Value>,
+    expected: &[Type],
+) -> Option<(usize, Type, Type)> {
+    values
+        .into_iter()
+        .zip(expected)
+        .enumerate()
+        .find_map(|(i, (v, &t))| {
+            let found = m.value_type(v);
+            (found != t).then_some((i, found, t))
+        })
 }
 
 /// Every operand satisfies `pred` (`operand #0 must be <what>, but got 'i32'`).
@@ -241,14 +258,11 @@ pub fn yields_parent_results(m: &Module, op: OpId, parent: OpId) -> Result<(), S
             m.name(parent)
         ));
     }
-    for (i, (v, t)) in m.operands(op).zip(expected).enumerate() {
-        let vt = m.value_type(v);
-        if vt != t {
-            return Err(format!(
-                "type of operand #{i} ('{vt}') doesn't match the result type of the parent '{}' ('{t}')",
-                m.name(parent)
-            ));
-        }
+    if let Some((i, vt, t)) = first_type_mismatch(m, m.operands(op), &expected) {
+        return Err(format!(
+            "type of operand #{i} ('{vt}') doesn't match the result type of the parent '{}' ('{t}')",
+            m.name(parent)
+        ));
     }
     Ok(())
 }
@@ -272,6 +286,23 @@ pub fn print_attr_list(p: &mut Printer<'_>, op: OpId, prop: &str, index: usize) 
         p.write(" ");
         p.dict_attr(&attrs);
     }
+}
+
+/// The entry block's arguments match the function's `inputs`, in number and type.
+pub fn verify_entry_block_args(m: &Module, entry: BlockId, inputs: &[Type]) -> Result<(), String> {
+    let args = m.block_args(entry);
+    if args.len() != inputs.len() {
+        return Err(format!(
+            "entry block must have {} arguments to match function signature",
+            inputs.len()
+        ));
+    }
+    if let Some((i, at, t)) = first_type_mismatch(m, args.iter().copied(), inputs) {
+        return Err(format!(
+            "type of entry block argument #{i}('{at}') must match the type of the corresponding argument in function signature('{t}')"
+        ));
+    }
+    Ok(())
 }
 
 /// An `arg_attrs`/`res_attrs` property, when any entry is non-empty (as MLIR stores them).

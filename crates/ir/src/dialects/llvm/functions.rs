@@ -35,22 +35,7 @@ pub(super) fn verify_func(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
         }
         return Ok(());
     };
-    let args = m.block_args(entry);
-    if args.len() != sig.inputs.len() {
-        return Err(format!(
-            "entry block must have {} arguments to match function signature",
-            sig.inputs.len()
-        ));
-    }
-    for (i, (&a, &t)) in args.iter().zip(&sig.inputs).enumerate() {
-        let at = m.value_type(a);
-        if at != t {
-            return Err(format!(
-                "type of entry block argument #{i}('{at}') must match the type of the corresponding argument in function signature('{t}')"
-            ));
-        }
-    }
-    Ok(())
+    verify_entry_block_args(m, entry, &sig.inputs)
 }
 
 /// ` [linkage] [visibility] [unnamed_addr] [cconv] @name(args) [-> result]
@@ -265,13 +250,10 @@ pub(super) fn check_call_types(m: &Module, op: OpId, sig: &Signature) -> Result<
             sig.inputs.len()
         ));
     }
-    for (i, (v, &t)) in m.operands(op).zip(&sig.inputs).enumerate() {
-        let vt = m.value_type(v);
-        if vt != t {
-            return Err(format!(
-                "operand type mismatch for operand {i}: '{vt}' != '{t}'"
-            ));
-        }
+    if let Some((i, vt, t)) = first_type_mismatch(m, m.operands(op), &sig.inputs) {
+        return Err(format!(
+            "operand type mismatch for operand {i}: '{vt}' != '{t}'"
+        ));
     }
     match (sig.result, m.result_types(op).as_slice()) {
         (None, []) => Ok(()),
