@@ -435,12 +435,7 @@ fn verify_while(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
         return Err("expects two non-empty regions".into());
     };
     let inits = m.operand_types(op);
-    let before_args: Vec<Type> = m
-        .block_args(before)
-        .iter()
-        .map(|&a| m.value_type(a))
-        .collect();
-    if before_args != inits {
+    if m.block_arg_types(before) != inits {
         return Err("expects the 'before' region arguments to match the operand types".into());
     }
     let Some(condition) = m
@@ -454,12 +449,7 @@ fn verify_while(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     if forwarded != m.result_types(op) {
         return Err("expects the 'scf.condition' arguments to match the result types".into());
     }
-    let after_args: Vec<Type> = m
-        .block_args(after)
-        .iter()
-        .map(|&a| m.value_type(a))
-        .collect();
-    if after_args != forwarded {
+    if m.block_arg_types(after) != forwarded {
         return Err(
             "expects the 'after' region arguments to match the 'scf.condition' arguments".into(),
         );

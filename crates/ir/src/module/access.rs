@@ -70,6 +70,14 @@ impl Module {
         self.operands(op).map(|v| self.value_type(v)).collect()
     }
 
+    /// The argument types of `block`.
+    pub fn block_arg_types(&self, block: BlockId) -> Vec<Type> {
+        self.block_args(block)
+            .iter()
+            .map(|&a| self.value_type(a))
+            .collect()
+    }
+
     pub fn regions(&self, op: OpId) -> &[RegionId] {
         &self.ops[op.index()].regions
     }
