@@ -14,16 +14,7 @@ static GPU_OPS_TEXT: std::sync::LazyLock<String> =
 
 #[test]
 fn custom_form_is_a_fixed_point() {
-    let m = parse("gpu_ops.mlir", GPU_OPS_TEXT.as_str());
-    m.verify()
-        .unwrap_or_else(|e| panic!("{}", e.render(GPU_OPS_TEXT.as_str())));
-    let printed = m.print();
-    assert_eq!(
-        printed,
-        GPU_OPS_TEXT.as_str(),
-        "the data file is written in our canonical form"
-    );
-    assert_eq!(parse("printed", &printed).print(), printed);
+    common::assert_custom_fixed_point("gpu_ops.mlir", GPU_OPS_TEXT.as_str());
 }
 
 /// The data file uses every op of the four dialects.
@@ -66,12 +57,7 @@ fn generic_form_is_a_fixed_point_and_agrees_with_custom() {
     ] {
         assert!(generic.contains(expected), "{expected}\n{generic}");
     }
-    let reparsed = parse("generic", &generic);
-    reparsed
-        .verify()
-        .unwrap_or_else(|e| panic!("{}", e.render(&generic)));
-    assert_eq!(reparsed.print_generic(), generic);
-    assert_eq!(reparsed.print(), GPU_OPS_TEXT.as_str(), "generic → custom");
+    common::assert_generic_fixed_point("generic", &generic, GPU_OPS_TEXT.as_str());
 }
 
 #[test]

@@ -5,9 +5,9 @@
 
 use indexing::IndexingMap;
 use ir::dialects::{tensor, xla_gpu};
-use ir::{InsertPoint, Module, Type, parse_attribute};
+use ir::{InsertPoint, Type, parse_attribute};
 
-use crate::common::{self, check, parse};
+use crate::common::{self, check, parse, verified};
 
 /// The xla_gpu chunk of `testdata/ir/ops.mlir`.
 static OPS_TEXT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| common::ops_chunk(2));
@@ -15,22 +15,9 @@ static OPS_TEXT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| commo
 /// The seed's loop map as DESIGN §4 prints it (one line, one string).
 const SEED_MAP: &str = "#xla_gpu.indexing_map<\"(th_x, bl_x)[vector_index] -> (bl_x floordiv 4096, (bl_x floordiv 8) mod 512, (bl_x mod 8) * 512 + th_x * 4 + vector_index), domain: th_x in [0, 127], bl_x in [0, 24575], vector_index in [0, 3]\">";
 
-fn verified(name: &str, text: &str) -> Module {
-    let m = parse(name, text);
-    m.verify().unwrap_or_else(|e| panic!("{}", e.render(text)));
-    m
-}
-
 #[test]
 fn every_op_round_trips_in_custom_form() {
-    let m = verified("xla_gpu_ops.mlir", OPS_TEXT.as_str());
-    let printed = m.print();
-    assert_eq!(
-        printed,
-        OPS_TEXT.as_str(),
-        "the data file is written in our canonical form"
-    );
-    assert_eq!(verified("printed", &printed).print(), printed);
+    common::assert_custom_fixed_point("xla_gpu_ops.mlir", OPS_TEXT.as_str());
 }
 
 #[test]
@@ -53,9 +40,7 @@ fn every_op_round_trips_in_generic_form() {
             "{op} is missing from the ops file"
         );
     }
-    let reparsed = verified("generic", &generic);
-    assert_eq!(reparsed.print_generic(), generic);
-    assert_eq!(reparsed.print(), OPS_TEXT.as_str(), "generic → custom");
+    common::assert_generic_fixed_point("generic", &generic, OPS_TEXT.as_str());
 }
 
 #[test]

@@ -26,6 +26,32 @@ pub fn parse(name: &str, text: &str) -> Module {
         .unwrap_or_else(|e| panic!("{}", e.render(text)))
 }
 
+/// Parses and verifies `text` (named `name`); a diagnostic fails the test, rendered.
+pub fn verified(name: &str, text: &str) -> Module {
+    let m = parse(name, text);
+    m.verify().unwrap_or_else(|e| panic!("{}", e.render(text)));
+    m
+}
+
+/// `text` (a data file, named `name`) verifies, prints as itself in custom form (the data
+/// files are written in our canonical form), and what it prints reparses to the same text.
+pub fn assert_custom_fixed_point(name: &str, text: &str) {
+    let printed = verified(name, text).print();
+    assert_eq!(
+        printed, text,
+        "{name}: the data files are written in our canonical form"
+    );
+    assert_eq!(verified("printed", &printed).print(), printed, "{name}");
+}
+
+/// The `generic` form of `custom` (named `name`) reparses, verifies and prints as itself in
+/// generic form and as `custom` in custom form.
+pub fn assert_generic_fixed_point(name: &str, generic: &str, custom: &str) {
+    let reparsed = verified(name, generic);
+    assert_eq!(reparsed.print_generic(), generic, "{name}");
+    assert_eq!(reparsed.print(), custom, "{name}: generic → custom");
+}
+
 /// Parses and verifies `src` (named `t.mlir`); the first diagnostic, rendered, or `ok`.
 /// Whatever parses also prints (invalid ops in generic form) and reparses in generic form.
 pub fn check(src: &str) -> String {
