@@ -161,8 +161,6 @@ fn build_vector_and_gpu() -> Module {
 
 #[test]
 fn vector_and_gpu_builders() {
-    let m = build_vector_and_gpu();
-    m.verify().unwrap();
     let expected = "\
 module {
   func.func @main(%arg0: tensor<1024xbf16>, %arg1: tensor<1024xbf16>, %arg2: f32) -> tensor<1024xbf16> {
@@ -187,8 +185,7 @@ module {
   }
 }
 ";
-    assert_eq!(m.print(), expected);
-    codegen::mlir::verify(&m.print_generic(), false).unwrap_or_else(|e| panic!("{e}"));
+    assert_built_as(&build_vector_and_gpu(), expected);
 }
 
 /// What `lower-tensors` makes of a kernel: shared memory, libdevice, pointer arithmetic,
@@ -241,8 +238,6 @@ fn build_llvm_and_nvvm() -> Module {
 
 #[test]
 fn llvm_and_nvvm_builders() {
-    let m = build_llvm_and_nvvm();
-    m.verify().unwrap();
     let expected = "\
 module {
   llvm.mlir.global internal @shared() {addr_space = 3 : i32} : !llvm.array<128 x f32>
@@ -268,9 +263,15 @@ module {
   }
 }
 ";
+    assert_built_as(&build_llvm_and_nvvm(), expected);
+}
+
+/// What the builders made verifies, prints as `expected`, is valid MLIR, and has the generic
+/// form the parsed `expected` has (defaulted properties included).
+fn assert_built_as(m: &Module, expected: &str) {
+    m.verify().unwrap();
     assert_eq!(m.print(), expected);
     codegen::mlir::verify(&m.print_generic(), false).unwrap_or_else(|e| panic!("{e}"));
-    // The parsed text builds the same generic form, defaulted properties included.
     assert_eq!(
         parse("expected", expected).print_generic(),
         m.print_generic()
