@@ -347,13 +347,13 @@ pub fn build_predicated_insert(
     indices: &[Value],
 ) -> Value {
     let ty = m.value_type(dest);
-    let mut operands = vec![cond, value, dest];
-    operands.extend_from_slice(indices);
-    m.create_result_at(
-        OpState::new("xla_gpu.predicated_insert")
-            .operands(&operands)
-            .results(&[ty]),
+    build_predicated(
+        m,
         at,
+        "xla_gpu.predicated_insert",
+        [cond, value, dest],
+        indices,
+        ty,
     )
 }
 
@@ -367,12 +367,28 @@ pub fn build_predicated_extract(
     indices: &[Value],
 ) -> Value {
     let ty = m.value_type(fallback);
-    let mut operands = vec![cond, fallback, src];
-    operands.extend_from_slice(indices);
+    build_predicated(
+        m,
+        at,
+        "xla_gpu.predicated_extract",
+        [cond, fallback, src],
+        indices,
+        ty,
+    )
+}
+
+/// A predicated op `name`: the condition, the scalar and the tensor, then the indices.
+fn build_predicated(
+    m: &mut Module,
+    at: InsertPoint,
+    name: &str,
+    operands: [Value; 3],
+    indices: &[Value],
+    result: Type,
+) -> Value {
+    let operands = [&operands[..], indices].concat();
     m.create_result_at(
-        OpState::new("xla_gpu.predicated_extract")
-            .operands(&operands)
-            .results(&[ty]),
+        OpState::new(name).operands(&operands).results(&[result]),
         at,
     )
 }
