@@ -8,8 +8,8 @@
 //! (the pipeline never masks); a mask operand is reported, not silently dropped.
 
 use super::{
-    dense_i32_array, dense_ints, expect_results, operand_segments, print_dynamic_index_list,
-    split_top_level,
+    dense_i32_array, dense_ints, expect_operands, expect_results, operand_segments,
+    print_dynamic_index_list, split_top_level,
 };
 use crate::Ident;
 use crate::attrs::{self, Attribute};

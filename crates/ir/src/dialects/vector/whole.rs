@@ -94,12 +94,7 @@ fn distinct_dims(list: &[i64], rank: usize, what: &str) -> Result<(), String> {
 pub(super) fn verify_multi_reduction(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
     expect_results(m, op, 1)?;
-    if m.num_operands(op) != 2 {
-        return Err(format!(
-            "expected 2 operands, but found {}",
-            m.num_operands(op)
-        ));
-    }
+    expect_operands(m, op, 2)?;
     let source = m.value_type(m.operand(op, 0));
     expect_vector(source, 0)?;
     let kind = reduction_kind(m, op).ok_or("requires a 'kind' property")?;
