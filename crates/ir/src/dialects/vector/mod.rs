@@ -284,13 +284,41 @@ fn verify_positions(
     Ok(statics)
 }
 
-/// `[%i, 2]`: the static positions with the dynamic operands in place of the markers.
-fn print_positions(p: &mut Printer<'_>, op: OpId, first_dynamic: usize) {
+/// `[%i, 2] {attrs} : first keyword second`, what `vector.extract` (`: result from vector`)
+/// and `vector.insert` (`: source into vector`) print after their operands: the static
+/// positions with the dynamic operands from `first_dynamic` on in place of the markers.
+fn print_positions_tail(
+    p: &mut Printer<'_>,
+    op: OpId,
+    first_dynamic: usize,
+    (first, keyword, second): (Type, &str, Type),
+) {
     let m = p.module();
     let statics = dense_ints(m.prop(op, "static_position")).unwrap_or_default();
     p.write("[");
     print_dynamic_index_list(p, statics, DYNAMIC, m.operands(op).skip(first_dynamic));
     p.write("]");
+    p.attr_dict(op, &["static_position"]);
+    p.write(" : ");
+    p.ty(first);
+    p.write(" ");
+    p.write(keyword);
+    p.write(" ");
+    p.ty(second);
+}
+
+/// Parses what [`print_positions_tail`] writes: the dynamic positions and the two types.
+fn parse_positions_tail<'a>(
+    p: &mut Parser<'a>,
+    state: &mut OpState,
+    keyword: &str,
+) -> DResult<(Vec<UnresolvedOperand<'a>>, Type, Type)> {
+    let dynamic = parse_positions(p, state)?;
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    let first = p.parse_colon_type()?;
+    p.parse_keyword(keyword)?;
+    let second = p.parse_type()?;
+    Ok((dynamic, first, second))
 }
 
 /// Parses `[%i, 2]` into the `static_position` property; returns the dynamic operands.
@@ -363,24 +391,17 @@ fn verify_extract(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
 /// `%v[%i, 2] {attrs} : result from vector<..>`
 fn print_extract(p: &mut Printer<'_>, op: OpId) {
     let m = p.module();
+    let vector = m.operand(op, 0);
     p.write(" ");
-    p.value(m.operand(op, 0));
-    print_positions(p, op, 1);
-    p.attr_dict(op, &["static_position"]);
-    p.write(" : ");
-    p.ty(m.value_type(m.result(op, 0)));
-    p.write(" from ");
-    p.ty(m.value_type(m.operand(op, 0)));
+    p.value(vector);
+    let result = m.value_type(m.result(op, 0));
+    print_positions_tail(p, op, 1, (result, "from", m.value_type(vector)));
 }
 
 fn parse_extract(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     let loc = p.loc();
     let vector = p.parse_operand()?;
-    let dynamic = parse_positions(p, state)?;
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    let result = p.parse_colon_type()?;
-    p.parse_keyword("from")?;
-    let vector_ty = p.parse_type()?;
+    let (dynamic, result, vector_ty) = parse_positions_tail(p, state, "from")?;
     state.operands = p.resolve_indexed_operands(&[vector], &[vector_ty], &dynamic, loc)?;
     state.result_types.push(result);
     Ok(())
@@ -426,16 +447,10 @@ fn verify_insert(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
 fn print_insert(p: &mut Printer<'_>, op: OpId) {
     let m = p.module();
     p.write(" ");
-    p.value(m.operand(op, 0));
-    p.write(", ");
-    p.value(m.operand(op, 1));
+    p.values(m.operands(op).take(2));
     p.write(" ");
-    print_positions(p, op, 2);
-    p.attr_dict(op, &["static_position"]);
-    p.write(" : ");
-    p.ty(m.value_type(m.operand(op, 0)));
-    p.write(" into ");
-    p.ty(m.value_type(m.operand(op, 1)));
+    let types = m.operand_types(op);
+    print_positions_tail(p, op, 2, (types[0], "into", types[1]));
 }
 
 fn parse_insert(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
@@ -443,11 +458,7 @@ fn parse_insert(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     let value = p.parse_operand()?;
     p.parse_punct(b',')?;
     let dest = p.parse_operand()?;
-    let dynamic = parse_positions(p, state)?;
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    let value_ty = p.parse_colon_type()?;
-    p.parse_keyword("into")?;
-    let dest_ty = p.parse_type()?;
+    let (dynamic, value_ty, dest_ty) = parse_positions_tail(p, state, "into")?;
     state.operands =
         p.resolve_indexed_operands(&[value, dest], &[value_ty, dest_ty], &dynamic, loc)?;
     state.result_types.push(dest_ty);
