@@ -148,16 +148,7 @@ pub fn build_extract(
     positions: &[Position],
 ) -> Value {
     let ty = extracted_type(m.value_type(vector), positions.len());
-    let (statics, dynamic) = split_positions(positions);
-    let mut operands = vec![vector];
-    operands.extend(dynamic);
-    m.create_result_at(
-        OpState::new("vector.extract")
-            .operands(&operands)
-            .prop("static_position", Attribute::dense_i64_array(&statics))
-            .results(&[ty]),
-        at,
-    )
+    m.create_result_at(position_op("vector.extract", &[vector], positions, ty), at)
 }
 
 /// `vector.insert %value, %dest[positions]`, returning the updated vector.
@@ -169,14 +160,8 @@ pub fn build_insert(
     positions: &[Position],
 ) -> Value {
     let ty = m.value_type(dest);
-    let (statics, dynamic) = split_positions(positions);
-    let mut operands = vec![value, dest];
-    operands.extend(dynamic);
     m.create_result_at(
-        OpState::new("vector.insert")
-            .operands(&operands)
-            .prop("static_position", Attribute::dense_i64_array(&statics))
-            .results(&[ty]),
+        position_op("vector.insert", &[value, dest], positions, ty),
         at,
     )
 }
@@ -225,6 +210,16 @@ fn split_positions(positions: &[Position]) -> (Vec<i64>, Vec<Value>) {
         })
         .collect();
     (statics, dynamic)
+}
+
+/// A `vector.extract` or `vector.insert` of `result`: the `leading` operands, then the
+/// dynamic positions, whose places `static_position` marks among the static ones.
+fn position_op(name: &str, leading: &[Value], positions: &[Position], result: Type) -> OpState {
+    let (statics, dynamic) = split_positions(positions);
+    OpState::new(name)
+        .operands(&[leading, &dynamic].concat())
+        .prop("static_position", Attribute::dense_i64_array(&statics))
+        .results(&[result])
 }
 
 // ----- positions of extract and insert -----
