@@ -30,7 +30,7 @@ use crate::attrs::{Attribute, NamedAttr};
 use crate::diag::DResult;
 use crate::dialects::prelude::*;
 use crate::module::{BlockId, Module, OpId, OpState, Value};
-use crate::parser::Parser;
+use crate::parser::{Parser, UnresolvedOperand};
 use crate::printer::Printer;
 use crate::types::Type;
 use std::sync::{Arc, OnceLock};
@@ -202,6 +202,33 @@ pub fn print_dynamic_index_list(
             None => p.write(&s.to_string()),
         }
     });
+}
+
+/// Parses MLIR's dynamic index list entries through the closing `]` (`%i, 2]`, at least one):
+/// the static indices, with `marker` for each operand, and the operands. `narrow` takes an
+/// integer to the indices' range (`range_error` at the integer when it is out of it).
+pub fn parse_dynamic_index_list<'a>(
+    p: &mut Parser<'a>,
+    marker: i64,
+    narrow: fn(i128) -> Option<i64>,
+    range_error: &str,
+) -> DResult<(Vec<i64>, Vec<UnresolvedOperand<'a>>)> {
+    let (mut statics, mut dynamic) = (Vec::new(), Vec::new());
+    loop {
+        if let Some(v) = p.parse_optional_operand()? {
+            statics.push(marker);
+            dynamic.push(v);
+        } else {
+            let loc = p.loc();
+            let i = p.parse_integer()?;
+            statics.push(narrow(i).ok_or_else(|| p.error_at(loc, range_error))?);
+        }
+        if !p.parse_optional_punct(b',') {
+            break;
+        }
+    }
+    p.parse_punct(b']')?;
+    Ok((statics, dynamic))
 }
 
 /// `%a = %x, %b = %y`: region arguments bound to their initial values (the `iter_args` of

@@ -12,8 +12,9 @@
 
 use super::{
     attr_list, attr_lists_prop, dense_i32_array, dense_ints, enum_attr, enum_case, expect_results,
-    first_type_mismatch, operand_segments, parse_enum_prop, print_attr_list,
-    print_dynamic_index_list, print_enum_prop, split_top_level, verify_entry_block_args,
+    first_type_mismatch, operand_segments, parse_dynamic_index_list, parse_enum_prop,
+    print_attr_list, print_dynamic_index_list, print_enum_prop, split_top_level,
+    verify_entry_block_args,
 };
 use crate::Ident;
 use crate::attrs::{self, Attribute, DenseValues, NamedAttr};

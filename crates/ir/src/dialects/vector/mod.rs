@@ -9,7 +9,7 @@
 
 use super::{
     dense_i32_array, dense_ints, expect_operands, expect_results, operand_segments,
-    print_dynamic_index_list, split_top_level,
+    parse_dynamic_index_list, print_dynamic_index_list, split_top_level,
 };
 use crate::Ident;
 use crate::attrs::{self, Attribute};
@@ -322,25 +322,13 @@ fn parse_positions<'a>(
     state: &mut OpState,
 ) -> DResult<Vec<UnresolvedOperand<'a>>> {
     p.parse_punct(b'[')?;
-    let mut statics = Vec::new();
-    let mut dynamic = Vec::new();
-    if !p.parse_optional_punct(b']') {
-        loop {
-            if let Some(v) = p.parse_optional_operand()? {
-                statics.push(DYNAMIC);
-                dynamic.push(v);
-            } else {
-                let loc = p.loc();
-                let i = p.parse_integer()?;
-                let i = i64::try_from(i).map_err(|_| p.error_at(loc, "position out of range"))?;
-                statics.push(i);
-            }
-            if !p.parse_optional_punct(b',') {
-                break;
-            }
+    let (statics, dynamic) = match p.parse_optional_punct(b']') {
+        true => (Vec::new(), Vec::new()),
+        false => {
+            let narrow = |i| i64::try_from(i).ok();
+            parse_dynamic_index_list(p, DYNAMIC, narrow, "position out of range")?
         }
-        p.parse_punct(b']')?;
-    }
+    };
     attrs::set_named(
         &mut state.props,
         Ident::new("static_position"),
