@@ -313,6 +313,15 @@ pub fn get_named(entries: &[NamedAttr], name: Ident) -> Option<&Attribute> {
     entries.iter().find(|e| e.name == name).map(|e| &e.value)
 }
 
+/// Looks up `name` in an attribute list by its text, without interning it (for names that
+/// may not be attributes of any op).
+pub fn find_named<'a>(entries: &'a [NamedAttr], name: &str) -> Option<&'a Attribute> {
+    entries
+        .iter()
+        .find(|e| e.name.as_str() == name)
+        .map(|e| &e.value)
+}
+
 /// Sets `name` in a sorted attribute list (replacing or inserting in order).
 pub fn set_named(entries: &mut Vec<NamedAttr>, name: Ident, value: Attribute) {
     if let Some(e) = entries.iter_mut().find(|e| e.name == name) {

@@ -282,11 +282,7 @@ impl Module {
         let blocks = self.region_blocks(from).to_vec();
         let mut block_map = FxHashMap::default();
         for &b in &blocks {
-            let types: Vec<Type> = self
-                .block_args(b)
-                .iter()
-                .map(|&a| self.value_type(a))
-                .collect();
+            let types = self.block_arg_types(b);
             let nb = self.create_block(&types);
             for i in 0..types.len() {
                 let (old_a, new_a) = (self.block_arg(b, i), self.block_arg(nb, i));

@@ -284,14 +284,23 @@ impl<'m> Printer<'m> {
         }
     }
 
-    /// Writes values separated by `, `.
-    pub fn values(&mut self, vs: impl IntoIterator<Item = Value>) {
-        for (i, v) in vs.into_iter().enumerate() {
+    /// Writes each item with `write`, separated by `, ` (MLIR's comma-separated lists).
+    pub fn comma_separated<T>(
+        &mut self,
+        items: impl IntoIterator<Item = T>,
+        mut write: impl FnMut(&mut Self, T),
+    ) {
+        for (i, item) in items.into_iter().enumerate() {
             if i > 0 {
                 self.out.push_str(", ");
             }
-            self.value(v);
+            write(self, item);
         }
+    }
+
+    /// Writes values separated by `, `.
+    pub fn values(&mut self, vs: impl IntoIterator<Item = Value>) {
+        self.comma_separated(vs, Self::value);
     }
 
     /// Writes an argument declaration `%name: type`.
@@ -307,12 +316,7 @@ impl<'m> Printer<'m> {
 
     /// Writes types separated by `, `.
     pub fn types(&mut self, ts: impl IntoIterator<Item = Type>) {
-        for (i, t) in ts.into_iter().enumerate() {
-            if i > 0 {
-                self.out.push_str(", ");
-            }
-            self.ty(t);
-        }
+        self.comma_separated(ts, Self::ty);
     }
 
     /// Writes a function-result type list: `f32` or `(f32, i1)` or `()`.
@@ -458,12 +462,7 @@ impl<'m> Printer<'m> {
             let args = m.block_args(b);
             if !args.is_empty() {
                 self.out.push('(');
-                for (i, &a) in args.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.arg_decl(a);
-                }
+                self.comma_separated(args.iter().copied(), Self::arg_decl);
                 self.out.push(')');
             }
             self.out.push(':');
@@ -524,12 +523,7 @@ impl<'m> Printer<'m> {
             self.block_name(preds[0]);
         } else {
             let _ = write!(self.out, "  // {} preds: ", preds.len());
-            for (i, &p) in preds.iter().enumerate() {
-                if i > 0 {
-                    self.out.push_str(", ");
-                }
-                self.block_name(p);
-            }
+            self.comma_separated(preds, Self::block_name);
         }
     }
 
@@ -554,7 +548,7 @@ impl<'m> Printer<'m> {
             // printers may rely on the op's invariants).
             m.op_def(op).filter(|d| {
                 d.has_custom_syntax()
-                    && d.num_regions.is_none_or(|n| m.regions(op).len() == n)
+                    && m.regions(op).len() == d.num_regions
                     && d.check(&self.verify_cx, op).is_ok()
             })
         };
@@ -583,12 +577,7 @@ impl<'m> Printer<'m> {
         let succs = m.successors(op);
         if !succs.is_empty() {
             self.out.push('[');
-            for (i, &s) in succs.iter().enumerate() {
-                if i > 0 {
-                    self.out.push_str(", ");
-                }
-                self.block_name(s);
-            }
+            self.comma_separated(succs.iter().copied(), Self::block_name);
             self.out.push(']');
         }
         if !m.props(op).is_empty() {
@@ -599,12 +588,9 @@ impl<'m> Printer<'m> {
         let regions = m.regions(op);
         if !regions.is_empty() {
             self.out.push_str(" (");
-            for (i, &r) in regions.iter().enumerate() {
-                if i > 0 {
-                    self.out.push_str(", ");
-                }
-                self.region_impl(r, true, true, true);
-            }
+            self.comma_separated(regions.iter().copied(), |p, r| {
+                p.region_impl(r, true, true, true)
+            });
             self.out.push(')');
         }
         if !m.attrs(op).is_empty() {

@@ -36,8 +36,9 @@ pub struct OpDef {
     /// Names of inherent attributes (properties): printed in `<{...}>` in generic form; a
     /// generic `{...}` entry with one of these names is moved to the properties.
     pub inherent_attrs: &'static [&'static str],
-    /// Exact number of regions, if fixed.
-    pub num_regions: Option<usize>,
+    /// Exact number of regions: none unless declared, as in MLIR's ODS (no op here has a
+    /// variadic region list).
+    pub num_regions: usize,
     /// Allowed parent ops (MLIR's `HasParent`); empty means any.
     pub parents: &'static [&'static str],
     /// The dialect whose prefix may be left out of op names directly inside this op's regions
@@ -56,13 +57,13 @@ pub struct OpDef {
 }
 
 impl OpDef {
-    /// A definition with no traits, no hooks and no region constraint.
+    /// A definition with no traits, no hooks and no regions.
     pub const fn new(name: &'static str) -> OpDef {
         OpDef {
             name,
             traits: Traits::NONE,
             inherent_attrs: &[],
-            num_regions: None,
+            num_regions: 0,
             parents: &[],
             default_dialect: None,
             print: None,
@@ -73,6 +74,12 @@ impl OpDef {
             format: None,
             compiled: None,
         }
+    }
+
+    /// A definition of a pure op (MLIR's `Pure`: no side effects, free to move, merge or
+    /// drop), as most ops are.
+    pub const fn pure(name: &'static str) -> OpDef {
+        OpDef::new(name).traits(Traits::PURE)
     }
 
     /// This definition under another name (one declaration for a family of ops:
@@ -143,8 +150,9 @@ impl OpDef {
         self
     }
 
+    /// The number of regions the op has (zero unless set).
     pub const fn regions(mut self, n: usize) -> OpDef {
-        self.num_regions = Some(n);
+        self.num_regions = n;
         self
     }
 

@@ -114,10 +114,8 @@ impl Verifier<'_> {
             }
         }
         if let Some(def) = def {
-            if let Some(n) = def.num_regions
-                && m.regions(op).len() != n
-            {
-                let msg = match n {
+            if m.regions(op).len() != def.num_regions {
+                let msg = match def.num_regions {
                     0 => "requires zero regions".to_owned(),
                     1 => "requires one region".to_owned(),
                     n => format!("expected {n} regions"),

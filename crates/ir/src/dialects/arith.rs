@@ -83,10 +83,8 @@ pub const FASTMATH: PropKind = PropKind::EnumBody {
 
 /// One float operand and result of one type with fast-math flags: `arith.negf`, and `math.tanh %x
 /// fastmath<fast> : f32` and the other unary math functions.
-pub(super) const FLOAT_UNARY_OP: OpDef = OpDef::new("")
-    .traits(Traits::PURE)
+pub(super) const FLOAT_UNARY_OP: OpDef = OpDef::pure("")
     .inherent(&["fastmath"])
-    .regions(0)
     .operands(&[one("operand", &FLOAT_LIKE)])
     .results(&[one("result", &FLOAT_LIKE)])
     .props(&[optional("fastmath", FASTMATH)])
@@ -103,7 +101,6 @@ pub const OVERFLOW: PropKind = PropKind::EnumBody {
 const CONSTANT: OpDef = OpDef::new("arith.constant")
     .traits(Traits::PURE.union(Traits::CONSTANT_LIKE))
     .inherent(&["value"])
-    .regions(0)
     .operands(&[])
     .results(&[one("result", &ANY)])
     .syntax(print_constant, parse_constant)
@@ -111,9 +108,7 @@ const CONSTANT: OpDef = OpDef::new("arith.constant")
     .name_hint(constant_name);
 
 /// `arith.select %c, %a, %b : f32` (`: i1, f32` spelled out only for a shaped condition).
-const SELECT: OpDef = OpDef::new("arith.select")
-    .traits(Traits::PURE)
-    .regions(0)
+const SELECT: OpDef = OpDef::pure("arith.select")
     .operands(&[
         one("condition", &BOOL_LIKE),
         one("true_value", &ANY),
@@ -124,10 +119,8 @@ const SELECT: OpDef = OpDef::new("arith.select")
     .verify(verify_select);
 
 /// `arith.addf %a, %b fastmath<fast> : f32`.
-const FLOAT_BINARY_OP: OpDef = OpDef::new("")
-    .traits(Traits::PURE)
+const FLOAT_BINARY_OP: OpDef = OpDef::pure("")
     .inherent(&["fastmath"])
-    .regions(0)
     .operands(&[one("lhs", &FLOAT_LIKE), one("rhs", &FLOAT_LIKE)])
     .results(&[one("result", &FLOAT_LIKE)])
     .props(&[optional("fastmath", FASTMATH)])
@@ -135,9 +128,7 @@ const FLOAT_BINARY_OP: OpDef = OpDef::new("")
     .format("$lhs `,` $rhs (`fastmath` `` $fastmath^)? attr-dict `:` type($result)");
 
 /// `arith.divsi %a, %b : i32`.
-const INT_BINARY_OP: OpDef = OpDef::new("")
-    .traits(Traits::PURE)
-    .regions(0)
+const INT_BINARY_OP: OpDef = OpDef::pure("")
     .operands(&[one("lhs", &INT_LIKE), one("rhs", &INT_LIKE)])
     .results(&[one("result", &INT_LIKE)])
     .rules(&[ALL_TYPES_SAME])
@@ -150,10 +141,8 @@ const INT_BINARY_OVERFLOW_OP: OpDef = INT_BINARY_OP
     .format("$lhs `,` $rhs (`overflow` `` $overflowFlags^)? attr-dict `:` type($result)");
 
 /// `arith.cmpi slt, %a, %b : i32`: an `i1` of the operands' shape.
-const CMPI: OpDef = OpDef::new("arith.cmpi")
-    .traits(Traits::PURE)
+const CMPI: OpDef = OpDef::pure("arith.cmpi")
     .inherent(&["predicate"])
-    .regions(0)
     .operands(&[one("lhs", &INT_LIKE), one("rhs", &INT_LIKE)])
     .results(&[one("result", &BOOL_LIKE)])
     .props(&[required(
@@ -166,10 +155,8 @@ const CMPI: OpDef = OpDef::new("arith.cmpi")
     .format("$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)");
 
 /// `arith.cmpf olt, %a, %b fastmath<fast> : f32`.
-const CMPF: OpDef = OpDef::new("arith.cmpf")
-    .traits(Traits::PURE)
+const CMPF: OpDef = OpDef::pure("arith.cmpf")
     .inherent(&["predicate", "fastmath"])
-    .regions(0)
     .operands(&[one("lhs", &FLOAT_LIKE), one("rhs", &FLOAT_LIKE)])
     .results(&[one("result", &BOOL_LIKE)])
     .props(&[
@@ -195,9 +182,7 @@ const COMPARISON_RULES: &[TypeRule] = &[
 ];
 
 /// `arith.extf %x fastmath<fast> : bf16 to f32` (whether the types fit is `verify_cast`'s).
-const CAST_OP: OpDef = OpDef::new("")
-    .traits(Traits::PURE)
-    .regions(0)
+const CAST_OP: OpDef = OpDef::pure("")
     .operands(&[one("in", &ANY)])
     .results(&[one("out", &ANY)])
     .format("$in attr-dict `:` type($in) `to` type($out)")
@@ -259,13 +244,12 @@ const fn commutes(commutative: bool) -> Traits {
 /// `arith.constant <value>`; the result type is the attribute's type.
 pub fn build_constant(m: &mut Module, at: InsertPoint, value: Attribute) -> Value {
     let ty = value.ty().expect("typed constant attribute");
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("arith.constant")
             .prop("value", value)
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `arith.constant v : index`.
@@ -276,8 +260,7 @@ pub fn build_index_constant(m: &mut Module, at: InsertPoint, v: i64) -> Value {
 /// A binary op whose result has the operands' type (`arith.addf`, `arith.muli`, ...).
 pub fn build_binary(m: &mut Module, at: InsertPoint, name: &str, lhs: Value, rhs: Value) -> Value {
     let ty = m.value_type(lhs);
-    let op = m.create_op_at(OpState::new(name).operands(&[lhs, rhs]).results(&[ty]), at);
-    m.result(op, 0)
+    m.create_result_at(OpState::new(name).operands(&[lhs, rhs]).results(&[ty]), at)
 }
 
 /// `arith.cmpi <predicate>, lhs, rhs`.
@@ -293,20 +276,18 @@ pub fn build_cmpi(
         .position(|&n| n == predicate)
         .expect("cmpi predicate");
     let ty = with_element_type(m.value_type(lhs), Type::I1);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("arith.cmpi")
             .operands(&[lhs, rhs])
             .results(&[ty])
             .prop("predicate", Attribute::i64(p as i64)),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// A cast op (`arith.extf`, `arith.index_cast`, ...) to `to`.
 pub fn build_cast(m: &mut Module, at: InsertPoint, name: &str, v: Value, to: Type) -> Value {
-    let op = m.create_op_at(OpState::new(name).operands(&[v]).results(&[to]), at);
-    m.result(op, 0)
+    m.create_result_at(OpState::new(name).operands(&[v]).results(&[to]), at)
 }
 
 // ----- arith.constant -----

@@ -1,7 +1,7 @@
 //! `func.func`, `func.return`, `func.call`.
 
 use crate::Ident;
-use crate::attrs::{self, Attribute, NamedAttr};
+use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
 use crate::lexer::Token;
 use crate::module::{InsertPoint, Module, OpId, OpState, Value};
@@ -38,7 +38,6 @@ pub fn register(r: &mut Registry) {
     r.register(
         OpDef::new("func.call")
             .inherent(&["callee", "arg_attrs", "res_attrs", "no_inline"])
-            .regions(0)
             .syntax(print_call, parse_call)
             .verify(verify_call),
     );
@@ -83,22 +82,7 @@ pub fn build_call(
     args: &[Value],
     results: &[Type],
 ) -> OpId {
-    m.create_op_at(
-        OpState::new("func.call")
-            .operands(args)
-            .results(results)
-            .prop("callee", Attribute::symbol(callee)),
-        at,
-    )
-}
-
-fn arg_attr_list(m: &Module, op: OpId, name: &str, index: usize) -> Vec<NamedAttr> {
-    m.prop(op, name)
-        .and_then(Attribute::as_array)
-        .and_then(|a| a.get(index))
-        .and_then(Attribute::as_dict)
-        .map(<[NamedAttr]>::to_vec)
-        .unwrap_or_default()
+    m.create_op_at(super::call_state("func.call", callee, args, results), at)
 }
 
 fn print_func(p: &mut Printer<'_>, op: OpId) {
@@ -113,40 +97,26 @@ fn print_func(p: &mut Printer<'_>, op: OpId) {
     let body = m.region(op, 0);
     let entry = m.entry_block(body);
     p.write("(");
-    for (i, &t) in inputs.iter().enumerate() {
-        if i > 0 {
-            p.write(", ");
-        }
+    p.comma_separated(inputs.iter().enumerate(), |p, (i, &t)| {
         match entry {
             Some(b) if i < m.block_args(b).len() => p.arg_decl(m.block_arg(b, i)),
             _ => p.ty(t),
         }
-        let attrs = arg_attr_list(m, op, "arg_attrs", i);
-        if !attrs.is_empty() {
-            p.write(" ");
-            p.dict_attr(&attrs);
-        }
-    }
+        super::print_attr_list(p, op, "arg_attrs", i);
+    });
     p.write(")");
     if !results.is_empty() {
         p.write(" -> ");
         let any_attrs =
-            (0..results.len()).any(|i| !arg_attr_list(m, op, "res_attrs", i).is_empty());
+            (0..results.len()).any(|i| !super::attr_list(m, op, "res_attrs", i).is_empty());
         let parens = any_attrs || results.len() > 1 || results[0].function_parts().is_some();
         if parens {
             p.write("(");
         }
-        for (i, &t) in results.iter().enumerate() {
-            if i > 0 {
-                p.write(", ");
-            }
+        p.comma_separated(results.iter().enumerate(), |p, (i, &t)| {
             p.ty(t);
-            let attrs = arg_attr_list(m, op, "res_attrs", i);
-            if !attrs.is_empty() {
-                p.write(" ");
-                p.dict_attr(&attrs);
-            }
-        }
+            super::print_attr_list(p, op, "res_attrs", i);
+        });
         if parens {
             p.write(")");
         }
@@ -165,15 +135,6 @@ fn print_func(p: &mut Printer<'_>, op: OpId) {
         p.write(" ");
         p.region(body, false, true);
     }
-}
-
-fn attr_lists_prop(lists: Vec<Vec<NamedAttr>>) -> Option<Attribute> {
-    if lists.iter().all(Vec::is_empty) {
-        return None;
-    }
-    Some(Attribute::Array(
-        lists.into_iter().map(Attribute::Dict).collect(),
-    ))
 }
 
 fn parse_func(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
@@ -234,10 +195,10 @@ fn parse_func(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
         Ident::new("function_type"),
         Attribute::Type(Type::function(&inputs, &results)),
     );
-    if let Some(a) = attr_lists_prop(args.iter().map(|a| a.attrs.clone()).collect()) {
+    if let Some(a) = super::attr_lists_prop(args.iter().map(|a| a.attrs.clone()).collect()) {
         attrs::set_named(&mut state.props, Ident::new("arg_attrs"), a);
     }
-    if let Some(a) = attr_lists_prop(res_attrs) {
+    if let Some(a) = super::attr_lists_prop(res_attrs) {
         attrs::set_named(&mut state.props, Ident::new("res_attrs"), a);
     }
     let region = if p.peek() == Token::Punct(b'{') {
@@ -268,24 +229,10 @@ fn verify_func(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let Some((inputs, _)) = function_type(m, op) else {
         return Err("requires attribute 'function_type' of function type".into());
     };
-    if let Some(entry) = m.entry_block(m.region(op, 0)) {
-        let args = m.block_args(entry);
-        if args.len() != inputs.len() {
-            return Err(format!(
-                "entry block must have {} arguments to match function signature",
-                inputs.len()
-            ));
-        }
-        for (i, (&a, &t)) in args.iter().zip(inputs).enumerate() {
-            let at = m.value_type(a);
-            if at != t {
-                return Err(format!(
-                    "type of entry block argument #{i}('{at}') must match the type of the corresponding argument in function signature('{t}')"
-                ));
-            }
-        }
+    match m.entry_block(m.region(op, 0)) {
+        Some(entry) => super::verify_entry_block_args(m, entry, inputs),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn verify_return(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
@@ -304,13 +251,10 @@ fn verify_return(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
             results.len()
         ));
     }
-    for (i, (v, &t)) in m.operands(op).zip(results).enumerate() {
-        let vt = m.value_type(v);
-        if vt != t {
-            return Err(format!(
-                "type of return operand {i} ('{vt}') doesn't match function result type ('{t}') in function @{name}"
-            ));
-        }
+    if let Some((i, vt, t)) = super::first_type_mismatch(m, m.operands(op), results) {
+        return Err(format!(
+            "type of return operand {i} ('{vt}') doesn't match function result type ('{t}') in function @{name}"
+        ));
     }
     Ok(())
 }
@@ -367,24 +311,18 @@ fn verify_call(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     if m.num_operands(op) != inputs.len() {
         return Err("incorrect number of operands for callee".into());
     }
-    for (i, (v, &t)) in m.operands(op).zip(inputs).enumerate() {
-        let vt = m.value_type(v);
-        if vt != t {
-            return Err(format!(
-                "operand type mismatch: expected operand type '{t}', but provided '{vt}' for operand number {i}"
-            ));
-        }
+    if let Some((i, vt, t)) = super::first_type_mismatch(m, m.operands(op), inputs) {
+        return Err(format!(
+            "operand type mismatch: expected operand type '{t}', but provided '{vt}' for operand number {i}"
+        ));
     }
     if m.num_results(op) != results.len() {
         return Err("incorrect number of results for callee".into());
     }
-    for (i, (v, &t)) in m.results(op).zip(results).enumerate() {
-        let vt = m.value_type(v);
-        if vt != t {
-            return Err(format!(
-                "result type mismatch at index {i}: expected '{t}', but found '{vt}'"
-            ));
-        }
+    if let Some((i, vt, t)) = super::first_type_mismatch(m, m.results(op), results) {
+        return Err(format!(
+            "result type mismatch at index {i}: expected '{t}', but found '{vt}'"
+        ));
     }
     Ok(())
 }

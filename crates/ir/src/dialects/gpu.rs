@@ -42,18 +42,14 @@ const DIMENSION: PropKind = PropKind::EnumCase {
 };
 
 /// `integer or float or a 1-d vector of them`: what `gpu.shuffle` moves.
-const SHUFFLE_VALUE: Constraint = Constraint {
-    summary: "Integer or Float or fixed-length vector of Integer or Float values of ranks 1",
-    check: is_shuffle_value,
-    buildable: None,
-    class: None,
-};
+const SHUFFLE_VALUE: Constraint = Constraint::new(
+    "Integer or Float or fixed-length vector of Integer or Float values of ranks 1",
+    is_shuffle_value,
+);
 
 /// `gpu.thread_id  x upper_bound 128`: one dimension of a launch index or size.
-const DIMENSION_OP: OpDef = OpDef::new("")
-    .traits(Traits::PURE)
+const DIMENSION_OP: OpDef = OpDef::pure("")
     .inherent(&["dimension", "upper_bound"])
-    .regions(0)
     .operands(&[])
     .results(&[one("result", &INDEX)])
     .props(&[
@@ -64,10 +60,8 @@ const DIMENSION_OP: OpDef = OpDef::new("")
     .name_hint(dimension_name);
 
 /// `gpu.shuffle  xor %v, %offset, %width : f32`: the shuffled value and whether it is valid.
-const SHUFFLE: OpDef = OpDef::new("gpu.shuffle")
-    .traits(Traits::PURE)
+const SHUFFLE: OpDef = OpDef::pure("gpu.shuffle")
     .inherent(&["mode"])
-    .regions(0)
     .operands(&[
         one("value", &SHUFFLE_VALUE),
         one("offset", &I32),
@@ -91,7 +85,6 @@ const SHUFFLE: OpDef = OpDef::new("gpu.shuffle")
 
 /// `gpu.barrier`.
 const BARRIER: OpDef = OpDef::new("gpu.barrier")
-    .regions(0)
     .operands(&[])
     .results(&[])
     .format("attr-dict");
@@ -142,8 +135,7 @@ pub fn build_dimension_op(
     if let Some(bound) = upper_bound {
         state = state.prop("upper_bound", Attribute::index(bound));
     }
-    let op = m.create_op_at(state, at);
-    m.result(op, 0)
+    m.create_result_at(state, at)
 }
 
 /// `gpu.shuffle  <mode> %value, %offset, %width`; returns the shuffled value and the

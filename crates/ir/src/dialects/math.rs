@@ -59,9 +59,7 @@ const FMA: OpDef = FLOAT_UNARY_OP
     .format("$a `,` $b `,` $c (`fastmath` `` $fastmath^)? attr-dict `:` type($result)");
 
 /// `math.ctlz %x : i32`.
-const INT_UNARY_OP: OpDef = OpDef::new("")
-    .traits(Traits::PURE)
-    .regions(0)
+const INT_UNARY_OP: OpDef = OpDef::pure("")
     .operands(&[one("operand", &INT_LIKE)])
     .results(&[one("result", &INT_LIKE)])
     .rules(&[ALL_TYPES_SAME])

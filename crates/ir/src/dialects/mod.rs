@@ -26,11 +26,11 @@ pub mod prelude {
     pub use crate::traits::Traits;
 }
 
-use crate::attrs::Attribute;
+use crate::attrs::{Attribute, NamedAttr};
 use crate::diag::DResult;
 use crate::dialects::prelude::*;
-use crate::module::{Module, OpId, OpState};
-use crate::parser::Parser;
+use crate::module::{BlockId, Module, OpId, OpState, Value};
+use crate::parser::{Parser, UnresolvedOperand};
 use crate::printer::Printer;
 use crate::types::Type;
 use std::sync::{Arc, OnceLock};
@@ -119,6 +119,23 @@ pub fn expect_same_types(m: &Module, op: OpId) -> Result<Type, String> {
     Ok(first)
 }
 
+/// The first of `values` whose type is not the one `expected` at its position: its index, the
+/// type found and the type expected.
+pub fn first_type_mismatch(
+    m: &Module,
+    values: impl IntoIterator<Item = Value>,
+    expected: &[Type],
+) -> Option<(usize, Type, Type)> {
+    values
+        .into_iter()
+        .zip(expected)
+        .enumerate()
+        .find_map(|(i, (v, &t))| {
+            let found = m.value_type(v);
+            (found != t).then_some((i, found, t))
+        })
+}
+
 /// Every operand satisfies `pred` (`operand #0 must be <what>, but got 'i32'`).
 pub fn expect_operand_types(
     m: &Module,
@@ -133,6 +150,17 @@ pub fn expect_operand_types(
         }
     }
     Ok(())
+}
+
+// ----- builder helpers -----
+
+/// A direct call `name @callee(args) -> results` (`func.call`, `llvm.call`,
+/// `xla_gpu.pure_call`): MLIR's call ops name their callee in the `callee` property.
+pub fn call_state(name: &str, callee: &str, args: &[Value], results: &[Type]) -> OpState {
+    OpState::new(name)
+        .operands(args)
+        .results(results)
+        .prop("callee", Attribute::symbol(callee))
 }
 
 // ----- syntax helpers -----
@@ -158,6 +186,59 @@ pub fn print_enum_prop(
         p.write(&text);
     }
     true
+}
+
+/// MLIR's `printDynamicIndexList` entries (`%i, 2`): each static index, or for each `marker`
+/// the next of the `dynamic` operands.
+pub fn print_dynamic_index_list(
+    p: &mut Printer<'_>,
+    statics: Vec<i64>,
+    marker: i64,
+    mut dynamic: impl Iterator<Item = Value>,
+) {
+    p.comma_separated(statics, |p, s| {
+        match (s == marker).then(|| dynamic.next()).flatten() {
+            Some(v) => p.value(v),
+            None => p.write(&s.to_string()),
+        }
+    });
+}
+
+/// Parses MLIR's dynamic index list entries through the closing `]` (`%i, 2]`, at least one):
+/// the static indices, with `marker` for each operand, and the operands. `narrow` takes an
+/// integer to the indices' range (`range_error` at the integer when it is out of it).
+pub fn parse_dynamic_index_list<'a>(
+    p: &mut Parser<'a>,
+    marker: i64,
+    narrow: fn(i128) -> Option<i64>,
+    range_error: &str,
+) -> DResult<(Vec<i64>, Vec<UnresolvedOperand<'a>>)> {
+    let (mut statics, mut dynamic) = (Vec::new(), Vec::new());
+    loop {
+        if let Some(v) = p.parse_optional_operand()? {
+            statics.push(marker);
+            dynamic.push(v);
+        } else {
+            let loc = p.loc();
+            let i = p.parse_integer()?;
+            statics.push(narrow(i).ok_or_else(|| p.error_at(loc, range_error))?);
+        }
+        if !p.parse_optional_punct(b',') {
+            break;
+        }
+    }
+    p.parse_punct(b']')?;
+    Ok((statics, dynamic))
+}
+
+/// `%a = %x, %b = %y`: region arguments bound to their initial values (the `iter_args` of
+/// `scf.for` and `xla_gpu.loop`, the arguments of `scf.while`).
+pub fn print_bindings(p: &mut Printer<'_>, args: &[Value], inits: &[Value]) {
+    p.comma_separated(args.iter().zip(inits), |p, (&arg, &init)| {
+        p.value(arg);
+        p.write(" = ");
+        p.value(init);
+    });
 }
 
 /// Parses ` keyword<...>` into the property `prop` as `#dialect.keyword<...>`.
@@ -188,7 +269,6 @@ pub const RETURN_LIKE: OpDef = OpDef::new("")
             .union(Traits::RETURN_LIKE)
             .union(Traits::PURE),
     )
-    .regions(0)
     .operands(&[variadic("operands", &ANY)])
     .results(&[])
     .format("attr-dict ($operands^ `:` type($operands))?");
@@ -205,16 +285,61 @@ pub fn yields_parent_results(m: &Module, op: OpId, parent: OpId) -> Result<(), S
             m.name(parent)
         ));
     }
-    for (i, (v, t)) in m.operands(op).zip(expected).enumerate() {
-        let vt = m.value_type(v);
-        if vt != t {
-            return Err(format!(
-                "type of operand #{i} ('{vt}') doesn't match the result type of the parent '{}' ('{t}')",
-                m.name(parent)
-            ));
-        }
+    if let Some((i, vt, t)) = first_type_mismatch(m, m.operands(op), &expected) {
+        return Err(format!(
+            "type of operand #{i} ('{vt}') doesn't match the result type of the parent '{}' ('{t}')",
+            m.name(parent)
+        ));
     }
     Ok(())
+}
+
+// ----- function-like ops (func.func, llvm.func) -----
+
+/// Entry `index` of the argument or result attribute list `prop` (`arg_attrs`, `res_attrs`).
+pub fn attr_list(m: &Module, op: OpId, prop: &str, index: usize) -> Vec<NamedAttr> {
+    m.prop(op, prop)
+        .and_then(Attribute::as_array)
+        .and_then(|a| a.get(index))
+        .and_then(Attribute::as_dict)
+        .map(<[NamedAttr]>::to_vec)
+        .unwrap_or_default()
+}
+
+/// ` {attrs}` of one argument or result, if it has any.
+pub fn print_attr_list(p: &mut Printer<'_>, op: OpId, prop: &str, index: usize) {
+    let attrs = attr_list(p.module(), op, prop, index);
+    if !attrs.is_empty() {
+        p.write(" ");
+        p.dict_attr(&attrs);
+    }
+}
+
+/// The entry block's arguments match the function's `inputs`, in number and type.
+pub fn verify_entry_block_args(m: &Module, entry: BlockId, inputs: &[Type]) -> Result<(), String> {
+    let args = m.block_args(entry);
+    if args.len() != inputs.len() {
+        return Err(format!(
+            "entry block must have {} arguments to match function signature",
+            inputs.len()
+        ));
+    }
+    if let Some((i, at, t)) = first_type_mismatch(m, args.iter().copied(), inputs) {
+        return Err(format!(
+            "type of entry block argument #{i}('{at}') must match the type of the corresponding argument in function signature('{t}')"
+        ));
+    }
+    Ok(())
+}
+
+/// An `arg_attrs`/`res_attrs` property, when any entry is non-empty (as MLIR stores them).
+pub fn attr_lists_prop(lists: Vec<Vec<NamedAttr>>) -> Option<Attribute> {
+    if lists.iter().all(Vec::is_empty) {
+        return None;
+    }
+    Some(Attribute::Array(
+        lists.into_iter().map(Attribute::Dict).collect(),
+    ))
 }
 
 // ----- enum attributes, dense arrays, operand segments (vector, gpu, llvm, nvvm) -----

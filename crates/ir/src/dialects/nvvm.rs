@@ -48,34 +48,23 @@ const SHFL_KIND: &str = "#nvvm<shfl_kind ";
 const RANGE: &str = "#llvm.constant_range<";
 
 /// `i32` or `f32`: what `nvvm.shfl.sync` moves.
-const I32_OR_F32: Constraint = Constraint {
-    summary: "32-bit signless integer or 32-bit float",
-    check: |t| t == Type::I32 || t == Type::F32,
-    buildable: None,
-    class: None,
-};
+const I32_OR_F32: Constraint = Constraint::new("32-bit signless integer or 32-bit float", |t| {
+    t == Type::I32 || t == Type::F32
+});
 
 /// `nvvm.read.ptx.sreg.tid.x range <i32, 0, 128> : i32`.
-const SREG: OpDef = OpDef::new("")
-    .traits(Traits::PURE)
+const SREG: OpDef = OpDef::pure("")
     .inherent(&["range"])
-    .regions(0)
     .operands(&[])
     .results(&[one("res", &LLVM_TYPE)])
     .syntax(print_sreg, parse_sreg)
     .verify(verify_sreg);
 
 /// Any type the LLVM dialect can hold.
-const LLVM_TYPE: Constraint = Constraint {
-    summary: "LLVM dialect-compatible type",
-    check: is_llvm_type,
-    buildable: None,
-    class: None,
-};
+const LLVM_TYPE: Constraint = Constraint::new("LLVM dialect-compatible type", is_llvm_type);
 
 /// `nvvm.barrier0`.
 const BARRIER0: OpDef = OpDef::new("nvvm.barrier0")
-    .regions(0)
     .operands(&[])
     .results(&[])
     .format("attr-dict");
@@ -84,7 +73,6 @@ const BARRIER0: OpDef = OpDef::new("nvvm.barrier0")
 /// `verify_shfl`'s: the value's, or a struct with a validity bit).
 const SHFL_SYNC: OpDef = OpDef::new("nvvm.shfl.sync")
     .inherent(&["kind", "return_value_and_is_valid"])
-    .regions(0)
     .operands(&[
         one("thread_mask", &I32),
         one("val", &I32_OR_F32),
@@ -123,8 +111,7 @@ pub fn build_sreg(m: &mut Module, at: InsertPoint, name: &str, range: Option<(i6
     if let Some((lo, hi)) = range {
         state = state.prop("range", range_attr(32, lo.into(), hi.into()));
     }
-    let op = m.create_op_at(state, at);
-    m.result(op, 0)
+    m.create_result_at(state, at)
 }
 
 /// `nvvm.barrier0`.
@@ -141,14 +128,13 @@ pub fn build_shfl_sync(
 ) -> Value {
     assert!(SHFL_KINDS.contains(&kind), "nvvm.shfl.sync kind '{kind}'");
     let ty = m.value_type(value);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("nvvm.shfl.sync")
             .operands(&[mask, value, offset, clamp])
             .prop("kind", enum_attr(SHFL_KIND, kind))
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 // ----- constant ranges -----

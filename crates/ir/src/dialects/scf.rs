@@ -39,7 +39,6 @@ pub fn register(r: &mut Registry) {
         OpDef::new("scf.condition")
             .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE))
             .parents(&["scf.while"])
-            .regions(0)
             .syntax(print_condition, parse_condition)
             .verify(verify_condition),
     );
@@ -184,17 +183,7 @@ fn print_for(p: &mut Printer<'_>, op: OpId) {
     let inits = &operands[3..];
     if !inits.is_empty() {
         p.write(" iter_args(");
-        for (i, &init) in inits.iter().enumerate() {
-            if i > 0 {
-                p.write(", ");
-            }
-            match args.get(i + 1) {
-                Some(&a) => p.value(a),
-                None => p.write("%<<missing>>"),
-            }
-            p.write(" = ");
-            p.value(init);
-        }
+        super::print_bindings(p, &args[1..], inits);
         p.write(") -> (");
         p.types(inits.iter().map(|&v| m.value_type(v)));
         p.write(")");
@@ -387,14 +376,7 @@ fn print_while(p: &mut Printer<'_>, op: OpId) {
     let args = m.block_args(before);
     if !inits.is_empty() {
         p.write(" (");
-        for (i, (&arg, &init)) in args.iter().zip(&inits).enumerate() {
-            if i > 0 {
-                p.write(", ");
-            }
-            p.value(arg);
-            p.write(" = ");
-            p.value(init);
-        }
+        super::print_bindings(p, args, &inits);
         p.write(")");
     }
     p.write(" : (");
@@ -453,12 +435,7 @@ fn verify_while(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
         return Err("expects two non-empty regions".into());
     };
     let inits = m.operand_types(op);
-    let before_args: Vec<Type> = m
-        .block_args(before)
-        .iter()
-        .map(|&a| m.value_type(a))
-        .collect();
-    if before_args != inits {
+    if m.block_arg_types(before) != inits {
         return Err("expects the 'before' region arguments to match the operand types".into());
     }
     let Some(condition) = m
@@ -472,12 +449,7 @@ fn verify_while(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     if forwarded != m.result_types(op) {
         return Err("expects the 'scf.condition' arguments to match the result types".into());
     }
-    let after_args: Vec<Type> = m
-        .block_args(after)
-        .iter()
-        .map(|&a| m.value_type(a))
-        .collect();
-    if after_args != forwarded {
+    if m.block_arg_types(after) != forwarded {
         return Err(
             "expects the 'after' region arguments to match the 'scf.condition' arguments".into(),
         );

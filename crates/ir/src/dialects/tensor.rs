@@ -7,9 +7,7 @@ use crate::verifier::VerifyCx;
 
 /// The dialect's ops, declared.
 const OPS: &[OpDef] = &[
-    OpDef::new("tensor.extract")
-        .traits(Traits::PURE)
-        .regions(0)
+    OpDef::pure("tensor.extract")
         .operands(&[one("tensor", &RANKED_TENSOR), variadic("indices", &INDEX)])
         .results(&[one("result", &ANY)])
         .rules(&[TypeRule::Derived {
@@ -21,9 +19,7 @@ const OPS: &[OpDef] = &[
         .format("$tensor `[` $indices `]` attr-dict `:` type($tensor)")
         .verify(verify_extract)
         .name_hint(|_, _| Some("extracted".into())),
-    OpDef::new("tensor.insert")
-        .traits(Traits::PURE)
-        .regions(0)
+    OpDef::pure("tensor.insert")
         .operands(&[
             one("scalar", &ANY),
             one("dest", &RANKED_TENSOR),
@@ -46,9 +42,7 @@ const OPS: &[OpDef] = &[
         .format("$scalar `into` $dest `[` $indices `]` attr-dict `:` type($dest)")
         .verify(verify_insert)
         .name_hint(|_, _| Some("inserted".into())),
-    OpDef::new("tensor.empty")
-        .traits(Traits::PURE)
-        .regions(0)
+    OpDef::pure("tensor.empty")
         .operands(&[variadic("dynamicSizes", &INDEX)])
         .results(&[one("result", &RANKED_TENSOR)])
         .format("`(`$dynamicSizes`)` attr-dict `:` type($result)")
@@ -69,13 +63,12 @@ pub fn build_extract(m: &mut Module, at: InsertPoint, tensor: Value, indices: &[
         .expect("tensor.extract of a tensor");
     let mut operands = vec![tensor];
     operands.extend_from_slice(indices);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("tensor.extract")
             .operands(&operands)
             .results(&[elem]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `tensor.insert %v into %t[indices]`.
@@ -89,19 +82,17 @@ pub fn build_insert(
     let ty = m.value_type(tensor);
     let mut operands = vec![scalar, tensor];
     operands.extend_from_slice(indices);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("tensor.insert")
             .operands(&operands)
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `tensor.empty() : ty` (static shape).
 pub fn build_empty(m: &mut Module, at: InsertPoint, ty: Type) -> Value {
-    let op = m.create_op_at(OpState::new("tensor.empty").results(&[ty]), at);
-    m.result(op, 0)
+    m.create_result_at(OpState::new("tensor.empty").results(&[ty]), at)
 }
 
 /// `tensor` (ranked, as declared) has one index operand per dimension after the first

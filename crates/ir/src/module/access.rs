@@ -70,6 +70,14 @@ impl Module {
         self.operands(op).map(|v| self.value_type(v)).collect()
     }
 
+    /// The argument types of `block`.
+    pub fn block_arg_types(&self, block: BlockId) -> Vec<Type> {
+        self.block_args(block)
+            .iter()
+            .map(|&a| self.value_type(a))
+            .collect()
+    }
+
     pub fn regions(&self, op: OpId) -> &[RegionId] {
         &self.ops[op.index()].regions
     }
@@ -98,20 +106,12 @@ impl Module {
 
     /// A property of `op`.
     pub fn prop(&self, op: OpId, name: &str) -> Option<&Attribute> {
-        let data = &self.ops[op.index()];
-        data.props
-            .iter()
-            .find(|e| e.name.as_str() == name)
-            .map(|e| &e.value)
+        attrs::find_named(&self.ops[op.index()].props, name)
     }
 
     /// A discardable attribute of `op`.
     pub fn attr(&self, op: OpId, name: &str) -> Option<&Attribute> {
-        let data = &self.ops[op.index()];
-        data.attrs
-            .iter()
-            .find(|e| e.name.as_str() == name)
-            .map(|e| &e.value)
+        attrs::find_named(&self.ops[op.index()].attrs, name)
     }
 
     /// A property or else a discardable attribute.
@@ -188,11 +188,10 @@ impl Module {
     }
 
     /// The ops of a block, in order.
-    pub fn block_ops(&self, block: BlockId) -> BlockOps<'_> {
-        BlockOps {
-            module: self,
-            next: self.blocks[block.index()].first,
-        }
+    pub fn block_ops(&self, block: BlockId) -> impl Iterator<Item = OpId> + '_ {
+        std::iter::successors(self.blocks[block.index()].first, |op| {
+            self.ops[op.index()].next
+        })
     }
 
     pub fn first_op(&self, block: BlockId) -> Option<OpId> {

@@ -504,6 +504,13 @@ impl Module {
         op
     }
 
+    /// Creates a one-result op and inserts it; its result (what most dialect builders
+    /// return).
+    pub fn create_result_at(&mut self, state: OpState, at: InsertPoint) -> Value {
+        let op = self.create_op_at(state, at);
+        self.result(op, 0)
+    }
+
     /// Unlinks an op from its block (it stays alive and can be inserted elsewhere).
     pub fn detach_op(&mut self, op: OpId) {
         let Some(block) = self.ops[op.index()].parent else {
@@ -705,11 +712,10 @@ impl Module {
     }
 
     /// The uses of a value (most recent first).
-    pub fn uses(&self, v: Value) -> Uses<'_> {
-        Uses {
-            module: self,
-            next: self.values[v.index()].first_use,
-        }
+    pub fn uses(&self, v: Value) -> impl Iterator<Item = Use> + '_ {
+        std::iter::successors(self.values[v.index()].first_use, |u| {
+            self.ops[u.op.index()].operands[u.index as usize].next
+        })
     }
 
     pub fn has_uses(&self, v: Value) -> bool {
@@ -743,36 +749,6 @@ fn sanitize_name(name: &str) -> Option<String> {
         })
         .collect();
     Some(cleaned)
-}
-
-/// Iterator over the uses of a value.
-pub struct Uses<'m> {
-    module: &'m Module,
-    next: Option<Use>,
-}
-
-impl Iterator for Uses<'_> {
-    type Item = Use;
-    fn next(&mut self) -> Option<Use> {
-        let u = self.next?;
-        self.next = self.module.ops[u.op.index()].operands[u.index as usize].next;
-        Some(u)
-    }
-}
-
-/// Iterator over the ops of a block.
-pub struct BlockOps<'m> {
-    module: &'m Module,
-    next: Option<OpId>,
-}
-
-impl Iterator for BlockOps<'_> {
-    type Item = OpId;
-    fn next(&mut self) -> Option<OpId> {
-        let op = self.next?;
-        self.next = self.module.ops[op.index()].next;
-        Some(op)
-    }
 }
 
 /// A name → op map of one symbol table op, for repeated lookups.

@@ -43,65 +43,25 @@ pub fn i1_like(t: Type) -> Option<Type> {
     Some(with_element_type(t, Type::I1))
 }
 
-pub const ANY: Constraint = Constraint {
-    summary: "any type",
-    check: |_| true,
-    buildable: None,
-    class: None,
-};
+pub const ANY: Constraint = Constraint::new("any type", |_| true);
 
-pub const FLOAT_LIKE: Constraint = Constraint {
-    summary: "floating-point-like",
-    check: is_float_like,
-    buildable: None,
-    class: None,
-};
+pub const FLOAT_LIKE: Constraint = Constraint::new("floating-point-like", is_float_like);
 
-pub const INT_LIKE: Constraint = Constraint {
-    summary: "signless-integer-like",
-    check: is_int_like,
-    buildable: None,
-    class: None,
-};
+pub const INT_LIKE: Constraint = Constraint::new("signless-integer-like", is_int_like);
 
-pub const BOOL_LIKE: Constraint = Constraint {
-    summary: "bool-like",
-    check: is_bool_like,
-    buildable: None,
-    class: None,
-};
+pub const BOOL_LIKE: Constraint = Constraint::new("bool-like", is_bool_like);
 
-pub const INDEX: Constraint = Constraint {
-    summary: "index",
-    check: |t| t.is_index(),
-    buildable: Some(Type::INDEX),
-    class: None,
-};
+pub const INDEX: Constraint = Constraint::new("index", |t| t.is_index()).buildable(Type::INDEX);
 
-pub const I1: Constraint = Constraint {
-    summary: "1-bit signless integer",
-    check: |t| t == Type::I1,
-    buildable: Some(Type::I1),
-    class: None,
-};
+pub const I1: Constraint =
+    Constraint::new("1-bit signless integer", |t| t == Type::I1).buildable(Type::I1);
 
-pub const I32: Constraint = Constraint {
-    summary: "32-bit signless integer",
-    check: |t| t == Type::I32,
-    buildable: Some(Type::I32),
-    class: None,
-};
+pub const I32: Constraint =
+    Constraint::new("32-bit signless integer", |t| t == Type::I32).buildable(Type::I32);
 
-pub const RANKED_TENSOR: Constraint = Constraint {
-    summary: "ranked tensor",
-    check: |t| t.is_tensor() && t.rank().is_some(),
-    buildable: None,
-    class: Some("builtin.tensor"),
-};
+pub const RANKED_TENSOR: Constraint =
+    Constraint::new("ranked tensor", |t| t.is_tensor() && t.rank().is_some())
+        .class("builtin.tensor");
 
-pub const VECTOR: Constraint = Constraint {
-    summary: "vector of any type values",
-    check: |t| t.is_vector(),
-    buildable: None,
-    class: Some("builtin.vector"),
-};
+pub const VECTOR: Constraint =
+    Constraint::new("vector of any type values", |t| t.is_vector()).class("builtin.vector");

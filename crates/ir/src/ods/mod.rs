@@ -4,8 +4,7 @@
 //!
 //! ```text
 //! /// `arith.addf %a, %b fastmath<fast> : f32`
-//! const FLOAT_BINARY: OpDef = OpDef::new("arith.addf")
-//!     .traits(Traits::PURE)
+//! const FLOAT_BINARY: OpDef = OpDef::pure("arith.addf")
 //!     .operands(&[one("lhs", FLOAT_LIKE), one("rhs", FLOAT_LIKE)])
 //!     .results(&[one("result", FLOAT_LIKE)])
 //!     .props(&[optional("fastmath", FASTMATH)])
@@ -49,6 +48,30 @@ pub struct Constraint {
     /// The type class a `type(...)` of this constraint parses (`builtin.vector`), as MLIR's
     /// parsers of typed constraints do: other types are a parse error.
     pub class: Option<&'static str>,
+}
+
+impl Constraint {
+    /// A constraint with no buildable type and no type class (most are).
+    pub const fn new(summary: &'static str, check: fn(Type) -> bool) -> Constraint {
+        Constraint {
+            summary,
+            check,
+            buildable: None,
+            class: None,
+        }
+    }
+
+    /// The type to use when the text does not say.
+    pub const fn buildable(mut self, ty: Type) -> Constraint {
+        self.buildable = Some(ty);
+        self
+    }
+
+    /// The type class a `type(...)` of this constraint parses.
+    pub const fn class(mut self, class: &'static str) -> Constraint {
+        self.class = Some(class);
+        self
+    }
 }
 
 /// A named operand or result group.

@@ -652,6 +652,28 @@ impl<'a> Parser<'a> {
             .collect()
     }
 
+    /// Resolves `ops` of `types` (as [`Parser::resolve_operands`]), then `indices` as `index`
+    /// values: the operands of ops that address elements (`%v[%i, %j]`).
+    pub fn resolve_indexed_operands(
+        &mut self,
+        ops: &[UnresolvedOperand<'a>],
+        types: &[Type],
+        indices: &[UnresolvedOperand<'a>],
+        loc: Loc,
+    ) -> DResult<Vec<Value>> {
+        let mut values = self.resolve_operands(ops, types, loc)?;
+        values.extend(self.resolve_indices(indices)?);
+        Ok(values)
+    }
+
+    /// Resolves `indices` as `index` values.
+    pub fn resolve_indices(&mut self, indices: &[UnresolvedOperand<'a>]) -> DResult<Vec<Value>> {
+        indices
+            .iter()
+            .map(|index| self.resolve_operand(index, Type::INDEX))
+            .collect()
+    }
+
     // ----- types -----
 
     /// Parses `@name` (or `@"name"`).

@@ -118,16 +118,20 @@ impl<'a> Parser<'a> {
                 *defined = true;
                 Ok(*block)
             }
-            None => {
-                let block = self.module.create_block(&[]);
-                self.block_scopes
-                    .last_mut()
-                    .expect("block scope")
-                    .blocks
-                    .insert(name, (block, true, loc));
-                Ok(block)
-            }
+            None => Ok(self.new_named_block(name, true, loc)),
         }
+    }
+
+    /// A new block named `name` in the innermost block scope: `defined` by its label, or only
+    /// referenced so far (as a successor before its label).
+    fn new_named_block(&mut self, name: &'a str, defined: bool, loc: Loc) -> BlockId {
+        let block = self.module.create_block(&[]);
+        self.block_scopes
+            .last_mut()
+            .expect("block scope")
+            .blocks
+            .insert(name, (block, defined, loc));
+        block
     }
 
     /// Parses a successor block reference `^bb1`.
@@ -143,13 +147,7 @@ impl<'a> Parser<'a> {
         if let Some(&(b, _, _)) = scope.blocks.get(name) {
             return Ok(b);
         }
-        let block = self.module.create_block(&[]);
-        self.block_scopes
-            .last_mut()
-            .expect("block scope")
-            .blocks
-            .insert(name, (block, false, loc));
-        Ok(block)
+        Ok(self.new_named_block(name, false, loc))
     }
 
     /// Makes sure the last block of `region` ends with a terminator: adds an empty block to an

@@ -4,31 +4,17 @@
 //! MLIR's own messages.
 
 use ir::dialects::{gpu, llvm, nvvm, vector};
-use ir::{Attribute, InsertPoint, Module, Registry, Type, parse_module_with};
+use ir::{Attribute, InsertPoint, Module, Registry, Type};
 
-use crate::common;
+use crate::common::{self, parse};
 
 /// The vector/gpu/llvm/nvvm chunk of `testdata/ir/ops.mlir`.
 static GPU_OPS_TEXT: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| common::ops_chunk(1));
 
-fn parse(name: &str, text: &str) -> Module {
-    parse_module_with(text, name, Registry::standard())
-        .unwrap_or_else(|e| panic!("{}", e.render(text)))
-}
-
 #[test]
 fn custom_form_is_a_fixed_point() {
-    let m = parse("gpu_ops.mlir", GPU_OPS_TEXT.as_str());
-    m.verify()
-        .unwrap_or_else(|e| panic!("{}", e.render(GPU_OPS_TEXT.as_str())));
-    let printed = m.print();
-    assert_eq!(
-        printed,
-        GPU_OPS_TEXT.as_str(),
-        "the data file is written in our canonical form"
-    );
-    assert_eq!(parse("printed", &printed).print(), printed);
+    common::assert_custom_fixed_point("gpu_ops.mlir", GPU_OPS_TEXT.as_str());
 }
 
 /// The data file uses every op of the four dialects.
@@ -71,12 +57,7 @@ fn generic_form_is_a_fixed_point_and_agrees_with_custom() {
     ] {
         assert!(generic.contains(expected), "{expected}\n{generic}");
     }
-    let reparsed = parse("generic", &generic);
-    reparsed
-        .verify()
-        .unwrap_or_else(|e| panic!("{}", e.render(&generic)));
-    assert_eq!(reparsed.print_generic(), generic);
-    assert_eq!(reparsed.print(), GPU_OPS_TEXT.as_str(), "generic → custom");
+    common::assert_generic_fixed_point("generic", &generic, GPU_OPS_TEXT.as_str());
 }
 
 #[test]
@@ -180,8 +161,6 @@ fn build_vector_and_gpu() -> Module {
 
 #[test]
 fn vector_and_gpu_builders() {
-    let m = build_vector_and_gpu();
-    m.verify().unwrap();
     let expected = "\
 module {
   func.func @main(%arg0: tensor<1024xbf16>, %arg1: tensor<1024xbf16>, %arg2: f32) -> tensor<1024xbf16> {
@@ -206,8 +185,7 @@ module {
   }
 }
 ";
-    assert_eq!(m.print(), expected);
-    codegen::mlir::verify(&m.print_generic(), false).unwrap_or_else(|e| panic!("{e}"));
+    assert_built_as(&build_vector_and_gpu(), expected);
 }
 
 /// What `lower-tensors` makes of a kernel: shared memory, libdevice, pointer arithmetic,
@@ -260,8 +238,6 @@ fn build_llvm_and_nvvm() -> Module {
 
 #[test]
 fn llvm_and_nvvm_builders() {
-    let m = build_llvm_and_nvvm();
-    m.verify().unwrap();
     let expected = "\
 module {
   llvm.mlir.global internal @shared() {addr_space = 3 : i32} : !llvm.array<128 x f32>
@@ -287,9 +263,15 @@ module {
   }
 }
 ";
+    assert_built_as(&build_llvm_and_nvvm(), expected);
+}
+
+/// What the builders made verifies, prints as `expected`, is valid MLIR, and has the generic
+/// form the parsed `expected` has (defaulted properties included).
+fn assert_built_as(m: &Module, expected: &str) {
+    m.verify().unwrap();
     assert_eq!(m.print(), expected);
     codegen::mlir::verify(&m.print_generic(), false).unwrap_or_else(|e| panic!("{e}"));
-    // The parsed text builds the same generic form, defaulted properties included.
     assert_eq!(
         parse("expected", expected).print_generic(),
         m.print_generic()
@@ -297,26 +279,6 @@ module {
 }
 
 // ----- verifier and parser errors -----
-
-/// Parses and verifies `src` (named `t.mlir`); the first diagnostic, rendered. Whatever
-/// parses also prints and reparses in generic form.
-fn check(src: &str) -> String {
-    match parse_module_with(src, "t.mlir", Registry::standard()) {
-        Err(e) => e.to_string(),
-        Ok(m) => {
-            let _ = m.print();
-            let generic = m.print_generic();
-            assert!(
-                parse_module_with(&generic, "g.mlir", Registry::standard()).is_ok(),
-                "{generic}"
-            );
-            match m.verify() {
-                Err(e) => e.to_string(),
-                Ok(()) => "ok".to_owned(),
-            }
-        }
-    }
-}
 
 /// A function with one value of each type the cases use; `body` is its body.
 fn func(body: &str) -> String {
@@ -799,12 +761,7 @@ fn invalid_ops_are_rejected_with_mlir_messages() {
     let cases: Vec<Case> = [vector_cases(), gpu_cases(), llvm_cases(), nvvm_cases()].concat();
     let mut failures = Vec::new();
     for (what, src, expected, mlir_agrees) in &cases {
-        let got = check(src);
-        if got != *expected {
-            failures.push(format!(
-                "{what}:\n  expected: {expected}\n       got: {got}"
-            ));
-        }
+        failures.extend(common::diagnostic_mismatch(what, src, expected));
         if !mlir_agrees {
             continue;
         }
@@ -826,40 +783,6 @@ fn invalid_ops_are_rejected_with_mlir_messages() {
 /// default).
 #[test]
 fn parsers_and_verifiers_never_panic_on_mutated_input() {
-    let iters: usize = std::env::var("IR_FUZZ_ITERS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1000);
     let generic = parse("gpu_ops.mlir", GPU_OPS_TEXT.as_str()).print_generic();
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
-    let junk = b"%^#!@(){}[]<>,:=-x0.|\"\\ \nabf32?*";
-    for text in [GPU_OPS_TEXT.as_str(), generic.as_str()] {
-        for cut in (0..text.len()).step_by(29) {
-            if text.is_char_boundary(cut) {
-                let _ = check(&text[..cut]);
-            }
-        }
-        for _ in 0..iters {
-            let mut bytes = text.as_bytes().to_vec();
-            for _ in 0..1 + next() % 3 {
-                let at = (next() as usize) % bytes.len();
-                match next() % 3 {
-                    0 => bytes[at] = junk[(next() as usize) % junk.len()],
-                    1 => {
-                        bytes.remove(at);
-                    }
-                    _ => bytes.insert(at, junk[(next() as usize) % junk.len()]),
-                }
-            }
-            if let Ok(s) = String::from_utf8(bytes) {
-                let _ = check(&s);
-            }
-        }
-    }
+    common::assert_never_panics(&[GPU_OPS_TEXT.as_str(), generic.as_str()], 29, 1000);
 }

@@ -10,9 +10,7 @@ use ir::{Registry, parse_module_with};
 use std::sync::Arc;
 
 /// `test.pair %a, %b : f32`: two operands and a result of one type.
-const PAIR: OpDef = OpDef::new("test.pair")
-    .traits(Traits::PURE)
-    .regions(0)
+const PAIR: OpDef = OpDef::pure("test.pair")
     .operands(&[one("lhs", &FLOAT_LIKE), one("rhs", &FLOAT_LIKE)])
     .results(&[one("result", &FLOAT_LIKE)])
     .rules(&[ALL_TYPES_SAME])
@@ -21,7 +19,6 @@ const PAIR: OpDef = OpDef::new("test.pair")
 /// Brackets, the empty literal, an arrow, buildable index operands and an enum case.
 const SPACED: OpDef = OpDef::new("test.spaced")
     .inherent(&["kind"])
-    .regions(0)
     .operands(&[one("source", &ANY), variadic("indices", &INDEX)])
     .results(&[one("result", &ANY)])
     .props(&[required(
@@ -42,7 +39,6 @@ const SPACED: OpDef = OpDef::new("test.spaced")
 /// An optional group anchored on a property: `test.flag %a unit<u> : i32`.
 const FLAGGED: OpDef = OpDef::new("test.flagged")
     .inherent(&["flag", "order"])
-    .regions(0)
     .operands(&[one("input", &INT_LIKE)])
     .results(&[])
     .props(&[

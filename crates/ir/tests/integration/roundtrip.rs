@@ -3,9 +3,7 @@
 
 use std::sync::LazyLock;
 
-use ir::{Module, Registry, parse_module_with};
-
-use crate::common;
+use crate::common::{self, parse};
 
 /// The standard-dialect chunk of `testdata/ir/ops.mlir`.
 static STANDARD_OPS: LazyLock<String> = LazyLock::new(|| common::ops_chunk(0));
@@ -18,23 +16,10 @@ static FILES: LazyLock<[(&str, &str); 2]> = LazyLock::new(|| {
     ]
 });
 
-fn parse(name: &str, text: &str) -> Module {
-    parse_module_with(text, name, Registry::standard())
-        .unwrap_or_else(|e| panic!("{}", e.render(text)))
-}
-
 #[test]
 fn custom_form_is_a_fixed_point() {
     for &(name, text) in FILES.iter() {
-        let m = parse(name, text);
-        m.verify().unwrap_or_else(|e| panic!("{}", e.render(text)));
-        let printed = m.print();
-        assert_eq!(
-            printed, text,
-            "{name}: the data files are written in our canonical form"
-        );
-        let again = parse(name, &printed).print();
-        assert_eq!(again, printed, "{name}");
+        common::assert_custom_fixed_point(name, text);
     }
 }
 
@@ -44,12 +29,7 @@ fn generic_form_is_a_fixed_point_and_agrees_with_custom() {
         let m = parse(name, text);
         let generic = m.print_generic();
         assert!(generic.contains("\"func.func\"()"), "{generic}");
-        let reparsed = parse(name, &generic);
-        reparsed
-            .verify()
-            .unwrap_or_else(|e| panic!("{}", e.render(&generic)));
-        assert_eq!(reparsed.print_generic(), generic, "{name}");
-        assert_eq!(reparsed.print(), text, "{name}: generic → custom");
+        common::assert_generic_fixed_point(name, &generic, text);
     }
 }
 

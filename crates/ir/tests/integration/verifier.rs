@@ -1,27 +1,7 @@
 //! Invalid modules are rejected with an exact message and location, by the parser (syntax,
 //! undefined names) or by the verifier (types, dominance, terminators, symbols, arity).
 
-use ir::{Registry, parse_module_with};
-
-use crate::common;
-
-/// Parses and verifies `src` (named `t.mlir`); the first diagnostic, rendered. Whatever
-/// parses also prints (invalid ops in generic form) and reparses.
-fn check(src: &str) -> String {
-    match parse_module_with(src, "t.mlir", Registry::standard()) {
-        Err(e) => e.to_string(),
-        Ok(m) => {
-            let _ = m.print();
-            let generic = m.print_generic();
-            let reparsed = parse_module_with(&generic, "g.mlir", Registry::standard());
-            assert!(reparsed.is_ok(), "{generic}");
-            match m.verify() {
-                Err(e) => e.to_string(),
-                Ok(()) => "ok".to_owned(),
-            }
-        }
-    }
-}
+use crate::common::{self, check, parse};
 
 fn func(body: &str) -> String {
     format!("func.func @f(%a: f32, %b: f32, %i: index, %n: i32, %c: i1) -> f32 {{\n{body}}}\n")
@@ -187,16 +167,11 @@ const CASES: &[(&str, &str, &str)] = &[
 
 #[test]
 fn invalid_modules_are_rejected_with_location() {
-    let mut failures = Vec::new();
-    for &(what, body, expected) in CASES {
-        let got = check(&func(body));
-        if got != expected {
-            failures.push(format!(
-                "{what}:\n  expected: {expected}\n       got: {got}"
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    common::assert_diagnostics(
+        CASES
+            .iter()
+            .map(|&(what, body, expected)| (what, func(body), expected)),
+    );
     assert!(CASES.len() >= 20);
 }
 
@@ -212,57 +187,10 @@ fn valid_bodies_pass() {
 /// number of random mutations per input; 2000 by default).
 #[test]
 fn parser_never_panics_on_truncated_or_mutated_input() {
-    let iters: usize = std::env::var("IR_FUZZ_ITERS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2000);
     let ops = common::ops_chunk(0);
-    let ops = ops.as_str();
-    let generic = parse_module_with(ops, "ops.mlir", Registry::standard())
-        .unwrap()
-        .print_generic();
     let xla = common::ops_chunk(2);
-    let xla = xla.as_str();
-    let xla_generic = parse_module_with(xla, "xla_gpu_ops.mlir", Registry::standard())
-        .unwrap()
-        .print_generic();
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
-    let junk = b"%^#!@(){}[]<>,:=-x0.\"\\ \nabcf32?*";
-    for text in [ops, generic.as_str(), xla, xla_generic.as_str()] {
-        for cut in (0..text.len()).step_by(37) {
-            if text.is_char_boundary(cut) {
-                let _ = check(&text[..cut]);
-            }
-        }
-        let bytes = text.as_bytes();
-        for _ in 0..iters {
-            let mut mutated = bytes.to_vec();
-            for _ in 0..1 + next() % 4 {
-                let at = (next() as usize) % mutated.len();
-                match next() % 4 {
-                    0 => mutated[at] = junk[(next() as usize) % junk.len()],
-                    1 => {
-                        mutated.remove(at);
-                    }
-                    2 => mutated.insert(at, junk[(next() as usize) % junk.len()]),
-                    _ => {
-                        // Duplicate a slice (repeated names, unbalanced regions).
-                        let len = (next() as usize % 40).min(mutated.len() - at);
-                        let piece: Vec<u8> = mutated[at..at + len].to_vec();
-                        let to = (next() as usize) % mutated.len();
-                        mutated.splice(to..to, piece);
-                    }
-                }
-            }
-            if let Ok(s) = String::from_utf8(mutated) {
-                let _ = check(&s);
-            }
-        }
-    }
+    let ops_generic = parse("ops.mlir", &ops).print_generic();
+    let xla_generic = parse("xla_gpu_ops.mlir", &xla).print_generic();
+    let texts = [&ops, &ops_generic, &xla, &xla_generic].map(String::as_str);
+    common::assert_never_panics(&texts, 37, 2000);
 }

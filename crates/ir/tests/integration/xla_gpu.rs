@@ -5,9 +5,9 @@
 
 use indexing::IndexingMap;
 use ir::dialects::{tensor, xla_gpu};
-use ir::{InsertPoint, Module, Registry, Type, parse_attribute, parse_module_with};
+use ir::{InsertPoint, Type, parse_attribute};
 
-use crate::common;
+use crate::common::{self, check, parse, verified};
 
 /// The xla_gpu chunk of `testdata/ir/ops.mlir`.
 static OPS_TEXT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| common::ops_chunk(2));
@@ -15,27 +15,9 @@ static OPS_TEXT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| commo
 /// The seed's loop map as DESIGN §4 prints it (one line, one string).
 const SEED_MAP: &str = "#xla_gpu.indexing_map<\"(th_x, bl_x)[vector_index] -> (bl_x floordiv 4096, (bl_x floordiv 8) mod 512, (bl_x mod 8) * 512 + th_x * 4 + vector_index), domain: th_x in [0, 127], bl_x in [0, 24575], vector_index in [0, 3]\">";
 
-fn parse(name: &str, text: &str) -> Module {
-    parse_module_with(text, name, Registry::standard())
-        .unwrap_or_else(|e| panic!("{}", e.render(text)))
-}
-
-fn verified(name: &str, text: &str) -> Module {
-    let m = parse(name, text);
-    m.verify().unwrap_or_else(|e| panic!("{}", e.render(text)));
-    m
-}
-
 #[test]
 fn every_op_round_trips_in_custom_form() {
-    let m = verified("xla_gpu_ops.mlir", OPS_TEXT.as_str());
-    let printed = m.print();
-    assert_eq!(
-        printed,
-        OPS_TEXT.as_str(),
-        "the data file is written in our canonical form"
-    );
-    assert_eq!(verified("printed", &printed).print(), printed);
+    common::assert_custom_fixed_point("xla_gpu_ops.mlir", OPS_TEXT.as_str());
 }
 
 #[test]
@@ -58,9 +40,7 @@ fn every_op_round_trips_in_generic_form() {
             "{op} is missing from the ops file"
         );
     }
-    let reparsed = verified("generic", &generic);
-    assert_eq!(reparsed.print_generic(), generic);
-    assert_eq!(reparsed.print(), OPS_TEXT.as_str(), "generic → custom");
+    common::assert_generic_fixed_point("generic", &generic, OPS_TEXT.as_str());
 }
 
 #[test]
@@ -247,23 +227,6 @@ func.func private @add2(f32, f32, f32, f32) -> (f32, f32)
     m.set_operands(ret, &reduced);
     m.verify().unwrap();
     assert_eq!(m.print(), expected);
-}
-
-/// Parses and verifies `src` (named `t.mlir`); the first diagnostic, or `ok`.
-fn check(src: &str) -> String {
-    match parse_module_with(src, "t.mlir", Registry::standard()) {
-        Err(e) => e.to_string(),
-        Ok(m) => {
-            // Whatever parses prints (invalid ops in generic form) and reparses.
-            let generic = m.print_generic();
-            assert!(
-                parse_module_with(&generic, "g.mlir", Registry::standard()).is_ok(),
-                "{generic}"
-            );
-            let _ = m.print();
-            m.verify().map_or_else(|e| e.to_string(), |()| "ok".into())
-        }
-    }
 }
 
 /// A module around `body`: maps on lines 1-2, a symbol `@g` that is no function, the body
@@ -504,16 +467,10 @@ const CASES: &[(&str, &str, &str)] = &[
 
 #[test]
 fn invalid_ops_are_rejected_with_location() {
-    let mut failures = Vec::new();
-    for &(what, body, expected) in CASES {
-        let got = check(&module(&body.replace(" LOOP", &format!(" {LOOP_BODY}"))));
-        if got != expected {
-            failures.push(format!(
-                "{what}:\n  expected: {expected}\n       got: {got}"
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    common::assert_diagnostics(CASES.iter().map(|&(what, body, expected)| {
+        let body = body.replace(" LOOP", &format!(" {LOOP_BODY}"));
+        (what, module(&body), expected)
+    }));
 }
 
 #[test]

@@ -35,41 +35,7 @@ pub(super) fn verify_func(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
         }
         return Ok(());
     };
-    let args = m.block_args(entry);
-    if args.len() != sig.inputs.len() {
-        return Err(format!(
-            "entry block must have {} arguments to match function signature",
-            sig.inputs.len()
-        ));
-    }
-    for (i, (&a, &t)) in args.iter().zip(&sig.inputs).enumerate() {
-        let at = m.value_type(a);
-        if at != t {
-            return Err(format!(
-                "type of entry block argument #{i}('{at}') must match the type of the corresponding argument in function signature('{t}')"
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Entry `index` of the argument or result attribute list `prop`.
-pub(super) fn attr_list(m: &Module, op: OpId, prop: &str, index: usize) -> Vec<NamedAttr> {
-    m.prop(op, prop)
-        .and_then(Attribute::as_array)
-        .and_then(|a| a.get(index))
-        .and_then(Attribute::as_dict)
-        .map(<[NamedAttr]>::to_vec)
-        .unwrap_or_default()
-}
-
-/// ` {attrs}` of one argument or result, if it has any.
-pub(super) fn print_attr_list(p: &mut Printer<'_>, op: OpId, prop: &str, index: usize) {
-    let attrs = attr_list(p.module(), op, prop, index);
-    if !attrs.is_empty() {
-        p.write(" ");
-        p.dict_attr(&attrs);
-    }
+    verify_entry_block_args(m, entry, &sig.inputs)
 }
 
 /// ` [linkage] [visibility] [unnamed_addr] [cconv] @name(args) [-> result]
@@ -98,16 +64,13 @@ pub(super) fn print_func(p: &mut Printer<'_>, op: OpId) {
     let body = m.region(op, 0);
     let entry = m.entry_block(body);
     p.write("(");
-    for (i, &t) in sig.inputs.iter().enumerate() {
-        if i > 0 {
-            p.write(", ");
-        }
+    p.comma_separated(sig.inputs.iter().enumerate(), |p, (i, &t)| {
         match entry {
             Some(b) => p.arg_decl(m.block_arg(b, i)),
             None => p.ty(t),
         }
         print_attr_list(p, op, "arg_attrs", i);
-    }
+    });
     if sig.variadic {
         p.write(if sig.inputs.is_empty() {
             "..."
@@ -181,16 +144,6 @@ pub(super) fn parse_func_result(p: &mut Parser<'_>) -> DResult<Option<(Type, Vec
         return Ok(Some((ty, attrs)));
     }
     Ok(Some((p.parse_type()?, attrs)))
-}
-
-/// An `arg_attrs`/`res_attrs` property, when any entry is non-empty (as MLIR stores them).
-pub(super) fn attr_lists_prop(lists: Vec<Vec<NamedAttr>>) -> Option<Attribute> {
-    if lists.iter().all(Vec::is_empty) {
-        return None;
-    }
-    Some(Attribute::Array(
-        lists.into_iter().map(Attribute::Dict).collect(),
-    ))
 }
 
 pub(super) fn parse_func(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
@@ -297,13 +250,10 @@ pub(super) fn check_call_types(m: &Module, op: OpId, sig: &Signature) -> Result<
             sig.inputs.len()
         ));
     }
-    for (i, (v, &t)) in m.operands(op).zip(&sig.inputs).enumerate() {
-        let vt = m.value_type(v);
-        if vt != t {
-            return Err(format!(
-                "operand type mismatch for operand {i}: '{vt}' != '{t}'"
-            ));
-        }
+    if let Some((i, vt, t)) = first_type_mismatch(m, m.operands(op), &sig.inputs) {
+        return Err(format!(
+            "operand type mismatch for operand {i}: '{vt}' != '{t}'"
+        ));
     }
     match (sig.result, m.result_types(op).as_slice()) {
         (None, []) => Ok(()),

@@ -90,17 +90,8 @@ pub(super) fn print_gep(p: &mut Printer<'_>, op: OpId) {
     }
     p.value(m.operand(op, 0));
     p.write("[");
-    let mut dynamic = m.operands(op).skip(1);
     let raw = dense_ints(m.prop(op, "rawConstantIndices")).unwrap_or_default();
-    for (i, &c) in raw.iter().enumerate() {
-        if i > 0 {
-            p.write(", ");
-        }
-        match (c == GEP_DYNAMIC_INDEX).then(|| dynamic.next()).flatten() {
-            Some(v) => p.value(v),
-            None => p.write(&c.to_string()),
-        }
-    }
+    print_dynamic_index_list(p, raw, GEP_DYNAMIC_INDEX, m.operands(op).skip(1));
     p.write("]");
     p.attr_dict(op, &["elem_type", "noWrapFlags", "rawConstantIndices"]);
     p.write(" : (");
@@ -137,23 +128,11 @@ pub(super) fn parse_gep(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> 
     let loc = p.loc();
     let base = p.parse_operand()?;
     p.parse_punct(b'[')?;
-    let mut raw = Vec::new();
+    let narrow = |c| i32::try_from(c).ok().map(i64::from);
+    let (raw, indices) =
+        parse_dynamic_index_list(p, GEP_DYNAMIC_INDEX, narrow, "index out of range for i32")?;
     let mut operands = vec![base];
-    loop {
-        if let Some(v) = p.parse_optional_operand()? {
-            operands.push(v);
-            raw.push(GEP_DYNAMIC_INDEX);
-        } else {
-            let iloc = p.loc();
-            let c = p.parse_integer()?;
-            let c = i32::try_from(c).map_err(|_| p.error_at(iloc, "index out of range for i32"))?;
-            raw.push(c.into());
-        }
-        if !p.parse_optional_punct(b',') {
-            break;
-        }
-    }
-    p.parse_punct(b']')?;
+    operands.extend(indices);
     p.parse_optional_attr_dict(&mut state.attrs)?;
     p.parse_punct(b':')?;
     let (inputs, results) = p.parse_function_type_lists()?;

@@ -11,8 +11,10 @@
 //! form (`ptr`, `array<4 x f32>`); [`Signature`] reads and writes it.
 
 use super::{
-    dense_i32_array, dense_ints, enum_attr, enum_case, expect_results, operand_segments,
-    parse_enum_prop, print_enum_prop, split_top_level,
+    attr_list, attr_lists_prop, dense_i32_array, dense_ints, enum_attr, enum_case, expect_results,
+    first_type_mismatch, operand_segments, parse_dynamic_index_list, parse_enum_prop,
+    print_attr_list, print_dynamic_index_list, print_enum_prop, split_top_level,
+    verify_entry_block_args,
 };
 use crate::Ident;
 use crate::attrs::{self, Attribute, DenseValues, NamedAttr};
@@ -78,27 +80,15 @@ const CCONV: &str = "#llvm.cconv<";
 const TAIL_CALL_KIND: &str = "#llvm.tailcallkind<";
 
 /// `!llvm.ptr` in any address space.
-const LLVM_PTR: Constraint = Constraint {
-    summary: "LLVM pointer type",
-    check: |t| t.ptr_addr_space().is_some(),
-    buildable: None,
-    class: None,
-};
+const LLVM_PTR: Constraint = Constraint::new("LLVM pointer type", |t| t.ptr_addr_space().is_some());
 
 /// What can be loaded, stored and held in a global.
-const SIZED_LLVM_TYPE: Constraint = Constraint {
-    summary: "LLVM type with size",
-    check: is_sized_llvm_type,
-    buildable: None,
-    class: None,
-};
+const SIZED_LLVM_TYPE: Constraint = Constraint::new("LLVM type with size", is_sized_llvm_type);
 
 /// The dialect's ops, declared.
 const OPS: &[OpDef] = &[
-    OpDef::new("llvm.getelementptr")
-        .traits(Traits::PURE)
+    OpDef::pure("llvm.getelementptr")
         .inherent(&["elem_type", "noWrapFlags", "rawConstantIndices"])
-        .regions(0)
         .syntax(print_gep, parse_gep)
         .verify(verify_gep),
     OpDef::new("llvm.load")
@@ -116,7 +106,6 @@ const OPS: &[OpDef] = &[
             "tbaa",
             "volatile_",
         ])
-        .regions(0)
         .operands(&[one("addr", &LLVM_PTR)])
         .results(&[one("res", &SIZED_LLVM_TYPE)])
         .syntax(print_load, parse_load)
@@ -134,7 +123,6 @@ const OPS: &[OpDef] = &[
             "tbaa",
             "volatile_",
         ])
-        .regions(0)
         .operands(&[one("value", &SIZED_LLVM_TYPE), one("addr", &LLVM_PTR)])
         .results(&[])
         .syntax(print_store, parse_store)
@@ -168,10 +156,8 @@ const OPS: &[OpDef] = &[
         .results(&[])
         .syntax(print_global, parse_global)
         .verify(verify_global),
-    OpDef::new("llvm.mlir.addressof")
-        .traits(Traits::PURE)
+    OpDef::pure("llvm.mlir.addressof")
         .inherent(&["global_name"])
-        .regions(0)
         .operands(&[])
         .results(&[one("res", &LLVM_PTR)])
         .syntax(print_addressof, parse_addressof)
@@ -179,7 +165,6 @@ const OPS: &[OpDef] = &[
     OpDef::new("llvm.mlir.constant")
         .traits(Traits::PURE.union(Traits::CONSTANT_LIKE))
         .inherent(&["value"])
-        .regions(0)
         .operands(&[])
         .results(&[one("res", &ANY)])
         .syntax(print_constant, parse_constant)
@@ -219,7 +204,6 @@ const OPS: &[OpDef] = &[
             "will_return",
             "operandSegmentSizes",
         ])
-        .regions(0)
         .syntax(print_call, parse_call)
         .verify(verify_call),
 ];
@@ -441,7 +425,7 @@ pub fn build_gep(
         .collect();
     let flags = if inbounds { GEP_INBOUNDS } else { 0 };
     let ty = m.value_type(base);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.getelementptr")
             .operands(&operands)
             .prop("elem_type", Attribute::Type(elem_type))
@@ -449,8 +433,7 @@ pub fn build_gep(
             .prop("rawConstantIndices", dense_i32_array(&raw))
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `llvm.load %ptr [invariant] : !llvm.ptr -> ty`. Set `alignment` on the op for vectors.
@@ -462,8 +445,7 @@ pub fn build_load(m: &mut Module, at: InsertPoint, ptr: Value, ty: Type, invaria
     if invariant {
         state = state.prop("invariant", Attribute::Unit);
     }
-    let op = m.create_op_at(state, at);
-    m.result(op, 0)
+    m.create_result_at(state, at)
 }
 
 /// `llvm.store %value, %ptr`.
@@ -504,15 +486,14 @@ pub fn build_atomic_rmw(
     value: Value,
 ) -> Value {
     let ty = m.value_type(value);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.atomicrmw")
             .operands(&[ptr, value])
             .prop("bin_op", Attribute::i64(bin_op as i64))
             .prop("ordering", Attribute::i64(MONOTONIC))
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `llvm.cmpxchg %ptr, %cmp, %new monotonic monotonic`: `!llvm.struct<(T, i1)>`, the value
@@ -520,15 +501,14 @@ pub fn build_atomic_rmw(
 pub fn build_cmpxchg(m: &mut Module, at: InsertPoint, ptr: Value, cmp: Value, new: Value) -> Value {
     let ty = m.value_type(cmp);
     let result = Type::opaque(&format!("!llvm.struct<({ty}, i1)>"));
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.cmpxchg")
             .operands(&[ptr, cmp, new])
             .prop("failure_ordering", Attribute::i64(MONOTONIC))
             .prop("success_ordering", Attribute::i64(MONOTONIC))
             .results(&[result]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `llvm.call_intrinsic "name"(operands) : (..) -> result`: an LLVM intrinsic that MLIR has
@@ -541,7 +521,7 @@ pub fn build_call_intrinsic(
     operands: &[Value],
     result: Type,
 ) -> Value {
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.call_intrinsic")
             .operands(operands)
             .prop("intrin", Attribute::string(name))
@@ -552,8 +532,7 @@ pub fn build_call_intrinsic(
             )
             .results(&[result]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `llvm.inline_asm "asm", "constraints" operands : (..) -> result`, without side effects
@@ -566,15 +545,14 @@ pub fn build_inline_asm(
     operands: &[Value],
     result: Type,
 ) -> Value {
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.inline_asm")
             .operands(operands)
             .prop("asm_string", Attribute::string(asm))
             .prop("constraints", Attribute::string(constraints))
             .results(&[result]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `llvm.extractvalue %container[position] : ty`.
@@ -585,7 +563,7 @@ pub fn build_extract_value(
     position: i64,
     ty: Type,
 ) -> Value {
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.extractvalue")
             .operands(&[container])
             .prop(
@@ -597,8 +575,7 @@ pub fn build_extract_value(
             )
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `llvm.mlir.global <linkage> @name(value) {addr_space = N : i32} : ty` without an
@@ -630,24 +607,22 @@ pub fn build_global(
 
 /// `llvm.mlir.addressof @name : ptr_ty`.
 pub fn build_addressof(m: &mut Module, at: InsertPoint, name: &str, ptr_ty: Type) -> Value {
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.mlir.addressof")
             .prop("global_name", Attribute::symbol(name))
             .results(&[ptr_ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `llvm.mlir.constant(value) : ty`.
 pub fn build_constant(m: &mut Module, at: InsertPoint, value: Attribute, ty: Type) -> Value {
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("llvm.mlir.constant")
             .prop("value", value)
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// The properties every `llvm.func` has (external linkage, C calling convention).
@@ -691,10 +666,7 @@ pub fn build_call(
 ) -> OpId {
     let results: Vec<Type> = result.into_iter().collect();
     m.create_op_at(
-        OpState::new("llvm.call")
-            .operands(args)
-            .results(&results)
-            .prop("callee", Attribute::symbol(callee))
+        super::call_state("llvm.call", callee, args, &results)
             .prop("CConv", enum_attr(CCONV, "ccc"))
             .prop("TailCallKind", enum_attr(TAIL_CALL_KIND, "none"))
             .prop(

@@ -7,7 +7,10 @@
 //! constant vector is `arith.constant dense<...> : vector<..>`. Transfers are unmasked here
 //! (the pipeline never masks); a mask operand is reported, not silently dropped.
 
-use super::{dense_i32_array, dense_ints, expect_results, operand_segments, split_top_level};
+use super::{
+    dense_i32_array, dense_ints, expect_operands, expect_results, operand_segments,
+    parse_dynamic_index_list, print_dynamic_index_list, split_top_level,
+};
 use crate::Ident;
 use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
@@ -35,45 +38,31 @@ use whole::{
 
 /// The dialect's ops, declared.
 const OPS: &[OpDef] = &[
-    OpDef::new("vector.transfer_read")
-        .traits(Traits::PURE)
+    OpDef::pure("vector.transfer_read")
         .inherent(&["in_bounds", "permutation_map", "operandSegmentSizes"])
-        .regions(0)
         .syntax(print_transfer_read, parse_transfer_read)
         .verify(verify_transfer_read),
-    OpDef::new("vector.transfer_write")
-        .traits(Traits::PURE)
+    OpDef::pure("vector.transfer_write")
         .inherent(&["in_bounds", "permutation_map", "operandSegmentSizes"])
-        .regions(0)
         .syntax(print_transfer_write, parse_transfer_write)
         .verify(verify_transfer_write),
-    OpDef::new("vector.extract")
-        .traits(Traits::PURE)
+    OpDef::pure("vector.extract")
         .inherent(&["static_position"])
-        .regions(0)
         .syntax(print_extract, parse_extract)
         .verify(verify_extract),
-    OpDef::new("vector.insert")
-        .traits(Traits::PURE)
+    OpDef::pure("vector.insert")
         .inherent(&["static_position"])
-        .regions(0)
         .syntax(print_insert, parse_insert)
         .verify(verify_insert),
-    OpDef::new("vector.multi_reduction")
-        .traits(Traits::PURE)
+    OpDef::pure("vector.multi_reduction")
         .inherent(&["kind", "reduction_dims"])
-        .regions(0)
         .syntax(print_multi_reduction, parse_multi_reduction)
         .verify(verify_multi_reduction),
-    OpDef::new("vector.transpose")
-        .traits(Traits::PURE)
+    OpDef::pure("vector.transpose")
         .inherent(&["permutation"])
-        .regions(0)
         .syntax(print_transpose, parse_transpose)
         .verify(verify_transpose),
-    OpDef::new("vector.broadcast")
-        .traits(Traits::PURE)
-        .regions(0)
+    OpDef::pure("vector.broadcast")
         .operands(&[one("source", &ANY)])
         .results(&[one("vector", &VECTOR)])
         .format("$source attr-dict `:` type($source) `to` type($vector)")
@@ -108,7 +97,7 @@ pub fn build_transfer_read(
     let mut operands = vec![source];
     operands.extend_from_slice(indices);
     operands.push(padding);
-    let op = m.create_op_at(
+    m.create_result_at(
         transfer_state("vector.transfer_read", source_rank, vector_ty, in_bounds)
             .operands(&operands)
             .prop(
@@ -117,8 +106,7 @@ pub fn build_transfer_read(
             )
             .results(&[vector_ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `vector.transfer_write %vector, %dest[indices] : vector type, dest type`, returning the
@@ -134,7 +122,7 @@ pub fn build_transfer_write(
     let dest_ty = m.value_type(dest);
     let mut operands = vec![vector, dest];
     operands.extend_from_slice(indices);
-    let op = m.create_op_at(
+    m.create_result_at(
         transfer_state(
             "vector.transfer_write",
             dest_ty.rank().unwrap_or(0),
@@ -148,8 +136,7 @@ pub fn build_transfer_write(
         )
         .results(&[dest_ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `vector.extract %vector[positions]`: an element, or a sub-vector with fewer positions
@@ -161,17 +148,7 @@ pub fn build_extract(
     positions: &[Position],
 ) -> Value {
     let ty = extracted_type(m.value_type(vector), positions.len());
-    let (statics, dynamic) = split_positions(positions);
-    let mut operands = vec![vector];
-    operands.extend(dynamic);
-    let op = m.create_op_at(
-        OpState::new("vector.extract")
-            .operands(&operands)
-            .prop("static_position", Attribute::dense_i64_array(&statics))
-            .results(&[ty]),
-        at,
-    );
-    m.result(op, 0)
+    m.create_result_at(position_op("vector.extract", &[vector], positions, ty), at)
 }
 
 /// `vector.insert %value, %dest[positions]`, returning the updated vector.
@@ -183,28 +160,20 @@ pub fn build_insert(
     positions: &[Position],
 ) -> Value {
     let ty = m.value_type(dest);
-    let (statics, dynamic) = split_positions(positions);
-    let mut operands = vec![value, dest];
-    operands.extend(dynamic);
-    let op = m.create_op_at(
-        OpState::new("vector.insert")
-            .operands(&operands)
-            .prop("static_position", Attribute::dense_i64_array(&statics))
-            .results(&[ty]),
+    m.create_result_at(
+        position_op("vector.insert", &[value, dest], positions, ty),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `vector.broadcast %source : type to vector_ty` (a splat when `source` is a scalar).
 pub fn build_broadcast(m: &mut Module, at: InsertPoint, source: Value, vector_ty: Type) -> Value {
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("vector.broadcast")
             .operands(&[source])
             .results(&[vector_ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// A vector of `vector_ty` from its elements in row-major order: a broadcast of the first,
@@ -241,6 +210,16 @@ fn split_positions(positions: &[Position]) -> (Vec<i64>, Vec<Value>) {
         })
         .collect();
     (statics, dynamic)
+}
+
+/// A `vector.extract` or `vector.insert` of `result`: the `leading` operands, then the
+/// dynamic positions, whose places `static_position` marks among the static ones.
+fn position_op(name: &str, leading: &[Value], positions: &[Position], result: Type) -> OpState {
+    let (statics, dynamic) = split_positions(positions);
+    OpState::new(name)
+        .operands(&[leading, &dynamic].concat())
+        .prop("static_position", Attribute::dense_i64_array(&statics))
+        .results(&[result])
 }
 
 // ----- positions of extract and insert -----
@@ -300,22 +279,41 @@ fn verify_positions(
     Ok(statics)
 }
 
-/// `[%i, 2]`: the static positions with the dynamic operands in place of the markers.
-fn print_positions(p: &mut Printer<'_>, op: OpId, first_dynamic: usize) {
+/// `[%i, 2] {attrs} : first keyword second`, what `vector.extract` (`: result from vector`)
+/// and `vector.insert` (`: source into vector`) print after their operands: the static
+/// positions with the dynamic operands from `first_dynamic` on in place of the markers.
+fn print_positions_tail(
+    p: &mut Printer<'_>,
+    op: OpId,
+    first_dynamic: usize,
+    (first, keyword, second): (Type, &str, Type),
+) {
     let m = p.module();
     let statics = dense_ints(m.prop(op, "static_position")).unwrap_or_default();
-    let mut dynamic = m.operands(op).skip(first_dynamic);
     p.write("[");
-    for (i, &s) in statics.iter().enumerate() {
-        if i > 0 {
-            p.write(", ");
-        }
-        match (s == DYNAMIC).then(|| dynamic.next()).flatten() {
-            Some(v) => p.value(v),
-            None => p.write(&s.to_string()),
-        }
-    }
+    print_dynamic_index_list(p, statics, DYNAMIC, m.operands(op).skip(first_dynamic));
     p.write("]");
+    p.attr_dict(op, &["static_position"]);
+    p.write(" : ");
+    p.ty(first);
+    p.write(" ");
+    p.write(keyword);
+    p.write(" ");
+    p.ty(second);
+}
+
+/// Parses what [`print_positions_tail`] writes: the dynamic positions and the two types.
+fn parse_positions_tail<'a>(
+    p: &mut Parser<'a>,
+    state: &mut OpState,
+    keyword: &str,
+) -> DResult<(Vec<UnresolvedOperand<'a>>, Type, Type)> {
+    let dynamic = parse_positions(p, state)?;
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    let first = p.parse_colon_type()?;
+    p.parse_keyword(keyword)?;
+    let second = p.parse_type()?;
+    Ok((dynamic, first, second))
 }
 
 /// Parses `[%i, 2]` into the `static_position` property; returns the dynamic operands.
@@ -324,25 +322,13 @@ fn parse_positions<'a>(
     state: &mut OpState,
 ) -> DResult<Vec<UnresolvedOperand<'a>>> {
     p.parse_punct(b'[')?;
-    let mut statics = Vec::new();
-    let mut dynamic = Vec::new();
-    if !p.parse_optional_punct(b']') {
-        loop {
-            if let Some(v) = p.parse_optional_operand()? {
-                statics.push(DYNAMIC);
-                dynamic.push(v);
-            } else {
-                let loc = p.loc();
-                let i = p.parse_integer()?;
-                let i = i64::try_from(i).map_err(|_| p.error_at(loc, "position out of range"))?;
-                statics.push(i);
-            }
-            if !p.parse_optional_punct(b',') {
-                break;
-            }
+    let (statics, dynamic) = match p.parse_optional_punct(b']') {
+        true => (Vec::new(), Vec::new()),
+        false => {
+            let narrow = |i| i64::try_from(i).ok();
+            parse_dynamic_index_list(p, DYNAMIC, narrow, "position out of range")?
         }
-        p.parse_punct(b']')?;
-    }
+    };
     attrs::set_named(
         &mut state.props,
         Ident::new("static_position"),
@@ -388,29 +374,18 @@ fn verify_extract(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
 /// `%v[%i, 2] {attrs} : result from vector<..>`
 fn print_extract(p: &mut Printer<'_>, op: OpId) {
     let m = p.module();
+    let vector = m.operand(op, 0);
     p.write(" ");
-    p.value(m.operand(op, 0));
-    print_positions(p, op, 1);
-    p.attr_dict(op, &["static_position"]);
-    p.write(" : ");
-    p.ty(m.value_type(m.result(op, 0)));
-    p.write(" from ");
-    p.ty(m.value_type(m.operand(op, 0)));
+    p.value(vector);
+    let result = m.value_type(m.result(op, 0));
+    print_positions_tail(p, op, 1, (result, "from", m.value_type(vector)));
 }
 
 fn parse_extract(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     let loc = p.loc();
     let vector = p.parse_operand()?;
-    let dynamic = parse_positions(p, state)?;
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    let result = p.parse_colon_type()?;
-    p.parse_keyword("from")?;
-    let vector_ty = p.parse_type()?;
-    let mut operands = vec![vector];
-    operands.extend(dynamic.iter().copied());
-    let mut types = vec![vector_ty];
-    types.extend(std::iter::repeat_n(Type::INDEX, dynamic.len()));
-    state.operands = p.resolve_operands(&operands, &types, loc)?;
+    let (dynamic, result, vector_ty) = parse_positions_tail(p, state, "from")?;
+    state.operands = p.resolve_indexed_operands(&[vector], &[vector_ty], &dynamic, loc)?;
     state.result_types.push(result);
     Ok(())
 }
@@ -455,16 +430,10 @@ fn verify_insert(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
 fn print_insert(p: &mut Printer<'_>, op: OpId) {
     let m = p.module();
     p.write(" ");
-    p.value(m.operand(op, 0));
-    p.write(", ");
-    p.value(m.operand(op, 1));
+    p.values(m.operands(op).take(2));
     p.write(" ");
-    print_positions(p, op, 2);
-    p.attr_dict(op, &["static_position"]);
-    p.write(" : ");
-    p.ty(m.value_type(m.operand(op, 0)));
-    p.write(" into ");
-    p.ty(m.value_type(m.operand(op, 1)));
+    let types = m.operand_types(op);
+    print_positions_tail(p, op, 2, (types[0], "into", types[1]));
 }
 
 fn parse_insert(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
@@ -472,16 +441,9 @@ fn parse_insert(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     let value = p.parse_operand()?;
     p.parse_punct(b',')?;
     let dest = p.parse_operand()?;
-    let dynamic = parse_positions(p, state)?;
-    p.parse_optional_attr_dict(&mut state.attrs)?;
-    let value_ty = p.parse_colon_type()?;
-    p.parse_keyword("into")?;
-    let dest_ty = p.parse_type()?;
-    let mut operands = vec![value, dest];
-    operands.extend(dynamic.iter().copied());
-    let mut types = vec![value_ty, dest_ty];
-    types.extend(std::iter::repeat_n(Type::INDEX, dynamic.len()));
-    state.operands = p.resolve_operands(&operands, &types, loc)?;
+    let (dynamic, value_ty, dest_ty) = parse_positions_tail(p, state, "into")?;
+    state.operands =
+        p.resolve_indexed_operands(&[value, dest], &[value_ty, dest_ty], &dynamic, loc)?;
     state.result_types.push(dest_ty);
     Ok(())
 }

@@ -89,6 +89,23 @@ struct Transfer {
     vector: Type,
 }
 
+impl Transfer {
+    /// The parts of a transfer whose `vector` must be a vector type; `what` names it in the
+    /// message as MLIR does (`result #0` of a read, `operand #0` of a write).
+    fn new(tensor: Type, indices: Range<usize>, vector: Type, what: &str) -> Result<Self, String> {
+        if !vector.is_vector() {
+            return Err(format!(
+                "{what} must be vector of any type values, but got '{vector}'"
+            ));
+        }
+        Ok(Transfer {
+            tensor,
+            indices,
+            vector,
+        })
+    }
+}
+
 /// The operand groups of a transfer (the tensor, the indices, the other single operand and the
 /// mask) checked against MLIR's type constraints. MLIR numbers operand groups in its
 /// messages: `tensor` and `indices` are group numbers, `single` the other one-operand group.
@@ -172,9 +189,11 @@ fn verify_transfer(m: &Module, op: OpId, t: &Transfer) -> Result<(), String> {
     Ok(())
 }
 
-/// ` {attrs}` of a transfer: `operandSegmentSizes` never, the permutation map unless it is
-/// the minor identity, `in_bounds` unless all false (MLIR's defaults).
-fn print_transfer_attrs(p: &mut Printer<'_>, op: OpId, t: &Transfer) {
+/// ` {attrs} : tensor type, vector type` of a transfer (the vector type first for a write),
+/// as [`parse_transfer_tail`] reads it. The attributes leave out `operandSegmentSizes`
+/// always, the permutation map when it is the minor identity and `in_bounds` when all false
+/// (MLIR's defaults).
+fn print_transfer_tail(p: &mut Printer<'_>, op: OpId, t: &Transfer, write: bool) {
     let m = p.module();
     let mut elide = vec!["operandSegmentSizes"];
     let rank = t.tensor.rank().unwrap_or(0);
@@ -189,6 +208,14 @@ fn print_transfer_attrs(p: &mut Printer<'_>, op: OpId, t: &Transfer) {
         elide.push("in_bounds");
     }
     p.attr_dict(op, &elide);
+    let (first, second) = match write {
+        true => (t.vector, t.tensor),
+        false => (t.tensor, t.vector),
+    };
+    p.write(" : ");
+    p.ty(first);
+    p.write(", ");
+    p.ty(second);
 }
 
 /// `[%i, %j]`
@@ -258,17 +285,9 @@ fn set_segments(state: &mut OpState, sizes: &[i64]) {
 fn read_parts(m: &Module, op: OpId) -> Result<Transfer, String> {
     let groups = transfer_operands(m, op, 0, 1, 2)?;
     expect_results(m, op, 1)?;
+    let tensor = m.value_type(m.operand(op, 0));
     let vector = m.value_type(m.result(op, 0));
-    if !vector.is_vector() {
-        return Err(format!(
-            "result #0 must be vector of any type values, but got '{vector}'"
-        ));
-    }
-    Ok(Transfer {
-        tensor: m.value_type(m.operand(op, 0)),
-        indices: groups[1].clone(),
-        vector,
-    })
+    Transfer::new(tensor, groups[1].clone(), vector, "result #0")
 }
 
 pub(super) fn verify_transfer_read(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
@@ -293,11 +312,7 @@ pub(super) fn print_transfer_read(p: &mut Printer<'_>, op: OpId) {
     p.values(t.indices.clone().map(|i| m.operand(op, i)));
     p.write("], ");
     p.value(m.operand(op, t.indices.end));
-    print_transfer_attrs(p, op, &t);
-    p.write(" : ");
-    p.ty(t.tensor);
-    p.write(", ");
-    p.ty(t.vector);
+    print_transfer_tail(p, op, &t, false);
 }
 
 pub(super) fn parse_transfer_read(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
@@ -311,13 +326,8 @@ pub(super) fn parse_transfer_read(p: &mut Parser<'_>, state: &mut OpState) -> DR
     }
     let (tensor_ty, vector_ty) = parse_transfer_tail(p, state, false)?;
     let elem = tensor_ty.element_type().unwrap_or(tensor_ty);
-    let mut types = vec![tensor_ty];
-    types.extend(std::iter::repeat_n(Type::INDEX, indices.len()));
-    types.push(elem);
-    let mut operands = vec![tensor];
-    operands.extend(indices.iter().copied());
-    operands.push(padding);
-    state.operands = p.resolve_operands(&operands, &types, loc)?;
+    state.operands = p.resolve_indexed_operands(&[tensor], &[tensor_ty], &indices, loc)?;
+    state.operands.push(p.resolve_operand(&padding, elem)?);
     set_segments(state, &[1, indices.len() as i64, 1, 0]);
     state.result_types.push(vector_ty);
     Ok(())
@@ -328,17 +338,9 @@ pub(super) fn parse_transfer_read(p: &mut Parser<'_>, state: &mut OpState) -> DR
 /// Operands: vector, tensor, indices (groups 0, 1, 2; group 3 is the mask).
 fn write_parts(m: &Module, op: OpId) -> Result<Transfer, String> {
     let groups = transfer_operands(m, op, 1, 2, 0)?;
+    let tensor = m.value_type(m.operand(op, 1));
     let vector = m.value_type(m.operand(op, 0));
-    if !vector.is_vector() {
-        return Err(format!(
-            "operand #0 must be vector of any type values, but got '{vector}'"
-        ));
-    }
-    Ok(Transfer {
-        tensor: m.value_type(m.operand(op, 1)),
-        indices: groups[2].clone(),
-        vector,
-    })
+    Transfer::new(tensor, groups[2].clone(), vector, "operand #0")
 }
 
 pub(super) fn verify_transfer_write(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
@@ -368,11 +370,7 @@ pub(super) fn print_transfer_write(p: &mut Printer<'_>, op: OpId) {
     p.write("[");
     p.values(t.indices.clone().map(|i| m.operand(op, i)));
     p.write("]");
-    print_transfer_attrs(p, op, &t);
-    p.write(" : ");
-    p.ty(t.vector);
-    p.write(", ");
-    p.ty(t.tensor);
+    print_transfer_tail(p, op, &t, true);
 }
 
 pub(super) fn parse_transfer_write(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
@@ -385,11 +383,8 @@ pub(super) fn parse_transfer_write(p: &mut Parser<'_>, state: &mut OpState) -> D
         return Err(p.error("masked transfers are not supported"));
     }
     let (tensor_ty, vector_ty) = parse_transfer_tail(p, state, true)?;
-    let mut types = vec![vector_ty, tensor_ty];
-    types.extend(std::iter::repeat_n(Type::INDEX, indices.len()));
-    let mut operands = vec![vector, tensor];
-    operands.extend(indices.iter().copied());
-    state.operands = p.resolve_operands(&operands, &types, loc)?;
+    state.operands =
+        p.resolve_indexed_operands(&[vector, tensor], &[vector_ty, tensor_ty], &indices, loc)?;
     set_segments(state, &[1, 1, indices.len() as i64, 0]);
     state.result_types.push(tensor_ty);
     Ok(())

@@ -37,15 +37,14 @@ pub fn build_multi_reduction(
     dims: &[i64],
 ) -> Value {
     let ty = m.value_type(acc);
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("vector.multi_reduction")
             .operands(&[source, acc])
             .prop("kind", enum_attr(KIND_OPEN, kind))
             .prop("reduction_dims", Attribute::dense_i64_array(dims))
             .results(&[ty]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// `vector.transpose %v, [permutation]`.
@@ -54,14 +53,13 @@ pub fn build_transpose(m: &mut Module, at: InsertPoint, v: Value, permutation: &
     let shape = ty.shape().unwrap_or(&[]);
     let permuted: Vec<i64> = permutation.iter().map(|&p| shape[p as usize]).collect();
     let result = Type::vector(&permuted, ty.element_type_or_self());
-    let op = m.create_op_at(
+    m.create_result_at(
         OpState::new("vector.transpose")
             .operands(&[v])
             .prop("permutation", Attribute::dense_i64_array(permutation))
             .results(&[result]),
         at,
-    );
-    m.result(op, 0)
+    )
 }
 
 /// The type a reduction of `source` over `dims` gives.
@@ -96,12 +94,7 @@ fn distinct_dims(list: &[i64], rank: usize, what: &str) -> Result<(), String> {
 pub(super) fn verify_multi_reduction(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
     expect_results(m, op, 1)?;
-    if m.num_operands(op) != 2 {
-        return Err(format!(
-            "expected 2 operands, but found {}",
-            m.num_operands(op)
-        ));
-    }
+    expect_operands(m, op, 2)?;
     let source = m.value_type(m.operand(op, 0));
     expect_vector(source, 0)?;
     let kind = reduction_kind(m, op).ok_or("requires a 'kind' property")?;

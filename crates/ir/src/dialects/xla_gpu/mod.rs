@@ -27,7 +27,7 @@ use crate::attrs::{self, Attribute, Scalar};
 use crate::diag::DResult;
 use crate::dialects::prelude::*;
 use crate::lexer::Token;
-use crate::module::{BlockId, InsertPoint, Loc, Module, OpId, OpState, Value};
+use crate::module::{BlockId, InsertPoint, Module, OpId, OpState, Value};
 use crate::parser::{Argument, Parser, UnresolvedOperand};
 use crate::printer::Printer;
 use crate::registry::{OpDef, Registry};
@@ -52,12 +52,8 @@ pub const UNROLL_ATTR: &str = "xla.unroll";
 pub const SEGMENTS_ATTR: &str = "operandSegmentSizes";
 
 /// What `xla_gpu.allocate_shared` yields.
-const STATIC_TENSOR: crate::ods::Constraint = crate::ods::Constraint {
-    summary: "statically shaped tensor",
-    check: is_static_tensor,
-    buildable: None,
-    class: None,
-};
+const STATIC_TENSOR: crate::ods::Constraint =
+    crate::ods::Constraint::new("statically shaped tensor", is_static_tensor);
 
 /// The dialect's ops, declared.
 const OPS: &[OpDef] = &[
@@ -73,39 +69,29 @@ const OPS: &[OpDef] = &[
         .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE))
         .parents(&["xla_gpu.loop", "xla_gpu.atomic_rmw"])
         .verify(verify_yield),
-    OpDef::new("xla_gpu.apply_indexing")
-        .traits(Traits::PURE)
+    OpDef::pure("xla_gpu.apply_indexing")
         .inherent(&[MAP_ATTR])
-        .regions(0)
         .syntax(print_apply_indexing, parse_apply_indexing)
         .verify(verify_apply_indexing),
-    OpDef::new("xla_gpu.pure_call")
-        .traits(Traits::PURE)
+    OpDef::pure("xla_gpu.pure_call")
         .inherent(&["callee"])
-        .regions(0)
         .syntax(print_pure_call, parse_pure_call)
         .verify(verify_pure_call)
         .name_hint(|_, _| Some("pure_call".into())),
     OpDef::new("xla_gpu.allocate_shared")
-        .regions(0)
         .operands(&[])
         .results(&[one("result", &STATIC_TENSOR)])
         .format("attr-dict `:` type($result)")
         .name_hint(|_, _| Some("shmem".into())),
     OpDef::new("xla_gpu.sync_threads")
-        .regions(0)
         .syntax(print_sync_threads, parse_sync_threads)
         .verify(verify_sync_threads)
         .name_hint(|_, _| Some("synced_tensor".into())),
-    OpDef::new("xla_gpu.shuffle_reduce")
-        .traits(Traits::PURE)
+    OpDef::pure("xla_gpu.shuffle_reduce")
         .inherent(&["combiner", "max_distance"])
-        .regions(0)
         .syntax(print_shuffle_reduce, parse_shuffle_reduce)
         .verify(verify_shuffle_reduce),
-    OpDef::new("xla_gpu.predicated_insert")
-        .traits(Traits::PURE)
-        .regions(0)
+    OpDef::pure("xla_gpu.predicated_insert")
         .syntax(print_predicated_insert, parse_predicated_insert)
         .verify(verify_predicated_insert),
     // Not pure: it writes the element in place, visible to every thread at once.
@@ -114,9 +100,7 @@ const OPS: &[OpDef] = &[
         .regions(1)
         .syntax(print_atomic_rmw, parse_atomic_rmw)
         .verify(verify_atomic_rmw),
-    OpDef::new("xla_gpu.predicated_extract")
-        .traits(Traits::PURE)
-        .regions(0)
+    OpDef::pure("xla_gpu.predicated_extract")
         .syntax(print_predicated_extract, parse_predicated_extract)
         .verify(verify_predicated_extract),
 ];
@@ -284,18 +268,14 @@ pub fn build_pure_call(
     results: &[Type],
 ) -> OpId {
     m.create_op_at(
-        OpState::new("xla_gpu.pure_call")
-            .operands(args)
-            .results(results)
-            .prop("callee", Attribute::symbol(callee)),
+        super::call_state("xla_gpu.pure_call", callee, args, results),
         at,
     )
 }
 
 /// `xla_gpu.allocate_shared : ty`.
 pub fn build_allocate_shared(m: &mut Module, at: InsertPoint, ty: Type) -> Value {
-    let op = m.create_op_at(OpState::new("xla_gpu.allocate_shared").results(&[ty]), at);
-    m.result(op, 0)
+    m.create_result_at(OpState::new("xla_gpu.allocate_shared").results(&[ty]), at)
 }
 
 /// `xla_gpu.sync_threads %tensors`: the synchronized tensors, one per operand.
@@ -367,15 +347,14 @@ pub fn build_predicated_insert(
     indices: &[Value],
 ) -> Value {
     let ty = m.value_type(dest);
-    let mut operands = vec![cond, value, dest];
-    operands.extend_from_slice(indices);
-    let op = m.create_op_at(
-        OpState::new("xla_gpu.predicated_insert")
-            .operands(&operands)
-            .results(&[ty]),
+    build_predicated(
+        m,
         at,
-    );
-    m.result(op, 0)
+        "xla_gpu.predicated_insert",
+        [cond, value, dest],
+        indices,
+        ty,
+    )
 }
 
 /// `xla_gpu.predicated_extract %src[indices] if %cond else %fallback`: the element.
@@ -388,15 +367,30 @@ pub fn build_predicated_extract(
     indices: &[Value],
 ) -> Value {
     let ty = m.value_type(fallback);
-    let mut operands = vec![cond, fallback, src];
-    operands.extend_from_slice(indices);
-    let op = m.create_op_at(
-        OpState::new("xla_gpu.predicated_extract")
-            .operands(&operands)
-            .results(&[ty]),
+    build_predicated(
+        m,
         at,
-    );
-    m.result(op, 0)
+        "xla_gpu.predicated_extract",
+        [cond, fallback, src],
+        indices,
+        ty,
+    )
+}
+
+/// A predicated op `name`: the condition, the scalar and the tensor, then the indices.
+fn build_predicated(
+    m: &mut Module,
+    at: InsertPoint,
+    name: &str,
+    operands: [Value; 3],
+    indices: &[Value],
+    result: Type,
+) -> Value {
+    let operands = [&operands[..], indices].concat();
+    m.create_result_at(
+        OpState::new(name).operands(&operands).results(&[result]),
+        at,
+    )
 }
 
 // ----- shared syntax -----
@@ -442,15 +436,6 @@ fn parse_operand_group<'a>(
     let operands = p.parse_operand_list()?;
     p.parse_punct(close)?;
     Ok(operands)
-}
-
-/// Resolves uses that all have type `index`.
-fn resolve_indices<'a>(
-    p: &mut Parser<'a>,
-    operands: &[UnresolvedOperand<'a>],
-    loc: Loc,
-) -> DResult<Vec<Value>> {
-    p.resolve_operands(operands, &vec![Type::INDEX; operands.len()], loc)
 }
 
 /// Writes `open %a, %b close`.

@@ -22,14 +22,7 @@ pub(super) fn print_loop(p: &mut Printer<'_>, op: OpId) {
     p.write(" in ");
     p.attr(map);
     p.write(" iter_args(");
-    for (i, (&arg, &init)) in args.iter_args.iter().zip(inits).enumerate() {
-        if i > 0 {
-            p.write(", ");
-        }
-        p.value(arg);
-        p.write(" = ");
-        p.value(init);
-    }
+    super::super::print_bindings(p, args.iter_args, inits);
     p.write(") -> (");
     p.types(inits.iter().map(|&v| m.value_type(v)));
     p.write(") ");
@@ -66,7 +59,7 @@ pub(super) fn parse_loop(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()>
     for (a, &t) in iter_args.iter_mut().zip(&iter_types) {
         a.ty = t;
     }
-    let mut operands = resolve_indices(p, &dims, loc)?;
+    let mut operands = p.resolve_indices(&dims)?;
     operands.extend(p.resolve_operands(&inits, &iter_types, loc)?);
     args.extend(iter_args);
     let region = p.parse_region(&args)?;
@@ -181,7 +174,6 @@ pub(super) fn print_apply_indexing(p: &mut Printer<'_>, op: OpId) {
 
 pub(super) fn parse_apply_indexing(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     let map = parse_map_attr(p)?;
-    let loc = p.loc();
     let mut operands = Vec::new();
     if p.peek() == Token::Punct(b'(') {
         operands = parse_operand_group(p, b'(', b')')?;
@@ -189,7 +181,7 @@ pub(super) fn parse_apply_indexing(p: &mut Parser<'_>, state: &mut OpState) -> D
     if p.peek() == Token::Punct(b'[') {
         operands.extend(parse_operand_group(p, b'[', b']')?);
     }
-    state.operands = resolve_indices(p, &operands, loc)?;
+    state.operands = p.resolve_indices(&operands)?;
     p.parse_optional_attr_dict(&mut state.attrs)?;
     let results = map.as_indexing_map().map_or(0, |m| m.results.len());
     state.result_types = vec![Type::INDEX; results];
@@ -422,11 +414,9 @@ pub(super) struct IndexedIf<'a> {
     tensor: UnresolvedOperand<'a>,
     indices: Vec<UnresolvedOperand<'a>>,
     cond: UnresolvedOperand<'a>,
-    loc: Loc,
 }
 
 pub(super) fn parse_indexed_if<'a>(p: &mut Parser<'a>) -> DResult<IndexedIf<'a>> {
-    let loc = p.loc();
     let tensor = p.parse_operand()?;
     let indices = parse_operand_group(p, b'[', b']')?;
     p.parse_keyword("if")?;
@@ -435,7 +425,6 @@ pub(super) fn parse_indexed_if<'a>(p: &mut Parser<'a>) -> DResult<IndexedIf<'a>>
         tensor,
         indices,
         cond,
-        loc,
     })
 }
 
@@ -464,7 +453,7 @@ pub(super) fn resolve_predicated<'a>(
         p.resolve_operand(scalar, elem)?,
         p.resolve_operand(&indexed.tensor, ty)?,
     ];
-    operands.extend(resolve_indices(p, &indexed.indices, indexed.loc)?);
+    operands.extend(p.resolve_indices(&indexed.indices)?);
     Ok(operands)
 }
 
@@ -551,7 +540,6 @@ pub(super) fn print_atomic_rmw(p: &mut Printer<'_>, op: OpId) {
 }
 
 pub(super) fn parse_atomic_rmw(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    let loc = p.loc();
     let tensor = p.parse_operand()?;
     let indices = parse_operand_group(p, b'[', b']')?;
     p.parse_punct(b':')?;
@@ -560,8 +548,7 @@ pub(super) fn parse_atomic_rmw(p: &mut Parser<'_>, state: &mut OpState) -> DResu
     if !ty.is_tensor() {
         return Err(p.error_at(tloc, format!("expected a tensor type, but got '{ty}'")));
     }
-    let mut operands = vec![p.resolve_operand(&tensor, ty)?];
-    operands.extend(resolve_indices(p, &indices, loc)?);
+    let operands = p.resolve_indexed_operands(&[tensor], &[ty], &indices, tloc)?;
     let region = p.parse_region(&[])?;
     p.parse_optional_attr_dict(&mut state.attrs)?;
     state.operands = operands;
