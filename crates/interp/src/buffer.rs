@@ -9,8 +9,9 @@
 //! `lower-tensors`.
 
 use crate::error::{Error, Result, fail};
-use crate::layout::{TensorTy, next_row_major};
+use crate::layout::TensorTy;
 use hlo::evaluate::{Elements, HostArray};
+use hlo::shape::next_row_major;
 use hlo::{ArrayShape, Layout, PrimitiveType};
 
 /// A kernel argument's memory.

@@ -23,18 +23,6 @@ enum Offset {
     Layout(Affine),
 }
 
-/// Steps `index` to the next position of `shape` in row-major order (the last dimension
-/// fastest), wrapping to all zeros after the last position.
-pub(crate) fn next_row_major(index: &mut [i64], shape: &[i64]) {
-    for d in (0..index.len()).rev() {
-        index[d] += 1;
-        if index[d] < shape[d] {
-            return;
-        }
-        index[d] = 0;
-    }
-}
-
 /// A statically shaped tensor type.
 #[derive(Clone, Debug)]
 pub(crate) struct TensorTy {

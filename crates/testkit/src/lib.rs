@@ -40,6 +40,40 @@ macro_rules! add_f32 {
     };
 }
 
+/// The scalar computation `horner` of s32 reductions, `acc * 10 + x`, as a string literal:
+/// not commutative, so its result spells the elements in the order they were combined.
+#[macro_export]
+macro_rules! horner {
+    () => {
+        "horner {
+  a = s32[] parameter(0)
+  x = s32[] parameter(1)
+  ten = s32[] constant(10)
+  m = s32[] multiply(a, ten)
+  ROOT s = s32[] add(m, x)
+}
+"
+    };
+}
+
+/// The scalar computation `add2` of variadic reductions over (f32, s32) pairs, as a
+/// string literal: each part is added on its own.
+#[macro_export]
+macro_rules! add2 {
+    () => {
+        "add2 {
+  x0 = f32[] parameter(0)
+  i0 = s32[] parameter(1)
+  x1 = f32[] parameter(2)
+  i1 = s32[] parameter(3)
+  a = f32[] add(x0, x1)
+  b = s32[] add(i0, i1)
+  ROOT t = (f32[], s32[]) tuple(a, b)
+}
+"
+    };
+}
+
 /// The workspace's root (the folder holding `Cargo.toml` and `testdata/`).
 pub fn project_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -7,12 +7,12 @@
 
 use super::complex::{Complex, Part, multiply};
 use super::elementwise::convert;
-use super::movement::next_index;
 use super::value::{Elements, HostArray, Num};
 use crate::dot::DotDimensions;
 use crate::module::Instruction;
 use crate::primitive::PrimitiveType;
 use crate::shape::ArrayShape;
+use crate::shape::next_row_major;
 use half::f16;
 
 pub(super) fn dot(
@@ -121,10 +121,10 @@ fn contract<A: Copy>(
                 r += kt * rs[dims.rhs_contracting[t]];
             }
             acc = step(acc, l as usize, r as usize);
-            next_index(&mut k, &sizes);
+            next_row_major(&mut k, &sizes);
         }
         out.push(acc);
-        next_index(&mut index, &result.dims);
+        next_row_major(&mut index, &result.dims);
     }
     Ok(out)
 }

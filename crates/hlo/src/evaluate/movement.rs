@@ -11,7 +11,7 @@ use super::elementwise::bitcast_convert;
 use super::value::{Element, Elements, HostArray, Num, slice_as, with_elements, with_type};
 use crate::layout::Layout;
 use crate::module::{Instruction, PadDim, SliceDim};
-use crate::shape::ArrayShape;
+use crate::shape::{ArrayShape, next_row_major};
 
 /// Per coordinate of one result dimension: the offset it adds to the operand's linear
 /// index, or `None` where the result holds the padding value.
@@ -505,20 +505,9 @@ fn physical_positions(dims: &[i64], layout: &Layout) -> Vec<usize> {
     let mut out = Vec::with_capacity(count);
     for _ in 0..count {
         out.push(layout.physical_index(dims, &index) as usize);
-        next_index(&mut index, dims);
+        next_row_major(&mut index, dims);
     }
     out
-}
-
-/// Advances a row-major multi-index by one (after the last, back to zeros).
-pub(super) fn next_index(index: &mut [i64], dims: &[i64]) {
-    for d in (0..index.len()).rev() {
-        index[d] += 1;
-        if index[d] < dims[d] {
-            return;
-        }
-        index[d] = 0;
-    }
 }
 
 /// A buffer of `len` elements with `x`'s elements at `positions` (the rest zero).

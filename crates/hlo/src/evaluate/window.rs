@@ -68,7 +68,7 @@ pub(super) fn reduce_window(
             .filter_map(|(lane, at)| at.map(|at| (lane, at)))
             .unzip();
         step(ev, reducer, &plan, &mut accs, &inputs, &lanes_read, &reads)?;
-        super::movement::next_index(&mut position, &sizes);
+        crate::shape::next_row_major(&mut position, &sizes);
     }
     let results = accs
         .into_iter()

@@ -810,16 +810,6 @@ fn bitcast_reads_the_physical_buffer_through_both_layouts() {
 
 // ---- reduce -----------------------------------------------------------------------------
 
-/// The reducer `horner`, `acc * 10 + x`: its result spells the elements combined, in order.
-const HORNER: &str = "horner {
-      a = s32[] parameter(0)
-      x = s32[] parameter(1)
-      ten = s32[] constant(10)
-      m = s32[] multiply(a, ten)
-      ROOT s = s32[] add(m, x)
-    }
-    ";
-
 /// The reducer `max` of f32 reductions.
 const MAX_F32: &str = "max {
       a = f32[] parameter(0)
@@ -832,7 +822,7 @@ const MAX_F32: &str = "max {
 fn reduce_combines_in_row_major_order_from_the_init_value() {
     // acc * 10 + x spells the order the elements were combined in.
     let text = [
-        HORNER,
+        testkit::horner!(),
         "c {
       x = s32[2,3,2] parameter(0)
       init = s32[] constant(7)
@@ -870,7 +860,7 @@ fn variadic_reduce_with_a_tuple_reducer() {
 #[test]
 fn reduce_window_strides_over_padding_in_row_major_window_order() {
     // acc * 10 + x spells which elements were combined, and in which order.
-    let text = [HORNER, "c {
+    let text = [testkit::horner!(), "c {
       x = s32[2,5] parameter(0)
       init = s32[] constant(7)
       ROOT r = s32[2,3] reduce-window(x, init), window={size=1x3 stride=1x2 pad=0_0x1_1}, to_apply=horner
@@ -891,7 +881,7 @@ fn reduce_window_strides_over_padding_in_row_major_window_order() {
 
 #[test]
 fn reduce_window_with_base_and_window_dilation() {
-    let text = [HORNER, "c {
+    let text = [testkit::horner!(), "c {
       x = s32[3] parameter(0)
       init = s32[] constant(7)
       ROOT r = s32[3] reduce-window(x, init), window={size=2 lhs_dilate=2 rhs_dilate=2}, to_apply=horner

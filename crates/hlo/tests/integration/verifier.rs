@@ -212,16 +212,8 @@ const GATHER_BATCHING: &str = r#"c {
 
 const SCATTERS: &str = concat!(
     testkit::add_f32!(),
-    r#"add2 {
-  a = f32[] parameter(0)
-  b = s32[] parameter(1)
-  c = f32[] parameter(2)
-  d = s32[] parameter(3)
-  s = f32[] add(a, c)
-  t = s32[] add(b, d)
-  ROOT r = (f32[], s32[]) tuple(s, t)
-}
-c {
+    testkit::add2!(),
+    r#"c {
   operand = f32[10,5] parameter(0)
   operand_i = s32[10,5] parameter(1)
   indices = s32[8,1] parameter(2)

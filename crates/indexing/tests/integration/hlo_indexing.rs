@@ -18,18 +18,6 @@ use indexing::{AffineExpr, IndexingMap, Interval, dim, sym};
 
 type Reads = BTreeSet<Vec<i64>>;
 
-/// The reducer `add2` of variadic reductions over (f32, s32) pairs.
-const ADD2: &str = "add2 {
-  x0 = f32[] parameter(0)
-  i0 = s32[] parameter(1)
-  x1 = f32[] parameter(2)
-  i1 = s32[] parameter(3)
-  a = f32[] add(x0, x1)
-  b = s32[] add(i0, i1)
-  ROOT t = (f32[], s32[]) tuple(a, b)
-}
-";
-
 fn computation(text: &str) -> Computation {
     let (_, module) = hlo::load("t.hlo", text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
     module.entry_computation().clone()
@@ -530,7 +518,7 @@ fn reduce_symbols_enumerate_the_reduced_elements() {
     check_all(
         &[
             testkit::add_f32!(),
-            ADD2,
+            testkit::add2!(),
             "ENTRY e {
           p = f32[2,3,4] parameter(0)
           q = s32[2,3,4] parameter(1)
@@ -595,7 +583,7 @@ fn dynamic_slice_runtime_variables() {
 
 #[test]
 fn reduce_window_symbols_walk_the_window_and_constraints_skip_padding() {
-    let text = [testkit::add_f32!(), ADD2, "ENTRY e {
+    let text = [testkit::add_f32!(), testkit::add2!(), "ENTRY e {
           p = f32[4,5] parameter(0)
           q = s32[4,5] parameter(1)
           c0 = f32[] constant(0)
@@ -666,7 +654,7 @@ fn canonical_gather() {
 fn tuple_and_get_tuple_element() {
     let c = computation(
         &[
-            ADD2,
+            testkit::add2!(),
             "ENTRY e {
           p = f32[2,3] parameter(0)
           q = s32[2,3] parameter(1)

@@ -3,11 +3,11 @@
 use super::FnCx;
 use crate::error::{Error, Result, fail};
 use crate::inst::Inst;
-use crate::layout::next_row_major;
 use crate::math::{BINARY, UNARY};
 use crate::ops::{Cast, FLOAT_OPS, FastMath, INT_OPS, Op1, Op2, Overflow};
 use crate::scalar::{ScalarTy, int_bits};
 use crate::value::{LocalStore, Tensor, Val};
+use hlo::shape::next_row_major;
 use ir::dialects::arith::{CMPF_PREDICATES, CMPI_PREDICATES};
 use ir::dialects::nvvm::SREGS;
 use ir::{Attribute, DenseValues, FloatKind, OpId, Scalar, Type};

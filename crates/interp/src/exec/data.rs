@@ -6,9 +6,10 @@ use super::lanes::{lane as lane_result, not_scalar, poison};
 use super::{Env, Thread};
 use crate::error::{Result, fail};
 use crate::inst::{Inst, Pos, Program, Transfer};
-use crate::layout::{MAX_RANK, TensorTy, next_row_major};
+use crate::layout::{MAX_RANK, TensorTy};
 use crate::memory::Memory;
 use crate::value::{Base, LocalStore, Mem, Tensor, Val};
+use hlo::shape::next_row_major;
 use std::rc::Rc;
 
 /// Reads element `off` of a tensor value: its own write, else its base's element.

@@ -33,15 +33,6 @@ fn gelu_matches_the_evaluator_bit_for_bit() {
 
 // The corpus after every pass: `tools/tests/integration/check.rs` (`hlo-emit --check`).
 
-const HORNER: &str = "horner {
-  a = s32[] parameter(0)
-  x = s32[] parameter(1)
-  ten = s32[] constant(10)
-  m = s32[] multiply(a, ten)
-  ROOT s = s32[] add(m, x)
-}
-";
-
 /// Reduce-windows with padding, strides and dilations: the interpreter runs the emitted
 /// loop over the window, and the evaluator its own walk, on the same inputs. The
 /// non-commutative `acc * 10 + x` reducer catches a wrong order or a skipped position.
@@ -64,7 +55,10 @@ fn reduce_windows_match_the_evaluator_bit_for_bit() {
     ];
     for case in cases {
         for seed in 0..2 {
-            check(&format!("{HORNER}fusion {{\n  {case}\n}}\n"), seed);
+            check(
+                &format!("{}fusion {{\n  {case}\n}}\n", testkit::horner!()),
+                seed,
+            );
         }
     }
 }
