@@ -51,14 +51,11 @@ impl Default for Canonicalize {
 }
 
 impl Pass for Canonicalize {
-    fn name(&self) -> &'static str {
-        "canonicalize"
-    }
-
-    fn description(&self) -> &'static str {
+    crate::pass_names!(
+        "canonicalize",
         "Fold constants and exact identities, remove dead code and trivial scf control flow, \
          hoist and unique constants"
-    }
+    );
 
     fn display_name(&self) -> Cow<'static, str> {
         Cow::Borrowed("Canonicalizer")

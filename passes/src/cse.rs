@@ -22,13 +22,10 @@ use std::hash::{Hash, Hasher};
 pub struct Cse;
 
 impl Pass for Cse {
-    fn name(&self) -> &'static str {
-        "cse"
-    }
-
-    fn description(&self) -> &'static str {
+    crate::pass_names!(
+        "cse",
         "Eliminate common subexpressions: a pure op equal to a dominating one reuses its results"
-    }
+    );
 
     fn display_name(&self) -> Cow<'static, str> {
         Cow::Borrowed("CSE")

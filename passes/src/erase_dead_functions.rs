@@ -17,13 +17,10 @@ use ir::{Attribute, Diagnostic, Module, OpId, SymbolTable};
 pub struct EraseDeadFunctions;
 
 impl Pass for EraseDeadFunctions {
-    fn name(&self) -> &'static str {
-        "erase-dead-functions"
-    }
-
-    fn description(&self) -> &'static str {
+    crate::pass_names!(
+        "erase-dead-functions",
         "Erase private functions that no public symbol reaches through calls or symbol references"
-    }
+    );
 
     fn run(&self, module: &mut Module) -> Result<(), Diagnostic> {
         let top_level: Vec<OpId> = module.block_ops(module.body()).collect();

@@ -45,13 +45,10 @@ use ir::{Attribute, Builder, Diagnostic, Module, OpId, Type, Value};
 pub struct ExpandFloatOps;
 
 impl Pass for ExpandFloatOps {
-    fn name(&self) -> &'static str {
-        "expand-float-ops"
-    }
-
-    fn description(&self) -> &'static str {
+    crate::pass_names!(
+        "expand-float-ops",
         "Expand tanh and erf into XLA's rational approximations and compute bf16/f16 math in f32"
-    }
+    );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
         for op in m.collect_ops(m.top()) {

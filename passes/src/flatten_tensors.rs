@@ -53,13 +53,10 @@ use std::sync::Arc;
 pub struct FlattenTensors;
 
 impl Pass for FlattenTensors {
-    fn name(&self) -> &'static str {
-        "flatten-tensors"
-    }
-
-    fn description(&self) -> &'static str {
+    crate::pass_names!(
+        "flatten-tensors",
         "Make every tensor 1-d in its physical layout; indices become flat offsets"
-    }
+    );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
         let ops = m.collect_ops(m.top());

@@ -59,13 +59,10 @@ const CALL_OPS: &[&str] = &["xla_gpu.pure_call", "func.call"];
 pub struct Inline;
 
 impl Pass for Inline {
-    fn name(&self) -> &'static str {
-        "inline"
-    }
-
-    fn description(&self) -> &'static str {
+    crate::pass_names!(
+        "inline",
         "Inline pure_call and func.call of private functions when safe and worth it (XLA's rules)"
-    }
+    );
 
     fn run(&self, module: &mut Module) -> Result<(), Diagnostic> {
         let mut inliner = Inliner::new(module);

@@ -30,13 +30,10 @@ use crate::pass::{Pass, op_error};
 pub struct LowerToLlvm;
 
 impl Pass for LowerToLlvm {
-    fn name(&self) -> &'static str {
-        "lower-to-llvm"
-    }
-
-    fn description(&self) -> &'static str {
+    crate::pass_names!(
+        "lower-to-llvm",
         "Lower to the llvm/nvvm dialects with MLIR's upstream conversions (libdevice calls for transcendentals)"
-    }
+    );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
         refuse_unlowerable(m)?;

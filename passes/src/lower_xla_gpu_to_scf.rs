@@ -51,14 +51,11 @@ pub const WARP_SIZE: i64 = 32;
 pub struct LowerXlaGpuToScf;
 
 impl Pass for LowerXlaGpuToScf {
-    fn name(&self) -> &'static str {
-        "lower-xla-gpu-to-scf"
-    }
-
-    fn description(&self) -> &'static str {
+    crate::pass_names!(
+        "lower-xla-gpu-to-scf",
         "Lower xla_gpu.loop to scf.for + scf.if, predicated insert/extract to scf.if and \
          shuffle_reduce to a gpu.shuffle ladder"
-    }
+    );
 
     fn run(&self, module: &mut Module) -> Result<(), Diagnostic> {
         for op in module.collect_ops(module.top()) {

@@ -44,14 +44,11 @@ use ir::{Attribute, BlockId, Builder, Diagnostic, Module, OpId, Value};
 pub struct SimplifyAffine;
 
 impl Pass for SimplifyAffine {
-    fn name(&self) -> &'static str {
-        "simplify-affine"
-    }
-
-    fn description(&self) -> &'static str {
+    crate::pass_names!(
+        "simplify-affine",
         "Lower xla_gpu.apply_indexing to index arithmetic, simplified with the operands' ranges \
          (unsigned division where values are non-negative)"
-    }
+    );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
         let ops: Vec<OpId> = m.ops_named("xla_gpu.apply_indexing");

@@ -19,13 +19,10 @@ use crate::ranges::{Facts, known_range};
 pub struct SimplifyArith;
 
 impl Pass for SimplifyArith {
-    fn name(&self) -> &'static str {
-        "simplify-arith"
-    }
-
-    fn description(&self) -> &'static str {
+    crate::pass_names!(
+        "simplify-arith",
         "Fold integer comparisons decided by the operands' known ranges (xla.range, loop bounds)"
-    }
+    );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
         let cmps: Vec<OpId> = m.ops_named("arith.cmpi");

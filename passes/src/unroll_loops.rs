@@ -68,13 +68,10 @@ const OPAQUE_OPS: &[&str] = &["func.call", "xla_gpu.pure_call", "scf.for"];
 pub struct UnrollLoops;
 
 impl Pass for UnrollLoops {
-    fn name(&self) -> &'static str {
-        "unroll-loops"
-    }
-
-    fn description(&self) -> &'static str {
+    crate::pass_names!(
+        "unroll-loops",
         "Fully unroll scf.for loops with constant bounds whose unrolled body stays small"
-    }
+    );
 
     fn run(&self, module: &mut Module) -> Result<(), Diagnostic> {
         for op in module.collect_ops_post_order(module.top()) {

@@ -49,13 +49,10 @@ use std::sync::Arc;
 pub struct VectorizeLoadsStores;
 
 impl Pass for VectorizeLoadsStores {
-    fn name(&self) -> &'static str {
-        "vectorize-loads-stores"
-    }
-
-    fn description(&self) -> &'static str {
+    crate::pass_names!(
+        "vectorize-loads-stores",
         "Turn contiguous element accesses in small loops into vector transfers outside them"
-    }
+    );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
         let loops: Vec<OpId> = m.ops_named("scf.for");

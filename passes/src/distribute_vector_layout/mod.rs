@@ -64,13 +64,10 @@ pub const LAYOUT_ATTR: &str = "xla_gpu.layout";
 pub const SUBGROUP_SIZE: i64 = 32;
 
 impl Pass for DistributeVectorLayout {
-    fn name(&self) -> &'static str {
-        "distribute-vector-layout"
-    }
-
-    fn description(&self) -> &'static str {
+    crate::pass_names!(
+        "distribute-vector-layout",
         "Give each thread its part of vector ops laid out by nested layouts (seed 004)"
-    }
+    );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
         let funcs: Vec<OpId> = m.ops_named("func.func");

@@ -29,6 +29,22 @@ pub trait Pass {
     fn run(&self, module: &mut Module) -> Result<(), Diagnostic>;
 }
 
+/// Declares, inside an `impl Pass`, the pass's [`Pass::name`] and its one-line
+/// [`Pass::description`], so that a pass file reads as its two strings and its `run`:
+/// `impl Pass for Cse { pass_names!("cse", "Eliminate ..."); fn run(..) {..} }`.
+#[macro_export]
+macro_rules! pass_names {
+    ($name:literal, $description:literal) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
+
+        fn description(&self) -> &'static str {
+            $description
+        }
+    };
+}
+
 /// `lower-xla-gpu-to-scf` → `LowerXlaGpuToScf`.
 fn camel_case(kebab: &str) -> String {
     kebab

@@ -79,14 +79,11 @@ use ir::{
 pub struct LowerTensors;
 
 impl Pass for LowerTensors {
-    fn name(&self) -> &'static str {
-        "lower-tensors"
-    }
-
-    fn description(&self) -> &'static str {
+    crate::pass_names!(
+        "lower-tensors",
         "Lower tensors to LLVM pointers, loads and stores; shared tensors to address space 3 \
          globals, thread ids to NVVM special registers"
-    }
+    );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
         let funcs: Vec<OpId> = m

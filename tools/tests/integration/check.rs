@@ -74,12 +74,10 @@ fn gelu_matches_the_evaluator_after_every_pass() {
 struct OffByOneFlatten;
 
 impl Pass for OffByOneFlatten {
-    fn name(&self) -> &'static str {
-        "flatten-tensors"
-    }
-    fn description(&self) -> &'static str {
+    passes::pass_names!(
+        "flatten-tensors",
         "flatten-tensors, reading the neighbouring element"
-    }
+    );
     fn run(&self, m: &mut Module) -> Result<(), ir::Diagnostic> {
         FlattenTensors.run(m)?;
         let reads: Vec<_> = m
