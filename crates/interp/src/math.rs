@@ -81,7 +81,7 @@ pub(crate) enum MathFn2 {
     Copysign,
 }
 
-/// Each function of one float argument: the op that computes it (the `math` dialect's, and
+/// Each function of one float argument: the op that computes it (a `math` op, or
 /// `arith.negf`) and its libdevice name (`__nv_<name>f` for f32, `__nv_<name>` for f64, for
 /// `llvm.call`s to libdevice declarations; `None`: libdevice has none).
 const UNARY_NAMES: &[(MathFn, &str, Option<&str>)] = &[
