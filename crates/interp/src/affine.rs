@@ -147,11 +147,8 @@ impl Map {
             .collect::<Option<_>>()?;
         Some(Map {
             dims: map.dims.iter().map(|v| v.bounds).collect(),
-            syms: map
-                .range_vars
-                .iter()
-                .chain(&map.rt_vars)
-                .map(|v| v.bounds)
+            syms: (0..map.num_symbols())
+                .map(|i| map.symbol(i).bounds)
                 .collect(),
             range_vars: map.range_vars.len(),
             results,

@@ -29,6 +29,7 @@
 //! these; the functions' own bounds (libdevice: `expf` 2 ulp, `logf` 1 ulp, `tanhf` 2 ulp)
 //! stay within the same tolerance.
 
+use crate::ops::find_op;
 use hlo::evaluate::erf;
 use std::f64::consts::PI;
 
@@ -80,88 +81,63 @@ pub(crate) enum MathFn2 {
     Copysign,
 }
 
-/// The `math` ops of one float argument, by op name.
-pub(crate) const UNARY: &[(&str, MathFn)] = &[
-    ("math.tanh", MathFn::Tanh),
-    ("math.exp", MathFn::Exp),
-    ("math.exp2", MathFn::Exp2),
-    ("math.expm1", MathFn::Expm1),
-    ("math.log", MathFn::Log),
-    ("math.log1p", MathFn::Log1p),
-    ("math.log2", MathFn::Log2),
-    ("math.log10", MathFn::Log10),
-    ("math.sqrt", MathFn::Sqrt),
-    ("math.rsqrt", MathFn::Rsqrt),
-    ("math.sin", MathFn::Sin),
-    ("math.cos", MathFn::Cos),
-    ("math.tan", MathFn::Tan),
-    ("math.atan", MathFn::Atan),
-    ("math.acos", MathFn::Acos),
-    ("math.asin", MathFn::Asin),
-    ("math.acosh", MathFn::Acosh),
-    ("math.asinh", MathFn::Asinh),
-    ("math.atanh", MathFn::Atanh),
-    ("math.cosh", MathFn::Cosh),
-    ("math.sinh", MathFn::Sinh),
-    ("math.erf", MathFn::Erf),
-    ("math.erfc", MathFn::Erfc),
-    ("math.absf", MathFn::Absf),
-    ("math.floor", MathFn::Floor),
-    ("math.ceil", MathFn::Ceil),
-    ("math.round", MathFn::Round),
-    ("math.roundeven", MathFn::RoundEven),
-    ("math.trunc", MathFn::Trunc),
-    ("math.cbrt", MathFn::Cbrt),
-    ("arith.negf", MathFn::Negf),
+/// Each function of one float argument: the op that computes it (a `math` op, or
+/// `arith.negf`) and its libdevice name (`__nv_<name>f` for f32, `__nv_<name>` for f64, for
+/// `llvm.call`s to libdevice declarations; `None`: libdevice has none).
+const UNARY_NAMES: &[(MathFn, &str, Option<&str>)] = &[
+    (MathFn::Tanh, "math.tanh", Some("tanh")),
+    (MathFn::Exp, "math.exp", Some("exp")),
+    (MathFn::Exp2, "math.exp2", Some("exp2")),
+    (MathFn::Expm1, "math.expm1", Some("expm1")),
+    (MathFn::Log, "math.log", Some("log")),
+    (MathFn::Log1p, "math.log1p", Some("log1p")),
+    (MathFn::Log2, "math.log2", Some("log2")),
+    (MathFn::Log10, "math.log10", Some("log10")),
+    (MathFn::Sqrt, "math.sqrt", Some("sqrt")),
+    (MathFn::Rsqrt, "math.rsqrt", Some("rsqrt")),
+    (MathFn::Sin, "math.sin", Some("sin")),
+    (MathFn::Cos, "math.cos", Some("cos")),
+    (MathFn::Tan, "math.tan", Some("tan")),
+    (MathFn::Atan, "math.atan", Some("atan")),
+    (MathFn::Acos, "math.acos", Some("acos")),
+    (MathFn::Asin, "math.asin", Some("asin")),
+    (MathFn::Acosh, "math.acosh", Some("acosh")),
+    (MathFn::Asinh, "math.asinh", Some("asinh")),
+    (MathFn::Atanh, "math.atanh", Some("atanh")),
+    (MathFn::Cosh, "math.cosh", Some("cosh")),
+    (MathFn::Sinh, "math.sinh", Some("sinh")),
+    (MathFn::Erf, "math.erf", Some("erf")),
+    (MathFn::Erfc, "math.erfc", Some("erfc")),
+    (MathFn::Absf, "math.absf", Some("fabs")),
+    (MathFn::Floor, "math.floor", Some("floor")),
+    (MathFn::Ceil, "math.ceil", Some("ceil")),
+    (MathFn::Round, "math.round", Some("round")),
+    (MathFn::RoundEven, "math.roundeven", Some("rint")),
+    (MathFn::Trunc, "math.trunc", Some("trunc")),
+    (MathFn::Cbrt, "math.cbrt", Some("cbrt")),
+    (MathFn::Negf, "arith.negf", None),
 ];
 
-/// The `math` ops of two float arguments, by op name.
-pub(crate) const BINARY: &[(&str, MathFn2)] = &[
-    ("math.atan2", MathFn2::Atan2),
-    ("math.powf", MathFn2::Powf),
-    ("math.copysign", MathFn2::Copysign),
+/// Each function of two float arguments: its `math` op and its libdevice name.
+const BINARY_NAMES: &[(MathFn2, &str, &str)] = &[
+    (MathFn2::Atan2, "math.atan2", "atan2"),
+    (MathFn2::Powf, "math.powf", "pow"),
+    (MathFn2::Copysign, "math.copysign", "copysign"),
 ];
 
-/// libdevice function names (`__nv_<name>f` for f32, `__nv_<name>` for f64) of the
-/// functions above, for `llvm.call`s to libdevice declarations.
-const LIBDEVICE: &[(&str, MathFn)] = &[
-    ("tanh", MathFn::Tanh),
-    ("exp", MathFn::Exp),
-    ("exp2", MathFn::Exp2),
-    ("expm1", MathFn::Expm1),
-    ("log", MathFn::Log),
-    ("log1p", MathFn::Log1p),
-    ("log2", MathFn::Log2),
-    ("log10", MathFn::Log10),
-    ("sqrt", MathFn::Sqrt),
-    ("rsqrt", MathFn::Rsqrt),
-    ("sin", MathFn::Sin),
-    ("cos", MathFn::Cos),
-    ("tan", MathFn::Tan),
-    ("atan", MathFn::Atan),
-    ("acos", MathFn::Acos),
-    ("asin", MathFn::Asin),
-    ("acosh", MathFn::Acosh),
-    ("asinh", MathFn::Asinh),
-    ("atanh", MathFn::Atanh),
-    ("cosh", MathFn::Cosh),
-    ("sinh", MathFn::Sinh),
-    ("erf", MathFn::Erf),
-    ("erfc", MathFn::Erfc),
-    ("fabs", MathFn::Absf),
-    ("floor", MathFn::Floor),
-    ("ceil", MathFn::Ceil),
-    ("round", MathFn::Round),
-    ("rint", MathFn::RoundEven),
-    ("trunc", MathFn::Trunc),
-    ("cbrt", MathFn::Cbrt),
-];
+impl MathFn {
+    /// The function an op of one float argument computes, by op name.
+    pub(crate) fn of_op(name: &str) -> Option<MathFn> {
+        find_op(UNARY_NAMES, |&(_, op, _)| op == name)
+    }
+}
 
-const LIBDEVICE2: &[(&str, MathFn2)] = &[
-    ("atan2", MathFn2::Atan2),
-    ("pow", MathFn2::Powf),
-    ("copysign", MathFn2::Copysign),
-];
+impl MathFn2 {
+    /// The function an op of two float arguments computes, by op name.
+    pub(crate) fn of_op(name: &str) -> Option<MathFn2> {
+        find_op(BINARY_NAMES, |&(_, op, _)| op == name)
+    }
+}
 
 /// A libdevice function: one or two arguments, and whether it is the f32 version.
 #[derive(Debug, PartialEq)]
@@ -173,28 +149,15 @@ pub(crate) enum Libdevice {
 /// The function a libdevice name stands for (`__nv_tanhf` → tanh on f32).
 pub(crate) fn libdevice(name: &str) -> Option<Libdevice> {
     let base = name.strip_prefix("__nv_")?;
-    let lookup = |n: &str| {
-        LIBDEVICE
-            .iter()
-            .find(|(k, _)| *k == n)
-            .map(|&(_, f)| f)
-            .map(|f| (Some(f), None))
+    let lookup = |n: &str, f32_version: bool| {
+        find_op(UNARY_NAMES, |&(.., libdevice)| libdevice == Some(n))
+            .map(|f| Libdevice::Unary(f, f32_version))
             .or_else(|| {
-                LIBDEVICE2
-                    .iter()
-                    .find(|(k, _)| *k == n)
-                    .map(|&(_, f)| (None, Some(f)))
+                find_op(BINARY_NAMES, |&(.., libdevice)| libdevice == n)
+                    .map(|f| Libdevice::Binary(f, f32_version))
             })
     };
-    let (found, f32_version) = match lookup(base) {
-        Some(found) => (found, false),
-        None => (lookup(base.strip_suffix('f')?)?, true),
-    };
-    match found {
-        (Some(f), _) => Some(Libdevice::Unary(f, f32_version)),
-        (None, Some(f)) => Some(Libdevice::Binary(f, f32_version)),
-        (None, None) => None,
-    }
+    lookup(base, false).or_else(|| lookup(base.strip_suffix('f')?, true))
 }
 
 /// One formula as an `f32` and an `f64` function.

@@ -102,29 +102,51 @@ pub(crate) enum IntOp {
     MinU,
 }
 
-/// `arith` integer binary ops by name.
-pub(crate) const INT_OPS: &[(&str, IntOp)] = &[
-    ("arith.addi", IntOp::Add),
-    ("arith.subi", IntOp::Sub),
-    ("arith.muli", IntOp::Mul),
-    ("arith.divsi", IntOp::DivS),
-    ("arith.divui", IntOp::DivU),
-    ("arith.ceildivsi", IntOp::CeilDivS),
-    ("arith.ceildivui", IntOp::CeilDivU),
-    ("arith.floordivsi", IntOp::FloorDivS),
-    ("arith.remsi", IntOp::RemS),
-    ("arith.remui", IntOp::RemU),
-    ("arith.andi", IntOp::And),
-    ("arith.ori", IntOp::Or),
-    ("arith.xori", IntOp::Xor),
-    ("arith.shli", IntOp::Shl),
-    ("arith.shrsi", IntOp::ShrS),
-    ("arith.shrui", IntOp::ShrU),
-    ("arith.maxsi", IntOp::MaxS),
-    ("arith.maxui", IntOp::MaxU),
-    ("arith.minsi", IntOp::MinS),
-    ("arith.minui", IntOp::MinU),
+/// Each integer binary op with its `arith` name and its `llvm` name (`None`: LLVM has no
+/// instruction or intrinsic for it).
+const INT_NAMES: &[(IntOp, &str, Option<&str>)] = &[
+    (IntOp::Add, "arith.addi", Some("llvm.add")),
+    (IntOp::Sub, "arith.subi", Some("llvm.sub")),
+    (IntOp::Mul, "arith.muli", Some("llvm.mul")),
+    (IntOp::DivS, "arith.divsi", Some("llvm.sdiv")),
+    (IntOp::DivU, "arith.divui", Some("llvm.udiv")),
+    (IntOp::CeilDivS, "arith.ceildivsi", None),
+    (IntOp::CeilDivU, "arith.ceildivui", None),
+    (IntOp::FloorDivS, "arith.floordivsi", None),
+    (IntOp::RemS, "arith.remsi", Some("llvm.srem")),
+    (IntOp::RemU, "arith.remui", Some("llvm.urem")),
+    (IntOp::And, "arith.andi", Some("llvm.and")),
+    (IntOp::Or, "arith.ori", Some("llvm.or")),
+    (IntOp::Xor, "arith.xori", Some("llvm.xor")),
+    (IntOp::Shl, "arith.shli", Some("llvm.shl")),
+    (IntOp::ShrS, "arith.shrsi", Some("llvm.ashr")),
+    (IntOp::ShrU, "arith.shrui", Some("llvm.lshr")),
+    (IntOp::MaxS, "arith.maxsi", Some("llvm.intr.smax")),
+    (IntOp::MaxU, "arith.maxui", Some("llvm.intr.umax")),
+    (IntOp::MinS, "arith.minsi", Some("llvm.intr.smin")),
+    (IntOp::MinU, "arith.minui", Some("llvm.intr.umin")),
 ];
+
+impl IntOp {
+    /// The op an `arith` op name stands for.
+    pub(crate) fn arith(name: &str) -> Option<IntOp> {
+        find_op(INT_NAMES, |&(_, arith, _)| arith == name)
+    }
+
+    /// The op an `llvm` op name stands for.
+    pub(crate) fn llvm(name: &str) -> Option<IntOp> {
+        find_op(INT_NAMES, |&(.., llvm)| llvm == Some(name))
+    }
+}
+
+/// The op of the first row that `pick` accepts in a table of ops with two names each (`arith`
+/// and `llvm` names here, `math` op and libdevice names in `crate::math`).
+pub(crate) fn find_op<T: Copy, L>(
+    table: &[(T, &str, L)],
+    pick: impl Fn(&(T, &str, L)) -> bool,
+) -> Option<T> {
+    table.iter().find(|row| pick(row)).map(|row| row.0)
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FloatOp {
@@ -139,18 +161,30 @@ pub(crate) enum FloatOp {
     MinNum,
 }
 
-/// `arith` float binary ops by name.
-pub(crate) const FLOAT_OPS: &[(&str, FloatOp)] = &[
-    ("arith.addf", FloatOp::Add),
-    ("arith.subf", FloatOp::Sub),
-    ("arith.mulf", FloatOp::Mul),
-    ("arith.divf", FloatOp::Div),
-    ("arith.remf", FloatOp::Rem),
-    ("arith.maximumf", FloatOp::Maximum),
-    ("arith.minimumf", FloatOp::Minimum),
-    ("arith.maxnumf", FloatOp::MaxNum),
-    ("arith.minnumf", FloatOp::MinNum),
+/// Each float binary op with its `arith` name and its `llvm` name.
+const FLOAT_NAMES: &[(FloatOp, &str, &str)] = &[
+    (FloatOp::Add, "arith.addf", "llvm.fadd"),
+    (FloatOp::Sub, "arith.subf", "llvm.fsub"),
+    (FloatOp::Mul, "arith.mulf", "llvm.fmul"),
+    (FloatOp::Div, "arith.divf", "llvm.fdiv"),
+    (FloatOp::Rem, "arith.remf", "llvm.frem"),
+    (FloatOp::Maximum, "arith.maximumf", "llvm.intr.maximum"),
+    (FloatOp::Minimum, "arith.minimumf", "llvm.intr.minimum"),
+    (FloatOp::MaxNum, "arith.maxnumf", "llvm.intr.maxnum"),
+    (FloatOp::MinNum, "arith.minnumf", "llvm.intr.minnum"),
 ];
+
+impl FloatOp {
+    /// The op an `arith` op name stands for.
+    pub(crate) fn arith(name: &str) -> Option<FloatOp> {
+        find_op(FLOAT_NAMES, |&(_, arith, _)| arith == name)
+    }
+
+    /// The op an `llvm` op name stands for.
+    pub(crate) fn llvm(name: &str) -> Option<FloatOp> {
+        find_op(FLOAT_NAMES, |&(.., llvm)| llvm == name)
+    }
+}
 
 /// Casts; integer widths are bits (`index` is 64).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -23,42 +23,8 @@ use ir::dialects::{dense_ints, operand_segments};
 use ir::{Attribute, BlockId, FloatKind, OpId};
 use std::rc::Rc;
 
-/// `llvm` integer binary ops.
-pub(super) const INT_OPS: &[(&str, IntOp)] = &[
-    ("llvm.add", IntOp::Add),
-    ("llvm.sub", IntOp::Sub),
-    ("llvm.mul", IntOp::Mul),
-    ("llvm.sdiv", IntOp::DivS),
-    ("llvm.udiv", IntOp::DivU),
-    ("llvm.srem", IntOp::RemS),
-    ("llvm.urem", IntOp::RemU),
-    ("llvm.and", IntOp::And),
-    ("llvm.or", IntOp::Or),
-    ("llvm.xor", IntOp::Xor),
-    ("llvm.shl", IntOp::Shl),
-    ("llvm.ashr", IntOp::ShrS),
-    ("llvm.lshr", IntOp::ShrU),
-    ("llvm.intr.smax", IntOp::MaxS),
-    ("llvm.intr.umax", IntOp::MaxU),
-    ("llvm.intr.smin", IntOp::MinS),
-    ("llvm.intr.umin", IntOp::MinU),
-];
-
 /// The most lanes of a `vector.reduce` the interpreter unrolls into per-lane instructions.
 const MAX_FOLDED_LANES: i64 = 1 << 16;
-
-/// `llvm` float binary ops.
-const FLOAT_OPS: &[(&str, FloatOp)] = &[
-    ("llvm.fadd", FloatOp::Add),
-    ("llvm.fsub", FloatOp::Sub),
-    ("llvm.fmul", FloatOp::Mul),
-    ("llvm.fdiv", FloatOp::Div),
-    ("llvm.frem", FloatOp::Rem),
-    ("llvm.intr.maximum", FloatOp::Maximum),
-    ("llvm.intr.minimum", FloatOp::Minimum),
-    ("llvm.intr.maxnum", FloatOp::MaxNum),
-    ("llvm.intr.minnum", FloatOp::MinNum),
-];
 
 /// `llvm` float unary ops and intrinsics.
 const UNARY: &[(&str, MathFn)] = &[
@@ -123,10 +89,10 @@ impl FnCx<'_, '_> {
         if !name.starts_with("llvm.") {
             return None;
         }
-        if let Some(&(_, f)) = INT_OPS.iter().find(|(n, _)| *n == name) {
+        if let Some(f) = IntOp::llvm(name) {
             return Some(self.int_binary(op, f));
         }
-        if let Some(&(_, f)) = FLOAT_OPS.iter().find(|(n, _)| *n == name) {
+        if let Some(f) = FloatOp::llvm(name) {
             return Some(self.float_kind(op).and_then(|kind| {
                 let fm = self.fastmath(op);
                 self.binary(op, Op2::Float(f, kind, fm))

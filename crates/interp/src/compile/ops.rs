@@ -3,8 +3,8 @@
 use super::FnCx;
 use crate::error::{Error, Result, fail};
 use crate::inst::Inst;
-use crate::math::{BINARY, UNARY};
-use crate::ops::{Cast, FLOAT_OPS, FastMath, INT_OPS, Op1, Op2, Overflow};
+use crate::math::{MathFn, MathFn2};
+use crate::ops::{Cast, FastMath, FloatOp, IntOp, Op1, Op2, Overflow};
 use crate::scalar::{ScalarTy, int_bits};
 use crate::value::{LocalStore, Tensor, Val};
 use hlo::shape::next_row_major;
@@ -53,22 +53,22 @@ impl FnCx<'_, '_> {
         }
         let name = self.m.name(op);
         let name = name.as_str();
-        if let Some(&(_, f)) = UNARY.iter().find(|(n, _)| *n == name) {
+        if let Some(f) = MathFn::of_op(name) {
             let kind = self.float_kind(op)?;
             let fm = self.fastmath(op);
             return self.unary(op, Op1::Math(f, kind, fm));
         }
-        if let Some(&(_, f)) = BINARY.iter().find(|(n, _)| *n == name) {
+        if let Some(f) = MathFn2::of_op(name) {
             let kind = self.float_kind(op)?;
             let fm = self.fastmath(op);
             return self.binary(op, Op2::Math(f, kind, fm));
         }
-        if let Some(&(_, int_op)) = INT_OPS.iter().find(|(n, _)| *n == name) {
+        if let Some(int_op) = IntOp::arith(name) {
             let width = self.int_width(op, self.m.operand(op, 0))?;
             let flags = overflow(self.m.prop(op, "overflowFlags"));
             return self.binary(op, Op2::Int(int_op, width, flags));
         }
-        if let Some(&(_, float_op)) = FLOAT_OPS.iter().find(|(n, _)| *n == name) {
+        if let Some(float_op) = FloatOp::arith(name) {
             let kind = self.float_kind(op)?;
             let fm = self.fastmath(op);
             return self.binary(op, Op2::Float(float_op, kind, fm));

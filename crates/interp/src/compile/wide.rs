@@ -1,11 +1,11 @@
 //! Routing of the ops on `i128` values ([`crate::wide`]) before the 64-bit dispatch.
 
 use super::FnCx;
-use super::llvm_ops::{self, llvm_overflow};
+use super::llvm_ops::llvm_overflow;
 use super::ops::overflow;
 use crate::error::{Result, fail};
 use crate::inst::Inst;
-use crate::ops::INT_OPS;
+use crate::ops::IntOp;
 use crate::scalar::ScalarTy;
 use crate::value::Val;
 use crate::wide::{WideInt, WideOp, words};
@@ -44,11 +44,7 @@ impl FnCx<'_, '_> {
             };
             elem.int_width().unwrap_or(0)
         };
-        let int_op = INT_OPS
-            .iter()
-            .chain(llvm_ops::INT_OPS)
-            .find(|(n, _)| *n == name)
-            .map(|&(_, f)| f);
+        let int_op = IntOp::arith(name).or_else(|| IntOp::llvm(name));
         let wide = match (name, int_op) {
             (_, Some(f)) => WideInt::of(f).map(|f| {
                 let flags = if name.starts_with("llvm.") {
