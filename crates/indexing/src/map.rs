@@ -104,6 +104,16 @@ impl IndexingMap {
             .unwrap_or_else(|| &self.rt_vars[i - self.range_vars.len()])
     }
 
+    /// The bounds of the dimensions, then of the range variables: the box of the points a
+    /// loop over the map's domain visits (runtime variables are not looped over).
+    pub fn dim_and_range_var_bounds(&self) -> Vec<Interval> {
+        self.dims
+            .iter()
+            .chain(&self.range_vars)
+            .map(|v| v.bounds)
+            .collect()
+    }
+
     pub fn add_constraint(&mut self, expr: AffineExpr, bounds: Interval) {
         self.constraints.push((expr, bounds));
     }

@@ -674,12 +674,7 @@ impl<'a> Emitter<'a> {
         loop_map.constraints.clear();
         loop_map.dims[0].bounds = Interval::new(0, self.plan.tiling.threads - 1);
         let read_map = shared.read_map.clone();
-        let ranges: Vec<Interval> = loop_map
-            .dims
-            .iter()
-            .chain(&loop_map.range_vars)
-            .map(|v| v.bounds)
-            .collect();
+        let ranges = loop_map.dim_and_range_var_bounds();
         emit_loop(
             b,
             loop_map,
