@@ -411,11 +411,11 @@ impl<'a> Emitter<'a> {
             .map(|&t| crate::types::element_bytes(t))
             .collect();
         Ok(EmittedKernel {
-            launch: LaunchDimensions {
-                blocks: tiling.blocks as u64,
-                threads_per_block: tiling.threads as u64,
-                shared_memory_bytes: tiling.shared_memory_bytes(&element_bytes) as u64,
-            },
+            launch: LaunchDimensions::new(
+                tiling.blocks,
+                tiling.threads,
+                tiling.shared_memory_bytes(&element_bytes),
+            ),
             vector_factor: tiling.vector_size,
             thread_map: tiling.output_map.clone(),
             in_place: Vec::new(),
