@@ -218,6 +218,19 @@ pub(crate) fn write_tuple<T: fmt::Display>(f: &mut fmt::Formatter<'_>, elems: &[
     f.write_str(")")
 }
 
+/// Steps `index` to the next position of `dims` in row-major order (the last dimension
+/// fastest), wrapping to all zeros after the last position: the walk of every
+/// element-by-element loop of the evaluator and of the IR interpreter.
+pub fn next_row_major(index: &mut [i64], dims: &[i64]) {
+    for d in (0..index.len()).rev() {
+        index[d] += 1;
+        if index[d] < dims[d] {
+            return;
+        }
+        index[d] = 0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,18 +254,5 @@ mod tests {
         with.layout = Some(Layout::row_major(1));
         assert!(plain.compatible_with_layouts(&Shape::Array(with)));
         assert!(!plain.compatible(&Shape::array(PrimitiveType::F16, vec![2])));
-    }
-}
-
-/// Steps `index` to the next position of `dims` in row-major order (the last dimension
-/// fastest), wrapping to all zeros after the last position: the walk of every
-/// element-by-element loop of the evaluator and of the IR interpreter.
-pub fn next_row_major(index: &mut [i64], dims: &[i64]) {
-    for d in (0..index.len()).rev() {
-        index[d] += 1;
-        if index[d] < dims[d] {
-            return;
-        }
-        index[d] = 0;
     }
 }
