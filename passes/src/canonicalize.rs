@@ -423,13 +423,10 @@ fn simplify_for(m: &mut Module, op: OpId) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ir::parse_module;
+    use crate::pass::run_verified;
 
     fn canonicalize(src: &str) -> String {
-        let mut m = parse_module(src).unwrap();
-        Canonicalize::default().run(&mut m).unwrap();
-        m.verify().unwrap();
-        m.print()
+        run_verified(&Canonicalize::default(), src).print()
     }
 
     fn body(text: &str) -> Vec<String> {

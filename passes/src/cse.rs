@@ -192,13 +192,10 @@ fn simplify_block(m: &mut Module, block: BlockId, scopes: &mut Scopes) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ir::parse_module;
+    use crate::pass::run_verified;
 
     fn cse(src: &str) -> String {
-        let mut m = parse_module(src).unwrap();
-        Cse.run(&mut m).unwrap();
-        m.verify().unwrap();
-        m.print()
+        run_verified(&Cse, src).print()
     }
 
     #[test]

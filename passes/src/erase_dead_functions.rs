@@ -87,6 +87,7 @@ fn collect_symbols<'a>(attr: &'a Attribute, out: &mut Vec<&'a str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pass::run_verified;
     use ir::parse_module;
 
     fn functions(m: &Module) -> Vec<String> {
@@ -97,7 +98,8 @@ mod tests {
 
     #[test]
     fn unreachable_private_functions_go_and_reachable_ones_stay() {
-        let mut m = parse_module(
+        let m = run_verified(
+            &EraseDeadFunctions,
             "func.func @main(%x: f32) -> f32 {
                %0 = xla_gpu.pure_call @used(%x) : (f32) -> f32
                return %0 : f32
@@ -120,10 +122,7 @@ mod tests {
              func.func @public_unused(%x: f32) -> f32 {
                return %x : f32
              }",
-        )
-        .unwrap();
-        EraseDeadFunctions.run(&mut m).unwrap();
-        m.verify().unwrap();
+        );
         assert_eq!(
             functions(&m),
             ["main", "used", "transitive", "public_unused"]

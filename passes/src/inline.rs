@@ -350,13 +350,10 @@ fn reaches(edges: &FxHashMap<OpId, &[OpId]>, from: OpId, to: OpId) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ir::parse_module;
+    use crate::pass::run_verified;
 
     fn run(text: &str) -> Module {
-        let mut m = parse_module(text).unwrap();
-        Inline.run(&mut m).unwrap();
-        m.verify().unwrap();
-        m
+        run_verified(&Inline, text)
     }
 
     fn op_names(m: &Module, root: OpId) -> Vec<&'static str> {

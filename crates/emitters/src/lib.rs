@@ -70,6 +70,16 @@ pub const MAX_GRID_X: u64 = (1 << 31) - 1;
 pub const MAX_GRID_YZ: u64 = 65_535;
 
 impl LaunchDimensions {
+    /// From the emitters' counts, which are `i64` like the bounds of the indexing maps they
+    /// come from.
+    pub fn new(blocks: i64, threads_per_block: i64, shared_memory_bytes: i64) -> LaunchDimensions {
+        LaunchDimensions {
+            blocks: blocks as u64,
+            threads_per_block: threads_per_block as u64,
+            shared_memory_bytes: shared_memory_bytes as u64,
+        }
+    }
+
     /// The grid to launch: `(blocks, 1, 1)`, or, when grid.x cannot hold that many blocks,
     /// the blocks spread over y as XLA does: `y = ceil(blocks / MAX_GRID_X)`, `x =
     /// ceil(blocks / y)`, linear block id `ctaid.y * x + ctaid.x`; the at most `y - 1`

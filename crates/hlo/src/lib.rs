@@ -22,6 +22,7 @@ mod printer;
 pub mod scatter;
 pub mod shape;
 pub mod shape_inference;
+mod spelled;
 pub mod stack_frames;
 pub mod verifier;
 pub mod window;

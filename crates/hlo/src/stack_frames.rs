@@ -83,35 +83,46 @@ impl StackFrameIndex {
     /// index without failing.
     pub fn dangling_reference(&self) -> Option<(&'static str, usize, &'static str, u64)> {
         let exists = |len: usize, id: u64| (1..=len as u64).contains(&id);
-        for (i, l) in self.file_locations.iter().enumerate() {
-            if !exists(self.file_names.len(), l.file_name_id) {
-                return Some(("FileLocations", i + 1, "file_name_id", l.file_name_id));
-            }
-            if !exists(self.function_names.len(), l.function_name_id) {
-                return Some((
-                    "FileLocations",
-                    i + 1,
-                    "function_name_id",
-                    l.function_name_id,
-                ));
-            }
-        }
-        for (i, frame) in self.frames.iter().enumerate() {
-            if !exists(self.file_locations.len(), frame.file_location_id) {
-                return Some((
-                    "StackFrames",
-                    i + 1,
+        // Each entry's references as (field, value, whether it resolves).
+        let locations: Vec<[(&'static str, u64, bool); 2]> = self
+            .file_locations
+            .iter()
+            .map(|l| {
+                let (file, function) = (l.file_name_id, l.function_name_id);
+                [
+                    ("file_name_id", file, exists(self.file_names.len(), file)),
+                    (
+                        "function_name_id",
+                        function,
+                        exists(self.function_names.len(), function),
+                    ),
+                ]
+            })
+            .collect();
+        let frames = self.frames.iter().map(|frame| {
+            let (location, parent) = (frame.file_location_id, frame.parent_frame_id);
+            [
+                (
                     "file_location_id",
-                    frame.file_location_id,
-                ));
-            }
-            if frame.parent_frame_id > 1 && !exists(self.frames.len(), frame.parent_frame_id - 1) {
-                return Some((
-                    "StackFrames",
-                    i + 1,
+                    location,
+                    exists(self.file_locations.len(), location),
+                ),
+                // A root frame prints 0, 1 or its own id: see the module documentation.
+                (
                     "parent_frame_id",
-                    frame.parent_frame_id,
-                ));
+                    parent,
+                    parent <= 1 || exists(self.frames.len(), parent - 1),
+                ),
+            ]
+        });
+        for (table, entries) in [
+            ("FileLocations", locations),
+            ("StackFrames", frames.collect()),
+        ] {
+            for (i, references) in entries.iter().enumerate() {
+                if let Some(&(field, value, _)) = references.iter().find(|r| !r.2) {
+                    return Some((table, i + 1, field, value));
+                }
             }
         }
         None
@@ -152,40 +163,54 @@ impl fmt::Display for StackFrameIndex {
         if self.is_empty() {
             return Ok(());
         }
-        let names = |f: &mut fmt::Formatter<'_>, title: &str, names: &[String]| {
-            writeln!(f, "{title}")?;
-            for (i, name) in names.iter().enumerate() {
-                writeln!(f, "{} {}", i + 1, quoted(name))?;
-            }
-            writeln!(f)
-        };
-        names(f, "FileNames", &self.file_names)?;
-        names(f, "FunctionNames", &self.function_names)?;
-        f.write_str("FileLocations\n")?;
-        for (i, l) in self.file_locations.iter().enumerate() {
-            writeln!(
-                f,
-                "{} {{file_name_id={} function_name_id={} line={} end_line={} column={} end_column={}}}",
-                i + 1,
-                l.file_name_id,
-                l.function_name_id,
-                l.line,
-                l.end_line,
-                l.column,
-                l.end_column
-            )?;
-        }
-        f.write_str("\nStackFrames\n")?;
-        for (i, frame) in self.frames.iter().enumerate() {
-            writeln!(
-                f,
-                "{} {{file_location_id={} parent_frame_id={}}}",
-                i + 1,
-                frame.file_location_id,
-                frame.parent_frame_id
-            )?;
-        }
-        Ok(())
+        let quoted_names = |names: &[String]| names.iter().map(|n| quoted(n)).collect::<Vec<_>>();
+        write_table(f, "FileNames", quoted_names(&self.file_names))?;
+        writeln!(f)?;
+        write_table(f, "FunctionNames", quoted_names(&self.function_names))?;
+        writeln!(f)?;
+        write_table(f, "FileLocations", &self.file_locations)?;
+        writeln!(f)?;
+        write_table(f, "StackFrames", &self.frames)
+    }
+}
+
+/// A table as XLA prints it: its title, then its entries numbered from 1.
+fn write_table(
+    f: &mut fmt::Formatter<'_>,
+    title: &str,
+    entries: impl IntoIterator<Item = impl fmt::Display>,
+) -> fmt::Result {
+    writeln!(f, "{title}")?;
+    for (i, entry) in entries.into_iter().enumerate() {
+        writeln!(f, "{} {entry}", i + 1)?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for FileLocation {
+    /// The entry as XLA prints it in the `FileLocations` table.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{{file_name_id={} function_name_id={} line={} end_line={} column={} end_column={}}}",
+            self.file_name_id,
+            self.function_name_id,
+            self.line,
+            self.end_line,
+            self.column,
+            self.end_column
+        )
+    }
+}
+
+impl fmt::Display for StackFrame {
+    /// The entry as XLA prints it in the `StackFrames` table.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{{file_location_id={} parent_frame_id={}}}",
+            self.file_location_id, self.parent_frame_id
+        )
     }
 }
 

@@ -104,6 +104,16 @@ impl IndexingMap {
             .unwrap_or_else(|| &self.rt_vars[i - self.range_vars.len()])
     }
 
+    /// The bounds of the dimensions, then of the range variables: the box of the points a
+    /// loop over the map's domain visits (runtime variables are not looped over).
+    pub fn dim_and_range_var_bounds(&self) -> Vec<Interval> {
+        self.dims
+            .iter()
+            .chain(&self.range_vars)
+            .map(|v| v.bounds)
+            .collect()
+    }
+
     pub fn add_constraint(&mut self, expr: AffineExpr, bounds: Interval) {
         self.constraints.push((expr, bounds));
     }
@@ -146,6 +156,31 @@ pub fn default_range_vars(sizes: &[i64]) -> Vec<Variable> {
         .enumerate()
         .map(|(i, &n)| Variable::new(format!("s{i}"), Interval::index_range(n)))
         .collect()
+}
+
+/// The output map of the seed's gelu kernel over a 6x512x4096 output: 128 threads, 24,576
+/// blocks, vectors of 4 (the printer's and the simplifier's tests both reach it).
+#[cfg(test)]
+pub(crate) mod seed_gelu {
+    use super::*;
+
+    /// The kernel's domain, `(th_x, bl_x)[vector_index]`, with `results`.
+    pub(crate) fn map_with(results: Vec<AffineExpr>) -> IndexingMap {
+        IndexingMap::new(
+            vec![
+                Variable::new("th_x", Interval::new(0, 127)),
+                Variable::new("bl_x", Interval::new(0, 24575)),
+            ],
+            vec![Variable::new("vector_index", Interval::new(0, 3))],
+            Vec::new(),
+            results,
+        )
+    }
+
+    /// The output map, as printed: the linear index delinearized over the output shape.
+    pub(crate) const PRINTED: &str = "(th_x, bl_x)[vector_index] -> (bl_x floordiv 4096, \
+        (bl_x floordiv 8) mod 512, (bl_x mod 8) * 512 + th_x * 4 + vector_index), domain: \
+        th_x in [0, 127], bl_x in [0, 24575], vector_index in [0, 3]";
 }
 
 #[cfg(test)]

@@ -6,13 +6,25 @@
 
 use std::path::{Path, PathBuf};
 
-/// The scalar computation `argmax` of variadic reductions over (value, index) pairs, as
-/// a string literal: the strictly larger value and its index win, so the first of equal
-/// values stays. `concat!(testkit::argmax!(), "fusion {..}")`.
-#[macro_export]
-macro_rules! argmax {
-    () => {
-        "argmax {
+/// Declares each scalar computation of the tests' reductions as a macro that expands to
+/// its HLO text, a string literal, so that a test's HLO text (a `const` too) can start with
+/// it: `concat!(testkit::add_f32!(), "fusion {..}")`.
+macro_rules! scalar_computations {
+    ($($(#[$doc:meta])* $name:ident => $text:literal;)*) => {$(
+        $(#[$doc])*
+        #[macro_export]
+        macro_rules! $name {
+            () => {
+                $text
+            };
+        }
+    )*};
+}
+
+scalar_computations! {
+    /// `argmax` of variadic reductions over (value, index) pairs: the strictly larger value
+    /// and its index win, so the first of equal values stays.
+    argmax => "argmax {
   av = f32[] parameter(0)
   ai = s32[] parameter(1)
   bv = f32[] parameter(2)
@@ -22,46 +34,26 @@ macro_rules! argmax {
   i = s32[] select(gt, bi, ai)
   ROOT t = (f32[], s32[]) tuple(v, i)
 }
-"
-    };
-}
-
-/// The scalar computation `add` of f32 reductions, as a string literal, so that a test's
-/// HLO text (a `const` too) can start with it: `concat!(testkit::add_f32!(), "fusion {..}")`.
-#[macro_export]
-macro_rules! add_f32 {
-    () => {
-        "add {
+";
+    /// `add` of f32 reductions.
+    add_f32 => "add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT s = f32[] add(a, b)
 }
-"
-    };
-}
-
-/// The scalar computation `horner` of s32 reductions, `acc * 10 + x`, as a string literal:
-/// not commutative, so its result spells the elements in the order they were combined.
-#[macro_export]
-macro_rules! horner {
-    () => {
-        "horner {
+";
+    /// `horner` of s32 reductions, `acc * 10 + x`: not commutative, so its result spells
+    /// the elements in the order they were combined.
+    horner => "horner {
   a = s32[] parameter(0)
   x = s32[] parameter(1)
   ten = s32[] constant(10)
   m = s32[] multiply(a, ten)
   ROOT s = s32[] add(m, x)
 }
-"
-    };
-}
-
-/// The scalar computation `add2` of variadic reductions over (f32, s32) pairs, as a
-/// string literal: each part is added on its own.
-#[macro_export]
-macro_rules! add2 {
-    () => {
-        "add2 {
+";
+    /// `add2` of variadic reductions over (f32, s32) pairs: each part is added on its own.
+    add2 => "add2 {
   x0 = f32[] parameter(0)
   i0 = s32[] parameter(1)
   x1 = f32[] parameter(2)
@@ -70,8 +62,7 @@ macro_rules! add2 {
   b = s32[] add(i0, i1)
   ROOT t = (f32[], s32[]) tuple(a, b)
 }
-"
-    };
+";
 }
 
 /// The workspace's root (the folder holding `Cargo.toml` and `testdata/`).

@@ -69,6 +69,15 @@ pub fn op_error(module: &Module, op: OpId, message: impl fmt::Display) -> Diagno
     )
 }
 
+/// `text` parsed, run through `pass` and verified: where the passes' unit tests start.
+#[cfg(test)]
+pub(crate) fn run_verified(pass: &dyn Pass, text: &str) -> Module {
+    let mut m = ir::parse_module(text).unwrap();
+    pass.run(&mut m).unwrap();
+    m.verify().unwrap();
+    m
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

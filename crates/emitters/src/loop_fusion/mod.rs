@@ -63,14 +63,7 @@ pub fn launch_for(elements: i64, limit: i64) -> (LaunchDimensions, i64) {
         .min((elements + factor - 1) / factor)
         .max(1);
     let blocks = ((elements + threads * factor - 1) / (threads * factor)).max(1);
-    (
-        LaunchDimensions {
-            blocks: blocks as u64,
-            threads_per_block: threads as u64,
-            shared_memory_bytes: 0,
-        },
-        factor,
-    )
+    (LaunchDimensions::new(blocks, threads, 0), factor)
 }
 
 /// [`launch_for`]'s launch, or why a grid cannot hold its blocks.

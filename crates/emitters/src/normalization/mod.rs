@@ -401,11 +401,7 @@ impl<'a> Emitter<'a> {
             .map(|&t| crate::types::element_bytes(t))
             .sum();
         Ok(EmittedKernel {
-            launch: LaunchDimensions {
-                blocks: plan.rows as u64,
-                threads_per_block: plan.threads as u64,
-                shared_memory_bytes: (element_bytes * plan.warps()) as u64,
-            },
+            launch: LaunchDimensions::new(plan.rows, plan.threads, element_bytes * plan.warps()),
             vector_factor: plan.vector,
             thread_map: map,
             in_place: Vec::new(),

@@ -411,11 +411,11 @@ impl<'a> Emitter<'a> {
             .map(|&t| crate::types::element_bytes(t))
             .collect();
         Ok(EmittedKernel {
-            launch: LaunchDimensions {
-                blocks: tiling.blocks as u64,
-                threads_per_block: tiling.threads as u64,
-                shared_memory_bytes: tiling.shared_memory_bytes(&element_bytes) as u64,
-            },
+            launch: LaunchDimensions::new(
+                tiling.blocks,
+                tiling.threads,
+                tiling.shared_memory_bytes(&element_bytes),
+            ),
             vector_factor: tiling.vector_size,
             thread_map: tiling.output_map.clone(),
             in_place: Vec::new(),
@@ -674,12 +674,7 @@ impl<'a> Emitter<'a> {
         loop_map.constraints.clear();
         loop_map.dims[0].bounds = Interval::new(0, self.plan.tiling.threads - 1);
         let read_map = shared.read_map.clone();
-        let ranges: Vec<Interval> = loop_map
-            .dims
-            .iter()
-            .chain(&loop_map.range_vars)
-            .map(|v| v.bounds)
-            .collect();
+        let ranges = loop_map.dim_and_range_var_bounds();
         emit_loop(
             b,
             loop_map,

@@ -395,11 +395,11 @@ fn emit_main(
     } = kernel_entry(m, c, &output_shapes, c.root_instruction().spans.whole)?;
     let (params, outs) = (params.as_slice(), outs.as_slice());
 
-    let launch = LaunchDimensions {
-        blocks: tiling.num_blocks() as u64,
-        threads_per_block: tiling::THREADS_PER_BLOCK as u64,
-        shared_memory_bytes: plan.shared_memory_bytes(c) as u64,
-    };
+    let launch = LaunchDimensions::new(
+        tiling.num_blocks(),
+        tiling::THREADS_PER_BLOCK,
+        plan.shared_memory_bytes(c),
+    );
     let mut b = Builder::at_end(m, entry);
     let grid: [Value; 2] = thread_and_block_ids(&mut b, &launch)
         .try_into()

@@ -468,19 +468,29 @@ mod tests {
         assert_eq!(packed(&[256, 256], &[1, 0], 8).unwrap().vector_size, 4);
     }
 
+    /// The packed transposes whose maps the tests below check: partial tiles in every tiled
+    /// dimension, batch dimensions, a kept `A` dimension and an inserted one, 8 and 16 bits;
+    /// as (input dimensions, permutation, bits).
+    fn packed_cases() -> [(Vec<i64>, Vec<usize>, i64); 8] {
+        [
+            (vec![70, 130], vec![1, 0], 16),
+            (vec![70, 132], vec![1, 0], 16),
+            (vec![70, 136], vec![1, 0], 16),
+            (vec![3, 52, 92], vec![0, 2, 1], 8),
+            (vec![3, 52, 96], vec![0, 2, 1], 8),
+            (vec![2, 4, 64, 10, 6], vec![1, 0, 4, 3, 2], 16),
+            (vec![40, 3, 12, 8], vec![3, 1, 2, 0], 16),
+            (vec![68, 2, 200], vec![2, 1, 0], 8),
+        ]
+    }
+
     /// The nested layouts' maps are the tiling's positions: at every thread and loop point
     /// of each loop, the layout's (row, column) is the tile position the thread reads or
     /// writes.
     #[test]
     fn the_thread_layouts_are_the_tiling() {
-        for (dims, perm, bits) in [
-            (vec![70, 130], vec![1, 0], 16),
-            (vec![70, 132], vec![1, 0], 16),
-            (vec![70, 136], vec![1, 0], 16),
-            (vec![2, 4, 64, 10, 6], vec![1, 0, 4, 3, 2], 16),
-            (vec![68, 2, 200], vec![2, 1, 0], 8),
-        ] {
-            let t = packed(&dims, &perm, bits).unwrap();
+        for (dims, perm, bits) in packed_cases() {
+            let t = packed(&dims, &perm, bits).unwrap_or_else(|| panic!("{dims:?} {bits}"));
             let (vs, v) = (t.vector_size, t.elements_per_access());
             let (read, write) = (t.read_layout(), t.write_layout());
             let read_iterations = read.batch_tile[0];
@@ -490,7 +500,7 @@ mod tests {
                 Some(&[t.rows_per_iteration() * read_iterations, 32 * vs]),
                 None,
             )
-            .unwrap();
+            .unwrap_or_else(|e| panic!("{dims:?} {bits}: {e}"));
             write
                 .verify(
                     Some(&[
@@ -499,7 +509,7 @@ mod tests {
                     ]),
                     None,
                 )
-                .unwrap();
+                .unwrap_or_else(|e| panic!("{dims:?} {bits}: {e}"));
             let (read_map, write_map) = (read.to_indexing_map(), write.to_indexing_map());
             let at = |(r, c): (AffineExpr, AffineExpr), th: i64, s: &[i64]| {
                 [r.eval(&[th], s), c.eval(&[th], s)]
@@ -509,14 +519,22 @@ mod tests {
                     for j in 0..v {
                         // batch0, batch1, outer0, outer1, element0, element1
                         let layout = read_map.eval(&[th, 0], &[l, 0, 0, 0, 0, j]);
-                        assert_eq!(layout, at(t.read_position(), th, &[l, j]));
+                        assert_eq!(
+                            layout,
+                            at(t.read_position(), th, &[l, j]),
+                            "{dims:?} {bits}"
+                        );
                     }
                 }
                 for l in 0..write_iterations {
                     for ch in 0..c {
                         for rv in 0..u {
                             let layout = write_map.eval(&[th, 0], &[0, l, 0, 0, rv, ch]);
-                            assert_eq!(layout, at(t.write_position(), th, &[l, ch, rv]));
+                            assert_eq!(
+                                layout,
+                                at(t.write_position(), th, &[l, ch, rv]),
+                                "{dims:?} {bits}"
+                            );
                         }
                     }
                 }
@@ -572,20 +590,10 @@ mod tests {
     }
 
     /// Every input element read once, every output element written once, with the element
-    /// the shared tile hands over: partial tiles in every tiled dimension, batch dimensions,
-    /// a kept `A` dimension and an inserted one, 8 and 16 bits.
+    /// the shared tile hands over.
     #[test]
     fn the_maps_transpose_every_element_exactly_once() {
-        for (dims, perm, bits) in [
-            (vec![70, 130], vec![1, 0], 16),
-            (vec![70, 132], vec![1, 0], 16),
-            (vec![70, 136], vec![1, 0], 16),
-            (vec![3, 52, 92], vec![0, 2, 1], 8),
-            (vec![3, 52, 96], vec![0, 2, 1], 8),
-            (vec![2, 4, 64, 10, 6], vec![1, 0, 4, 3, 2], 16),
-            (vec![40, 3, 12, 8], vec![3, 1, 2, 0], 16),
-            (vec![68, 2, 200], vec![2, 1, 0], 8),
-        ] {
+        for (dims, perm, bits) in packed_cases() {
             let t = packed(&dims, &perm, bits).unwrap_or_else(|| panic!("{dims:?} {bits}"));
             check_bijection(
                 &t.description,

@@ -267,45 +267,32 @@ macro_rules! half_element {
 half_element!(f16, F16);
 half_element!(bf16, BF16);
 
-impl Element for f32 {
-    const TYPE: PrimitiveType = PrimitiveType::F32;
-    fn to_num(self) -> Num {
-        Num::Float(f64::from(self))
-    }
-    fn from_num(n: Num) -> f32 {
-        match n {
-            Num::Int(i) => i as f32,
-            Num::Float(f) => f as f32,
+macro_rules! float_element {
+    ($t:ty, $bits:ty, $variant:ident) => {
+        impl Element for $t {
+            const TYPE: PrimitiveType = PrimitiveType::$variant;
+            fn to_num(self) -> Num {
+                Num::Float(f64::from(self))
+            }
+            fn from_num(n: Num) -> $t {
+                match n {
+                    Num::Int(i) => i as $t,
+                    Num::Float(f) => f as $t,
+                }
+            }
+            fn pattern(self) -> u128 {
+                u128::from(<$t>::to_bits(self))
+            }
+            fn from_pattern(bits: u128) -> $t {
+                <$t>::from_bits(bits as $bits)
+            }
+            elements_storage!($variant, $t);
         }
-    }
-    fn pattern(self) -> u128 {
-        u128::from(f32::to_bits(self))
-    }
-    fn from_pattern(bits: u128) -> f32 {
-        f32::from_bits(bits as u32)
-    }
-    elements_storage!(F32, f32);
+    };
 }
 
-impl Element for f64 {
-    const TYPE: PrimitiveType = PrimitiveType::F64;
-    fn to_num(self) -> Num {
-        Num::Float(self)
-    }
-    fn from_num(n: Num) -> f64 {
-        match n {
-            Num::Int(i) => i as f64,
-            Num::Float(f) => f,
-        }
-    }
-    fn pattern(self) -> u128 {
-        u128::from(f64::to_bits(self))
-    }
-    fn from_pattern(bits: u128) -> f64 {
-        f64::from_bits(bits as u64)
-    }
-    elements_storage!(F64, f64);
-}
+float_element!(f32, u32, F32);
+float_element!(f64, u64, F64);
 
 /// The element type stored in `v` (a helper for [`with_elements!`] bodies).
 fn type_of<T: Element>(_: &[T]) -> PrimitiveType {

@@ -26,12 +26,7 @@ use crate::{AffineExpr, IndexingMap, Interval, Variable, cst, dim, sym};
 /// Calls `f` at every point (dims, symbols) of `map`'s domain without constraints, in order,
 /// until it answers false; whether it answered true everywhere.
 fn for_each_point(map: &IndexingMap, mut f: impl FnMut(&[i64], &[i64]) -> bool) -> bool {
-    let vars: Vec<Interval> = map
-        .dims
-        .iter()
-        .chain(&map.range_vars)
-        .map(|v| v.bounds)
-        .collect();
+    let vars = map.dim_and_range_var_bounds();
     if vars.iter().any(|b| b.hi < b.lo) {
         return true;
     }

@@ -1,18 +1,47 @@
 //! Division and remainder by constants: `floordiv`, `ceildiv` and `mod` of sums, split
 //! by what the ranges of their terms allow.
 
+use std::ops::ControlFlow;
+
 use super::*;
 
 impl ExprSimplifier {
-    pub(super) fn floor_div(&self, a: &AffineExpr, d: i64) -> Option<AffineExpr> {
+    /// `a` simplified once, as the dividend of a division by `d` that needs rewriting
+    /// (`Continue`), or the quotient itself (`Break`) when the division is trivial: by 1,
+    /// or of a range whose `quotients` (`Range::floor_div` or `Range::ceil_div`) are one
+    /// value.
+    fn dividend(
+        &self,
+        a: &AffineExpr,
+        d: i64,
+        quotients: fn(Range, i64) -> Range,
+    ) -> Option<ControlFlow<AffineExpr, AffineExpr>> {
         let a = self.once(a)?;
         if d == 1 {
-            return Some(a);
+            return Some(ControlFlow::Break(a));
         }
-        let quotients = self.range(&a).floor_div(d);
+        let quotients = quotients(self.range(&a), d);
         if quotients.is_point() {
-            return Some(AffineExpr::Constant(i64::try_from(quotients.lo).ok()?));
+            return Some(ControlFlow::Break(AffineExpr::Constant(
+                i64::try_from(quotients.lo).ok()?,
+            )));
         }
+        Some(ControlFlow::Continue(a))
+    }
+
+    /// `outer + quotient`, flattened into one sum: how a division ends once the multiples
+    /// of the divisor are split off into `outer`.
+    fn plus_quotient(&self, mut outer: Sum, quotient: &AffineExpr) -> Option<AffineExpr> {
+        self.flatten(quotient, 1, &mut outer, false)?;
+        outer.normalize()?;
+        Some(outer.build())
+    }
+
+    pub(super) fn floor_div(&self, a: &AffineExpr, d: i64) -> Option<AffineExpr> {
+        let a = match self.dividend(a, d, Range::floor_div)? {
+            ControlFlow::Continue(a) => a,
+            ControlFlow::Break(quotient) => return Some(quotient),
+        };
         match &a {
             // (x mod (d * c)) floordiv d = (x floordiv d) mod c.
             AffineExpr::Mod(x, m) if m % d == 0 => {
@@ -29,7 +58,7 @@ impl ExprSimplifier {
             }
             _ => {}
         }
-        let (mut outer, mut inner) = self.sum_of(&a)?.split_by(d);
+        let (outer, mut inner) = self.sum_of(&a)?.split_by(d);
         let mut divisor = d;
         let ordered = self.ordered_terms(&inner);
         if let Some((p, g, j)) = self.split(&ordered, inner.constant, d, false) {
@@ -71,26 +100,17 @@ impl ExprSimplifier {
         } else {
             AffineExpr::FloorDiv(Box::new(inner.build()), divisor)
         };
-        self.flatten(&quotient, 1, &mut outer, false)?;
-        outer.normalize()?;
-        Some(outer.build())
+        self.plus_quotient(outer, &quotient)
     }
 
     pub(super) fn ceil_div(&self, a: &AffineExpr, d: i64) -> Option<AffineExpr> {
-        let a = self.once(a)?;
-        if d == 1 {
-            return Some(a);
-        }
-        let quotients = self.range(&a).ceil_div(d);
-        if quotients.is_point() {
-            return Some(AffineExpr::Constant(i64::try_from(quotients.lo).ok()?));
-        }
+        let a = match self.dividend(a, d, Range::ceil_div)? {
+            ControlFlow::Continue(a) => a,
+            ControlFlow::Break(quotient) => return Some(quotient),
+        };
         // ⌈(d·q + r + x) / d⌉ = q + ⌈(r + x) / d⌉.
-        let (mut outer, inner) = self.sum_of(&a)?.split_by(d);
-        let quotient = AffineExpr::CeilDiv(Box::new(inner.build()), d);
-        self.flatten(&quotient, 1, &mut outer, false)?;
-        outer.normalize()?;
-        Some(outer.build())
+        let (outer, inner) = self.sum_of(&a)?.split_by(d);
+        self.plus_quotient(outer, &AffineExpr::CeilDiv(Box::new(inner.build()), d))
     }
 
     pub(super) fn modulo(&self, a: &AffineExpr, m: i64) -> Option<AffineExpr> {

@@ -692,7 +692,7 @@ mod tests {
     use super::*;
     use crate::expr::{cst, dim, sym};
     use crate::linearize::delinearize;
-    use crate::map::{Variable, default_dims, default_range_vars};
+    use crate::map::{default_dims, default_range_vars, seed_gelu};
 
     /// Parses, simplifies and prints.
     fn simplify(text: &str) -> String {
@@ -703,15 +703,7 @@ mod tests {
 
     #[test]
     fn must_show_gelu_delinearized_over_6x512x4096() {
-        let linear = IndexingMap::new(
-            vec![
-                Variable::new("th_x", Interval::new(0, 127)),
-                Variable::new("bl_x", Interval::new(0, 24575)),
-            ],
-            vec![Variable::new("vector_index", Interval::new(0, 3))],
-            Vec::new(),
-            vec![dim(1) * 512 + dim(0) * 4 + sym(0)],
-        );
+        let linear = seed_gelu::map_with(vec![dim(1) * 512 + dim(0) * 4 + sym(0)]);
         let shape = [6, 512, 4096];
         let delinearization = IndexingMap::new(
             default_dims(&[shape.iter().product()]),
@@ -726,12 +718,7 @@ mod tests {
         );
         let mut map = linear.compose(&delinearization);
         map.simplify();
-        assert_eq!(
-            map.to_string(),
-            "(th_x, bl_x)[vector_index] -> (bl_x floordiv 4096, (bl_x floordiv 8) mod 512, \
-             (bl_x mod 8) * 512 + th_x * 4 + vector_index), domain: th_x in [0, 127], \
-             bl_x in [0, 24575], vector_index in [0, 3]"
-        );
+        assert_eq!(map.to_string(), seed_gelu::PRINTED);
     }
 
     /// `(input, simplified)` pairs: the input's results (and constraints) simplify to
