@@ -1,4 +1,5 @@
-//! What the workspace's tests share: where their inputs are, and the lists of them.
+//! What the workspace's tests share: where their inputs are, the lists of them, and the
+//! scalar computations (reducers) their HLO texts start with.
 //!
 //! Inputs live in the project's `testdata/` and in XLA's corpus, `../shared/xla-corpus`,
 //! which is read in place and never copied into the project. Every list is sorted, so a
