@@ -243,8 +243,7 @@ fn copy_region(dst: &mut Module, src: &Module, from: RegionId, cx: &mut Copier) 
     let blocks = src.region_blocks(from).to_vec();
     for &b in &blocks {
         let args = src.block_args(b).to_vec();
-        let types: Vec<_> = args.iter().map(|&a| src.value_type(a)).collect();
-        let nb = dst.create_block(&types);
+        let nb = dst.create_block(&src.block_arg_types(b));
         for (i, &a) in args.iter().enumerate() {
             let new_a = dst.block_arg(nb, i);
             dst.set_value_name(new_a, src.value_name(a));

@@ -652,16 +652,17 @@ impl<'a> Parser<'a> {
             .collect()
     }
 
-    /// Resolves `ops` of `types` (as [`Parser::resolve_operands`]), then `indices` as `index`
-    /// values: the operands of ops that address elements (`%v[%i, %j]`).
+    /// Resolves each of `ops` as the type beside it, then `indices` as `index` values: the
+    /// operands of ops that address elements (`%v[%i, %j]`).
     pub fn resolve_indexed_operands(
         &mut self,
-        ops: &[UnresolvedOperand<'a>],
-        types: &[Type],
+        ops: &[(UnresolvedOperand<'a>, Type)],
         indices: &[UnresolvedOperand<'a>],
-        loc: Loc,
     ) -> DResult<Vec<Value>> {
-        let mut values = self.resolve_operands(ops, types, loc)?;
+        let mut values = ops
+            .iter()
+            .map(|(op, ty)| self.resolve_operand(op, *ty))
+            .collect::<DResult<Vec<Value>>>()?;
         values.extend(self.resolve_indices(indices)?);
         Ok(values)
     }

@@ -322,12 +322,11 @@ fn parse_positions<'a>(
     state: &mut OpState,
 ) -> DResult<Vec<UnresolvedOperand<'a>>> {
     p.parse_punct(b'[')?;
-    let (statics, dynamic) = match p.parse_optional_punct(b']') {
-        true => (Vec::new(), Vec::new()),
-        false => {
-            let narrow = |i| i64::try_from(i).ok();
-            parse_dynamic_index_list(p, DYNAMIC, narrow, "position out of range")?
-        }
+    let (statics, dynamic) = if p.parse_optional_punct(b']') {
+        (Vec::new(), Vec::new())
+    } else {
+        let narrow = |i| i64::try_from(i).ok();
+        parse_dynamic_index_list(p, DYNAMIC, narrow, "position out of range")?
     };
     attrs::set_named(
         &mut state.props,
@@ -382,10 +381,9 @@ fn print_extract(p: &mut Printer<'_>, op: OpId) {
 }
 
 fn parse_extract(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    let loc = p.loc();
     let vector = p.parse_operand()?;
     let (dynamic, result, vector_ty) = parse_positions_tail(p, state, "from")?;
-    state.operands = p.resolve_indexed_operands(&[vector], &[vector_ty], &dynamic, loc)?;
+    state.operands = p.resolve_indexed_operands(&[(vector, vector_ty)], &dynamic)?;
     state.result_types.push(result);
     Ok(())
 }
@@ -437,13 +435,11 @@ fn print_insert(p: &mut Printer<'_>, op: OpId) {
 }
 
 fn parse_insert(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    let loc = p.loc();
     let value = p.parse_operand()?;
     p.parse_punct(b',')?;
     let dest = p.parse_operand()?;
     let (dynamic, value_ty, dest_ty) = parse_positions_tail(p, state, "into")?;
-    state.operands =
-        p.resolve_indexed_operands(&[value, dest], &[value_ty, dest_ty], &dynamic, loc)?;
+    state.operands = p.resolve_indexed_operands(&[(value, value_ty), (dest, dest_ty)], &dynamic)?;
     state.result_types.push(dest_ty);
     Ok(())
 }

@@ -208,9 +208,10 @@ fn print_transfer_tail(p: &mut Printer<'_>, op: OpId, t: &Transfer, write: bool)
         elide.push("in_bounds");
     }
     p.attr_dict(op, &elide);
-    let (first, second) = match write {
-        true => (t.vector, t.tensor),
-        false => (t.tensor, t.vector),
+    let (first, second) = if write {
+        (t.vector, t.tensor)
+    } else {
+        (t.tensor, t.vector)
     };
     p.write(" : ");
     p.ty(first);
@@ -316,7 +317,6 @@ pub(super) fn print_transfer_read(p: &mut Printer<'_>, op: OpId) {
 }
 
 pub(super) fn parse_transfer_read(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    let loc = p.loc();
     let tensor = p.parse_operand()?;
     let indices = parse_index_list(p)?;
     p.parse_punct(b',')?;
@@ -326,7 +326,7 @@ pub(super) fn parse_transfer_read(p: &mut Parser<'_>, state: &mut OpState) -> DR
     }
     let (tensor_ty, vector_ty) = parse_transfer_tail(p, state, false)?;
     let elem = tensor_ty.element_type().unwrap_or(tensor_ty);
-    state.operands = p.resolve_indexed_operands(&[tensor], &[tensor_ty], &indices, loc)?;
+    state.operands = p.resolve_indexed_operands(&[(tensor, tensor_ty)], &indices)?;
     state.operands.push(p.resolve_operand(&padding, elem)?);
     set_segments(state, &[1, indices.len() as i64, 1, 0]);
     state.result_types.push(vector_ty);
@@ -374,7 +374,6 @@ pub(super) fn print_transfer_write(p: &mut Printer<'_>, op: OpId) {
 }
 
 pub(super) fn parse_transfer_write(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
-    let loc = p.loc();
     let vector = p.parse_operand()?;
     p.parse_punct(b',')?;
     let tensor = p.parse_operand()?;
@@ -384,7 +383,7 @@ pub(super) fn parse_transfer_write(p: &mut Parser<'_>, state: &mut OpState) -> D
     }
     let (tensor_ty, vector_ty) = parse_transfer_tail(p, state, true)?;
     state.operands =
-        p.resolve_indexed_operands(&[vector, tensor], &[vector_ty, tensor_ty], &indices, loc)?;
+        p.resolve_indexed_operands(&[(vector, vector_ty), (tensor, tensor_ty)], &indices)?;
     set_segments(state, &[1, 1, indices.len() as i64, 0]);
     state.result_types.push(tensor_ty);
     Ok(())

@@ -347,14 +347,9 @@ pub fn build_predicated_insert(
     indices: &[Value],
 ) -> Value {
     let ty = m.value_type(dest);
-    build_predicated(
-        m,
-        at,
-        "xla_gpu.predicated_insert",
-        [cond, value, dest],
-        indices,
-        ty,
-    )
+    let operands = [&[cond, value, dest][..], indices].concat();
+    let state = OpState::new("xla_gpu.predicated_insert").operands(&operands);
+    m.create_result_at(state.results(&[ty]), at)
 }
 
 /// `xla_gpu.predicated_extract %src[indices] if %cond else %fallback`: the element.
@@ -367,30 +362,9 @@ pub fn build_predicated_extract(
     indices: &[Value],
 ) -> Value {
     let ty = m.value_type(fallback);
-    build_predicated(
-        m,
-        at,
-        "xla_gpu.predicated_extract",
-        [cond, fallback, src],
-        indices,
-        ty,
-    )
-}
-
-/// A predicated op `name`: the condition, the scalar and the tensor, then the indices.
-fn build_predicated(
-    m: &mut Module,
-    at: InsertPoint,
-    name: &str,
-    operands: [Value; 3],
-    indices: &[Value],
-    result: Type,
-) -> Value {
-    let operands = [&operands[..], indices].concat();
-    m.create_result_at(
-        OpState::new(name).operands(&operands).results(&[result]),
-        at,
-    )
+    let operands = [&[cond, fallback, src][..], indices].concat();
+    let state = OpState::new("xla_gpu.predicated_extract").operands(&operands);
+    m.create_result_at(state.results(&[ty]), at)
 }
 
 // ----- shared syntax -----

@@ -548,7 +548,7 @@ pub(super) fn parse_atomic_rmw(p: &mut Parser<'_>, state: &mut OpState) -> DResu
     if !ty.is_tensor() {
         return Err(p.error_at(tloc, format!("expected a tensor type, but got '{ty}'")));
     }
-    let operands = p.resolve_indexed_operands(&[tensor], &[ty], &indices, tloc)?;
+    let operands = p.resolve_indexed_operands(&[(tensor, ty)], &indices)?;
     let region = p.parse_region(&[])?;
     p.parse_optional_attr_dict(&mut state.attrs)?;
     state.operands = operands;
