@@ -364,7 +364,8 @@ fn draw_init(range: RandomRange, shape: &ArrayShape, index: usize) -> Result<Ini
     ) {
         let (lo, hi) = range.float_bounds();
         let (low, high) = ((lo / FLOAT_SCALE).ceil(), (hi / FLOAT_SCALE).floor());
-        // Every k/64 with |k| <= 256 is exact in bf16's 8 significant bits.
+        // Every k/64 with |k| <= 256 is exact in a type of 8 or more significant bits (bf16 and
+        // wider); f4 and f8 take the nearest code to it (ties to even).
         if low > high || low < -256.0 || high > 256.0 {
             return Err(format!("drawing {ty} values in [{lo}, {hi}]"));
         }

@@ -11,7 +11,7 @@ use indexing::IndexingMap;
 use ir::dialects::{func as irfunc, gpu, xla_gpu};
 use ir::{Attribute, BlockId, Builder, InsertPoint, Type, Value};
 
-use crate::loop_fusion::thread_to_output_map;
+use crate::linear_launch::thread_to_output_map;
 use crate::partition::PartitionedComputation;
 use crate::partition::sanitize;
 use crate::types::{leaves, tensor_type};

@@ -36,6 +36,7 @@ mod epilogue;
 pub mod hero;
 mod kernel;
 pub mod kernel_name;
+pub mod linear_launch;
 pub mod loop_fusion;
 pub mod normalization;
 pub mod partition;

@@ -643,7 +643,6 @@ impl<'a> Calls<'a> {
         Ok(())
     }
 
-    /// `callee` takes one parameter of shape `state`.
     /// Checks that `callee`, the `what` of the instruction, returns `shape`, the shape of
     /// `whose` ("the result", "the loop state").
     fn returns(&self, callee: &Callee, what: &str, shape: &Shape, whose: &str) -> VResult {
@@ -680,6 +679,7 @@ impl<'a> Calls<'a> {
         ))
     }
 
+    /// `callee` takes one parameter of shape `state`.
     fn takes_state(&self, callee: &Callee, what: &str, state: &Shape) -> VResult {
         self.expect_params(callee, what, 1)?;
         let param = &callee.params[0].shape;

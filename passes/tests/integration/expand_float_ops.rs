@@ -41,26 +41,22 @@ enum Inst {
 
 /// `f32` ops as the GPU computes them (and as `arith`/`math` define them).
 fn maximum(a: f32, b: f32) -> f32 {
-    extremum(a, b, f32::max, false)
-}
-
-fn minimum(a: f32, b: f32) -> f32 {
-    extremum(a, b, f32::min, true)
-}
-
-/// `pick(a, b)`, but NaN where either is NaN, and of two equal values (`0` and `-0`) the
-/// negative one where `negative_zero`, the positive one otherwise.
-fn extremum(a: f32, b: f32, pick: fn(f32, f32) -> f32, negative_zero: bool) -> f32 {
     if a.is_nan() || b.is_nan() {
         f32::NAN
     } else if a == b {
-        if a.is_sign_negative() == negative_zero {
-            a
-        } else {
-            b
-        }
+        if a.is_sign_negative() { b } else { a }
     } else {
-        pick(a, b)
+        a.max(b)
+    }
+}
+
+fn minimum(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        f32::NAN
+    } else if a == b {
+        if a.is_sign_negative() { a } else { b }
+    } else {
+        a.min(b)
     }
 }
 

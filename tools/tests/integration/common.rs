@@ -21,7 +21,6 @@ pub fn compile_ptx(
         &mut Timings::default(),
     )
     .map(|c| c.output)
-    .map_err(|e| e.to_string())
 }
 
 /// `ptx` assembled for sm_90 by `ptxas`, or why not: its error, or the first function that

@@ -21,7 +21,7 @@ use ir::dialects::xla_gpu;
 use crate::elemental::FusionContext;
 use crate::hero::find_hero;
 use crate::kernel::{KernelEntry, begin_kernel, emit_loop, provide};
-use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid, thread_to_output_map};
+use crate::linear_launch::{DEFAULT_VECTOR_FACTOR, launch_within_grid, thread_to_output_map};
 use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 

@@ -18,7 +18,7 @@ use ir::dialects::xla_gpu;
 use crate::elemental::FusionContext;
 use crate::hero::fusion_roots;
 use crate::kernel::{self, emit_loop_kernel, provide};
-use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid};
+use crate::linear_launch::{DEFAULT_VECTOR_FACTOR, launch_within_grid};
 use crate::partition::bitcast_map;
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 

@@ -30,7 +30,7 @@ use ir::{Builder, InsertPoint, Type, Value};
 
 use crate::elemental::FusionContext;
 use crate::kernel::{self, emit_loop_kernel, provide};
-use crate::loop_fusion::{DEFAULT_VECTOR_FACTOR, launch_within_grid};
+use crate::linear_launch::{DEFAULT_VECTOR_FACTOR, launch_within_grid};
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
 type R<T> = Result<T, Diagnostic>;
