@@ -304,7 +304,12 @@ impl Tiling {
                 write_map,
                 read_map,
                 tile_shape,
-                max_distance: WARP_SIZE / 2,
+                // Only the first `warps_per_row` lanes read a partial (the others hold the
+                // init value), so the butterfly over the smallest power of two that covers
+                // them brings all of them to lane 0, which writes the output. XLA shuffles
+                // the whole warp (distance 16): on 4 warps a row that is three shuffles and
+                // three combiner calls more, all on init values.
+                max_distance: (warps_per_row as u64).next_power_of_two() as i64 / 2,
             }
         });
         Some(Tiling {
