@@ -15,7 +15,10 @@
 //!    and `cmpi` with the predicate swapped), so identities see one form;
 //! 5. rewrites into simpler ops: `trunci(extsi(x))` becomes `extsi(x)` when `x` is narrower
 //!    than the result (`extui` likewise); `xori(cmpi(p, a, b), true)` becomes `cmpi` with
-//!    the inverted predicate;
+//!    the inverted predicate; a constant dynamic position of `vector.extract`/`insert`
+//!    within its dimension becomes a static one (MLIR's `foldDynamicIndexList`), as
+//!    unrolling leaves them: `lower-to-llvm` computes indices in 32 bits only when no
+//!    vector position is dynamic;
 //! 6. simplifies control flow: `scf.if` on a constant is replaced by the chosen branch, and
 //!    an `scf.if` whose branches yield values from outside by `arith.select`s; `scf.for`
 //!    that runs zero times is replaced by its initial values, one that runs once by its
@@ -34,7 +37,8 @@ use crate::rewrite::{
     replace_op,
 };
 use ir::dialects::arith::CMPI_PREDICATES;
-use ir::{Attribute, Builder, Diagnostic, Module, OpId, Traits, Type, Value};
+use ir::dialects::dense_ints;
+use ir::{Attribute, Builder, DYNAMIC, Diagnostic, Module, OpId, Traits, Type, Value};
 use std::borrow::Cow;
 
 /// The canonicalizer (see the module documentation).
@@ -133,6 +137,8 @@ fn simplify(m: &mut Module, op: OpId, constants: &mut ConstantTable) -> bool {
     let rewritten = match m.name(op).as_str() {
         "arith.trunci" => trunc_of_narrow_ext(m, op),
         "arith.xori" => not_of_cmpi(m, op),
+        "vector.extract" => constant_positions_static(m, op, 1),
+        "vector.insert" => constant_positions_static(m, op, 2),
         "scf.if" => {
             simplify_if(m, op)
                 || if_to_select(m, op)
@@ -147,6 +153,41 @@ fn simplify(m: &mut Module, op: OpId, constants: &mut ConstantTable) -> bool {
         _ => false,
     };
     changed || rewritten
+}
+
+/// Moves the constant dynamic positions of a `vector.extract` or `vector.insert` (whose
+/// positions follow `leading` operands) into `static_position`, where they lie inside their
+/// dimension (an out-of-range static position would not verify).
+fn constant_positions_static(m: &mut Module, op: OpId, leading: usize) -> bool {
+    let Some(mut statics) = dense_ints(m.prop(op, "static_position")) else {
+        return false;
+    };
+    let vector_type = m.value_type(m.operand(op, leading - 1));
+    let dims = vector_type.shape().unwrap_or(&[]).to_vec();
+    let operands = m.operand_vec(op);
+    let mut kept = operands[..leading].to_vec();
+    let mut dynamic = operands[leading..].iter();
+    let mut changed = false;
+    for (place, dim) in statics.iter_mut().zip(dims) {
+        if *place != DYNAMIC {
+            continue;
+        }
+        let Some(&v) = dynamic.next() else {
+            return false;
+        };
+        match constant_int(m, v).and_then(|c| i64::try_from(c).ok()) {
+            Some(c) if (0..dim).contains(&c) => {
+                *place = c;
+                changed = true;
+            }
+            _ => kept.push(v),
+        }
+    }
+    if changed {
+        m.set_operands(op, &kept);
+        m.set_prop(op, "static_position", Attribute::dense_i64_array(&statics));
+    }
+    changed
 }
 
 /// `xori(cmpi(p, a, b), true)` becomes `cmpi(not p, a, b)` (MLIR's `XOrINotCmpI`).

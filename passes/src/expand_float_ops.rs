@@ -19,6 +19,14 @@
 //!   saturation).
 //! * `math.tanh` on `bf16` (scalar) becomes `tanh.approx.f32` between `extf` and `truncf`:
 //!   its 2⁻¹¹ relative error is an eighth of a `bf16` ulp (see [`emit_tanh_approx`]).
+//! * `f32` divisions that share a divisor (softmax's `e / sum`, a row normalized by its
+//!   norm) divide as `div.full.f32` does, with the divisor's part done once: `div.full`
+//!   is `(x·k) · rcp(d·k)`, `k` 1/4 where `|d| > 2¹²⁶`, 2²⁴ where `|d| < 2⁻¹²⁶`, else 1
+//!   (ptxas's own sequence, so the results are the same bits). ptxas merges the `rcp` of
+//!   a shared divisor but keeps the two predicated scalings of every numerator: three
+//!   instructions a division, against two here ([`divide_by_shared_divisors`]).
+//!   A divisor used once, or a constant one (LLVM multiplies by its reciprocal where that
+//!   is exact), keeps `arith.divf`.
 //! * `f64` tanh and erf stay (`lower-to-llvm` calls libdevice, as XLA does for `f64`).
 //! * `bf16` and `f16` math: libdevice has only `f32`/`f64` functions, so every `math` op on
 //!   them is computed in `f32` between `arith.extf` and `arith.truncf` — tanh and erf then
@@ -38,7 +46,7 @@
 use crate::pass::Pass;
 use ir::attrs::{FloatValue, Scalar};
 use ir::dialects::{llvm, math, with_element_type};
-use ir::{Attribute, Builder, Diagnostic, Module, OpId, Type, Value};
+use ir::{Attribute, Builder, Diagnostic, InsertPoint, Module, OpId, Type, Value};
 
 /// Expands float math (see the module documentation).
 #[derive(Clone, Copy, Debug, Default)]
@@ -51,6 +59,7 @@ impl Pass for ExpandFloatOps {
     );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
+        divide_by_shared_divisors(m);
         for op in m.collect_ops(m.top()) {
             expand(m, op);
         }
@@ -68,6 +77,68 @@ pub const TANH_MAX_ABS: f64 = 2.92e-7;
 /// The largest error of the emitted `f32` erf, in ulp of the result (measured on every `f32`
 /// in [-6, 6]: 5.922).
 pub const ERF_MAX_ULP: f64 = 5.93;
+
+/// Above this magnitude `div.full.f32` scales divisor and dividend by 1/4 (2¹²⁶).
+const DIV_FULL_LARGE: f32 = 8.507_059e37;
+
+/// Below this magnitude (the smallest normal `f32`, 2⁻¹²⁶) it scales both by 2²⁴.
+const DIV_FULL_SMALL: f32 = f32::MIN_POSITIVE;
+
+/// Rewrites the scalar `f32` divisions whose non-constant divisor several of them share
+/// into `div.full.f32`'s own steps (see the module documentation): the scale `k` and
+/// `rcp(d·k)` once after the divisor, `(x·k) · r` for each division.
+fn divide_by_shared_divisors(m: &mut Module) {
+    let mut by_divisor: Vec<(Value, Vec<OpId>)> = Vec::new();
+    for op in m.ops_named("arith.divf") {
+        let d = m.operand(op, 1);
+        if m.value_type(d) != Type::F32
+            || m.defining_op(d).is_some_and(|c| m.is(c, "arith.constant"))
+        {
+            continue;
+        }
+        match by_divisor.iter_mut().find(|(v, _)| *v == d) {
+            Some((_, ops)) => ops.push(op),
+            None => by_divisor.push((d, vec![op])),
+        }
+    }
+    for (d, divisions) in by_divisor.into_iter().filter(|(_, ops)| ops.len() > 1) {
+        let at = match (m.defining_op(d), m.value_block(d)) {
+            (Some(def), _) => InsertPoint::After(def),
+            (None, Some(block)) => InsertPoint::BlockStart(block),
+            (None, None) => continue,
+        };
+        let mut b = Builder::new(m, at);
+        let abs = b.unary("math.absf", d);
+        let large = float(&mut b, Type::F32, DIV_FULL_LARGE);
+        let small = float(&mut b, Type::F32, DIV_FULL_SMALL);
+        let is_large = cmpf(&mut b, "ogt", abs, large);
+        // Unordered: a NaN divisor is scaled too, as `div.full` does; the result is NaN.
+        let is_small = cmpf(&mut b, "ult", abs, small);
+        let quarter = float(&mut b, Type::F32, 0.25);
+        let up = float(&mut b, Type::F32, 16_777_216.0);
+        let one = float(&mut b, Type::F32, 1.0);
+        let small_or_one = b.select(is_small, up, one);
+        let k = b.select(is_large, quarter, small_or_one);
+        let scaled = b.mulf(d, k);
+        let at = b.insertion_point();
+        // `d·k` is normal, zero, infinite or NaN: flushing subnormals changes nothing.
+        let r = llvm::build_inline_asm(
+            b.module,
+            at,
+            "rcp.approx.ftz.f32 $0, $1;",
+            "=f,f",
+            &[scaled],
+            Type::F32,
+        );
+        for op in divisions {
+            let x = m.operand(op, 0);
+            let mut b = Builder::before(m, op);
+            let x_scaled = b.mulf(x, k);
+            let q = b.mulf(x_scaled, r);
+            m.replace_op(op, &[q]);
+        }
+    }
+}
 
 /// What becomes of one op.
 fn expand(m: &mut Module, op: OpId) {

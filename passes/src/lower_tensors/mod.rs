@@ -19,7 +19,11 @@
 //! Then:
 //!
 //! * `tensor.extract %t[%i]` → `llvm.getelementptr inbounds %p[%i'] ... T` + `llvm.load`;
-//!   `tensor.insert %v into %t[%i]` → the same address + `llvm.store`. `%i'` is
+//!   `tensor.insert %v into %t[%i]` → the same address + `llvm.store`, both with the
+//!   alignment the index proves (below): LLVM's load/store vectorizer merges neighbouring
+//!   scalar accesses into one wide access only where it knows the alignment, and its own
+//!   inference loses it on some index forms (the 210 transpose's output rows, 32-bit
+//!   indices: 32-bit stores instead of 128-bit). `%i'` is
 //!   `arith.index_castui %i : index to i64`: `index` stays `index` for `lower-to-llvm` to
 //!   size, and an `i64` offset is right for any index width (an `i32` one would be
 //!   sign-extended by the GEP and wrong past 2³¹ elements). XLA casts to the data layout's
@@ -623,7 +627,12 @@ fn lower_extract(m: &mut Module, op: OpId, cx: &Cx) {
         }
         None => {
             let address = element_address(m, op, buffer, index, elem);
-            llvm::build_load(m, InsertPoint::Before(op), address, elem, invariant)
+            let loaded = llvm::build_load(m, InsertPoint::Before(op), address, elem, invariant);
+            if let Some(index) = index {
+                let load = m.defining_op(loaded).expect("a load");
+                alignment::set_alignment(m, load, index, elem);
+            }
+            loaded
         }
     };
     m.replace_all_uses(m.result(op, 0), loaded);
@@ -643,7 +652,10 @@ fn lower_insert(m: &mut Module, op: OpId, cx: &Cx) {
         return;
     }
     let address = element_address(m, op, cx.buffer(dest), index, elem);
-    llvm::build_store(m, InsertPoint::Before(op), value, address);
+    let store = llvm::build_store(m, InsertPoint::Before(op), value, address);
+    if let Some(index) = index {
+        alignment::set_alignment(m, store, index, elem);
+    }
 }
 
 /// The width of an element type that memory packs several to a byte (`i2`, `i4`).

@@ -108,3 +108,34 @@ func.func @tanh_vector(%x: vector<4xbf16>) -> vector<4xbf16> {
   %0 = math.tanh %x : vector<4xbf16>
   return %0 : vector<4xbf16>
 }
+
+// -----
+
+// f32 divisions sharing a divisor: div.full.f32's own steps, the divisor's part once (the
+// scale k, 1/4 above 2^126 and 2^24 below 2^-126, and rcp(d * k)), then (x * k) * r per
+// division. A divisor used once and a constant divisor keep arith.divf.
+// CHECK-LABEL: func.func @shared_divisor(
+// CHECK-SAME:      %[[A:[^:]*]]: f32, %[[B:[^:]*]]: f32, %[[D:[^:]*]]: f32, %[[E:[^:]*]]: f32)
+// CHECK:         %[[ABS:.*]] = math.absf %[[D]] : f32
+// CHECK:         %[[LARGE:.*]] = arith.cmpf ogt, %[[ABS]], %{{.*}} : f32
+// CHECK-NEXT:    %[[SMALL:.*]] = arith.cmpf ult, %[[ABS]], %{{.*}} : f32
+// CHECK:         %[[K1:.*]] = arith.select %[[SMALL]], %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    %[[K:.*]] = arith.select %[[LARGE]], %{{.*}}, %[[K1]] : f32
+// CHECK-NEXT:    %[[DK:.*]] = arith.mulf %[[D]], %[[K]] : f32
+// CHECK-NEXT:    %[[R:.*]] = "llvm.inline_asm"(%[[DK]]) <{asm_string = "rcp.approx.ftz.f32 $0, $1;", constraints = "=f,f"}> : (f32) -> f32
+// CHECK-NEXT:    %[[AK:.*]] = arith.mulf %[[A]], %[[K]] : f32
+// CHECK-NEXT:    %[[QA:.*]] = arith.mulf %[[AK]], %[[R]] : f32
+// CHECK-NEXT:    %[[BK:.*]] = arith.mulf %[[B]], %[[K]] : f32
+// CHECK-NEXT:    %[[QB:.*]] = arith.mulf %[[BK]], %[[R]] : f32
+// CHECK-NEXT:    %[[QE:.*]] = arith.divf %[[A]], %[[E]] : f32
+// CHECK:         %[[QC:.*]] = arith.divf %[[A]], %{{.*}} : f32
+// CHECK:         return %[[QA]], %[[QB]], %[[QE]], %{{.*}}
+func.func @shared_divisor(%a: f32, %b: f32, %d: f32, %e: f32) -> (f32, f32, f32, f32, f32) {
+  %qa = arith.divf %a, %d : f32
+  %qb = arith.divf %b, %d : f32
+  %qe = arith.divf %a, %e : f32
+  %c3 = arith.constant 3.0 : f32
+  %qc = arith.divf %a, %c3 : f32
+  %qd = arith.divf %b, %c3 : f32
+  return %qa, %qb, %qe, %qc, %qd : f32, f32, f32, f32, f32
+}

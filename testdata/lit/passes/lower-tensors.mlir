@@ -62,22 +62,23 @@ func.func @main(%input: tensor<12582912xbf16>, %output: tensor<12582912xbf16>) -
 // A shared-memory tile: a private address space 3 global; every value of the tile (the
 // allocation, the inserted and the synchronized tensors) is its address. The input is only
 // read (invariant); the output is written (not invariant, even where it is read back).
+// Scalar accesses carry the alignment their index proves, here that of one element.
 // CHECK:       llvm.mlir.global private @shared_0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<32 x f32>
 // CHECK-LABEL: func.func @tile(
 // CHECK-SAME:      %[[IN:[^:]*]]: !llvm.ptr {{.*}}, %[[OUT:[^:]*]]: !llvm.ptr {{.*}}) -> f32 {
 // CHECK:         %[[TX:.*]] = arith.index_castui %{{.*}} : i32 to index
 // CHECK:         %[[SHMEM:.*]] = llvm.mlir.addressof @shared_0 : !llvm.ptr<3>
 // CHECK:         %[[P:.*]] = llvm.getelementptr inbounds %[[IN]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK-NEXT:    %[[X:.*]] = llvm.load %[[P]] invariant : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[X:.*]] = llvm.load %[[P]] invariant {alignment = 4 : i64} : !llvm.ptr -> f32
 // CHECK:         %[[S:.*]] = llvm.getelementptr inbounds %[[SHMEM]][%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
-// CHECK-NEXT:    llvm.store %[[X]], %[[S]] : f32, !llvm.ptr<3>
+// CHECK-NEXT:    llvm.store %[[X]], %[[S]] {alignment = 4 : i64} : f32, !llvm.ptr<3>
 // CHECK-NEXT:    nvvm.barrier0
 // CHECK:         %[[T:.*]] = llvm.getelementptr inbounds %[[SHMEM]][%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
-// CHECK-NEXT:    %[[Y:.*]] = llvm.load %[[T]] : !llvm.ptr<3> -> f32
+// CHECK-NEXT:    %[[Y:.*]] = llvm.load %[[T]] {alignment = 4 : i64} : !llvm.ptr<3> -> f32
 // CHECK:         %[[O:.*]] = llvm.getelementptr inbounds %[[OUT]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK-NEXT:    llvm.store %[[Y]], %[[O]] : f32, !llvm.ptr
+// CHECK-NEXT:    llvm.store %[[Y]], %[[O]] {alignment = 4 : i64} : f32, !llvm.ptr
 // CHECK:         %[[B:.*]] = llvm.getelementptr inbounds %[[OUT]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK-NEXT:    llvm.load %[[B]] : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.load %[[B]] {alignment = 4 : i64} : !llvm.ptr -> f32
 // CHECK-NOT:     xla_gpu
 // CHECK:         return %{{.*}} : f32
 func.func @tile(%in: tensor<32xf32>, %out: tensor<32xf32>) -> f32 {
@@ -103,9 +104,9 @@ func.func @tile(%in: tensor<32xf32>, %out: tensor<32xf32>) -> f32 {
 // CHECK:         %[[LOOP:.*]] = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
 // CHECK-NEXT:      %[[OFF:.*]] = arith.index_castui %[[I]] : index to i64
 // CHECK-NEXT:      %[[P:.*]] = llvm.getelementptr inbounds %[[IN]][%[[OFF]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK-NEXT:      %[[X:.*]] = llvm.load %[[P]] invariant : !llvm.ptr -> f32
+// CHECK-NEXT:      %[[X:.*]] = llvm.load %[[P]] invariant {alignment = 4 : i64} : !llvm.ptr -> f32
 // CHECK:           %[[IF:.*]] = scf.if %{{.*}} -> (f32) {
-// CHECK:             llvm.store %[[X]], %{{.*}} : f32, !llvm.ptr
+// CHECK:             llvm.store %[[X]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr
 // CHECK-NEXT:        scf.yield %[[X]] : f32
 // CHECK-NEXT:      } else {
 // CHECK-NEXT:        scf.yield %[[ACC]] : f32
@@ -144,7 +145,7 @@ func.func @loop(%in: tensor<64xf32>, %out: tensor<64xf32>) -> f32 {
 // CHECK-SAME:      %[[SCALAR:[^:]*]]: !llvm.ptr {{.*}}, %[[PRED:[^:]*]]: !llvm.ptr {{.*}}, %[[I:[^:]*]]: index)
 // CHECK:         %[[TABLE:.*]] = llvm.mlir.addressof @global_cst_0 : !llvm.ptr
 // CHECK:         llvm.getelementptr inbounds %[[TABLE]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i32
-// CHECK-NEXT:    llvm.load %{{.*}} : !llvm.ptr -> i32
+// CHECK-NEXT:    llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
 // CHECK:         %[[ZERO:.*]] = arith.constant 0 : i64
 // CHECK-NEXT:    %[[S:.*]] = llvm.getelementptr inbounds %[[SCALAR]][%[[ZERO]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
 // CHECK-NEXT:    llvm.load %[[S]] invariant : !llvm.ptr -> i32
@@ -171,15 +172,16 @@ func.func @constants(%scalar: tensor<i32>, %pred: tensor<8xi1>, %i: index) -> i3
 // -----
 
 // Private functions take pointers too (no kernel annotations, no invariant loads), and
-// calls pass the buffer; a buffer handed to a call counts as written.
+// calls pass the buffer; a buffer handed to a call counts as written. The load at offset 0
+// has the buffer's alignment, 16.
 // CHECK-LABEL: func.func @caller(
 // CHECK-SAME:      %[[T:[^:]*]]: !llvm.ptr {llvm.align = 16 : i64, llvm.dereferenceable = 64 : i64, llvm.noalias}) -> f32 {
 // CHECK:         %[[X:.*]] = call @callee(%[[T]], %{{.*}}) : (!llvm.ptr, index) -> f32
-// CHECK:         llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK:         llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr -> f32
 // CHECK-LABEL: func.func private @callee(
 // CHECK-SAME:      %[[P:[^:]*]]: !llvm.ptr, %[[I:[^:]*]]: index {xla.range = [0 : index, 15 : index]}) -> f32 {
 // CHECK:         llvm.getelementptr inbounds %[[P]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK-NEXT:    llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
 func.func @caller(%t: tensor<16xf32>) -> f32 {
   %c0 = arith.constant 0 : index
   %x = func.call @callee(%t, %c0) : (tensor<16xf32>, index) -> f32

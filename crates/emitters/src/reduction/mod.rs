@@ -589,6 +589,15 @@ impl<'a> Emitter<'a> {
                 Ok(next)
             },
         )?;
+        if let Some(op) = results.first().and_then(|&r| b.module.defining_op(r)) {
+            // A thread's part of the input: its loads are independent of each other, and
+            // unrolled (within `unroll-loops`' budget for requests) they are all issued
+            // before the combiner calls that wait for them, at constant offsets from one
+            // address. Left a loop, whether ptxas unrolls it depends on how LLVM happened to
+            // write the address (a 32-bit index made ptxas keep the column sum's loop).
+            b.module
+                .set_attr(op, xla_gpu::UNROLL_ATTR, ir::Attribute::Unit);
+        }
         let outputs = results[..outs.len()].to_vec();
         let partials = starts
             .iter()

@@ -560,6 +560,12 @@ impl TileLoop {
     ) -> TileLoop {
         let ip = b.insertion_point();
         let (op, body) = xla_gpu::build_loop(b.module, ip, map.clone(), grid, inits);
+        // Each trip moves its own elements between memory and the tile: unrolled (within
+        // `unroll-loops`' budget for requests), every access is at a constant offset from
+        // one address, and whether it stays a loop no longer rests on ptxas's reading of
+        // the address arithmetic LLVM happened to write.
+        b.module
+            .set_attr(op, xla_gpu::UNROLL_ATTR, ir::Attribute::Unit);
         let args = b.module.block_args(body).to_vec();
         let (symbols, rest) = args.split_at(map.range_vars.len());
         let (results, iters) = rest.split_at(map.results.len());
