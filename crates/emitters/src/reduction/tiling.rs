@@ -40,7 +40,7 @@
 //! the smallest element width among the fusion's inputs: 1 if the minor component is odd or
 //! shorter than two elements per thread, 1 for 64-bit inputs, 2 for 32-bit ones, 2 when
 //! there are fewer than four elements per thread, else 4 when the minor component divides
-//! by 4, else 2.
+//! by 4, else 2. The row kind widens it to 128 bits where it can ([`row_vector_size`]).
 
 use indexing::nested_layout::NestedLayout;
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
@@ -151,6 +151,25 @@ pub fn vector_size(minor: i64, threads: i64, widths: ElementWidths) -> i64 {
     if minor % 4 == 0 { 4 } else { 2 }
 }
 
+/// The row kind's vector: XLA's ([`vector_size`]) doubled while it stays within 128 bits
+/// of the smallest input, divides the row and leaves every thread of the row a vector
+/// (where XLA's is at least 2). XLA stops at 64 bits ("16 byte vector loads are often
+/// slower than 8 byte loads"); Triton's row reductions load 128 bits, and on the H200 the
+/// f32 row sum ran in the same time either way (issue 22, `bench/RESULTS.md`), with half
+/// the load instructions. The column kinds keep XLA's: a wider vector there halves their
+/// blocks.
+pub fn row_vector_size(minor: i64, threads: i64, widths: ElementWidths) -> i64 {
+    let mut vs = vector_size(minor, threads, widths);
+    if vs < 2 {
+        return vs;
+    }
+    let bits = widths.smallest_input_bits;
+    while vs * 2 * bits <= 128 && minor % (vs * 2) == 0 && threads * vs * 2 <= minor {
+        vs *= 2;
+    }
+    vs
+}
+
 fn grid_dims(threads: i64, blocks: i64) -> Vec<Variable> {
     vec![
         Variable::new("th_x", Interval::new(0, threads - 1)),
@@ -242,7 +261,7 @@ impl Tiling {
                 THREADS_PER_BLOCK_TARGET / reduced
             };
         }
-        let vs = vector_size(d2, reduced, widths);
+        let vs = row_vector_size(d2, reduced, widths);
         let input_shape = vec![d0, d1, d2 / vs, vs];
         let tile = (per_thread / vs).min(ceil_div(input_shape[2], reduced));
         let per_block = [kept, tile * reduced];
