@@ -46,6 +46,7 @@
 use crate::pass::Pass;
 use ir::attrs::{FloatValue, Scalar};
 use ir::dialects::{llvm, math, with_element_type};
+use ir::intern::FxHashMap;
 use ir::{Attribute, Builder, Diagnostic, InsertPoint, Module, OpId, Type, Value};
 
 /// Expands float math (see the module documentation).
@@ -88,7 +89,9 @@ const DIV_FULL_SMALL: f32 = f32::MIN_POSITIVE;
 /// into `div.full.f32`'s own steps (see the module documentation): the scale `k` and
 /// `rcp(d·k)` once after the divisor, `(x·k) · r` for each division.
 fn divide_by_shared_divisors(m: &mut Module) {
+    // In the order of the divisors' first divisions, so the output is deterministic.
     let mut by_divisor: Vec<(Value, Vec<OpId>)> = Vec::new();
+    let mut group_of: FxHashMap<Value, usize> = FxHashMap::default();
     for op in m.ops_named("arith.divf") {
         let d = m.operand(op, 1);
         if m.value_type(d) != Type::F32
@@ -96,10 +99,11 @@ fn divide_by_shared_divisors(m: &mut Module) {
         {
             continue;
         }
-        match by_divisor.iter_mut().find(|(v, _)| *v == d) {
-            Some((_, ops)) => ops.push(op),
-            None => by_divisor.push((d, vec![op])),
-        }
+        let group = *group_of.entry(d).or_insert_with(|| {
+            by_divisor.push((d, Vec::new()));
+            by_divisor.len() - 1
+        });
+        by_divisor[group].1.push(op);
     }
     for (d, divisions) in by_divisor.into_iter().filter(|(_, ops)| ops.len() > 1) {
         let at = match (m.defining_op(d), m.value_block(d)) {
