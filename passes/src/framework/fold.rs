@@ -374,6 +374,9 @@ fn fold_float_binary(m: &Module, op: OpId, name: &str, ty: Type) -> Option<Fold>
     let is = |want: f64| b.is_some_and(|b| b.to_bits() == want.to_bits());
     let identity = match name {
         "arith.addf" if is(-0.0) => Some(lhs),
+        // `x + 0` is `x` except for `x = -0` (the sum is +0): a sum's first add of its
+        // zero init, when the term cannot be -0.
+        "arith.addf" if is(0.0) && never_negative_zero(m, lhs) => Some(lhs),
         "arith.subf" if is(0.0) => Some(lhs),
         "arith.mulf" | "arith.divf" if is(1.0) => Some(lhs),
         "arith.mulf" if b.is_some_and(|b| b == 0.0) && has_fastmath(m, op, &["nnan", "nsz"]) => {
@@ -392,6 +395,19 @@ fn fold_float_binary(m: &Module, op: OpId, name: &str, ty: Type) -> Option<Fold>
     }
     let r = eval_float(name, a?, b?, kind)?;
     fold_const(Const::Float(r), ty)
+}
+
+/// Whether `v` is never -0: an exponential, an absolute value, a square (`x·x`), an
+/// unsigned integer converted.
+fn never_negative_zero(m: &Module, v: Value) -> bool {
+    let Some(op) = m.defining_op(v) else {
+        return false;
+    };
+    match m.name(op).as_str() {
+        "math.exp" | "math.exp2" | "math.absf" | "arith.uitofp" => true,
+        "arith.mulf" => m.operand(op, 0) == m.operand(op, 1),
+        _ => false,
+    }
 }
 
 /// `v` with its quiet bit set.

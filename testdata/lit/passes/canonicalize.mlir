@@ -214,6 +214,30 @@ func.func @fastmath_mul_zero(%x: f32) -> (f32, f32) {
 
 // -----
 
+// x + 0.0 is x when x cannot be -0 (an exponential, an absolute value, a square): a sum's
+// first add of its zero init. An x that may be -0 keeps the add (-0 + 0 is +0).
+// CHECK-LABEL: func.func @add_zero_never_negative_zero
+// CHECK-SAME:    (%[[X:.*]]: f32)
+// CHECK-DAG:     %[[E:.*]] = math.exp %[[X]] : f32
+// CHECK-DAG:     %[[A:.*]] = math.absf %[[X]] : f32
+// CHECK-DAG:     %[[S:.*]] = arith.mulf %[[X]], %[[X]] : f32
+// CHECK-DAG:     %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[K:.*]] = arith.addf %[[X]], %[[Z]] : f32
+// CHECK-NEXT:    return %[[E]], %[[A]], %[[S]], %[[K]] :
+func.func @add_zero_never_negative_zero(%x: f32) -> (f32, f32, f32, f32) {
+  %zero = arith.constant 0.0 : f32
+  %e = math.exp %x : f32
+  %0 = arith.addf %zero, %e : f32
+  %a = math.absf %x : f32
+  %1 = arith.addf %a, %zero : f32
+  %s = arith.mulf %x, %x : f32
+  %2 = arith.addf %s, %zero : f32
+  %3 = arith.addf %x, %zero : f32
+  return %0, %1, %2, %3 : f32, f32, f32, f32
+}
+
+// -----
+
 // A NaN operand decides a float comparison whatever the other operand is.
 // CHECK-LABEL: func.func @cmpf
 // CHECK-SAME:    (%[[X:.*]]: f32)
