@@ -138,6 +138,32 @@ fn models_machine_code_stays_within_budget() {
     assert!(over.is_empty(), "{}", over.join("\n"));
 }
 
+/// The reductions' read loops reach ptxas unrolled (the emitter asks `unroll-loops`), so
+/// every load of a thread's strip is issued before the adds wait: the column sum's 128
+/// rows a thread are 128 `LDG.E.64` in straight-line code, not a loop of 4 (what ptxas made
+/// of the loop once indices were 32 bits: 2.8 instructions an element instead of 1.7). The
+/// row sum reads its row 128 bits at a time, as Triton does.
+#[test]
+fn reductions_read_in_straight_line_code() {
+    for (file, loads) in [
+        ("column_sum_4096x4096.hlo", "LDG.E.64.CONSTANT"),
+        ("row_sum_4096x4096.hlo", "LDG.E.128.CONSTANT"),
+    ] {
+        let path = testkit::project_root().join("bench/gpu").join(file);
+        let ptx = compile(&path).unwrap_or_else(|e| panic!("{e}"));
+        let assembled = codegen::ptxas::assemble(&ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        let sass = codegen::sass::disassemble(&assembled.cubin).unwrap_or_else(|e| panic!("{e}"));
+        let count = sass.matches(loads).count();
+        let want = if file.starts_with("column") { 128 } else { 8 };
+        assert_eq!(count, want, "{file}: {count} {loads}\n{sass}");
+        let conditional_branches = sass
+            .lines()
+            .filter(|l| l.contains(" BRA") && l.contains('@'))
+            .count();
+        assert_eq!(conditional_branches, 0, "{file}: a loop\n{sass}");
+    }
+}
+
 /// f32 division is XLA's `div.full.f32` (`-nvptx-prec-divf32=1`): the IEEE `div.rn.f32`
 /// sequence nearly doubled GELU's machine code when its tanh still divided (280 SASS
 /// instructions against 152, with 4 calls to a slow path). Divisions that share a divisor
