@@ -238,6 +238,34 @@ func.func @add_zero_never_negative_zero(%x: f32) -> (f32, f32, f32, f32) {
 
 // -----
 
+// A constant vector position inside its dimension becomes a static one (what unrolling
+// leaves); a huge, negative or out-of-range constant stays an operand.
+// CHECK-LABEL: func.func @constant_positions
+// CHECK-SAME:    (%[[V:.*]]: vector<4xf32>, %[[X:.*]]: f32)
+// CHECK-DAG:     %[[BIG:.*]] = arith.constant 1099511627776 : index
+// CHECK-DAG:     %[[NEG:.*]] = arith.constant -1 : index
+// CHECK-DAG:     %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK:         vector.extract %[[V]][%[[BIG]]] : f32 from vector<4xf32>
+// CHECK-NEXT:    vector.extract %[[V]][%[[NEG]]] : f32 from vector<4xf32>
+// CHECK-NEXT:    vector.extract %[[V]][%[[FOUR]]] : f32 from vector<4xf32>
+// CHECK-NEXT:    vector.extract %[[V]][1] : f32 from vector<4xf32>
+// CHECK-NEXT:    vector.insert %[[X]], %[[V]] [2] : f32 into vector<4xf32>
+func.func @constant_positions(%v: vector<4xf32>, %x: f32) -> (f32, f32, f32, f32, vector<4xf32>) {
+  %big = arith.constant 1099511627776 : index
+  %neg = arith.constant -1 : index
+  %four = arith.constant 4 : index
+  %one = arith.constant 1 : index
+  %two = arith.constant 2 : index
+  %0 = vector.extract %v[%big] : f32 from vector<4xf32>
+  %1 = vector.extract %v[%neg] : f32 from vector<4xf32>
+  %2 = vector.extract %v[%four] : f32 from vector<4xf32>
+  %3 = vector.extract %v[%one] : f32 from vector<4xf32>
+  %4 = vector.insert %x, %v [%two] : f32 into vector<4xf32>
+  return %0, %1, %2, %3, %4 : f32, f32, f32, f32, vector<4xf32>
+}
+
+// -----
+
 // A NaN operand decides a float comparison whatever the other operand is.
 // CHECK-LABEL: func.func @cmpf
 // CHECK-SAME:    (%[[X:.*]]: f32)

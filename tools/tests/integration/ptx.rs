@@ -51,6 +51,12 @@ fn compile_fusions_of(
         .collect()
 }
 
+/// The SASS listing of `ptx`, assembled for sm_90.
+fn sass_of(ptx: &str) -> String {
+    let assembled = codegen::ptxas::assemble(ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+    codegen::sass::disassemble(&assembled.cubin).unwrap_or_else(|e| panic!("{e}"))
+}
+
 #[test]
 fn models_assemble_without_spills() {
     for path in testkit::hlo_files(testkit::testdata("models")) {
@@ -123,11 +129,7 @@ fn models_machine_code_stays_within_budget() {
             compile_each(&testkit::testdata("models").join(file)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(kernels.len(), budgets.len(), "{file}");
         for (k, (ptx, &budget)) in kernels.iter().zip(*budgets).enumerate() {
-            let assembled =
-                codegen::ptxas::assemble(ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
-            let sass =
-                codegen::sass::disassemble(&assembled.cubin).unwrap_or_else(|e| panic!("{e}"));
-            let count = codegen::sass::instructions(&sass).count();
+            let count = codegen::sass::instructions(&sass_of(ptx)).count();
             if count > budget {
                 over.push(format!(
                     "{file} kernel {k}: {count} SASS instructions, budget {budget}"
@@ -145,16 +147,13 @@ fn models_machine_code_stays_within_budget() {
 /// row sum reads its row 128 bits at a time, as Triton does.
 #[test]
 fn reductions_read_in_straight_line_code() {
-    for (file, loads) in [
-        ("column_sum_4096x4096.hlo", "LDG.E.64.CONSTANT"),
-        ("row_sum_4096x4096.hlo", "LDG.E.128.CONSTANT"),
+    for (file, loads, want) in [
+        ("column_sum_4096x4096.hlo", "LDG.E.64.CONSTANT", 128),
+        ("row_sum_4096x4096.hlo", "LDG.E.128.CONSTANT", 8),
     ] {
         let path = testkit::project_root().join("bench/gpu").join(file);
-        let ptx = compile(&path).unwrap_or_else(|e| panic!("{e}"));
-        let assembled = codegen::ptxas::assemble(&ptx, "sm_90").unwrap_or_else(|e| panic!("{e}"));
-        let sass = codegen::sass::disassemble(&assembled.cubin).unwrap_or_else(|e| panic!("{e}"));
+        let sass = sass_of(&compile(&path).unwrap_or_else(|e| panic!("{e}")));
         let count = sass.matches(loads).count();
-        let want = if file.starts_with("column") { 128 } else { 8 };
         assert_eq!(count, want, "{file}: {count} {loads}\n{sass}");
         let conditional_branches = sass
             .lines()
