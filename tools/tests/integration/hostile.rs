@@ -10,7 +10,7 @@
 //!   dynamic slices and pads past the emitter's nesting limits, an empty file, and outputs that cannot be
 //!   written.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -191,7 +191,7 @@ fn every_hostile_file_gets_a_kernel_or_a_located_error() {
     let failures: Vec<String> = files
         .iter()
         .filter_map(|path| {
-            check_file(path, &scratch)
+            check_file(path, scratch.path())
                 .err()
                 .map(|e| format!("{}: {e}", path.display()))
         })
@@ -199,16 +199,17 @@ fn every_hostile_file_gets_a_kernel_or_a_located_error() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// A fresh scratch directory for one test.
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hlo-emit-hostile-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh scratch directory for one test, removed when the test drops it.
+fn tempdir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("hlo-emit-hostile-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// Writes `text` to `name` in `dir`; returns its path.
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
     path.to_str().unwrap().to_owned()
 }
@@ -357,7 +358,7 @@ fn a_long_index_chain_is_lowered() {
         "  %r = vector.transfer_read %t[%v{n}], %zero {{in_bounds = [true]}} : tensor<1024xf32>, vector<4xf32>\n  return %r : vector<4xf32>\n}}\n"
     ));
     let file = write(&dir, "index-chain.mlir", &text);
-    let out = dir.join("out.mlir");
+    let out = dir.path().join("out.mlir");
     let outcome = run(
         HLO_OPT,
         &[&file, "-o", out.to_str().unwrap(), "--lower-tensors"],
