@@ -22,10 +22,10 @@
 //!   `tensor.insert` / `tensor.extract`, yielding the destination / the fallback otherwise.
 //! * `xla_gpu.shuffle_reduce(values) to D combiner=@f` becomes a ladder of warp shuffles at
 //!   distances D, D/2, .., 1 (width 32), each followed by `func.call @f(values, shuffled)`.
-//!   XLA shuffles `down`; this pass shuffles `xor`. For lane 0, the only lane XLA's reduction
-//!   reads, both are the same: at every step lane `l < distance` reads lane `l ^ distance =
-//!   l + distance`, and the combiner gets its own values first as with `down`. With `xor`
-//!   every lane ends up with a reduced value, so a kernel may read it from any lane.
+//!   XLA shuffles `down`; this pass shuffles `xor`, the op's semantics here (every lane gets
+//!   its group's reduction, `ir::dialects::xla_gpu`). For lane 0, the only lane XLA's
+//!   reduction reads, both are the same: at every step lane `l < distance` reads lane
+//!   `l ^ distance = l + distance`, and the combiner gets its own values first as with `down`.
 //!   `gpu.shuffle` moves 32 bits: `i32` and `f32` go as they are; other signless integers and
 //!   floats are bitcast to an integer, zero-extended to a multiple of 32 bits, shuffled in
 //!   32-bit pieces (`trunci`/`shrui` out, `extui`/`shli`/`ori` back) and converted back, as

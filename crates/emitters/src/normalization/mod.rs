@@ -20,8 +20,9 @@
 //!    the reduce's operand (computed by its function, with the rows' earlier reduced values
 //!    passed in instead of calls that would recompute them), `xla_gpu.shuffle_reduce` folds
 //!    the warp's lanes, lane 0 of each warp writes a shared tile, and after
-//!    `xla_gpu.sync_threads` every thread folds the tile's `L / 32` partials in the same
-//!    order — so every thread holds the row's value, the same bits in each;
+//!    `xla_gpu.sync_threads` lane `l` of every warp reads partial `l mod (L / 32)` and a
+//!    second shuffle folds them — every lane pairs the same values in the same order, so
+//!    every thread holds the row's value, the same bits in each;
 //! 2. an `xla_gpu.loop` over the same elements computes each output from the reduced
 //!    values (the output's function, built the same way) and writes it.
 //!
@@ -33,7 +34,7 @@ use std::collections::{HashMap, HashSet};
 
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Layout, Opcode, Span};
 use indexing::nested_layout::NestedLayout;
-use indexing::{IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
+use indexing::{IndexingMap, Interval, Variable, delinearize, dim, sym};
 use ir::dialects::xla_gpu;
 use ir::{Builder, Type, Value};
 
@@ -42,7 +43,7 @@ use crate::hero::fusion_roots;
 use crate::kernel::{KernelEntry, emit_loop, kernel_entry, special_register, unsupported};
 use crate::partition::PartitionedComputation;
 use crate::reduction::epilogue::{self, InjectedHeroes};
-use crate::reduction::is_elementwise;
+use crate::reduction::{apply_map, is_elementwise};
 use crate::types::leaves;
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions, MAX_GRID_X};
 
@@ -52,6 +53,15 @@ const MAX_THREADS: i64 = 1024;
 /// Vector accesses each thread aims for: enough bytes in flight per thread to keep memory
 /// busy, few enough that a row still spreads over many warps.
 const ACCESSES_PER_THREAD: i64 = 4;
+/// The most values a thread aims to hold of the inputs it reads at each of its elements
+/// (its elements times [`per_element_inputs`]): fewer accesses a thread, and more threads a
+/// row, where they would exceed it. ptxas issues every load of the output stage at once
+/// (layer norm's `gamma` and `beta` beside the centred row), so a thread's registers grow
+/// with this product: at 16 f32 elements layer norm (48 values) took 44 registers, 62%
+/// occupancy, and a bf16 layer norm (96) 71, 43%; at 32 values or fewer both take 32
+/// registers or fewer, and softmax (16 values) and RMS norm (32) keep their 4 accesses.
+/// Memory stays as busy: an SM holds more threads, each with fewer loads in flight.
+const ROW_VALUES_PER_THREAD: i64 = 32;
 /// The bytes of one vector access: 128 bits.
 const VECTOR_BYTES: i64 = 16;
 /// The most elements of a row a thread keeps in registers (per input), so that its loops,
@@ -162,7 +172,12 @@ impl RowNormalization {
             vector /= 2;
         }
         let lanes = n / vector;
-        let threads = prev_power_of_two(lanes / ACCESSES_PER_THREAD).clamp(WARP_SIZE, MAX_THREADS);
+        let inputs = per_element_inputs(c, &roots, rank);
+        let mut aimed_accesses = ACCESSES_PER_THREAD;
+        while aimed_accesses > 1 && aimed_accesses * vector * inputs > ROW_VALUES_PER_THREAD {
+            aimed_accesses /= 2;
+        }
+        let threads = prev_power_of_two(lanes / aimed_accesses).clamp(WARP_SIZE, MAX_THREADS);
         Some(RowNormalization {
             heroes,
             dependent,
@@ -237,6 +252,35 @@ impl RowNormalization {
             layout,
         }
     }
+}
+
+/// The parameters the outputs read at their own element, not through a reduce nor as a row's
+/// value broadcast along the row (at least one): `x` for softmax, `x`, `gamma` and `beta`
+/// for layer norm. A thread holds each of them at each of its elements in the output stage.
+fn per_element_inputs(c: &Computation, roots: &[InstrId], rank: usize) -> i64 {
+    let mut seen = HashSet::new();
+    let mut stack: Vec<InstrId> = roots.to_vec();
+    let mut count = 0;
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let instr = c.instruction(id);
+        let full_rank = instr.shape.as_array().is_some_and(|a| a.rank() == rank);
+        match instr.opcode {
+            Opcode::Parameter => count += 1,
+            // Read in the reduction stage; the output stage reads the row's value.
+            Opcode::Reduce => {}
+            // A row's value (or a scalar) repeated along the row.
+            Opcode::Broadcast
+                if full_rank
+                    && !instr
+                        .int_list("dimensions")
+                        .is_some_and(|d| d.contains(&(rank as i64 - 1))) => {}
+            _ => stack.extend(instr.operands.iter().copied()),
+        }
+    }
+    count.max(1)
 }
 
 fn prev_power_of_two(n: i64) -> i64 {
@@ -451,7 +495,12 @@ impl<'a> Emitter<'a> {
     }
 
     /// The row's value from each warp's (in lane 0): a shared tile of one entry per warp, a
-    /// barrier, and every thread folding the entries in order.
+    /// barrier, then lane `l` of every warp reads entry `l mod warps` and a shuffle over
+    /// distances `warps / 2 .. 1` folds them. The shuffles exchange within groups of
+    /// `warps` lanes (`xor`), so every lane combines the same pairs in the same order: every
+    /// thread holds the same bits. One shared read and `log2(warps)` shuffles, where every
+    /// thread reading every entry took `warps / 4` 128-bit reads and `warps - 1` combines
+    /// (31 of them at 32 warps).
     fn across_warps(
         &self,
         b: &mut Builder<'_>,
@@ -478,23 +527,26 @@ impl<'a> Emitter<'a> {
             |b, _, index, iters| Ok(vec![b.insert_element(warp_value, iters[0], index)]),
         )?[0];
         let synced = xla_gpu::build_sync_threads(b.module, b.insertion_point(), &[written])[0];
-        let zero = b.index(0);
-        let first = b.extract(synced, &[zero]);
         if warps == 1 {
-            return Ok(first);
+            let zero = b.index(0);
+            return Ok(b.extract(synced, &[zero]));
         }
         let read_map = IndexingMap::new(
             vec![threads],
-            vec![Variable::new("warp", Interval::new(0, warps - 2))],
             Vec::new(),
-            vec![sym(0) + cst(1)],
-        );
-        Ok(
-            emit_loop(b, read_map, &[thread], &[first], |b, _, index, iters| {
-                let entry = b.extract(synced, index);
-                Ok(vec![self.combine(b, k, iters[0], entry)])
-            })?[0],
+            Vec::new(),
+            vec![dim(0).modulo(warps)],
         )
+        .simplified();
+        let index = apply_map(b, &read_map, &[thread], &[]);
+        let entry = b.extract(synced, &index);
+        Ok(xla_gpu::build_shuffle_reduce(
+            b.module,
+            b.insertion_point(),
+            &self.reducers[k],
+            &[entry],
+            warps / 2,
+        )[0])
     }
 
     /// The function that computes `id` at an element from the rows' first `known` reduced

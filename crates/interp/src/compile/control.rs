@@ -371,8 +371,10 @@ impl<'m> FnCx<'_, 'm> {
         Ok(())
     }
 
-    /// `xla_gpu.shuffle_reduce`: for distances max, max/2, .., 1, every value is shuffled
-    /// down the warp and combined with the shuffled one, as XLA lowers it.
+    /// `xla_gpu.shuffle_reduce`: for distances max, max/2, .., 1, every value is exchanged
+    /// with lane `l ^ distance` and combined with it (its own first), so every lane ends with
+    /// its group's reduction (the op's semantics, `ir::dialects::xla_gpu`; lane 0 gets what
+    /// XLA's `down` shuffles give it).
     pub(super) fn shuffle_reduce(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
         let combiner = self.callee(op, "combiner")?;
@@ -411,7 +413,7 @@ impl<'m> FnCx<'_, 'm> {
             self.emit(op, Inst::Const { dst: offset, val });
             for k in 0..n {
                 let shuffle = Shuffle {
-                    mode: ShuffleMode::Down,
+                    mode: ShuffleMode::Bfly,
                     value: values + k,
                     offset,
                     bounds: ShuffleBounds::Width(width),

@@ -20,6 +20,13 @@
 //! * `xla_gpu.apply_indexing` rejects maps with constraints, as XLA does: the bounds check is
 //!   the enclosing loop's (`scf.if` after lowering), so passes that lower a loop clear the
 //!   constraints of the maps they apply.
+//! * `xla_gpu.shuffle_reduce` gives **every lane** the reduction of its group of
+//!   `2 * max_distance` lanes (lanes `l` and `l ^ d` combine at each distance `d`, `xor`),
+//!   where XLA's shuffles `down` and defines lane 0 only. Lane 0's value is the same either
+//!   way (at each step it combines its values with lane `d`'s, its own first), so what XLA's
+//!   kernels read means the same; ours may also read any lane, and a combiner that gives the
+//!   same bits for `(a, b)` and `(b, a)` (every reducer XLA's reductions have) gives the same
+//!   bits in every lane of a group.
 
 use super::{expect_operand_types, expect_results};
 use crate::Ident;
@@ -291,7 +298,8 @@ pub fn build_sync_threads(m: &mut Module, at: InsertPoint, tensors: &[Value]) ->
 }
 
 /// `xla_gpu.shuffle_reduce(operands) to max_distance combiner=@combiner`: the values reduced
-/// across the warp, one per operand.
+/// across each group of `2 * max_distance` lanes, one per operand, in every lane (module
+/// documentation).
 pub fn build_shuffle_reduce(
     m: &mut Module,
     at: InsertPoint,
