@@ -50,18 +50,21 @@ use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions, MAX_GRI
 const WARP_SIZE: i64 = 32;
 /// Threads per row at most (a block's limit).
 const MAX_THREADS: i64 = 1024;
-/// Vector accesses each thread aims for: enough bytes in flight per thread to keep memory
-/// busy, few enough that a row still spreads over many warps.
-const ACCESSES_PER_THREAD: i64 = 4;
-/// The most values a thread aims to hold of the inputs it reads at each of its elements
-/// (its elements times [`per_element_inputs`]): fewer accesses a thread, and more threads a
+/// The 32-bit registers a thread aims to fill with each input's elements: 16, as the
+/// Triton tutorial's softmax has at rows of 4096 over 8 warps. Enough loads in flight a
+/// thread to keep memory busy, few enough that a row spreads over many warps: 4 accesses of
+/// 4 f32 (or 2 f64), 2 of 8 bf16, 1 of 16 8-bit elements. (4 accesses whatever the type
+/// left bf16 softmax 32 elements a thread, 48 registers, 62% occupancy; now 32, 100%.)
+const REGISTERS_PER_INPUT: i64 = 16;
+/// The 32-bit registers a thread aims to fill with the elements of all the inputs it reads
+/// at each element ([`per_element_inputs`]): fewer elements a thread, and more threads a
 /// row, where they would exceed it. ptxas issues every load of the output stage at once
 /// (layer norm's `gamma` and `beta` beside the centred row), so a thread's registers grow
-/// with this product: at 16 f32 elements layer norm (48 values) took 44 registers, 62%
+/// with this sum: at 16 f32 elements layer norm (48 values) took 44 registers, 62%
 /// occupancy, and a bf16 layer norm (96) 71, 43%; at 32 values or fewer both take 32
-/// registers or fewer, and softmax (16 values) and RMS norm (32) keep their 4 accesses.
+/// registers or fewer, and softmax (16 values) and RMS norm (32) keep 16 elements.
 /// Memory stays as busy: an SM holds more threads, each with fewer loads in flight.
-const ROW_VALUES_PER_THREAD: i64 = 32;
+const ROW_REGISTERS_PER_THREAD: i64 = 32;
 /// The bytes of one vector access: 128 bits.
 const VECTOR_BYTES: i64 = 16;
 /// The most elements of a row a thread keeps in registers (per input), so that its loops,
@@ -173,10 +176,14 @@ impl RowNormalization {
         }
         let lanes = n / vector;
         let inputs = per_element_inputs(c, &roots, rank);
-        let mut aimed_accesses = ACCESSES_PER_THREAD;
-        while aimed_accesses > 1 && aimed_accesses * vector * inputs > ROW_VALUES_PER_THREAD {
-            aimed_accesses /= 2;
+        let registers_per_element = (widest_bytes + 3) / 4;
+        let mut elements = REGISTERS_PER_INPUT / registers_per_element;
+        while elements > vector
+            && elements * registers_per_element * inputs > ROW_REGISTERS_PER_THREAD
+        {
+            elements /= 2;
         }
+        let aimed_accesses = (elements / vector).max(1);
         let threads = prev_power_of_two(lanes / aimed_accesses).clamp(WARP_SIZE, MAX_THREADS);
         Some(RowNormalization {
             heroes,
