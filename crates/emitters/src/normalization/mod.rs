@@ -20,8 +20,9 @@
 //!    the reduce's operand (computed by its function, with the rows' earlier reduced values
 //!    passed in instead of calls that would recompute them), `xla_gpu.shuffle_reduce` folds
 //!    the warp's lanes, lane 0 of each warp writes a shared tile, and after
-//!    `xla_gpu.sync_threads` lane `l` of every warp reads partial `l mod (L / 32)` and a
-//!    second shuffle folds them — every lane pairs the same values in the same order, so
+//!    `xla_gpu.sync_threads` every thread folds the tile's `L / 32` partials in the same
+//!    order, or from 8 warps lane `l` of every warp reads partial `l mod (L / 32)` and a
+//!    second shuffle folds them (every lane pairs the same values in the same order) — so
 //!    every thread holds the row's value, the same bits in each;
 //! 2. an `xla_gpu.loop` over the same elements computes each output from the reduced
 //!    values (the output's function, built the same way) and writes it.
@@ -34,7 +35,7 @@ use std::collections::{HashMap, HashSet};
 
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Layout, Opcode, Span};
 use indexing::nested_layout::NestedLayout;
-use indexing::{IndexingMap, Interval, Variable, delinearize, dim, sym};
+use indexing::{IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
 use ir::dialects::xla_gpu;
 use ir::{Builder, Type, Value};
 
@@ -65,6 +66,12 @@ const REGISTERS_PER_INPUT: i64 = 16;
 /// registers or fewer, and softmax (16 values) and RMS norm (32) keep 16 elements.
 /// Memory stays as busy: an SM holds more threads, each with fewer loads in flight.
 const ROW_REGISTERS_PER_THREAD: i64 = 32;
+/// The warps of a row from which their partials are folded by a shuffle rather than by
+/// every thread in order ([`Emitter::across_warps`]). Below 8 folding in order takes fewer
+/// instructions (softmax rows of 1024, 2 warps: 273 instead of 278); at 8 both take 9, but
+/// the two 128-bit reads of the partials hold 8 registers while the row is live (bf16 RMS
+/// norm of rows of 4096: 39 registers instead of 32).
+const SHUFFLE_ACROSS_WARPS_FROM: i64 = 8;
 /// The bytes of one vector access: 128 bits.
 const VECTOR_BYTES: i64 = 16;
 /// The most elements of a row a thread keeps in registers (per input), so that its loops,
@@ -502,12 +509,14 @@ impl<'a> Emitter<'a> {
     }
 
     /// The row's value from each warp's (in lane 0): a shared tile of one entry per warp, a
-    /// barrier, then lane `l` of every warp reads entry `l mod warps` and a shuffle over
-    /// distances `warps / 2 .. 1` folds them. The shuffles exchange within groups of
-    /// `warps` lanes (`xor`), so every lane combines the same pairs in the same order: every
-    /// thread holds the same bits. One shared read and `log2(warps)` shuffles, where every
-    /// thread reading every entry took `warps / 4` 128-bit reads and `warps - 1` combines
-    /// (31 of them at 32 warps).
+    /// barrier, then every thread folds the entries in order, or, from
+    /// [`SHUFFLE_ACROSS_WARPS_FROM`] warps, lane `l` of every warp reads entry `l mod warps`
+    /// and a shuffle over distances `warps / 2 .. 1` folds them. The shuffles exchange within
+    /// groups of `warps` lanes (`xor`), so every lane combines the same pairs in the same
+    /// order: either way every thread holds the same bits. Folding in order takes `warps / 4`
+    /// 128-bit reads and `warps - 1` combines, the shuffle one read, an index and
+    /// `log2(warps)` shuffles and combines: 9 instructions each at 8 warps, 19 against 11 at
+    /// 16, 39 against 13 at 32.
     fn across_warps(
         &self,
         b: &mut Builder<'_>,
@@ -534,9 +543,24 @@ impl<'a> Emitter<'a> {
             |b, _, index, iters| Ok(vec![b.insert_element(warp_value, iters[0], index)]),
         )?[0];
         let synced = xla_gpu::build_sync_threads(b.module, b.insertion_point(), &[written])[0];
-        if warps == 1 {
+        if warps < SHUFFLE_ACROSS_WARPS_FROM {
             let zero = b.index(0);
-            return Ok(b.extract(synced, &[zero]));
+            let first = b.extract(synced, &[zero]);
+            if warps == 1 {
+                return Ok(first);
+            }
+            let read_map = IndexingMap::new(
+                vec![threads],
+                vec![Variable::new("warp", Interval::new(0, warps - 2))],
+                Vec::new(),
+                vec![sym(0) + cst(1)],
+            );
+            return Ok(
+                emit_loop(b, read_map, &[thread], &[first], |b, _, index, iters| {
+                    let entry = b.extract(synced, index);
+                    Ok(vec![self.combine(b, k, iters[0], entry)])
+                })?[0],
+            );
         }
         let read_map = IndexingMap::new(
             vec![threads],
