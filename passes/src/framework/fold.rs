@@ -354,7 +354,7 @@ fn eval_int(name: &str, a: i128, b: i128, width: u32) -> Option<i128> {
 // ----- float binary ops -----
 
 /// Whether the op's `fastmath` flags include all of `flags` (`fast` includes everything).
-fn has_fastmath(m: &Module, op: OpId, flags: &[&str]) -> bool {
+pub(crate) fn has_fastmath(m: &Module, op: OpId, flags: &[&str]) -> bool {
     let Some(Attribute::Opaque(text)) = m.prop(op, "fastmath") else {
         return false;
     };

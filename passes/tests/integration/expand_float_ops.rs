@@ -327,3 +327,71 @@ func.func @main(%in: tensor<3xf32>, %out: tensor<2xf32>) -> tensor<2xf32> {
         }
     }
 }
+
+/// `math.exp fastmath<afn>` (set by the emitters where the HLO proves the argument is at
+/// most 0) runs as `exp2(x · log2 e)`: on every 9973rd `f32` bit pattern from 0 down to -103
+/// (where `exp` is subnormal and below) it is within `6.4e-6` of `exp` relatively while
+/// the result is normal, and within the smallest normal absolutely below (the interpreter
+/// runs `exp2` exactly: this checks the rounding of `x · log2 e`, which grows with `|x|`;
+/// `ex2.approx`'s 2 ulp come on top on the GPU). `-0`, `-inf` and NaN keep `exp`'s results;
+/// `exp` without the flag is left alone.
+#[test]
+fn exp_of_a_non_positive_argument_is_exp2_within_the_f32_bound() {
+    let text = r#"
+func.func @main(%in: tensor<1xf32>, %out: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %x = tensor.extract %in[%c0] : tensor<1xf32>
+  %fast = math.exp %x fastmath<afn> : f32
+  %exact = math.exp %x : f32
+  %o = tensor.insert %fast into %out[%c0] : tensor<2xf32>
+  %p = tensor.insert %exact into %o[%c1] : tensor<2xf32>
+  return %p : tensor<2xf32>
+}"#;
+    let mut m = ir::parse_module_with(text, "test.mlir", ir::Registry::standard()).unwrap();
+    ExpandFloatOps.run(&mut m).unwrap();
+    m.verify().unwrap();
+    assert_eq!(m.ops_named("math.exp2").len(), 1, "{}", m.print());
+    assert_eq!(m.ops_named("math.exp").len(), 1, "{}", m.print());
+    let kernel = interp::Kernel::compile(&m, "main").unwrap();
+    let run = |x: f32| {
+        let out = kernel
+            .run(
+                interp::Launch {
+                    blocks: 1,
+                    threads: 1,
+                },
+                vec![
+                    interp::Buffer::new(x.to_le_bytes().to_vec()),
+                    interp::Buffer::new(vec![0; 8]),
+                ],
+            )
+            .unwrap();
+        let bytes = out.buffers[1].bytes();
+        f32::from_le_bytes(bytes[0..4].try_into().unwrap())
+    };
+    let mut worst: f64 = 0.0;
+    let lowest = (-103.0f32).to_bits();
+    for bits in ((-0.0f32).to_bits()..=lowest).step_by(9973) {
+        let x = f32::from_bits(bits);
+        let got = f64::from(run(x));
+        let want = f64::from(x).exp();
+        if want >= f64::from(f32::MIN_POSITIVE) {
+            worst = worst.max((got - want).abs() / want);
+        } else {
+            assert!(
+                (got - want).abs() <= f64::from(f32::MIN_POSITIVE),
+                "exp({x}): {got}"
+            );
+        }
+    }
+    assert!(worst <= 6.4e-6, "worst relative error {worst:e}");
+    assert!(
+        worst > 1e-6,
+        "{worst:e}: the rounding of x · log2 e should show near -87"
+    );
+    assert_eq!(run(-0.0), 1.0);
+    assert_eq!(run(0.0), 1.0);
+    assert_eq!(run(f32::NEG_INFINITY), 0.0);
+    assert!(run(f32::NAN).is_nan());
+}

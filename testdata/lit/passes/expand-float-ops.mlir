@@ -139,3 +139,26 @@ func.func @shared_divisor(%a: f32, %b: f32, %d: f32, %e: f32) -> (f32, f32, f32,
   %qd = arith.divf %b, %c3 : f32
   return %qa, %qb, %qe, %qc, %qd : f32, f32, f32, f32, f32
 }
+
+// -----
+
+// exp with fastmath<afn> (the emitters' mark where the argument is at most 0) becomes
+// exp2(x * log2 e), scalar and vector; exp without it, and f64 exp, stay.
+// CHECK-LABEL: func.func @exp_approximable(
+// CHECK-SAME:      %[[X:[^:]*]]: f32, %[[V:[^:]*]]: vector<4xf32>, %[[D:[^:]*]]: f64)
+// CHECK:         %[[L:.*]] = arith.constant 1.44269502 : f32
+// CHECK-NEXT:    %[[S:.*]] = arith.mulf %[[X]], %[[L]] : f32
+// CHECK-NEXT:    %[[E:.*]] = math.exp2 %[[S]] : f32
+// CHECK-NEXT:    %[[LV:.*]] = arith.constant dense<1.44269502> : vector<4xf32>
+// CHECK-NEXT:    %[[SV:.*]] = arith.mulf %[[V]], %[[LV]] : vector<4xf32>
+// CHECK-NEXT:    %[[EV:.*]] = math.exp2 %[[SV]] : vector<4xf32>
+// CHECK:         %[[P:.*]] = math.exp %[[X]] : f32
+// CHECK:         %[[Q:.*]] = math.exp %[[D]] fastmath<afn> : f64
+// CHECK:         return %[[E]], %[[EV]], %[[P]], %[[Q]]
+func.func @exp_approximable(%x: f32, %v: vector<4xf32>, %d: f64) -> (f32, vector<4xf32>, f32, f64) {
+  %e = math.exp %x fastmath<afn> : f32
+  %ev = math.exp %v fastmath<afn> : vector<4xf32>
+  %p = math.exp %x : f32
+  %q = math.exp %d fastmath<afn> : f64
+  return %e, %ev, %p, %q : f32, vector<4xf32>, f32, f64
+}

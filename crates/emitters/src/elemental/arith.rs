@@ -94,7 +94,22 @@ impl ElementalEmitter<'_, '_> {
             Abs if float => b.unary("math.absf", x),
             Abs => b.unary("math.absi", x),
             Sign => sign(b, x, ty, float),
-            Exp if float => b.unary("math.exp", x),
+            Exp if float => {
+                let e = b.unary("math.exp", x);
+                let bounded = t0 == PrimitiveType::F32
+                    && range::is_minus_its_group_maximum(
+                        self.cx.module,
+                        self.computation,
+                        instr.operands[0],
+                    );
+                if bounded {
+                    // `expand-float-ops` may approximate it: within f32's bound on x <= 0.
+                    let op = b.module.defining_op(e).expect("math.exp");
+                    let afn = Attribute::Opaque("#arith.fastmath<afn>".into());
+                    b.module.set_prop(op, "fastmath", afn);
+                }
+                e
+            }
             Expm1 if float => b.unary("math.expm1", x),
             Log if float => b.unary("math.log", x),
             Log1p if float => b.unary("math.log1p", x),

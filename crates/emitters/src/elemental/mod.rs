@@ -41,6 +41,7 @@ use crate::partition::PartitionedComputation;
 mod arith;
 mod complex;
 mod narrow_float;
+mod range;
 mod walk;
 
 use crate::types::{element_type, leaf_element_types, leaf_range, leaves, tensor_type};
