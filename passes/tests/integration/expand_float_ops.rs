@@ -250,6 +250,31 @@ fn lit_cases_agree_with_mlir() {
     common::assert_lit_cases_agree_with_mlir("expand-float-ops.mlir", &ExpandFloatOps);
 }
 
+/// `text` after `expand-float-ops`, verified, as a kernel for the interpreter (its function
+/// `@main`), and the module to look at.
+fn expanded_kernel(text: &str) -> (Module, interp::Kernel) {
+    let mut m = ir::parse_module_with(text, "test.mlir", ir::Registry::standard()).unwrap();
+    ExpandFloatOps.run(&mut m).unwrap();
+    m.verify().unwrap();
+    let kernel = interp::Kernel::compile(&m, "main").unwrap();
+    (m, kernel)
+}
+
+/// The output buffer after one thread of `kernel` ran on `input`.
+fn run_one_thread(kernel: &interp::Kernel, input: Vec<u8>, output_bytes: usize) -> Vec<u8> {
+    let launch = interp::Launch {
+        blocks: 1,
+        threads: 1,
+    };
+    let buffers = vec![
+        interp::Buffer::new(input),
+        interp::Buffer::new(vec![0; output_bytes]),
+    ];
+    kernel.run(launch, buffers).unwrap().buffers[1]
+        .bytes()
+        .to_vec()
+}
+
 /// Divisions sharing a divisor, rewritten into `div.full.f32`'s steps (`(x·k)·rcp(d·k)`),
 /// keep IEEE division's special values and stay within an ulp of the quotient for divisors
 /// at and past the scaled ranges' edges (2^126, 2^-126), subnormal divisors, zeros,
@@ -272,11 +297,8 @@ func.func @main(%in: tensor<3xf32>, %out: tensor<2xf32>) -> tensor<2xf32> {
   %p = tensor.insert %qb into %o[%c1] : tensor<2xf32>
   return %p : tensor<2xf32>
 }"#;
-    let mut m = ir::parse_module_with(text, "test.mlir", ir::Registry::standard()).unwrap();
-    ExpandFloatOps.run(&mut m).unwrap();
-    m.verify().unwrap();
+    let (m, kernel) = expanded_kernel(text);
     assert!(m.ops_named("arith.divf").is_empty(), "{}", m.print());
-    let kernel = interp::Kernel::compile(&m, "main").unwrap();
     let sub = f32::from_bits(1);
     let divisors = [
         1.0,
@@ -303,16 +325,7 @@ func.func @main(%in: tensor<3xf32>, %out: tensor<2xf32>) -> tensor<2xf32> {
                 .iter()
                 .flat_map(|v| v.to_le_bytes())
                 .collect();
-            let run = kernel
-                .run(
-                    interp::Launch {
-                        blocks: 1,
-                        threads: 1,
-                    },
-                    vec![interp::Buffer::new(bytes), interp::Buffer::new(vec![0; 8])],
-                )
-                .unwrap();
-            let out = run.buffers[1].bytes();
+            let out = run_one_thread(&kernel, bytes, 8);
             for (k, &x) in pair.iter().enumerate() {
                 let got = f32::from_le_bytes(out[4 * k..4 * k + 4].try_into().unwrap());
                 let want = x / d;
@@ -348,27 +361,12 @@ func.func @main(%in: tensor<1xf32>, %out: tensor<2xf32>) -> tensor<2xf32> {
   %p = tensor.insert %exact into %o[%c1] : tensor<2xf32>
   return %p : tensor<2xf32>
 }"#;
-    let mut m = ir::parse_module_with(text, "test.mlir", ir::Registry::standard()).unwrap();
-    ExpandFloatOps.run(&mut m).unwrap();
-    m.verify().unwrap();
+    let (m, kernel) = expanded_kernel(text);
     assert_eq!(m.ops_named("math.exp2").len(), 1, "{}", m.print());
     assert_eq!(m.ops_named("math.exp").len(), 1, "{}", m.print());
-    let kernel = interp::Kernel::compile(&m, "main").unwrap();
     let run = |x: f32| {
-        let out = kernel
-            .run(
-                interp::Launch {
-                    blocks: 1,
-                    threads: 1,
-                },
-                vec![
-                    interp::Buffer::new(x.to_le_bytes().to_vec()),
-                    interp::Buffer::new(vec![0; 8]),
-                ],
-            )
-            .unwrap();
-        let bytes = out.buffers[1].bytes();
-        f32::from_le_bytes(bytes[0..4].try_into().unwrap())
+        let out = run_one_thread(&kernel, x.to_le_bytes().to_vec(), 8);
+        f32::from_le_bytes(out[0..4].try_into().unwrap())
     };
     let mut worst: f64 = 0.0;
     let lowest = (-103.0f32).to_bits();
