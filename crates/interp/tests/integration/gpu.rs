@@ -138,6 +138,30 @@ fn shuffle_reduce_sums_a_warp() {
     assert_eq!(to_f32s(&out[1]), [496.0, 1520.0]);
 }
 
+/// Every lane writes its `shuffle_reduce` to distance 2: the sum of its group of 4 lanes
+/// (`l ^ 1`, `l ^ 2`), the op's semantics (`ir::dialects::xla_gpu`), which the row
+/// normalization's fold across warps reads in every lane.
+const GROUP_SUMS: &str = r#"
+func.func @main(%in: tensor<32xf32>, %out: tensor<32xf32>) -> tensor<32xf32> {
+  %tid = gpu.thread_id  x
+  %v = tensor.extract %in[%tid] : tensor<32xf32>
+  %sum = xla_gpu.shuffle_reduce(%v) to 2 combiner=@add : f32
+  %o = tensor.insert %sum into %out[%tid] : tensor<32xf32>
+  return %o : tensor<32xf32>
+}
+func.func private @add(%a: f32, %b: f32) -> f32 {
+  %s = arith.addf %a, %b : f32
+  return %s : f32
+}"#;
+
+#[test]
+fn shuffle_reduce_gives_every_lane_its_groups_value() {
+    let input: Vec<f32> = (0..32).map(|i| i as f32).collect();
+    let out = run(GROUP_SUMS, 1, 32, vec![f32s(&input), f32s(&[0.0; 32])]).unwrap();
+    let want: Vec<f32> = (0..32).map(|l| (4 * (l / 4) * 4 + 6) as f32).collect();
+    assert_eq!(to_f32s(&out[1]), want);
+}
+
 #[test]
 fn a_butterfly_of_gpu_shuffles_gives_every_lane_the_sum() {
     // Step `k` adds the lane `offset` away (16, 8, 4, 2, 1): `%v{k + 1}` from `%v{k}`.
