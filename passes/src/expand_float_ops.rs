@@ -26,7 +26,9 @@
 //!   a shared divisor but keeps the two predicated scalings of every numerator: three
 //!   instructions a division, against two here ([`divide_by_shared_divisors`]).
 //!   A divisor used once, or a constant one (LLVM multiplies by its reciprocal where that
-//!   is exact), keeps `arith.divf`.
+//!   is exact), keeps `arith.divf`. Divisions marked `fastmath<arcp>` (the emitters' mark
+//!   where the HLO proves the divisor is in [1, 2¹²⁵]: softmax's sum of `exp(x - max)`)
+//!   need no scale: `x · rcp(d)`, the same bits, one instruction each.
 //! * `math.exp` on `f32` with `fastmath<afn>` (which the emitters set only where the HLO
 //!   proves the argument is at most 0: softmax's `x - max`) becomes `exp2(x · log2 e)`,
 //!   Triton's exponential: 5 SASS instructions instead of libdevice's 8, within `f32`'s
@@ -110,13 +112,28 @@ fn divide_by_shared_divisors(m: &mut Module) {
         });
         by_divisor[group].1.push(op);
     }
-    for (d, divisions) in by_divisor.into_iter().filter(|(_, ops)| ops.len() > 1) {
+    for (d, divisions) in by_divisor {
+        // `arcp`: the emitters proved the divisor is in [1, 2^125], where `div.full` does not
+        // scale (`k` = 1): `x · rcp(d)`, the same bits, for one division as for many.
+        let normal = divisions.iter().all(|&op| has_fastmath(m, op, &["arcp"]));
+        if divisions.len() == 1 && !normal {
+            continue;
+        }
         let at = match (m.defining_op(d), m.value_block(d)) {
             (Some(def), _) => InsertPoint::After(def),
             (None, Some(block)) => InsertPoint::BlockStart(block),
             (None, None) => continue,
         };
         let mut b = Builder::new(m, at);
+        if normal {
+            let r = emit_rcp(&mut b, d);
+            for op in divisions {
+                let x = m.operand(op, 0);
+                let q = Builder::before(m, op).mulf(x, r);
+                m.replace_op(op, &[q]);
+            }
+            continue;
+        }
         let abs = b.unary("math.absf", d);
         let large = float(&mut b, Type::F32, DIV_FULL_LARGE);
         let small = float(&mut b, Type::F32, DIV_FULL_SMALL);
@@ -129,16 +146,7 @@ fn divide_by_shared_divisors(m: &mut Module) {
         let small_or_one = b.select(is_small, up, one);
         let k = b.select(is_large, quarter, small_or_one);
         let scaled = b.mulf(d, k);
-        let at = b.insertion_point();
-        // `d·k` is normal, zero, infinite or NaN: flushing subnormals changes nothing.
-        let r = llvm::build_inline_asm(
-            b.module,
-            at,
-            "rcp.approx.ftz.f32 $0, $1;",
-            "=f,f",
-            &[scaled],
-            Type::F32,
-        );
+        let r = emit_rcp(&mut b, scaled);
         for op in divisions {
             let x = m.operand(op, 0);
             let mut b = Builder::before(m, op);
@@ -298,6 +306,20 @@ fn emit_tanh_approx(b: &mut Builder<'_>, x: Value) -> Value {
         "tanh.approx.f32 $0, $1;",
         "=f,f",
         &[x],
+        Type::F32,
+    )
+}
+
+/// `rcp.approx.ftz.f32` of `d`, which is normal, zero, infinite or NaN (scaled so, or so by
+/// its range): flushing subnormals changes nothing.
+fn emit_rcp(b: &mut Builder<'_>, d: Value) -> Value {
+    let at = b.insertion_point();
+    llvm::build_inline_asm(
+        b.module,
+        at,
+        "rcp.approx.ftz.f32 $0, $1;",
+        "=f,f",
+        &[d],
         Type::F32,
     )
 }

@@ -162,3 +162,27 @@ func.func @exp_approximable(%x: f32, %v: vector<4xf32>, %d: f64) -> (f32, vector
   %q = math.exp %d fastmath<afn> : f64
   return %e, %ev, %p, %q : f32, vector<4xf32>, f32, f64
 }
+
+// -----
+
+// Divisions marked fastmath<arcp> (the emitters' mark for a divisor proven in [1, 2^125],
+// softmax's sum of exp(x - max)): x * rcp(d), no scale, for one division as for many. One
+// unmarked division among marked ones keeps the scaled form for all of them.
+// CHECK-LABEL: func.func @normal_divisor(
+// CHECK-SAME:      %[[A:[^:]*]]: f32, %[[B:[^:]*]]: f32, %[[D:[^:]*]]: f32, %[[E:[^:]*]]: f32, %[[F:[^:]*]]: f32)
+// CHECK-NEXT:    math.absf %[[F]] : f32
+// CHECK:         %[[RE:.*]] = "llvm.inline_asm"(%[[E]]) <{asm_string = "rcp.approx.ftz.f32 $0, $1;", constraints = "=f,f"}> : (f32) -> f32
+// CHECK-NEXT:    %[[R:.*]] = "llvm.inline_asm"(%[[D]]) <{asm_string = "rcp.approx.ftz.f32 $0, $1;", constraints = "=f,f"}> : (f32) -> f32
+// CHECK-NEXT:    %[[QA:.*]] = arith.mulf %[[A]], %[[R]] : f32
+// CHECK-NEXT:    %[[QB:.*]] = arith.mulf %[[B]], %[[R]] : f32
+// CHECK-NEXT:    %[[QE:.*]] = arith.mulf %[[A]], %[[RE]] : f32
+// CHECK-NOT:     arith.divf
+// CHECK:         return %[[QA]], %[[QB]], %[[QE]]
+func.func @normal_divisor(%a: f32, %b: f32, %d: f32, %e: f32, %f: f32) -> (f32, f32, f32, f32, f32) {
+  %qa = arith.divf %a, %d fastmath<arcp> : f32
+  %qb = arith.divf %b, %d fastmath<arcp> : f32
+  %qe = arith.divf %a, %e fastmath<arcp> : f32
+  %qf = arith.divf %a, %f fastmath<arcp> : f32
+  %qg = arith.divf %b, %f : f32
+  return %qa, %qb, %qe, %qf, %qg : f32, f32, f32, f32, f32
+}

@@ -168,7 +168,8 @@ fn reductions_read_in_straight_line_code() {
 /// instructions against 152, with 4 calls to a slow path). Divisions that share a divisor
 /// are `div.full`'s own steps with the divisor's part once (`expand-float-ops`): the row
 /// softmax divides each of a thread's 16 elements by the row's sum with one `rcp` and no
-/// `div.full`; a quotient of two inputs stays `div.full`.
+/// `div.full` (a sum of `exp(x - max)`, which `div.full` never scales: `x · rcp(sum)`); a
+/// quotient of two inputs stays `div.full`.
 #[test]
 fn f32_division_is_div_full() {
     let path = testkit::project_root().join("bench/gpu/softmax_rows_4096x4096.hlo");

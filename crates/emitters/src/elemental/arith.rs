@@ -50,7 +50,20 @@ impl ElementalEmitter<'_, '_> {
             Add => b.binary(pick("arith.addf", "arith.addi"), x, args[1]),
             Subtract => b.binary(pick("arith.subf", "arith.subi"), x, args[1]),
             Multiply => b.binary(pick("arith.mulf", "arith.muli"), x, args[1]),
-            Divide if float => b.binary("arith.divf", x, args[1]),
+            Divide if float => {
+                let q = b.binary("arith.divf", x, args[1]);
+                let normal_divisor = t0 == PrimitiveType::F32
+                    && range::is_sum_of_exp_minus_group_maximum(
+                        self.cx.module,
+                        self.computation,
+                        instr.operands[1],
+                    );
+                if normal_divisor {
+                    // A divisor in [1, n]: `div.full` would not scale, `x · rcp(d)` is the same.
+                    set_fastmath(b, q, "arcp");
+                }
+                q
+            }
             Divide => int_divide(b, x, args[1], unsigned, false),
             Remainder if float => b.binary("arith.remf", x, args[1]),
             Remainder => int_divide(b, x, args[1], unsigned, true),
@@ -104,9 +117,7 @@ impl ElementalEmitter<'_, '_> {
                     );
                 if bounded {
                     // `expand-float-ops` may approximate it: within f32's bound on x <= 0.
-                    let op = b.module.defining_op(e).expect("math.exp");
-                    let afn = Attribute::Opaque("#arith.fastmath<afn>".into());
-                    b.module.set_prop(op, "fastmath", afn);
+                    set_fastmath(b, e, "afn");
                 }
                 e
             }
@@ -435,4 +446,13 @@ fn float_to_int(b: &mut Builder<'_>, x: Value, to: PrimitiveType, ty: Type) -> V
     let hi = b.select(too_big, max, converted);
     let lo = b.select(too_small, min, hi);
     b.select(is_nan, zero_i, lo)
+}
+
+/// Gives the op that defined `v` the fast-math flag `flag` (`arith.divf ... fastmath<arcp>`),
+/// where the HLO proves the rewrite it allows stays within the type's bound
+/// ([`super::range`]).
+fn set_fastmath(b: &mut Builder<'_>, v: Value, flag: &str) {
+    let op = b.module.defining_op(v).expect("an op's result");
+    let flags = Attribute::Opaque(format!("#arith.fastmath<{flag}>"));
+    b.module.set_prop(op, "fastmath", flags);
 }
