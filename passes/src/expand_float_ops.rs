@@ -125,36 +125,35 @@ fn divide_by_shared_divisors(m: &mut Module) {
             (None, None) => continue,
         };
         let mut b = Builder::new(m, at);
-        if normal {
-            let r = emit_rcp(&mut b, d);
-            for op in divisions {
-                let x = m.operand(op, 0);
-                let q = Builder::before(m, op).mulf(x, r);
-                m.replace_op(op, &[q]);
-            }
-            continue;
-        }
-        let abs = b.unary("math.absf", d);
-        let large = float(&mut b, Type::F32, DIV_FULL_LARGE);
-        let small = float(&mut b, Type::F32, DIV_FULL_SMALL);
-        let is_large = cmpf(&mut b, "ogt", abs, large);
-        // Unordered: a NaN divisor is scaled too, as `div.full` does; the result is NaN.
-        let is_small = cmpf(&mut b, "ult", abs, small);
-        let quarter = float(&mut b, Type::F32, 0.25);
-        let up = float(&mut b, Type::F32, 16_777_216.0);
-        let one = float(&mut b, Type::F32, 1.0);
-        let small_or_one = b.select(is_small, up, one);
-        let k = b.select(is_large, quarter, small_or_one);
-        let scaled = b.mulf(d, k);
-        let r = emit_rcp(&mut b, scaled);
+        // `k`, where the divisor's range does not make it 1.
+        let k = (!normal).then(|| div_full_scale(&mut b, d));
+        let scaled = k.map_or(d, |k| b.mulf(d, k));
+        // `d·k` is normal, zero, infinite or NaN: flushing subnormals changes nothing.
+        let r = emit_ptx_unary(&mut b, "rcp.approx.ftz.f32", scaled);
         for op in divisions {
             let x = m.operand(op, 0);
             let mut b = Builder::before(m, op);
-            let x_scaled = b.mulf(x, k);
+            let x_scaled = k.map_or(x, |k| b.mulf(x, k));
             let q = b.mulf(x_scaled, r);
             m.replace_op(op, &[q]);
         }
     }
+}
+
+/// `div.full.f32`'s scale of `d`: 1/4 where `|d| > 2¹²⁶`, 2²⁴ where `|d| < 2⁻¹²⁶` (or NaN),
+/// else 1.
+fn div_full_scale(b: &mut Builder<'_>, d: Value) -> Value {
+    let abs = b.unary("math.absf", d);
+    let large = float(b, Type::F32, DIV_FULL_LARGE);
+    let small = float(b, Type::F32, DIV_FULL_SMALL);
+    let is_large = cmpf(b, "ogt", abs, large);
+    // Unordered: a NaN divisor is scaled too, as `div.full` does; the result is NaN.
+    let is_small = cmpf(b, "ult", abs, small);
+    let quarter = float(b, Type::F32, 0.25);
+    let up = float(b, Type::F32, 16_777_216.0);
+    let one = float(b, Type::F32, 1.0);
+    let small_or_one = b.select(is_small, up, one);
+    b.select(is_large, quarter, small_or_one)
 }
 
 /// What becomes of one op.
@@ -299,27 +298,19 @@ pub const ERF_SATURATION: f32 = 3.7439213;
 /// the rational form. The interpreter runs the instruction as the exact tanh; the GPU bundles
 /// check the hardware's result against the same tolerance.
 fn emit_tanh_approx(b: &mut Builder<'_>, x: Value) -> Value {
-    let at = b.insertion_point();
-    llvm::build_inline_asm(
-        b.module,
-        at,
-        "tanh.approx.f32 $0, $1;",
-        "=f,f",
-        &[x],
-        Type::F32,
-    )
+    emit_ptx_unary(b, "tanh.approx.f32", x)
 }
 
-/// `rcp.approx.ftz.f32` of `d`, which is normal, zero, infinite or NaN (scaled so, or so by
-/// its range): flushing subnormals changes nothing.
-fn emit_rcp(b: &mut Builder<'_>, d: Value) -> Value {
+/// The one-operand `f32` PTX instruction `instruction` (`rcp.approx.ftz.f32`) of `x`, as
+/// inline assembly: NVPTX has no intrinsic that keeps it as written.
+fn emit_ptx_unary(b: &mut Builder<'_>, instruction: &str, x: Value) -> Value {
     let at = b.insertion_point();
     llvm::build_inline_asm(
         b.module,
         at,
-        "rcp.approx.ftz.f32 $0, $1;",
+        &format!("{instruction} $0, $1;"),
         "=f,f",
-        &[d],
+        &[x],
         Type::F32,
     )
 }

@@ -206,6 +206,16 @@ impl Computation {
             .map(InstrId)
     }
 
+    /// The root's opcode when the computation is one op of its two parameters, each once,
+    /// in either order (`add(p0, p1)`): how a reducer or combiner is known by its kind.
+    pub fn binary_op_of_parameters(&self) -> Option<Opcode> {
+        let root = self.root_instruction();
+        let params = self.parameters();
+        let of_both = params.len() == 2
+            && (root.operands == params[..] || root.operands == [params[1], params[0]]);
+        of_both.then_some(root.opcode)
+    }
+
     /// The parameter instructions ordered by parameter number (as far as numbers are valid;
     /// the verifier reports gaps and duplicates).
     pub fn parameters(&self) -> Vec<InstrId> {

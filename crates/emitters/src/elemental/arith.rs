@@ -40,6 +40,8 @@ impl ElementalEmitter<'_, '_> {
         }
         let float = t0.is_float();
         let unsigned = t0.is_unsigned_int() || t0 == PrimitiveType::Pred;
+        // For the range facts that allow cheaper f32 math (`range`).
+        let (module, c, f32) = (self.cx.module, self.computation, t0 == PrimitiveType::F32);
         let b = &mut self.b;
         let x = args[0];
         use Opcode::*;
@@ -52,17 +54,10 @@ impl ElementalEmitter<'_, '_> {
             Multiply => b.binary(pick("arith.mulf", "arith.muli"), x, args[1]),
             Divide if float => {
                 let q = b.binary("arith.divf", x, args[1]);
-                let normal_divisor = t0 == PrimitiveType::F32
-                    && range::is_sum_of_exp_minus_group_maximum(
-                        self.cx.module,
-                        self.computation,
-                        instr.operands[1],
-                    );
-                if normal_divisor {
-                    // A divisor in [1, n]: `div.full` would not scale, `x · rcp(d)` is the same.
-                    set_fastmath(b, q, "arcp");
-                }
-                q
+                // A divisor in [1, n]: `div.full` would not scale, `x · rcp(d)` is the same.
+                let divisor = instr.operands[1];
+                let proven = f32 && range::is_sum_of_exp_minus_group_maximum(module, c, divisor);
+                with_fastmath_if(b, q, "arcp", proven)
             }
             Divide => int_divide(b, x, args[1], unsigned, false),
             Remainder if float => b.binary("arith.remf", x, args[1]),
@@ -109,17 +104,9 @@ impl ElementalEmitter<'_, '_> {
             Sign => sign(b, x, ty, float),
             Exp if float => {
                 let e = b.unary("math.exp", x);
-                let bounded = t0 == PrimitiveType::F32
-                    && range::is_minus_its_group_maximum(
-                        self.cx.module,
-                        self.computation,
-                        instr.operands[0],
-                    );
-                if bounded {
-                    // `expand-float-ops` may approximate it: within f32's bound on x <= 0.
-                    set_fastmath(b, e, "afn");
-                }
-                e
+                // `expand-float-ops` may approximate it: within f32's bound on x <= 0.
+                let proven = f32 && range::is_minus_its_group_maximum(module, c, instr.operands[0]);
+                with_fastmath_if(b, e, "afn", proven)
             }
             Expm1 if float => b.unary("math.expm1", x),
             Log if float => b.unary("math.log", x),
@@ -448,11 +435,14 @@ fn float_to_int(b: &mut Builder<'_>, x: Value, to: PrimitiveType, ty: Type) -> V
     b.select(is_nan, zero_i, lo)
 }
 
-/// Gives the op that defined `v` the fast-math flag `flag` (`arith.divf ... fastmath<arcp>`),
-/// where the HLO proves the rewrite it allows stays within the type's bound
+/// `v`, its defining op given the fast-math flag `flag` (`arith.divf ... fastmath<arcp>`)
+/// where `proven`: the HLO proves the rewrite the flag allows stays within the type's bound
 /// ([`super::range`]).
-fn set_fastmath(b: &mut Builder<'_>, v: Value, flag: &str) {
-    let op = b.module.defining_op(v).expect("an op's result");
-    let flags = Attribute::Opaque(format!("#arith.fastmath<{flag}>"));
-    b.module.set_prop(op, "fastmath", flags);
+fn with_fastmath_if(b: &mut Builder<'_>, v: Value, flag: &str, proven: bool) -> Value {
+    if proven {
+        let op = b.module.defining_op(v).expect("an op's result");
+        let flags = Attribute::Opaque(format!("#arith.fastmath<{flag}>"));
+        b.module.set_prop(op, "fastmath", flags);
+    }
+    v
 }

@@ -124,14 +124,10 @@ fn reduces_maximum_of(module: &HloModule, c: &Computation, reduce: InstrId, a: I
         && reducer_root(module, instr) == Some(Opcode::Maximum)
 }
 
-/// The opcode of a reducer whose root combines its two parameters, one each.
+/// The kind of `reduce`'s reducer: its root's opcode when that combines its two
+/// parameters.
 fn reducer_root(module: &HloModule, reduce: &hlo::Instruction) -> Option<Opcode> {
-    let reducer = module.computation(reduce.called("to_apply")?.id);
-    let root = reducer.root_instruction();
-    let parameters = reducer.parameters();
-    let combines_both = parameters.len() == 2
-        && root.operands.len() == 2
-        && root.operands.iter().all(|o| parameters.contains(o))
-        && root.operands[0] != root.operands[1];
-    combines_both.then_some(root.opcode)
+    module
+        .computation(reduce.called("to_apply")?.id)
+        .binary_op_of_parameters()
 }

@@ -311,9 +311,9 @@ impl ScatterFusion {
         // 128-bit atomic.
         let element = fusion.instruction(scatter.operands[0]).shape.as_array();
         let c128 = element.is_some_and(|a| a.element_type == hlo::PrimitiveType::C128);
-        let adds = scatter
-            .called("to_apply")
-            .is_some_and(|c| is_add_of_parameters(cx.module.computation(c.id)));
+        let adds = scatter.called("to_apply").is_some_and(|c| {
+            cx.module.computation(c.id).binary_op_of_parameters() == Some(hlo::Opcode::Add)
+        });
         if c128 && !adds {
             return Err(kernel::unsupported(
                 span,
@@ -335,13 +335,4 @@ impl ScatterFusion {
         xla_gpu::build_yield(b.module, body, &[combined]);
         Ok(vec![b.module.result(op, 0)])
     }
-}
-
-/// Whether computation `c` is `add(p0, p1)` of its two parameters (either order).
-fn is_add_of_parameters(c: &Computation) -> bool {
-    let root = c.root_instruction();
-    let params = c.parameters();
-    root.opcode == hlo::Opcode::Add
-        && params.len() == 2
-        && (root.operands == params[..] || root.operands == [params[1], params[0]])
 }
