@@ -107,18 +107,20 @@ fn gelu_loads_and_stores_vectors() {
 /// positions as constant operands, which kept `lower-to-llvm` at 64) lowered every count by
 /// up to 8; the transposes' tile loops and the reductions' read loops are unrolled on the
 /// emitters' request, so the 210 transpose's reading loop is straight-line code: 224 to 456
-/// static instructions, fewer executed than the 4-trip loop's ~510.
+/// static instructions, fewer executed than the 4-trip loop's ~510. Session 23 (issue 22):
+/// the f32 transposes whose rows are whole 128-bit vectors take the packed tile at one
+/// element a word, 128-bit global accesses both ways: 021 from 80 to 72, 210 from 96 to 80.
 const SASS_BUDGETS: &[(&str, &[usize])] = &[
     ("gelu.hlo", &[90]),
     ("layernorm.hlo", &[97, 141, 62]),
     ("reduce_column.hlo", &[176]),
     ("softmax.hlo", &[114, 405, 97]),
     ("transpose_021_bf16.hlo", &[114]),
-    ("transpose_021_f32.hlo", &[88]),
+    ("transpose_021_f32.hlo", &[80]),
     ("transpose_102_bf16.hlo", &[132]),
     ("transpose_102_f32.hlo", &[36]),
     ("transpose_210_bf16.hlo", &[502]),
-    ("transpose_210_f32.hlo", &[106]),
+    ("transpose_210_f32.hlo", &[88]),
 ];
 
 #[test]

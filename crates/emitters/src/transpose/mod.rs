@@ -3,8 +3,9 @@
 //!
 //! The kernel `@main` has two `xla_gpu.loop`s over the block's threads, whose maps come from
 //! the tiling: XLA's classic padded tile ([`tiling`]: the same `(th_x, bl_x)[s0, s1]` domain
-//! for both loops), or, for 8- and 16-bit elements where XLA packs them, the packed tile
-//! ([`packed`]: `[l, j]` to read, `[l, vh, vv]` to write). The first reads the input tile in input order — calling the prologue,
+//! for both loops), or, for 8- and 16-bit elements where XLA packs them and 32-bit ones
+//! whose rows it moves 128 bits wide, the packed tile ([`packed`]: `[l, j]` to read, `[l,
+//! vh, vv]` to write). The first reads the input tile in input order — calling the prologue,
 //! the function of each transpose hero's operand — and inserts the elements into a shared
 //! tile (`xla_gpu.allocate_shared`, one per hero, padded against bank conflicts); it also
 //! writes the side outputs (roots whose hero is not a tiled transpose) at the input's index,
@@ -38,7 +39,7 @@ pub use packed::PackedTiling;
 pub use tiling::Tiling;
 
 /// The tile a block moves through shared memory: XLA's classic one (`32v x 32v`, padded), or
-/// the packed one for 8- and 16-bit elements ([`packed`]). Both are four maps over the
+/// the packed one for 8- and 16-bit elements and 128-bit rows of 32-bit ones ([`packed`]). Both are four maps over the
 /// block's threads; the kernel around them is the same.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TransposeTiling {
@@ -57,8 +58,8 @@ macro_rules! either {
 }
 
 impl TransposeTiling {
-    /// The packed tiling when every hero has the same element width and XLA would pack the
-    /// transpose at that width; else the classic one.
+    /// The packed tiling when every hero has the same element width and the packed tile
+    /// takes the transpose at that width; else the classic one.
     pub fn new(description: TransposeDescription, element_bits: &[i64]) -> TransposeTiling {
         let packed = match element_bits {
             [first, rest @ ..] if rest.iter().all(|b| b == first) => {

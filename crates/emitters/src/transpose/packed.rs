@@ -1,5 +1,6 @@
 //! The packed transpose (XLA's `PackedTranspose`): the tiling for 8- and 16-bit elements
-//! that keeps the shared tile and its bank pattern those of a 32-bit transpose.
+//! that keeps the shared tile and its bank pattern those of a 32-bit transpose; and, ours,
+//! for 32-bit elements (`vs = 1`) whose rows it moves 128 bits wide.
 //!
 //! `vs = 32 / element bits` elements (2 for 16-bit types, 4 for 8-bit ones and `pred`) share
 //! one 32-bit word of shared memory. The transpose is put in the form
@@ -49,6 +50,13 @@
 //! `cols` are both at least `10 * vs` and multiples of `vs`, and so is `T2 mod tT2` (the
 //! last tile's rows). Partial tiles at the edges are masked per element by the maps'
 //! constraints.
+//!
+//! 32-bit elements (issue 22): XLA keeps them in its classic `32 x 33` tile, 32 bits an
+//! access (its `kMaxVectorizedBytes = 4`), eight elements and 32 memory instructions a
+//! thread. Where the input's and the output's rows are both whole 128-bit vectors, this tile
+//! with `vs = 1` moves them as Triton does: a thread reads two `LDG.E.128`, writes two
+//! `STS.128`, reads four `LDS.64` and stores two `STG.E.128` (10 memory instructions), in
+//! a `32 x 36` tile with no bank conflicts. Elsewhere they keep XLA's tile.
 
 use indexing::nested_layout::NestedLayout;
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
@@ -94,7 +102,9 @@ pub struct PackedTiling {
 impl PackedTiling {
     /// The packed tiling of `description` for elements of `bits` bits, if XLA would pack it.
     pub fn new(description: &TransposeDescription, bits: i64) -> Option<PackedTiling> {
-        if !(8..WORD_BITS).contains(&bits) || description.rank() < 2 || description.minor_dim_kept()
+        if !(8..=WORD_BITS).contains(&bits)
+            || description.rank() < 2
+            || description.minor_dim_kept()
         {
             return None;
         }
@@ -131,11 +141,21 @@ impl PackedTiling {
             .into_iter()
             .find(|&b| rows % (b * vs) == 0 && dims[t2] % (b * vs) == 0)
             .unwrap_or(1);
-        // As many words of each row as a thread's block of `MAX_BLOCK_BYTES` holds, and no
-        // more than the reading access (so the group stride, `32 vs + p` words with `p` a
-        // multiple of `a`, keeps them aligned).
+        // 32-bit elements take this tile only where it moves both rows 128 bits wide (issue
+        // 22: Triton's accesses); else XLA's classic tile, which moves them 32 bits wide.
+        if bits == WORD_BITS && (access_words, store_words) != (4, 4) {
+            return None;
+        }
+        // As many words of each row as a thread's block of `MAX_BLOCK_BYTES` holds, no more
+        // than the reading access (so the group stride, `32 vs + p` words with `p` a
+        // multiple of `a`, keeps them aligned), and no more than one iteration's `4b`
+        // threads side by side spread over a tile row's 32 words (`b r <= 8`, which only
+        // the byte bound leaves open at one element a word).
         let block_words = MAX_BLOCK_BYTES / 4 / (store_words * vs);
-        let row_words = access_words.min(block_words).max(1);
+        let row_words = access_words
+            .min(block_words)
+            .min(WARP_SIZE / (THREADS_PER_BLOCK * store_words / WARP_SIZE))
+            .max(1);
         let mut block_sizes = vec![1; m];
         block_sizes[t2] = tile_t2;
         block_sizes[m - 2] = tile_a;
@@ -455,8 +475,7 @@ mod tests {
 
     #[test]
     fn xla_s_conditions_decide() {
-        // 32-bit elements, sub-byte ones, a kept minor dimension: never packed.
-        assert!(packed(&[256, 256], &[1, 0], 32).is_none());
+        // Sub-byte elements, a kept minor dimension: never packed.
         assert!(packed(&[256, 256], &[1, 0], 4).is_none());
         assert!(packed(&[256, 256, 4], &[1, 0, 2], 8).is_none());
         // Fewer than 10 vectors per tile dimension.
@@ -466,12 +485,17 @@ mod tests {
         assert!(packed(&[66, 256], &[1, 0], 16).is_some());
         assert!(packed(&[65, 256], &[1, 0], 16).is_none());
         assert_eq!(packed(&[256, 256], &[1, 0], 8).unwrap().vector_size, 4);
+        // 32-bit elements only where both rows are whole 128-bit vectors (ours, not XLA's).
+        assert_eq!(packed(&[256, 256], &[1, 0], 32).unwrap().vector_size, 1);
+        assert!(packed(&[256, 250], &[1, 0], 32).is_none());
+        assert!(packed(&[250, 256], &[1, 0], 32).is_none());
+        assert!(packed(&[256, 256], &[1, 0], 64).is_none());
     }
 
     /// The packed transposes whose maps the tests below check: partial tiles in every tiled
-    /// dimension, batch dimensions, a kept `A` dimension and an inserted one, 8 and 16 bits;
-    /// as (input dimensions, permutation, bits).
-    fn packed_cases() -> [(Vec<i64>, Vec<usize>, i64); 8] {
+    /// dimension, batch dimensions, a kept `A` dimension and an inserted one, 8, 16 and 32
+    /// bits; as (input dimensions, permutation, bits).
+    fn packed_cases() -> [(Vec<i64>, Vec<usize>, i64); 11] {
         [
             (vec![70, 130], vec![1, 0], 16),
             (vec![70, 132], vec![1, 0], 16),
@@ -481,6 +505,9 @@ mod tests {
             (vec![2, 4, 64, 10, 6], vec![1, 0, 4, 3, 2], 16),
             (vec![40, 3, 12, 8], vec![3, 1, 2, 0], 16),
             (vec![68, 2, 200], vec![2, 1, 0], 8),
+            (vec![68, 132], vec![1, 0], 32),
+            (vec![3, 52, 92], vec![0, 2, 1], 32),
+            (vec![40, 3, 12, 8], vec![3, 1, 2, 0], 32),
         ]
     }
 
@@ -545,12 +572,13 @@ mod tests {
     /// The lanes of a warp that shared memory serves together (`32 / w` for accesses of `w`
     /// words: `a` when the reading loop writes the tile, `r` when the writing loop reads it)
     /// touch all 32 banks at every loop point of both loops: the padded tile has no bank
-    /// conflicts, for 8- and 16-bit elements, every access width `a`, every output vector
-    /// `b` and every row read `r`, with either padding.
+    /// conflicts, for 8-, 16- and 32-bit elements, every access width `a`, every output
+    /// vector `b` and every row read `r`, with either padding.
     #[test]
     fn a_warp_s_shared_accesses_hit_32_banks() {
         // [T2, T1], bits, (a, b, r)
         for (dims, bits, words) in [
+            ([256, 256], 32, (4, 4, 2)),
             ([256, 256], 16, (4, 4, 2)),
             ([256, 256], 8, (4, 4, 1)),
             ([248, 248], 8, (2, 2, 2)),
