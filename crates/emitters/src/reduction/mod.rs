@@ -607,21 +607,57 @@ impl<'a> Emitter<'a> {
         Ok((outputs, partials))
     }
 
-    /// `xla_gpu.shuffle_reduce` of every hero's values.
+    /// `xla_gpu.shuffle_reduce` of every hero's values. Vector values (a column kind's
+    /// partials, one per column of the vector) are shuffled element by element, as the
+    /// combiner takes scalars, and put back together.
     fn shuffle(&self, b: &mut Builder<'_>, values: &HeroValues, distance: i64) -> HeroValues {
         values
             .iter()
             .enumerate()
             .map(|(i, v)| {
-                xla_gpu::build_shuffle_reduce(
-                    b.module,
-                    b.insertion_point(),
-                    &self.reducers[i],
-                    v,
-                    distance,
-                )
+                let ty = b.module.value_type(v[0]);
+                let Some(width) = ty.is_vector().then(|| ty.num_elements()).flatten() else {
+                    return self.shuffle_scalars(b, i, v, distance);
+                };
+                let reduced: Vec<Vec<Value>> = (0..width)
+                    .map(|k| {
+                        let at = [Position::Static(k)];
+                        let elements: Vec<Value> = v
+                            .iter()
+                            .map(|&x| {
+                                irvector::build_extract(b.module, b.insertion_point(), x, &at)
+                            })
+                            .collect();
+                        self.shuffle_scalars(b, i, &elements, distance)
+                    })
+                    .collect();
+                v.iter()
+                    .enumerate()
+                    .map(|(o, &x)| {
+                        let elements: Vec<Value> = reduced.iter().map(|r| r[o]).collect();
+                        let ty = b.module.value_type(x);
+                        irvector::build_from_elements(b.module, b.insertion_point(), ty, &elements)
+                    })
+                    .collect()
             })
             .collect()
+    }
+
+    /// `xla_gpu.shuffle_reduce` of hero `hero`'s scalar values.
+    fn shuffle_scalars(
+        &self,
+        b: &mut Builder<'_>,
+        hero: usize,
+        values: &[Value],
+        distance: i64,
+    ) -> Vec<Value> {
+        xla_gpu::build_shuffle_reduce(
+            b.module,
+            b.insertion_point(),
+            &self.reducers[hero],
+            values,
+            distance,
+        )
     }
 
     /// `ReduceViaSharedMemory`: the partials through shared tiles, a barrier, the reads of

@@ -28,7 +28,12 @@
 //! * **Column**: 32×32 threads; warp `w` walks reduced rows `w, w + 32, ..`, lane `l` column
 //!   `(block * 32 + l) * vector + v`; partials go through a `[32, 32 * vector + 1]` tile
 //!   written transposed, so warp `w` then holds column `w`'s 32 partials and shuffles them
-//!   (distance 16).
+//!   (distance 16). Ours keeps a column's 32 partials side by side in the tile (`[c, v * 32
+//!   + w]`, no bank conflicts either way) and widens the vector to 128 bits within XLA's block width
+//!   ([`column_vector_size`]): then `lanes = 32 * XLA's vector / vector` lanes span the
+//!   block's columns, each warp walks `32 / lanes` rows at once (lane `l` row `l mod (32 /
+//!   lanes)` of warp `w`'s group `w, w + 32, ..`), a first shuffle merges them, and the
+//!   first `lanes` warps finish the columns from a `[lanes, 32 * vector + 1]` tile.
 //! * **Small column**: 128 threads (fewer if needed) walk the block's `[reduced, minor]`
 //!   slice linearly, `vector` elements each; `shared_rows = vector * threads / minor`
 //!   threads hold partials of one column (at most 32: the vector size, then the thread
@@ -52,6 +57,11 @@ use super::dimensions::{COL_MINOR_KEPT, MAX_THREADS_PER_ROW, ReductionDimensions
 const THREADS_PER_BLOCK_TARGET: i64 = 256;
 /// Column reductions: the square tile of 32×32 threads.
 const TILE_SIZE: i64 = 32;
+/// A column thread keeps one accumulator a lane of its vector, in registers of their own
+/// (narrow types too), and a 1024-thread block has 64 registers a thread: the widened
+/// vector stops at 8 (`s8` columns at 16 took 41 registers, half the occupancy of 32; `s4`
+/// at 32 spilled).
+const MAX_COLUMN_ACCUMULATORS: i64 = 8;
 /// SMs of an H100/H200 (sm_90, the default target): multi-row reductions shrink their
 /// vectors until every SM has a block.
 pub const CORE_COUNT: i64 = 132;
@@ -168,6 +178,49 @@ pub fn row_vector_size(minor: i64, threads: i64, widths: ElementWidths) -> i64 {
         vs *= 2;
     }
     vs
+}
+
+/// The column kind's vector: XLA's ([`vector_size`]) doubled while it stays within 128 bits
+/// of the smallest input and [`MAX_COLUMN_ACCUMULATORS`] lanes, divides the minor kept
+/// component and fits XLA's block width of `32 * XLA's vector` columns (where XLA's is at
+/// least 2), if the thread's strip of `rows` is long enough to pay for it
+/// ([`wider_column_vector_pays`]). The blocks stay XLA's: a block's `32 * XLA's vector /
+/// vector` lanes span its columns and each warp reads `32 / lanes` rows at once (their
+/// partials first shuffled together). XLA stops at 64 bits; Triton's column sums load 128
+/// (issue 22). A wider vector at XLA's 32 lanes would halve the blocks, which on the H200
+/// ran the column sum at 63% of copy bandwidth instead of 82% (`bench/RESULTS.md`).
+pub fn column_vector_size(rows: i64, minor: i64, xla_vector: i64, widths: ElementWidths) -> i64 {
+    let mut vs = xla_vector;
+    if vs < 2 {
+        return vs;
+    }
+    let bits = widths.smallest_input_bits;
+    while vs * 2 * bits <= 128
+        && vs * 2 <= MAX_COLUMN_ACCUMULATORS
+        && minor % (vs * 2) == 0
+        && vs * 2 <= TILE_SIZE * xla_vector
+    {
+        vs *= 2;
+    }
+    if wider_column_vector_pays(rows, xla_vector, vs) {
+        vs
+    } else {
+        xla_vector
+    }
+}
+
+/// Whether a column thread's vector of `wide` lanes instead of XLA's `xla` saves
+/// instructions: it reads its strip of `rows` rows in `ceil(rows / 32 r)` loads instead of
+/// `ceil(rows / 32)` (`r = wide / xla` rows a warp), but shuffles `wide - xla` more
+/// partials across the warp's 32 lanes (5 steps) and all `wide` across its `r` rows (`log2
+/// r` steps), a shuffle and a combine a step. The f32 column sum of 4096 rows saves 64
+/// loads for 28 instructions; at 1024 rows it would save 16.
+fn wider_column_vector_pays(rows: i64, xla: i64, wide: i64) -> bool {
+    let r = wide / xla;
+    let saved = ceil_div(rows, TILE_SIZE) - ceil_div(rows, TILE_SIZE * r);
+    let steps = |lanes: i64| lanes.trailing_zeros() as i64;
+    let added = 2 * ((wide - xla) * steps(TILE_SIZE) + wide * steps(r));
+    saved > added
 }
 
 fn grid_dims(threads: i64, blocks: i64) -> Vec<Variable> {
@@ -447,12 +500,19 @@ impl Tiling {
 
     fn column(rd: &ReductionDimensions, widths: ElementWidths) -> Tiling {
         let [d0, d1, d2] = rd.dims;
-        let vs = vector_size(d2, TILE_SIZE, widths);
+        let xla_vs = vector_size(d2, TILE_SIZE, widths);
+        // XLA's block width, and so its blocks; the vector may be wider, the lanes across
+        // the block's columns then fewer and each warp reads `rows_per_warp` rows at once.
+        let block_columns = TILE_SIZE * xla_vs;
+        let vs = column_vector_size(d1, d2, xla_vs, widths);
+        let lanes = block_columns / vs;
+        let rows_per_warp = TILE_SIZE / lanes;
         let threads = TILE_SIZE * TILE_SIZE;
-        let rows_per_thread = ceil_div(d1, TILE_SIZE);
-        let num_blocks = [d0, ceil_div(d2, TILE_SIZE * vs)];
+        let rows_per_thread = ceil_div(d1, TILE_SIZE * rows_per_warp);
+        let num_blocks = [d0, ceil_div(d2, block_columns)];
         let blocks = num_blocks[0] * num_blocks[1];
-        let t = delinearize(dim(0), &[TILE_SIZE, TILE_SIZE]);
+        let t = delinearize(dim(0), &[TILE_SIZE, lanes, rows_per_warp]);
+        let (warp, lane_column, lane_row) = (&t[0], &t[1], &t[2]);
         let b = delinearize(dim(1), &num_blocks);
         let input_shape = vec![d0, d1, d2];
         let input_map = bounded(
@@ -460,47 +520,63 @@ impl Tiling {
             symbols(&["reduced", "vector_index"], &[rows_per_thread, vs]),
             vec![
                 b[0].clone(),
-                t[0].clone() + sym(0) * TILE_SIZE,
-                (b[1].clone() * TILE_SIZE + t[1].clone()) * vs + sym(1),
+                (sym(0) * TILE_SIZE + warp.clone()) * rows_per_warp + lane_row.clone(),
+                (b[1].clone() * lanes + lane_column.clone()) * vs + sym(1),
             ],
             &input_shape,
         );
+        // Lane 0 of the first `lanes` warps writes the block's columns, warp `w` the vector
+        // `w`.
         let mut output_map = bounded(
             grid_dims(threads, blocks),
             symbols(&["vector_index"], &[vs]),
             vec![
                 b[0].clone(),
-                (b[1].clone() * TILE_SIZE + t[0].clone()) * vs + sym(0),
+                (b[1].clone() * lanes + warp.clone()) * vs + sym(0),
             ],
             &[d0, d2],
         );
-        output_map.add_constraint(t[1].clone(), Interval::new(0, 0));
+        output_map.add_constraint(dim(0).modulo(TILE_SIZE), Interval::new(0, 0));
+        output_map.add_constraint(warp.clone(), Interval::new(0, lanes - 1));
+        // The tile, written transposed: entry `[c, v * 32 + w]` is warp `w`'s partial of the
+        // block's column `c * vs + v` (after the first shuffle, the first lane of each row
+        // group writes it), so warp `c` then reads column vector `c`'s 32 partials, one a
+        // lane. Rows of `32 vs + 1` put a warp's writers on 32 banks; the lanes' reads are
+        // consecutive words (XLA's `[c, w * vs + v]` reads `vs` words apart: `vs`-way bank
+        // conflicts).
+        let mut write_map = shared_tile_map(
+            threads,
+            vs,
+            vec![lane_column.clone(), sym(0) * TILE_SIZE + warp.clone()],
+        );
+        if rows_per_warp > 1 {
+            write_map.add_constraint(lane_row.clone(), Interval::new(0, 0));
+        }
         let th = delinearize(dim(0), &[TILE_SIZE, TILE_SIZE]);
-        let write_map = shared_tile_map(
+        let mut read_map = shared_tile_map(
             threads,
             vs,
-            vec![th[1].clone(), th[0].clone() * vs + sym(0)],
+            vec![th[0].clone(), sym(0) * TILE_SIZE + th[1].clone()],
         );
-        let read_map = shared_tile_map(
-            threads,
-            vs,
-            vec![th[0].clone(), th[1].clone() * vs + sym(0)],
-        );
-        let mut tile_shape = vec![TILE_SIZE, TILE_SIZE * vs];
+        if lanes < TILE_SIZE {
+            read_map.add_constraint(th[0].clone(), Interval::new(0, lanes - 1));
+        }
+        let mut tile_shape = vec![lanes, TILE_SIZE * vs];
         if tile_shape[1] % WARP_SIZE == 0 {
             tile_shape[1] += 1;
         }
-        // Warp `w` takes reduced rows `w, w + 32, ..` (the batch outside the warp: the
-        // block's 1024 threads are one subgroup, threads `[32, 32]`, strides `[32, 1]`), lane
-        // `l` the vector of kept columns `l * vs ..`.
+        // Over `[reduced rows / rows_per_warp, rows_per_warp, kept columns]`: warp `w` takes
+        // row groups `w, w + 32, ..` (the batch outside the warp: the block's 1024 threads
+        // are one subgroup), its lane `l` row `l mod rows_per_warp` of the group and the
+        // vector of kept columns `(l / rows_per_warp) * vs ..`.
         let layout = NestedLayout {
-            subgroup_tile: vec![1, 1],
-            batch_tile: vec![rows_per_thread, 1],
-            outer_tile: vec![1, 1],
-            thread_tile: vec![TILE_SIZE, TILE_SIZE],
-            element_tile: vec![1, vs],
-            subgroup_strides: vec![0, 0],
-            thread_strides: vec![TILE_SIZE, 1],
+            subgroup_tile: vec![1, 1, 1],
+            batch_tile: vec![rows_per_thread, 1, 1],
+            outer_tile: vec![1, 1, 1],
+            thread_tile: vec![TILE_SIZE, rows_per_warp, lanes],
+            element_tile: vec![1, 1, vs],
+            subgroup_strides: vec![0, 0, 0],
+            thread_strides: vec![TILE_SIZE, (rows_per_warp > 1) as i64, rows_per_warp],
         };
         Tiling {
             kind: ReductionKind::Column,
@@ -511,7 +587,7 @@ impl Tiling {
             input_map,
             vector_symbol: Some(1),
             output_map,
-            first_shuffle: None,
+            first_shuffle: (rows_per_warp > 1).then_some(rows_per_warp / 2),
             layout: Some(layout),
             shared: Some(SharedStage {
                 write_map,
@@ -602,6 +678,50 @@ impl Tiling {
 mod tests {
     use super::*;
 
+    /// A column reduction's shared tile has no bank conflicts: at each vector index, the
+    /// lanes of a warp that write (the first of each row group) and those that read (the
+    /// first `lanes` warps) touch distinct 32-bit banks. Column vectors of 2 (XLA's) and 4
+    /// elements of 32 bits. (16-bit partials share words two to one; a row of `32 vs + 1`
+    /// of them, XLA's padding, puts two writers' words on one bank.)
+    #[test]
+    fn column_tiles_have_no_bank_conflicts() {
+        for (dims, bits) in [
+            ([1, 64, 258], 32),
+            ([1, 4096, 256], 32),
+            ([3, 2048, 128], 32),
+        ] {
+            let widths = ElementWidths {
+                smallest_input_bits: bits,
+                smallest_output_bits: bits,
+            };
+            let rd = ReductionDimensions {
+                is_row: false,
+                dims,
+            };
+            let t = Tiling::new(&rd, widths).unwrap();
+            let shared = t.shared.as_ref().unwrap();
+            let row = shared.tile_shape[1];
+            for map in [&shared.write_map, &shared.read_map] {
+                for v in 0..t.vector_size {
+                    for warp in 0..TILE_SIZE {
+                        // Lanes reading one word share it: a conflict is two words on
+                        // one bank.
+                        let words: std::collections::BTreeSet<i64> = (warp * 32..warp * 32 + 32)
+                            .filter(|&th| map.contains(&[th], &[v]))
+                            .map(|th| {
+                                let at = map.eval(&[th], &[v]);
+                                (at[0] * row + at[1]) * bits / 32
+                            })
+                            .collect();
+                        let banks: std::collections::HashSet<i64> =
+                            words.iter().map(|w| w % 32).collect();
+                        assert_eq!(banks.len(), words.len(), "{dims:?} {bits}: warp {warp}");
+                    }
+                }
+            }
+        }
+    }
+
     /// Each layout's map is the input map: at every thread and loop point of block 0, the
     /// layout's index is the index the tiling reads (row kinds: the vector's position
     /// folded into the minor index).
@@ -619,6 +739,8 @@ mod tests {
             (false, [1, 64, 256], 32, ReductionKind::Column),
             (false, [1, 96, 128], 16, ReductionKind::Column),
             (false, [1, 40, 64], 64, ReductionKind::Column),
+            (false, [1, 50, 256], 8, ReductionKind::Column),
+            (false, [1, 70, 258], 32, ReductionKind::Column),
             (false, [100, 64, 2], 32, ReductionKind::SmallColumn),
             (false, [10, 200, 8], 32, ReductionKind::SmallColumn),
             (false, [11, 32, 8], 16, ReductionKind::SmallColumn),
@@ -661,7 +783,12 @@ mod tests {
                             (at[0], at[8]) = (s[0], s[1]);
                             read
                         }
-                        _ => {
+                        ReductionKind::Column => {
+                            (at[0], at[8]) = (s[0], s[1]);
+                            let rows_per_warp = layout.thread_tile[1];
+                            vec![read[1] / rows_per_warp, read[1] % rows_per_warp, read[2]]
+                        }
+                        ReductionKind::SmallColumn => {
                             (at[0], at[5]) = (s[0], s[1]);
                             read[1..].to_vec()
                         }
