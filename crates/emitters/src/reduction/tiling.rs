@@ -28,12 +28,13 @@
 //! * **Column**: 32×32 threads; warp `w` walks reduced rows `w, w + 32, ..`, lane `l` column
 //!   `(block * 32 + l) * vector + v`; partials go through a `[32, 32 * vector + 1]` tile
 //!   written transposed, so warp `w` then holds column `w`'s 32 partials and shuffles them
-//!   (distance 16). Ours keeps a column's 32 partials side by side in the tile (`[c, v * 32
-//!   + w]`, no bank conflicts either way) and widens the vector to 128 bits within XLA's block width
-//!   ([`column_vector_size`]): then `lanes = 32 * XLA's vector / vector` lanes span the
-//!   block's columns, each warp walks `32 / lanes` rows at once (lane `l` row `l mod (32 /
-//!   lanes)` of warp `w`'s group `w, w + 32, ..`), a first shuffle merges them, and the
-//!   first `lanes` warps finish the columns from a `[lanes, 32 * vector + 1]` tile.
+//!   (distance 16). Ours keeps a column's 32 partials side by side in the tile (`[c, v *
+//!   32 + w]`, no bank conflicts either way) and widens the vector to 128 bits within
+//!   XLA's block width where that pays ([`column_vector_size`]): then `lanes = 32 * XLA's
+//!   vector / vector` lanes span the block's columns and each warp walks `r = 32 / lanes`
+//!   rows at once (lane `l` takes row `l mod r` of warp `w`'s groups `w, w + 32, ..`); a
+//!   first shuffle merges a warp's rows, and the first `lanes` warps finish the columns
+//!   from a `[lanes, 32 * vector + 1]` tile.
 //! * **Small column**: 128 threads (fewer if needed) walk the block's `[reduced, minor]`
 //!   slice linearly, `vector` elements each; `shared_rows = vector * threads / minor`
 //!   threads hold partials of one column (at most 32: the vector size, then the thread
