@@ -29,7 +29,7 @@
 //!   `(block * 32 + l) * vector + v`; partials go through a `[32, 32 * vector + 1]` tile
 //!   written transposed, so warp `w` then holds column `w`'s 32 partials and shuffles them
 //!   (distance 16). Ours keeps a column's 32 partials side by side in the tile (`[c, v *
-//!   32 + w]`, no bank conflicts either way) and widens the vector to 128 bits within
+//!   32 + w]`: no bank conflicts either way for 32-bit partials) and widens the vector to 128 bits within
 //!   XLA's block width where that pays ([`column_vector_size`]): then `lanes = 32 * XLA's
 //!   vector / vector` lanes span the block's columns and each warp walks `r = 32 / lanes`
 //!   rows at once (lane `l` takes row `l mod r` of warp `w`'s groups `w, w + 32, ..`); a
@@ -58,9 +58,9 @@ use super::dimensions::{COL_MINOR_KEPT, MAX_THREADS_PER_ROW, ReductionDimensions
 const THREADS_PER_BLOCK_TARGET: i64 = 256;
 /// Column reductions: the square tile of 32×32 threads.
 const TILE_SIZE: i64 = 32;
-/// A column thread keeps one accumulator a lane of its vector, in registers of their own
-/// (narrow types too), and a 1024-thread block has 64 registers a thread: the widened
-/// vector stops at 8 (`s8` columns at 16 took 41 registers, half the occupancy of 32; `s4`
+/// A column thread keeps one accumulator a lane of its vector for each reduced value, in
+/// registers of their own (narrow types too), and a 1024-thread block has 64 registers a
+/// thread: the widened vector stops at 8 (`s8` columns at 16 took 41 registers, half the occupancy of 32; `s4`
 /// at 32 spilled).
 const MAX_COLUMN_ACCUMULATORS: i64 = 8;
 /// SMs of an H100/H200 (sm_90, the default target): multi-row reductions shrink their
@@ -117,13 +117,15 @@ pub struct Tiling {
     /// `(th_x, bl_x)[output symbols] -> output_shape index`, constrained to the threads that
     /// write an output element.
     pub output_map: IndexingMap,
-    /// The warp shuffle right after the per-thread loop (row kinds), by its distance.
+    /// The warp shuffle right after the per-thread loop, by its distance: row kinds, and
+    /// column reductions whose warps read several rows at once (merging them).
     pub first_shuffle: Option<i64>,
     pub shared: Option<SharedStage>,
     /// How the block's threads cover the input the block reads, as a nested layout (issue
     /// 21), the same distribution as `input_map` (tests check they agree point for point).
     /// Row kinds: over `[major, kept rows, minor]` (minor as read, vectors unsplit);
-    /// column kinds: over `[reduced rows, kept columns]`. `None` for a small column
+    /// column: over `[reduced rows / r, r, kept columns]` (`r` rows a warp reads at once);
+    /// small column: over `[reduced rows, kept columns]`. `None` for a small column
     /// reduction whose vectors straddle two rows.
     pub layout: Option<NestedLayout>,
 }
@@ -167,8 +169,8 @@ pub fn vector_size(minor: i64, threads: i64, widths: ElementWidths) -> i64 {
 /// (where XLA's is at least 2). XLA stops at 64 bits ("16 byte vector loads are often
 /// slower than 8 byte loads"); Triton's row reductions load 128 bits, and on the H200 the
 /// f32 row sum ran in the same time either way (issue 22, `bench/RESULTS.md`), with half
-/// the load instructions. The column kinds keep XLA's: a wider vector there halves their
-/// blocks.
+/// the load instructions. The column kind widens its own way ([`column_vector_size`]): at
+/// XLA's 32 lanes a wider vector would halve its blocks.
 pub fn row_vector_size(minor: i64, threads: i64, widths: ElementWidths) -> i64 {
     let mut vs = vector_size(minor, threads, widths);
     if vs < 2 {
@@ -182,46 +184,47 @@ pub fn row_vector_size(minor: i64, threads: i64, widths: ElementWidths) -> i64 {
 }
 
 /// The column kind's vector: XLA's ([`vector_size`]) doubled while it stays within 128 bits
-/// of the smallest input and [`MAX_COLUMN_ACCUMULATORS`] lanes, divides the minor kept
-/// component and fits XLA's block width of `32 * XLA's vector` columns (where XLA's is at
-/// least 2), if the thread's strip of `rows` is long enough to pay for it
-/// ([`wider_column_vector_pays`]). The blocks stay XLA's: a block's `32 * XLA's vector /
-/// vector` lanes span its columns and each warp reads `32 / lanes` rows at once (their
-/// partials first shuffled together). XLA stops at 64 bits; Triton's column sums load 128
-/// (issue 22). A wider vector at XLA's 32 lanes would halve the blocks, which on the H200
-/// ran the column sum at 63% of copy bandwidth instead of 82% (`bench/RESULTS.md`).
+/// of the smallest input and [`MAX_COLUMN_ACCUMULATORS`] lanes and divides the minor kept
+/// component (where XLA's is at least 2): of those, the one that saves the most
+/// instructions on the thread's strip of `rows` ([`column_vector_saving`]), XLA's if none
+/// saves any. The blocks stay XLA's, `32 * XLA's vector` columns: `32 * XLA's vector /
+/// vector` lanes span them and each warp reads `32 / lanes` rows at once (their partials
+/// first shuffled together). XLA stops at 64 bits; Triton's column sums load 128 (issue
+/// 22). A wider vector at XLA's 32 lanes would halve the blocks, which on the H200 ran the
+/// column sum at 63% of copy bandwidth instead of 82% (`bench/RESULTS.md`).
 pub fn column_vector_size(rows: i64, minor: i64, xla_vector: i64, widths: ElementWidths) -> i64 {
-    let mut vs = xla_vector;
-    if vs < 2 {
-        return vs;
+    if xla_vector < 2 {
+        return xla_vector;
     }
+    // At most `MAX_COLUMN_ACCUMULATORS` lanes, so a block's `32 * XLA's vector` columns
+    // always hold whole vectors (at least 4 lanes across them).
     let bits = widths.smallest_input_bits;
-    while vs * 2 * bits <= 128
-        && vs * 2 <= MAX_COLUMN_ACCUMULATORS
-        && minor % (vs * 2) == 0
-        && vs * 2 <= TILE_SIZE * xla_vector
-    {
-        vs *= 2;
+    let mut best = (xla_vector, 0);
+    let mut wide = xla_vector * 2;
+    while wide * bits <= 128 && wide <= MAX_COLUMN_ACCUMULATORS && minor % wide == 0 {
+        let saving = column_vector_saving(rows, xla_vector, wide);
+        if saving > best.1 {
+            best = (wide, saving);
+        }
+        wide *= 2;
     }
-    if wider_column_vector_pays(rows, xla_vector, vs) {
-        vs
-    } else {
-        xla_vector
-    }
+    best.0
 }
 
-/// Whether a column thread's vector of `wide` lanes instead of XLA's `xla` saves
-/// instructions: it reads its strip of `rows` rows in `ceil(rows / 32 r)` loads instead of
-/// `ceil(rows / 32)` (`r = wide / xla` rows a warp), but shuffles `wide - xla` more
-/// partials across the warp's 32 lanes (5 steps) and all `wide` across its `r` rows (`log2
-/// r` steps), a shuffle and a combine a step. The f32 column sum of 4096 rows saves 64
-/// loads for 28 instructions; at 1024 rows it would save 16.
-fn wider_column_vector_pays(rows: i64, xla: i64, wide: i64) -> bool {
+/// The instructions a column thread saves with a vector of `wide` lanes instead of XLA's
+/// `xla` (negative: it costs): it reads its strip of `rows` rows in `ceil(rows / 32 r)`
+/// loads instead of `ceil(rows / 32)` (`r = wide / xla` rows a warp), but shuffles `wide -
+/// xla` more partials across the warp's 32 lanes (5 steps) and all `wide` across its `r`
+/// rows (`log2 r` steps), a shuffle and a combine a step. The f32 column sum of 4096 rows
+/// saves 64 loads for 28 instructions; at 1024 rows it would save 16. (The tile's extra
+/// stores and loads, one a lane, and several reduced values are left out: a first-order
+/// count.)
+fn column_vector_saving(rows: i64, xla: i64, wide: i64) -> i64 {
     let r = wide / xla;
     let saved = ceil_div(rows, TILE_SIZE) - ceil_div(rows, TILE_SIZE * r);
-    let steps = |lanes: i64| lanes.trailing_zeros() as i64;
-    let added = 2 * ((wide - xla) * steps(TILE_SIZE) + wide * steps(r));
-    saved > added
+    let log2 = |n: i64| n.trailing_zeros() as i64;
+    let added = 2 * ((wide - xla) * log2(TILE_SIZE) + wide * log2(r));
+    saved - added
 }
 
 fn grid_dims(threads: i64, blocks: i64) -> Vec<Variable> {
@@ -542,7 +545,7 @@ impl Tiling {
         // The tile, written transposed: entry `[c, v * 32 + w]` is warp `w`'s partial of the
         // block's column `c * vs + v` (after the first shuffle, the first lane of each row
         // group writes it), so warp `c` then reads column vector `c`'s 32 partials, one a
-        // lane. Rows of `32 vs + 1` put a warp's writers on 32 banks; the lanes' reads are
+        // lane. Rows of `32 vs + 1` put a warp's writers on distinct banks; the lanes' reads are
         // consecutive words (XLA's `[c, w * vs + v]` reads `vs` words apart: `vs`-way bank
         // conflicts).
         let mut write_map = shared_tile_map(
@@ -723,6 +726,51 @@ mod tests {
         }
     }
 
+    /// A column reduction reads every input element once and writes every output element
+    /// once, across all blocks, at XLA's vector and at wider ones (2 and 4 rows a warp,
+    /// ragged rows and columns).
+    #[test]
+    fn column_tilings_cover_the_input_and_output_once() {
+        for (dims, bits, rows_per_warp) in [
+            ([2, 70, 258], 32, 1),
+            ([1, 2050, 132], 32, 2),
+            ([1, 8320, 64], 16, 4),
+        ] {
+            let widths = ElementWidths {
+                smallest_input_bits: bits,
+                smallest_output_bits: bits,
+            };
+            let rd = ReductionDimensions {
+                is_row: false,
+                dims,
+            };
+            let t = Tiling::new(&rd, widths).unwrap();
+            assert_eq!(t.layout.as_ref().unwrap().thread_tile[1], rows_per_warp);
+            let mut reads = vec![0u8; (dims[0] * dims[1] * dims[2]) as usize];
+            let mut writes = vec![0u8; (dims[0] * dims[2]) as usize];
+            for bl in 0..t.blocks {
+                for th in 0..t.threads {
+                    for row in 0..t.input_map.range_vars[0].bounds.hi + 1 {
+                        for v in 0..t.vector_size {
+                            if t.input_map.contains(&[th, bl], &[row, v]) {
+                                let i = t.input_map.eval(&[th, bl], &[row, v]);
+                                reads[((i[0] * dims[1] + i[1]) * dims[2] + i[2]) as usize] += 1;
+                            }
+                        }
+                    }
+                    for v in 0..t.vector_size {
+                        if t.output_map.contains(&[th, bl], &[v]) {
+                            let o = t.output_map.eval(&[th, bl], &[v]);
+                            writes[(o[0] * dims[2] + o[1]) as usize] += 1;
+                        }
+                    }
+                }
+            }
+            assert!(reads.iter().all(|&n| n == 1), "{dims:?}: reads");
+            assert!(writes.iter().all(|&n| n == 1), "{dims:?}: writes");
+        }
+    }
+
     /// Each layout's map is the input map: at every thread and loop point of block 0, the
     /// layout's index is the index the tiling reads (row kinds: the vector's position
     /// folded into the minor index).
@@ -742,6 +790,10 @@ mod tests {
             (false, [1, 40, 64], 64, ReductionKind::Column),
             (false, [1, 50, 256], 8, ReductionKind::Column),
             (false, [1, 70, 258], 32, ReductionKind::Column),
+            // Strips long enough for the wider vector: 2 rows a warp (a ragged last row
+            // group), and 4.
+            (false, [1, 2050, 128], 32, ReductionKind::Column),
+            (false, [1, 8320, 64], 16, ReductionKind::Column),
             (false, [100, 64, 2], 32, ReductionKind::SmallColumn),
             (false, [10, 200, 8], 32, ReductionKind::SmallColumn),
             (false, [11, 32, 8], 16, ReductionKind::SmallColumn),

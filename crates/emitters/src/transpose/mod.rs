@@ -39,8 +39,8 @@ pub use packed::PackedTiling;
 pub use tiling::Tiling;
 
 /// The tile a block moves through shared memory: XLA's classic one (`32v x 32v`, padded), or
-/// the packed one for 8- and 16-bit elements and 128-bit rows of 32-bit ones ([`packed`]). Both are four maps over the
-/// block's threads; the kernel around them is the same.
+/// the packed one for 8- and 16-bit elements and 128-bit rows of 32-bit ones ([`packed`]).
+/// Both are four maps over the block's threads; the kernel around them is the same.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TransposeTiling {
     Padded(Tiling),

@@ -100,7 +100,8 @@ pub struct PackedTiling {
 }
 
 impl PackedTiling {
-    /// The packed tiling of `description` for elements of `bits` bits, if XLA would pack it.
+    /// The packed tiling of `description` for elements of `bits` bits, if the packed tile
+    /// takes it (XLA's conditions; for 32 bits, ours: 128-bit rows both ways).
     pub fn new(description: &TransposeDescription, bits: i64) -> Option<PackedTiling> {
         if !(8..=WORD_BITS).contains(&bits)
             || description.rank() < 2
