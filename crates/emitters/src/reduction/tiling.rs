@@ -682,6 +682,22 @@ impl Tiling {
 mod tests {
     use super::*;
 
+    /// The tiling of a column reduction of `dims` whose elements have `bits` bits.
+    fn column_tiling(dims: [i64; 3], bits: i64) -> Tiling {
+        let widths = ElementWidths {
+            smallest_input_bits: bits,
+            smallest_output_bits: bits,
+        };
+        Tiling::new(
+            &ReductionDimensions {
+                is_row: false,
+                dims,
+            },
+            widths,
+        )
+        .unwrap()
+    }
+
     /// A column reduction's shared tile has no bank conflicts: at each vector index, the
     /// lanes of a warp that write (the first of each row group) and those that read (the
     /// first `lanes` warps) touch distinct 32-bit banks. Column vectors of 2 (XLA's) and 4
@@ -694,15 +710,7 @@ mod tests {
             ([1, 4096, 256], 32),
             ([3, 2048, 128], 32),
         ] {
-            let widths = ElementWidths {
-                smallest_input_bits: bits,
-                smallest_output_bits: bits,
-            };
-            let rd = ReductionDimensions {
-                is_row: false,
-                dims,
-            };
-            let t = Tiling::new(&rd, widths).unwrap();
+            let t = column_tiling(dims, bits);
             let shared = t.shared.as_ref().unwrap();
             let row = shared.tile_shape[1];
             for map in [&shared.write_map, &shared.read_map] {
@@ -736,15 +744,7 @@ mod tests {
             ([1, 2050, 132], 32, 2),
             ([1, 8320, 64], 16, 4),
         ] {
-            let widths = ElementWidths {
-                smallest_input_bits: bits,
-                smallest_output_bits: bits,
-            };
-            let rd = ReductionDimensions {
-                is_row: false,
-                dims,
-            };
-            let t = Tiling::new(&rd, widths).unwrap();
+            let t = column_tiling(dims, bits);
             assert_eq!(t.layout.as_ref().unwrap().thread_tile[1], rows_per_warp);
             let mut reads = vec![0u8; (dims[0] * dims[1] * dims[2]) as usize];
             let mut writes = vec![0u8; (dims[0] * dims[2]) as usize];
