@@ -155,7 +155,7 @@ impl PackedTiling {
         let block_words = MAX_BLOCK_BYTES / 4 / (store_words * vs);
         let row_words = access_words
             .min(block_words)
-            .min(WARP_SIZE / (THREADS_PER_BLOCK * store_words / WARP_SIZE))
+            .min(WARP_SIZE / writing_threads_across(store_words))
             .max(1);
         let mut block_sizes = vec![1; m];
         block_sizes[t2] = tile_t2;
@@ -225,7 +225,7 @@ impl PackedTiling {
 
     /// Threads along the tile's columns in the writing loop (`4b`; `32 / b` along its rows).
     fn writing_threads_per_row_block(&self) -> i64 {
-        THREADS_PER_BLOCK * self.store_words / WARP_SIZE
+        writing_threads_across(self.store_words)
     }
 
     /// Padding words after each group of `vs` rows: `a`, which keeps the reading loop's
@@ -418,6 +418,12 @@ impl PackedTiling {
             thread_strides: vec![across, 1],
         }
     }
+}
+
+/// Threads side by side along the tile's columns in the writing loop when each writes `b`
+/// words of an output row (`4b`: the other `32 / b` go along its rows).
+fn writing_threads_across(store_words: i64) -> i64 {
+    THREADS_PER_BLOCK * store_words / WARP_SIZE
 }
 
 /// `description` with a dimension at input and output position `rank - 2` that the
