@@ -22,6 +22,8 @@ use std::{
     sync::Once,
 };
 
+use crate::toolchain;
+
 /// The target triple of 64-bit CUDA code.
 pub const NVPTX_TRIPLE: &str = "nvptx64-nvidia-cuda";
 
@@ -158,17 +160,19 @@ pub struct Compiled {
 /// Optimizes `llvm_ir` at O3 and compiles it to PTX for `arch` (e.g. `"sm_90"`). LLVM picks
 /// the PTX ISA version: the lowest that supports `arch`.
 pub fn llvm_ir_to_ptx(llvm_ir: &str, arch: &str) -> Result<String, PtxError> {
-    compile(llvm_ir, arch, None).map(|c| c.ptx)
+    compile(llvm_ir, arch).map(|c| c.ptx)
 }
 
-/// [`llvm_ir_to_ptx`] that also links `libdevice` (the bitcode of CUDA's `__nv_*` math
-/// functions) when the module calls one of its functions, and returns the optimized IR too.
+/// [`llvm_ir_to_ptx`] with the optimized IR too. When the module calls one of libdevice's
+/// functions (the bitcode of CUDA's `__nv_*` math functions), libdevice is linked; where it
+/// is not found, that is an error naming the functions and the fix, never a PTX module that
+/// declares them unresolved (which assembles only as a relocatable object and fails to load).
 ///
 /// Only the functions the module reaches are read and linked ([`link_libdevice`]); they
 /// become internal, so O3 inlines them, as XLA and clang do; NVVM reflection (part of the
 /// NVPTX O3 pipeline) resolves libdevice's `__nvvm_reflect` queries (no flush-to-zero,
 /// precise division and square root).
-pub fn compile(llvm_ir: &str, arch: &str, libdevice: Option<&Path>) -> Result<Compiled, PtxError> {
+pub fn compile(llvm_ir: &str, arch: &str) -> Result<Compiled, PtxError> {
     check_arch(arch)?;
     initialize_nvptx();
     let context = Context::create();
@@ -177,8 +181,11 @@ pub fn compile(llvm_ir: &str, arch: &str, libdevice: Option<&Path>) -> Result<Co
         .create_module_from_ir(buffer)
         .map_err(|error| PtxError::ParseIr(error.to_string()))?;
     let called = libdevice_calls(&module);
-    if let (false, Some(path)) = (called.is_empty(), libdevice) {
-        link_libdevice(&module, &called, path, &context)?;
+    if !called.is_empty() {
+        let path = toolchain::libdevice().map_err(|e| {
+            PtxError::Link(format!("the kernels call {}, but {e}", called.join(", ")))
+        })?;
+        link_libdevice(&module, &called, &path, &context)?;
     }
 
     let triple = TargetTriple::create(NVPTX_TRIPLE);
@@ -324,10 +331,9 @@ declare float @__nv_acosf(float)
 
     #[test]
     fn compiles_with_libdevice_do_not_depend_on_what_was_compiled_before() {
-        let path = toolchain::libdevice().unwrap_or_else(|e| panic!("{e}"));
-        let first = compile(CALLS_ACOS, "sm_90", Some(&path)).unwrap_or_else(|e| panic!("{e}"));
+        let first = compile(CALLS_ACOS, "sm_90").unwrap_or_else(|e| panic!("{e}"));
         let in_another_thread = std::thread::spawn(move || {
-            compile(CALLS_ACOS, "sm_90", Some(&path)).unwrap_or_else(|e| panic!("{e}"))
+            compile(CALLS_ACOS, "sm_90").unwrap_or_else(|e| panic!("{e}"))
         })
         .join()
         .expect("the thread panicked");
@@ -391,7 +397,7 @@ declare float @__nv_acosf(float)
         module.verify().unwrap_or_else(|e| panic!("{e}"));
         let acos = module.get_function("__nv_acosf").expect("linked");
         assert_eq!(acos.get_linkage(), Linkage::Internal);
-        let compiled = compile(CALLS_ACOS, "sm_90", Some(&path)).unwrap_or_else(|e| panic!("{e}"));
+        let compiled = compile(CALLS_ACOS, "sm_90").unwrap_or_else(|e| panic!("{e}"));
         assert!(compiled.ptx.contains(".entry main"), "{}", compiled.ptx);
         assert!(!compiled.ptx.contains("__nv_acosf"), "{}", compiled.ptx);
     }

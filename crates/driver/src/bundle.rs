@@ -24,6 +24,9 @@
 //!     reader can prove it drew the same values;
 //!   - `{"kind": "constant", "value"}`: every element is `value` (a reducer's identity for a
 //!     parameter that is only a reduce's init value; `"inf"`/`"-inf"` for infinities);
+//!   - `{"kind": "values", "file"}`: every element given, in `file` as the expected values
+//!     are (below), unsampled: the indices of a scatter with `unique_indices=true`, whose
+//!     windows must not overlap (drawn ones would; the scatter's stores would then race);
 //!   - `{"kind": "output", "kernel", "index"}`: written by that kernel.
 //!
 //!   A kernel output also has `expected`: `file` holds the evaluator's values at logical
@@ -175,6 +178,11 @@ pub fn write_bundle(
                 "checksum": draws_checksum(seed, low, high, shape.element_count() as u64),
             }),
             Init::Constant(v) => json!({"kind": "constant", "value": constant_json(v)}),
+            Init::Values(ref v) => {
+                let file = format!("input-{b:02}-{}.bin", file_safe(&buffer.name));
+                write(&file, Buffer::from_host_array(v, None)?.bytes())?;
+                json!({"kind": "values", "file": file})
+            }
             Init::Output { kernel, index } => {
                 let file = format!("expected-{b:02}-{}.bin", file_safe(&buffer.name));
                 let value = &values[b];

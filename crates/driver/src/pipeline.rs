@@ -579,10 +579,9 @@ fn llvm_stages(
     if last == "translate" {
         return Ok(Some(llvm_ir));
     }
-    let libdevice = codegen::toolchain::libdevice().ok();
     let compiled = timings
         .time("llvm-o3-and-ptx", || {
-            codegen::ptx::compile(&llvm_ir, &options.arch, libdevice.as_deref())
+            codegen::ptx::compile(&llvm_ir, &options.arch)
         })
         .map_err(|e| format!("error: {e}\nnote: in the LLVM stages"))?;
     if options.dumps_after("llvm-opt") {

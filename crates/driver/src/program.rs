@@ -17,6 +17,7 @@ use std::io::Write;
 
 use hlo::evaluate::{
     Elements, HostArray, HostValue, RandomRange, evaluate_fusion, fusion_arguments,
+    unique_scatter_indices,
 };
 use hlo::graph::ComputationGraph;
 use hlo::{
@@ -44,9 +45,18 @@ pub(crate) struct BufferPlan {
 }
 
 pub(crate) enum Init {
-    Draw { seed: u64, low: i128, high: i128 },
+    Draw {
+        seed: u64,
+        low: i128,
+        high: i128,
+    },
     Constant(f64),
-    Output { kernel: usize, index: usize },
+    /// Every element given: the indices of a scatter that promises `unique_indices`.
+    Values(HostArray),
+    Output {
+        kernel: usize,
+        index: usize,
+    },
 }
 
 /// One kernel: the fusion computation it compiles, and the buffers it reads and writes.
@@ -104,12 +114,8 @@ pub(crate) fn plan_chain(source: &SourceFile, module: &HloModule) -> Result<Chai
     for p in entry.parameters() {
         let instr = entry.instruction(p);
         let shape = array_shape(instr).map_err(|what| refuse(instr, &what))?;
-        let init = draw_init(
-            entry_parameter_range(module, entry, p),
-            &shape,
-            chain.buffers.len(),
-        )
-        .map_err(|what| refuse(instr, &what))?;
+        let init = entry_parameter_init(module, entry, p, &shape, chain.buffers.len())
+            .map_err(|what| refuse(instr, &what))?;
         chain.parameters.push(chain.buffers.len());
         held.insert(p, vec![chain.buffers.len()]);
         chain.buffers.push(BufferPlan {
@@ -249,8 +255,8 @@ fn plan_separate(
                 .render(source)
             };
             let shape = array_shape(instr).map_err(refuse)?;
-            let range = RandomRange::for_fusion_parameter(module, fusion, p);
-            let init = draw_init(range, &shape, chain.buffers.len()).map_err(refuse)?;
+            let init =
+                parameter_init(module, fusion, p, &shape, chain.buffers.len()).map_err(refuse)?;
             arguments.push(chain.buffers.len());
             chain.buffers.push(BufferPlan {
                 name: format!("{prefix}{}", instr.name),
@@ -284,14 +290,13 @@ fn plan_separate(
     Ok(chain)
 }
 
-/// The range an ENTRY parameter is drawn from: what the fusion parameters it feeds need
-/// (the first that is not the default range when they differ).
-fn entry_parameter_range(
+/// The fusion parameters an ENTRY parameter is given to: (fusion, its parameter).
+fn fed_fusion_parameters(
     module: &HloModule,
     entry: &hlo::Computation,
     parameter: InstrId,
-) -> RandomRange {
-    let mut wanted = Vec::new();
+) -> Vec<(ComputationId, InstrId)> {
+    let mut fed = Vec::new();
     for user in entry
         .instructions
         .iter()
@@ -308,14 +313,64 @@ fn entry_parameter_range(
             .filter(|&(_, &o)| o == parameter)
         {
             if let Some(&p) = params.get(k) {
-                wanted.push(RandomRange::for_fusion_parameter(module, fusion, p));
+                fed.push((fusion, p));
             }
         }
     }
-    wanted
-        .into_iter()
+    fed
+}
+
+/// How an ENTRY parameter's elements are made: drawn from what the fusion parameters it
+/// feeds need (the first range that is not the default when they differ), or a unique
+/// scatter's indices when it feeds one (see [`parameter_init`]).
+fn entry_parameter_init(
+    module: &HloModule,
+    entry: &hlo::Computation,
+    parameter: InstrId,
+    shape: &ArrayShape,
+    index: usize,
+) -> Result<Init, String> {
+    let fed = fed_fusion_parameters(module, entry, parameter);
+    let range = fed
+        .iter()
+        .map(|&(fusion, p)| RandomRange::for_fusion_parameter(module, fusion, p))
         .find(|r| *r != RandomRange::Default)
-        .unwrap_or(RandomRange::Default)
+        .unwrap_or(RandomRange::Default);
+    let init = draw_init(range, shape, index)?;
+    Ok(fed
+        .iter()
+        .find_map(|&(fusion, p)| unique_indices(module, fusion, p, &init))
+        .unwrap_or(init))
+}
+
+/// How a fusion parameter's elements are made when it stands on its own: drawn from its
+/// range, or a unique scatter's indices.
+fn parameter_init(
+    module: &HloModule,
+    fusion: ComputationId,
+    parameter: InstrId,
+    shape: &ArrayShape,
+    index: usize,
+) -> Result<Init, String> {
+    let range = RandomRange::for_fusion_parameter(module, fusion, parameter);
+    let init = draw_init(range, shape, index)?;
+    Ok(unique_indices(module, fusion, parameter, &init).unwrap_or(init))
+}
+
+/// For the indices of a scatter with `unique_indices=true`, drawn starts of windows that do
+/// not overlap (the evaluator's own draw for such indices, seeded by the draw `init`): a
+/// formula's indices would break the promise, and the scatter's plain stores would then race
+/// on the hardware while the interpreter, one thread at a time, sees no difference.
+fn unique_indices(
+    module: &HloModule,
+    fusion: ComputationId,
+    parameter: InstrId,
+    init: &Init,
+) -> Option<Init> {
+    let Init::Draw { seed, .. } = *init else {
+        return None;
+    };
+    unique_scatter_indices(module.computation(fusion), parameter, seed).map(Init::Values)
 }
 
 /// The shape of an ENTRY parameter or fusion parameter, which must be an array.
@@ -434,6 +489,7 @@ pub(crate) fn evaluate_chain(
         values.push(match buffer.init {
             Init::Draw { seed, low, high } => Some(drawn(&buffer.shape, seed, low, high)?),
             Init::Constant(v) => Some(filled(&buffer.shape, v)?),
+            Init::Values(ref v) => Some(v.clone()),
             Init::Output { .. } => None,
         });
     }

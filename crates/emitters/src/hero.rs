@@ -303,7 +303,8 @@ pub fn tiled_transpose(c: &Computation, hero: InstrId) -> Option<TransposeDescri
     }
     // XLA asks the packed transpose first: it tiles shapes the classic limits refuse (a
     // short minor dimension packed side by side).
-    if crate::transpose::PackedTiling::new(&d, i64::from(element.bit_width())).is_some() {
+    let bits = i64::from(element.bit_width());
+    if crate::transpose::PackedTiling::new(&d, bits, bits).is_some() {
         return Some(d);
     }
     let bytes = i64::from(element.bit_width().div_ceil(8));

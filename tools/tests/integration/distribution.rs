@@ -152,9 +152,8 @@ fn distributed_kernels_agree_with_whole_vector_ones_down_to_ptx() {
         let llvm_ir =
             codegen::mlir::to_llvm_ir_with_pipeline(&linked.print_generic(), "builtin.module()")
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let libdevice = codegen::toolchain::libdevice().ok();
-        let compiled = codegen::ptx::compile(&llvm_ir, "sm_90", libdevice.as_deref())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let compiled =
+            codegen::ptx::compile(&llvm_ir, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
         codegen::ptxas::assemble(&compiled.ptx, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }

@@ -66,12 +66,23 @@ fn shape_of(buffer: &Json) -> ArrayShape {
     shape
 }
 
-/// The logical value of an input buffer, drawn as the manifest says.
-fn input(buffer: &Json) -> HostArray {
+/// `count` values of `ty` from a file of the bundle (raw, little-endian, logical order).
+fn read_values(dir: &Path, file: &Json, ty: PrimitiveType, count: usize) -> HostArray {
+    let bytes = std::fs::read(dir.join(file.as_str().unwrap())).unwrap();
+    Buffer::new(bytes)
+        .to_host_array(&ArrayShape::new(ty, vec![count as i64]))
+        .unwrap()
+}
+
+/// The logical value of an input buffer, drawn or read as the manifest says.
+fn input(dir: &Path, buffer: &Json) -> HostArray {
     let shape = shape_of(buffer);
     let init = &buffer["init"];
     let count = shape.element_count() as usize;
     let elements = match init["kind"].as_str().unwrap() {
+        "values" => Ok(read_values(dir, &init["file"], shape.element_type, count)
+            .elements()
+            .clone()),
         "draw" => {
             let seed = init["seed"].as_u64().unwrap();
             let (low, high) = (
@@ -125,7 +136,8 @@ fn run_bundle(file: &Path) -> usize {
             if b["init"]["kind"] == "output" {
                 Buffer::new(vec![0xff; bytes])
             } else {
-                let laid_out = Buffer::from_host_array(&input(b), shape.layout.as_ref()).unwrap();
+                let laid_out =
+                    Buffer::from_host_array(&input(&dir, b), shape.layout.as_ref()).unwrap();
                 assert_eq!(laid_out.len(), bytes, "{b}");
                 laid_out
             }
@@ -198,10 +210,7 @@ fn compare(dir: &Path, buffer: &Json, got: &Buffer) {
     let expected = &buffer["expected"];
     let stride = expected["stride"].as_u64().unwrap() as usize;
     let count = expected["count"].as_u64().unwrap() as usize;
-    let bytes = std::fs::read(dir.join(expected["file"].as_str().unwrap())).unwrap();
-    let want = Buffer::new(bytes)
-        .to_host_array(&ArrayShape::new(shape.element_type, vec![count as i64]))
-        .unwrap();
+    let want = read_values(dir, &expected["file"], shape.element_type, count);
     assert_eq!(count, got.len().div_ceil(stride), "{buffer}");
     let tolerance = &expected["tolerance"];
     for j in 0..count {
@@ -304,4 +313,44 @@ fn large_outputs_are_sampled() {
     let file = dir.join(expected["file"].as_str().unwrap());
     assert_eq!(std::fs::metadata(file).unwrap().len(), count * 2);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The indices of a scatter that promises `unique_indices=true` are given in the bundle,
+/// not drawn: drawn ones overlapped (rows 5-6 and 6-7 of the c128 scatter of
+/// `testdata/lit/check/complex128.hlo`), and the scatter's plain stores then raced on the
+/// GPU, while the interpreter, one thread at a time, matched.
+#[test]
+fn unique_scatter_indices_are_given_windows_that_do_not_overlap() {
+    let file = std::env::temp_dir().join(format!(
+        "hlo-emit-unique-scatter-{}.hlo",
+        std::process::id()
+    ));
+    std::fs::write(
+        &file,
+        "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n\
+         scatter {\n  operand = f32[10,5] parameter(0)\n  indices = s32[4,1] parameter(1)\n  \
+         updates = f32[4,2,5] parameter(2)\n  ROOT s = f32[10,5] scatter(operand, indices, updates), \
+         update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, \
+         index_vector_dim=1, unique_indices=true, to_apply=add\n}\n",
+    )
+    .unwrap();
+    let dir = bundle(&file);
+    let manifest: Json =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let indices = &manifest["buffers"][1];
+    assert_eq!(indices["init"]["kind"], "values", "{indices}");
+    let starts = input(&dir, indices);
+    let mut rows: Vec<i128> = (0..4)
+        .map(|i| match starts.value(i) {
+            Value::Int(v) => v,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    rows.sort_unstable();
+    // Four windows of two rows in ten: each in bounds, none overlapping the next.
+    assert!(rows.iter().all(|&r| (0..=8).contains(&r)), "{rows:?}");
+    assert!(rows.windows(2).all(|w| w[1] - w[0] >= 2), "{rows:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(run_bundle(&file), 1);
+    let _ = std::fs::remove_file(&file);
 }

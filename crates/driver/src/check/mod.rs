@@ -139,8 +139,7 @@ pub type Optimize = dyn Fn(&str) -> Result<String, String>;
 
 /// The pipeline's own O3: libdevice linked, the NVPTX options for [`CHECK_ARCH`].
 pub fn optimize_o3(llvm_ir: &str) -> Result<String, String> {
-    let libdevice = codegen::toolchain::libdevice().ok();
-    codegen::ptx::compile(llvm_ir, CHECK_ARCH, libdevice.as_deref())
+    codegen::ptx::compile(llvm_ir, CHECK_ARCH)
         .map(|c| c.optimized_ir)
         .map_err(|e| e.to_string())
 }

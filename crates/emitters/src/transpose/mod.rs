@@ -59,11 +59,16 @@ macro_rules! either {
 
 impl TransposeTiling {
     /// The packed tiling when every hero has the same element width and the packed tile
-    /// takes the transpose at that width; else the classic one.
-    pub fn new(description: TransposeDescription, element_bits: &[i64]) -> TransposeTiling {
+    /// takes the transpose at that width, its outputs' widest element having
+    /// `stored_bits`; else the classic one.
+    pub fn new(
+        description: TransposeDescription,
+        element_bits: &[i64],
+        stored_bits: i64,
+    ) -> TransposeTiling {
         let packed = match element_bits {
             [first, rest @ ..] if rest.iter().all(|b| b == first) => {
-                PackedTiling::new(&description, *first)
+                PackedTiling::new(&description, *first, stored_bits)
             }
             _ => None,
         };
@@ -213,8 +218,16 @@ impl TransposePlan {
             .iter()
             .map(|&h| element_bits(&c.instruction(h).shape))
             .collect();
+        // What the writing loop stores: the transposed outputs (side outputs are stored
+        // in the reading loop, at the input's index).
+        let stored_bits = outputs
+            .iter()
+            .filter(|o| matches!(o.kind, OutputKind::Transposed { .. }))
+            .map(|o| i64::from(o.shape.element_type.bit_width()))
+            .max()
+            .unwrap_or(8);
         let plan = TransposePlan {
-            tiling: TransposeTiling::new(description, &bits),
+            tiling: TransposeTiling::new(description, &bits, stored_bits),
             heroes: plan_heroes,
             outputs,
         };

@@ -74,6 +74,8 @@ const ACCESS_WORDS: [i64; 3] = [4, 2, 1];
 /// The most bytes of the tile a thread holds in registers to transpose at once (16
 /// registers): what bounds a thread's block in the writing loop.
 const MAX_BLOCK_BYTES: i64 = 64;
+/// The widest store a thread issues: 128 bits.
+const MAX_STORE_BITS: i64 = 128;
 
 /// How the blocks and threads of a packed transpose cover it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,9 +102,15 @@ pub struct PackedTiling {
 }
 
 impl PackedTiling {
-    /// The packed tiling of `description` for elements of `bits` bits, if the packed tile
-    /// takes it (XLA's conditions; for 32 bits, ours: 128-bit rows both ways).
-    pub fn new(description: &TransposeDescription, bits: i64) -> Option<PackedTiling> {
+    /// The packed tiling of `description` for elements of `bits` bits whose widest output
+    /// element has `stored_bits` (wider than `bits` where the fusion converts after the
+    /// transpose), if the packed tile takes it (XLA's conditions; for 32 bits, ours: 128-bit
+    /// rows both ways).
+    pub fn new(
+        description: &TransposeDescription,
+        bits: i64,
+        stored_bits: i64,
+    ) -> Option<PackedTiling> {
         if !(8..=WORD_BITS).contains(&bits)
             || description.rank() < 2
             || description.minor_dim_kept()
@@ -137,10 +145,17 @@ impl PackedTiling {
             })
             .unwrap_or(1);
         // The widest output vector of whole words (`u` tile rows) that every tile's rows
-        // hold whole and that starts aligned to its size (so does `T2`).
+        // hold whole, that starts aligned to its size (so does `T2`), and that every output
+        // stores in one instruction (`u` elements of `stored_bits`, at most 128 bits). A
+        // vector split over two stores leaves each store's lanes writing half sectors, 16
+        // bytes apart: a bf16 tile stored as f32 with `u = 8` (transpose_210_bf16) ran at 45%
+        // of copy on an H200 (bench/RESULTS.md, 2026-11-28).
         let store_words = ACCESS_WORDS
             .into_iter()
-            .find(|&b| rows % (b * vs) == 0 && dims[t2] % (b * vs) == 0)
+            .find(|&b| {
+                let u = b * vs;
+                rows % u == 0 && dims[t2] % u == 0 && u * stored_bits <= MAX_STORE_BITS
+            })
             .unwrap_or(1);
         // 32-bit elements take this tile only where it moves both rows 128 bits wide (issue
         // 22: Triton's accesses); else XLA's classic tile, which moves them 32 bits wide.
@@ -458,7 +473,32 @@ mod tests {
                 permutation: perm.to_vec(),
             },
             bits,
+            bits,
         )
+    }
+
+    /// A thread's output vector is one store of the widest output: a bf16 tile stored as
+    /// f32 writes 4 elements (128 bits), not 8 in two stores whose lanes fall half a sector
+    /// apart; stored as bf16 it writes 8.
+    #[test]
+    fn an_output_vector_is_one_store_of_the_widest_output() {
+        let d = TransposeDescription {
+            input_dims: vec![1024, 32, 1024],
+            permutation: vec![2, 1, 0],
+        };
+        let as_f32 = PackedTiling::new(&d, 16, 32).unwrap();
+        assert_eq!(as_f32.store_elements(), 4);
+        assert_eq!(PackedTiling::new(&d, 16, 16).unwrap().store_elements(), 8);
+        // 8-bit elements (4 a word) stored as f32: one word, 4 elements.
+        assert_eq!(PackedTiling::new(&d, 8, 32).unwrap().store_elements(), 4);
+        // A 32-bit tile stored as f64 cannot store whole 128-bit rows: XLA's classic tile.
+        assert!(PackedTiling::new(&d, 32, 64).is_none());
+        check_bijection(
+            &as_f32.description,
+            as_f32.num_blocks(),
+            [&as_f32.input_indexing(), &as_f32.shared_write_indexing()],
+            [&as_f32.output_indexing(), &as_f32.shared_read_indexing()],
+        );
     }
 
     #[test]

@@ -75,7 +75,10 @@ pub use math::erf;
 pub use narrow_float::{
     F4E2M1FN, F8E3M4, F8E4M3, F8E4M3B11FNUZ, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU,
 };
-pub use random::{RandomRange, fusion_arguments, random_arguments, random_array, random_value};
+pub use random::{
+    RandomRange, fusion_arguments, random_arguments, random_array, random_value,
+    unique_scatter_indices,
+};
 pub use sub_byte::{S2, S4, U2, U4};
 pub use value::{Elements, HostArray, HostValue};
 

@@ -267,7 +267,10 @@ pub fn fusion_arguments(
 /// `indices_are_sorted=true`). Each index row picks a distinct cell of the grid of
 /// window-sized cells over the scattered operand dimensions; `None` when `parameter` is not
 /// such a scatter's indices or the grid has fewer cells than rows (the promise cannot hold).
-fn unique_scatter_indices(
+/// The GPU bundles draw such indices with it too: a drawn index that breaks the promise makes
+/// the scatter's plain stores race on the hardware (the interpreter runs threads one at a
+/// time and would not see it).
+pub fn unique_scatter_indices(
     computation: &Computation,
     parameter: InstrId,
     seed: u64,
