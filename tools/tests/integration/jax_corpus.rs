@@ -10,8 +10,9 @@
 //!   ptxas, llvm-as and mlir-opt.)
 //! * The unfused modules go through the fusion pipeline (calls inlined, gathers made
 //!   canonical, then fused after XLA:GPU's rules) and ptxas accepts them.
-//! * The fusion pass makes each reduce a hero: no unfused module becomes one loop kernel
-//!   that recomputes a reduction per element (`reductions_are_never_recomputed`).
+//! * The fusion pass makes each reduce a hero, and the emitters take it so: no unfused
+//!   module becomes a loop kernel that recomputes a reduction per element
+//!   (`reductions_are_never_recomputed`).
 
 use std::path::Path;
 use std::process::Command;
@@ -133,6 +134,28 @@ fn reductions_are_never_recomputed() {
                 "{}: {reduces} reduces, {input_fusions} reduction fusions, a loop fusion reduces: {loop_reduces}:\n{text}",
                 path.display()
             ));
+        }
+        // And the emitters agree: a fusion with a reduce is never left to the loop emitter
+        // (logsumexp's `log(sum) + max` epilogue once was, a thread summing a whole row).
+        let (ok, ir) = hlo_emit(&[path.to_str().unwrap(), "--emit=xla-gpu"]);
+        assert!(ok, "{}: {ir}", path.display());
+        for line in ir
+            .lines()
+            .filter(|l| l.contains(": kernel ") && l.contains(", loop emitter"))
+        {
+            let name = line
+                .trim_start_matches("// fusion ")
+                .split(':')
+                .next()
+                .unwrap();
+            let body = text
+                .split(&format!("\n{name} {{\n"))
+                .nth(1)
+                .and_then(|body| body.split("\n}").next())
+                .unwrap_or_else(|| panic!("{}: no fusion '{name}' in:\n{text}", path.display()));
+            if body.contains(" reduce(") {
+                failures.push(format!("{}: {line}", path.display()));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
