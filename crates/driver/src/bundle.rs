@@ -135,7 +135,9 @@ pub fn write_bundle(
     for (k, kernel) in chain.kernels.iter().enumerate() {
         let name = module.computation(kernel.fusion).name.clone();
         let ptx_file = format!("{k:02}-{}.ptx", file_safe(&name));
-        let compiled_module = &compiled[&kernel.fusion];
+        let compiled_module = compiled
+            .get(&kernel.fusion)
+            .ok_or_else(|| format!("error: fusion '{name}' was not compiled"))?;
         let c = &compiled_module.kernels[0];
         write(&ptx_file, compiled_module.output.as_bytes())?;
         let launch = c.launch;

@@ -405,8 +405,9 @@ pub fn compile(
         let fusion = module.computation(id).name.clone();
         dumps(several.then_some(fusion.as_str()), &buffer)?;
         let (ir, emitted) = lowered?;
+        let kernel = crate::program::kernel_name(module, &names, id)?.clone();
         kernels.push(CompiledKernel {
-            kernel: names[&id].clone(),
+            kernel: kernel.clone(),
             fusion,
             launch: emitted.launch,
             emitter: emitted.emitter,
@@ -417,7 +418,7 @@ pub fn compile(
         inputs.push(ir::link::LinkInput {
             module: ir,
             entry: "main".to_string(),
-            kernel: names[&id].clone(),
+            kernel,
         });
     }
     let ir = timings

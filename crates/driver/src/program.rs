@@ -96,10 +96,12 @@ pub(crate) fn plan_chain(source: &SourceFile, module: &HloModule) -> Result<Chai
         .render(source)
     };
 
-    if !has_fusions {
+    if !has_fusions && emitters::fusions(module) == [module.entry] {
         // XLA's emitter tests: the ENTRY is the fusion.
         return plan_separate(source, module, &[module.entry]);
     }
+    // An ENTRY without fusions of its own launches its kernels from the control flow it
+    // calls (a `while` body): not a chain, and the loop is what breaks it.
     if let Some(instr) = chain_breaker(entry) {
         let mut chain = plan_separate(source, module, &emitters::fusions(module))?;
         chain.note = Some(format!(
@@ -107,6 +109,12 @@ pub(crate) fn plan_chain(source: &SourceFile, module: &HloModule) -> Result<Chai
             instr.name, instr.opcode
         ));
         return Ok(chain);
+    }
+    if !has_fusions {
+        return Err(refuse(
+            entry.root_instruction(),
+            "an ENTRY whose kernels are launched elsewhere",
+        ));
     }
 
     // Buffers of each ENTRY instruction: one per array it holds.
@@ -210,20 +218,33 @@ pub(crate) fn plan_chain(source: &SourceFile, module: &HloModule) -> Result<Chai
     Ok(chain)
 }
 
-/// The first ENTRY instruction that makes it something other than a chain of fusions: an
-/// op that is not a parameter, fusion, get-tuple-element of a fusion or tuple, or a tuple
-/// given to a fusion.
+/// The ENTRY instruction that makes it something other than a chain of fusions: an op that
+/// is not a parameter, fusion, get-tuple-element of a fusion or tuple, or a tuple given to a
+/// fusion; the first control flow (`while`, `conditional`, `call`) among them when there is
+/// one, since that is where the other kernels are launched.
 fn chain_breaker(entry: &hlo::Computation) -> Option<&hlo::Instruction> {
-    entry.instructions.iter().find(|instr| match instr.opcode {
-        Opcode::Parameter | Opcode::Tuple => false,
-        Opcode::Constant => uniform_constant(instr).is_none(),
-        Opcode::Fusion => instr
-            .operands
-            .iter()
-            .any(|&o| entry.instruction(o).shape.as_array().is_none()),
-        Opcode::GetTupleElement => entry.instruction(instr.operands[0]).opcode != Opcode::Fusion,
-        _ => true,
-    })
+    let breakers = entry
+        .instructions
+        .iter()
+        .filter(|instr| match instr.opcode {
+            Opcode::Parameter | Opcode::Tuple => false,
+            Opcode::Constant => uniform_constant(instr).is_none(),
+            Opcode::Fusion => instr
+                .operands
+                .iter()
+                .any(|&o| entry.instruction(o).shape.as_array().is_none()),
+            Opcode::GetTupleElement => {
+                entry.instruction(instr.operands[0]).opcode != Opcode::Fusion
+            }
+            _ => true,
+        });
+    let control_flow = |i: &&hlo::Instruction| {
+        matches!(i.opcode, Opcode::While | Opcode::Conditional | Opcode::Call)
+    };
+    breakers
+        .clone()
+        .find(control_flow)
+        .or_else(|| breakers.clone().next())
 }
 
 /// Each of `fusions` as its own kernel on its own drawn inputs, as `--check` runs them: a
@@ -628,11 +649,15 @@ pub fn launch_json(
                 .kernels
                 .iter()
                 .map(|k| {
-                    one_line(&json!({
-                        "kernel": names[&k.fusion],
+                    let mut launch = json!({
+                        "kernel": names.get(&k.fusion),
                         "arguments": k.arguments,
                         "outputs": k.outputs,
-                    }))
+                    });
+                    if let Some(within) = launched_within(module, k.fusion) {
+                        launch["within"] = json!(within);
+                    }
+                    one_line(&launch)
                 })
                 .collect();
             let buffers: Vec<String> = chain
@@ -663,6 +688,53 @@ pub fn launch_json(
         )),
     }
     text
+}
+
+/// Where the kernel of `fusion` is launched when not from the ENTRY: the control-flow
+/// instruction that runs the computation holding its `fusion` instruction, as `while.5
+/// (while, body region_0)`; `None` from the ENTRY (or for a bare fusion body).
+fn launched_within(module: &HloModule, fusion: ComputationId) -> Option<String> {
+    let launching = module.computations.iter().position(|c| {
+        c.instructions
+            .iter()
+            .any(|i| i.opcode == Opcode::Fusion && i.called("calls").map(|r| r.id) == Some(fusion))
+    })?;
+    let launching = ComputationId(launching);
+    if launching == module.entry {
+        return None;
+    }
+    let calls_it = |value: &hlo::AttrValue| match value {
+        hlo::AttrValue::Computation(c) => c.id == launching,
+        hlo::AttrValue::Computations(cs) => cs.iter().any(|c| c.id == launching),
+        _ => false,
+    };
+    module.computations.iter().find_map(|c| {
+        c.instructions.iter().find_map(|i| {
+            let role = i.attributes.iter().find(|a| calls_it(&a.value))?;
+            Some(format!(
+                "{} ({}, {} {})",
+                i.name,
+                i.opcode,
+                role.name,
+                module.computation(launching).name
+            ))
+        })
+    })
+}
+
+/// The kernel name of `fusion`, or an error naming the computation: only the module's
+/// fusions have kernels.
+pub(crate) fn kernel_name<'a>(
+    module: &HloModule,
+    names: &'a HashMap<ComputationId, String>,
+    fusion: ComputationId,
+) -> Result<&'a String, String> {
+    names.get(&fusion).ok_or_else(|| {
+        format!(
+            "error: computation '{}' is not one of the module's fusions: it has no kernel",
+            module.computation(fusion).name
+        )
+    })
 }
 
 /// `[\n  a,\n  b\n]` (one entry per line), or `[]`.
@@ -750,7 +822,7 @@ pub fn check_program(
     let names = emitters::kernel_names(module);
     let mut launches = Vec::new();
     for kernel in &chain.kernels {
-        let name = &names[&kernel.fusion];
+        let name = kernel_name(module, &names, kernel.fusion)?;
         let compiled = compiled
             .kernels
             .iter()

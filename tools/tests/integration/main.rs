@@ -7,6 +7,7 @@ mod common;
 mod deep_inputs;
 mod deliverable;
 mod distribution;
+mod flags;
 mod gpu_bundle;
 mod hostile;
 mod jax_corpus;
