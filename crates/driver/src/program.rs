@@ -27,8 +27,8 @@ use interp::{Buffer, Kernel, Launch};
 use serde_json::{Value as Json, json};
 
 use crate::check::{
-    CHECK_ARCH, Comparison, Reference, compare_array, fits_the_host, import_llvm_ir,
-    largest_reduction, leaves, show, show_index, unwritten_output,
+    Comparison, Reference, compare_array, fits_the_host, import_llvm_ir, largest_reduction, leaves,
+    show, show_index, unwritten_output,
 };
 use crate::pipeline::{self, CompiledKernel, Options, RuntimeStep};
 
@@ -772,12 +772,13 @@ fn one_line(value: &Json) -> String {
 /// what a per-fusion check cannot: the fusion pipeline, and that the kernels pass their
 /// buffers as the ENTRY says. `Ok(true)` when it matches or when the ENTRY is not a chain of
 /// fusions (then nothing is run, and the report says why, unless the module is a single
-/// fusion as in XLA's emitter tests: the fusion's own check is the program's).
+/// fusion as in XLA's emitter tests: the fusion's own check is the program's). `inputs`
+/// seeded inputs; the kernels are compiled for `arch` (`--arch`), as they are for its PTX.
 pub fn check_program(
     source: &SourceFile,
     reference: &HloModule,
     module: &HloModule,
-    inputs: u64,
+    (inputs, arch): (u64, &str),
     out: &mut dyn Write,
 ) -> Result<bool, String> {
     let chain = match plan_chain(source, module) {
@@ -805,7 +806,7 @@ pub fn check_program(
     let fusions = emitters::fusions(module);
     let options = Options {
         stop_after: Some("llvm-opt".to_string()),
-        arch: CHECK_ARCH.to_string(),
+        arch: arch.to_string(),
         ..Options::default()
     };
     let compiled = pipeline::compile(

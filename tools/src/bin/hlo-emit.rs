@@ -343,7 +343,7 @@ fn run(cli: &Cli, name: &str, bytes: Vec<u8>, lines_before: usize) -> Result<(),
         let options = CheckOptions {
             inputs,
             stage_times: cli.time_passes,
-            target: pipeline::target(&cli.arch),
+            arch: cli.arch.clone(),
             ..CheckOptions::default()
         };
         return check_module(&source, &module, &what, &options, &mut std::io::stdout());

@@ -139,16 +139,39 @@ fn a_broken_pass_is_blamed_by_name() {
 /// Checks the small GELU with `o3` in place of LLVM's O3 stage; the report and whether it
 /// matched.
 fn check_gelu_with_o3(o3: &Optimize) -> (bool, String) {
+    check_gelu_for("sm_90", o3)
+}
+
+/// [`check_gelu_with_o3`] for `--arch` `arch`.
+fn check_gelu_for(arch: &str, o3: &Optimize) -> (bool, String) {
     let text = small_gelu();
     let (source, module) = hlo::load("gelu.hlo", text.as_bytes()).unwrap();
     let id = emitters::fusions(&module)[0];
     let mut out = Vec::new();
     let options = CheckOptions {
         optimize: o3,
+        arch: arch.to_string(),
         ..CheckOptions::default()
     };
     let ok = check_fusion_with(&source, &module, id, checked_passes(), &options, &mut out).unwrap();
     (ok, String::from_utf8(out).unwrap())
+}
+
+/// `--check --arch=X` interprets the O3 module built for X, by the function that builds
+/// X's PTX (`codegen::ptx::compile`), where it was built for sm_90 whatever the `--arch`.
+#[test]
+fn the_checked_o3_module_is_built_for_the_arch() {
+    for arch in ["sm_75", "sm_80", "sm_90"] {
+        // (The optimizer is a `'static` function: it shares what it saw through an Arc.)
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let record = seen.clone();
+        let (ok, report) = check_gelu_for(arch, &move |llvm_ir, given| {
+            record.lock().unwrap().push(given.to_string());
+            optimize_o3(llvm_ir, given)
+        });
+        assert!(ok, "{arch}: {report}");
+        assert_eq!(*seen.lock().unwrap(), [arch], "{arch}");
+    }
 }
 
 /// O3 broken on purpose: its output with the first float multiply turned into an add (a
@@ -156,8 +179,8 @@ fn check_gelu_with_o3(o3: &Optimize) -> (bool, String) {
 /// blames `llvm-opt`, after `translate` matched.
 #[test]
 fn a_broken_llvm_stage_is_blamed_by_name() {
-    let (ok, report) = check_gelu_with_o3(&|llvm_ir| {
-        let optimized = optimize_o3(llvm_ir)?;
+    let (ok, report) = check_gelu_with_o3(&|llvm_ir, arch| {
+        let optimized = optimize_o3(llvm_ir, arch)?;
         assert!(optimized.contains(" = fmul "), "{optimized}");
         Ok(optimized.replacen(" = fmul ", " = fadd ", 1))
     });
@@ -176,8 +199,12 @@ fn a_broken_llvm_stage_is_blamed_by_name() {
 
 /// The O3 module with its first store changed by `edit` (given the store's line, returns
 /// the lines to put in its place).
-fn o3_with_first_store(llvm_ir: &str, edit: fn(&str) -> String) -> Result<String, String> {
-    let optimized = optimize_o3(llvm_ir)?;
+fn o3_with_first_store(
+    llvm_ir: &str,
+    arch: &str,
+    edit: fn(&str) -> String,
+) -> Result<String, String> {
+    let optimized = optimize_o3(llvm_ir, arch)?;
     let store = optimized
         .lines()
         .find(|l| l.trim_start().starts_with("store "))
@@ -191,8 +218,9 @@ fn o3_with_first_store(llvm_ir: &str, edit: fn(&str) -> String) -> Result<String
 /// (elements never written). Both break the one-writer rule and are blamed on `llvm-opt`.
 #[test]
 fn an_element_written_twice_or_never_is_caught() {
-    let (ok, report) =
-        check_gelu_with_o3(&|ir| o3_with_first_store(ir, |store| format!("{store}\n{store}")));
+    let (ok, report) = check_gelu_with_o3(&|ir, arch| {
+        o3_with_first_store(ir, arch, |store| format!("{store}\n{store}"))
+    });
     assert!(!ok, "{report}");
     assert!(
         report.contains(
@@ -202,7 +230,8 @@ fn an_element_written_twice_or_never_is_caught() {
             .contains("is written 2 times: every output element must be written exactly once"),
         "{report}"
     );
-    let (ok, report) = check_gelu_with_o3(&|ir| o3_with_first_store(ir, |_| String::new()));
+    let (ok, report) =
+        check_gelu_with_o3(&|ir, arch| o3_with_first_store(ir, arch, |_| String::new()));
     assert!(!ok, "{report}");
     assert!(
         report.contains("is never written: every output element must be written exactly once"),
@@ -343,7 +372,7 @@ fn the_whole_program_check_catches_a_wrong_fusion() {
     let mut fused = unfused.clone();
     fusion::run_pipeline(&mut fused, |_, _, _| {}).unwrap();
     let mut report = Vec::new();
-    let ok = program::check_program(&source, &unfused, &fused, 1, &mut report).unwrap();
+    let ok = program::check_program(&source, &unfused, &fused, (1, "sm_90"), &mut report).unwrap();
     let report = String::from_utf8(report).unwrap();
     assert!(ok, "{report}");
     assert!(
@@ -357,7 +386,7 @@ fn the_whole_program_check_catches_a_wrong_fusion() {
     assert_ne!(changed, text);
     let (_, other) = hlo::load("layer_norm.hlo", changed.as_bytes()).unwrap();
     let mut report = Vec::new();
-    let ok = program::check_program(&source, &other, &fused, 1, &mut report).unwrap();
+    let ok = program::check_program(&source, &other, &fused, (1, "sm_90"), &mut report).unwrap();
     let report = String::from_utf8(report).unwrap();
     assert!(!ok, "{report}");
     assert!(report.contains("MISMATCH"), "{report}");

@@ -118,8 +118,9 @@ pub struct CheckOptions<'a> {
     /// After each stage's line, a `time:` line: the interpreter's seconds on one core,
     /// instructions executed and output elements per second (`--check --time-passes`).
     pub stage_times: bool,
-    /// The GPU the checked kernels are emitted for (`--arch`).
-    pub target: emitters::Target,
+    /// The GPU the checked kernels are emitted and optimized for (`--arch`): the code
+    /// checked is the code that becomes that GPU's PTX.
+    pub arch: String,
 }
 
 impl Default for CheckOptions<'_> {
@@ -128,18 +129,18 @@ impl Default for CheckOptions<'_> {
             inputs: 1,
             optimize: &optimize_o3,
             stage_times: false,
-            target: emitters::Target::DEFAULT,
+            arch: crate::pipeline::Options::default().arch,
         }
     }
 }
 
-/// How the checked pipeline optimizes the translated LLVM IR: LLVM IR in, optimized LLVM
-/// IR out. A test passes a broken one to see the check blame `llvm-opt`.
-pub type Optimize = dyn Fn(&str) -> Result<String, String>;
+/// How the checked pipeline optimizes the translated LLVM IR: LLVM IR and the `--arch` in,
+/// optimized LLVM IR out. A test passes a broken one to see the check blame `llvm-opt`.
+pub type Optimize = dyn Fn(&str, &str) -> Result<String, String>;
 
-/// The pipeline's own O3: libdevice linked, the NVPTX options for [`CHECK_ARCH`].
-pub fn optimize_o3(llvm_ir: &str) -> Result<String, String> {
-    codegen::ptx::compile(llvm_ir, CHECK_ARCH)
+/// The pipeline's own O3: libdevice linked, the NVPTX options for `arch`.
+pub fn optimize_o3(llvm_ir: &str, arch: &str) -> Result<String, String> {
+    codegen::ptx::compile(llvm_ir, arch)
         .map(|c| c.optimized_ir)
         .map_err(|e| e.to_string())
 }
@@ -157,7 +158,8 @@ pub fn check_fusion_with(
     let computation = module.computation(id);
     let name = &computation.name;
     fits_the_host(source, computation, "check", inputs)?;
-    let emitted = emitters::emit_fusion_for(module, id, options.target).map_err(|d| {
+    let target = crate::pipeline::target(&options.arch);
+    let emitted = emitters::emit_fusion_for(module, id, target).map_err(|d| {
         format!(
             "{}\nnote: in the emitter, fusion '{name}'",
             module.with_call_stack(d).render(source)
@@ -241,7 +243,7 @@ pub fn check_fusion_with(
         let produced = produce_stages(
             emitted.module,
             passes,
-            options.optimize,
+            (options.optimize, &options.arch),
             name,
             &mut interpret,
             first_failure,
@@ -314,7 +316,7 @@ fn report_time(
 fn produce_stages(
     emitted: ir::Module,
     passes: Vec<Box<dyn Pass>>,
-    optimize: &Optimize,
+    (optimize, arch): (&Optimize, &str),
     name: &str,
     interpret: &mut dyn FnMut(&'static str, Option<ir::Module>),
     first_failure: &AtomicUsize,
@@ -350,8 +352,8 @@ fn produce_stages(
     let translated = codegen::mlir::to_llvm_ir_with_pipeline(&text, "builtin.module()")
         .map_err(|e| format!("error: {e}\nnote: checking fusion '{name}'"))?;
     interpret("translate", Some(import_llvm_ir(&ir, &translated, name)?));
-    let optimized =
-        optimize(&translated).map_err(|e| format!("error: {e}\nnote: checking fusion '{name}'"))?;
+    let optimized = optimize(&translated, arch)
+        .map_err(|e| format!("error: {e}\nnote: checking fusion '{name}'"))?;
     interpret("llvm-opt", Some(import_llvm_ir(&ir, &optimized, name)?));
     Ok(())
 }
@@ -386,9 +388,6 @@ impl passes::Instrumentation for Stages<'_, '_> {
         })
     }
 }
-
-/// The architecture whose NVPTX options the checked O3 module is built with.
-pub(crate) const CHECK_ARCH: &str = "sm_90";
 
 /// LLVM IR imported into our IR (the llvm dialect), to run in the interpreter.
 pub(crate) fn import_llvm_ir(

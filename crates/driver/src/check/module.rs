@@ -43,7 +43,14 @@ pub fn check_module(
         ));
     }
     let whole = what.whole_program;
-    if whole && !crate::program::check_program(source, what.reference, module, options.inputs, out)?
+    if whole
+        && !crate::program::check_program(
+            source,
+            what.reference,
+            module,
+            (options.inputs, &options.arch),
+            out,
+        )?
     {
         return Err("error: --check failed for the program as a whole".to_string());
     }
