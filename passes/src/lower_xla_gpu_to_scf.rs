@@ -43,8 +43,7 @@ use ir::{Attribute, BlockId, Builder, Diagnostic, InsertPoint, Module, OpId, Typ
 use std::ops::Range;
 use std::sync::Arc;
 
-/// Lanes in a warp: the width of every shuffle.
-pub const WARP_SIZE: i64 = 32;
+pub use ir::dialects::gpu::WARP_SIZE;
 
 /// The pass (see the module documentation).
 #[derive(Clone, Copy, Debug, Default)]

@@ -48,7 +48,7 @@ use crate::reduction::{apply_map, is_elementwise};
 use crate::types::leaves;
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions, MAX_GRID_X};
 
-const WARP_SIZE: i64 = 32;
+use ir::dialects::gpu::WARP_SIZE;
 /// Threads per row at most (a block's limit).
 const MAX_THREADS: i64 = 1024;
 /// The 32-bit registers a thread aims to fill with each input's elements: 16, as the

@@ -14,8 +14,7 @@
 
 use hlo::{ArrayShape, Instruction};
 
-/// Lanes in a warp (NVIDIA).
-pub const WARP_SIZE: i64 = 32;
+pub use ir::dialects::gpu::WARP_SIZE;
 /// XLA's `MinThreadsXRowReduction` on CUDA: the most threads a row reduction puts on a row.
 pub const MAX_THREADS_PER_ROW: i64 = 1024;
 /// XLA's `BatchedReductionRaceFreeBound`: the longest major reduced component one thread

@@ -35,7 +35,7 @@ use crate::hero::TransposeDescription;
 /// Threads per block.
 pub const THREADS_PER_BLOCK: i64 = 128;
 /// Threads per warp, and the tile edge before vectorization.
-pub const WARP_SIZE: i64 = 32;
+pub use ir::dialects::gpu::WARP_SIZE;
 /// Tile rows covered per loop iteration: one per warp.
 const NUM_ROWS: i64 = THREADS_PER_BLOCK / WARP_SIZE;
 /// The widest vector a thread reads, in bytes.

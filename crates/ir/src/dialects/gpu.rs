@@ -23,6 +23,11 @@ pub const DIMENSION_OPS: &[&str] = &[
     "gpu.grid_dim",
 ];
 
+/// Lanes in a warp on every NVIDIA GPU: the width of a `gpu.shuffle`, and what the emitters'
+/// tiles, reductions and `lower-xla-gpu-to-scf`'s shuffle ladders count in. Defined here
+/// once; the emitters and passes import it.
+pub const WARP_SIZE: i64 = 32;
+
 /// The dimensions, as MLIR spells them.
 pub const DIMENSIONS: &[&str] = &["x", "y", "z"];
 
