@@ -1,6 +1,5 @@
 //! `hlo-emit`: compiles XLA HLO fusions to NVIDIA GPU kernels, printing any stage.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -9,7 +8,7 @@ use driver::bundle::{self, BundleOptions};
 use driver::check::{CheckOptions, ModuleCheck, check_module};
 use driver::pipeline::{self, Options, Stage};
 use driver::program;
-use hlo_emit_tools::write_output;
+use hlo_emit_tools::{read_input, write_output};
 use passes::Timings;
 
 /// Compile XLA HLO fusions to NVIDIA GPU kernels the way XLA:GPU's MLIR emitters do.
@@ -451,19 +450,6 @@ fn dump_file_name(index: usize, title: &str) -> String {
         _ => "mlir",
     };
     format!("{index:02}-{flag}.{extension}")
-}
-
-fn read_input(path: &PathBuf) -> Result<(String, Vec<u8>), String> {
-    if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("error: cannot read standard input: {e}"))?;
-        return Ok(("<stdin>".to_string(), bytes));
-    }
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("error: cannot read '{}': {e}", path.display()))?;
-    Ok((path.display().to_string(), bytes))
 }
 
 #[cfg(test)]

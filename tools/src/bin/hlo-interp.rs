@@ -1,6 +1,6 @@
 //! `hlo-interp`: runs a kernel of an IR file in the interpreter, on a simulated GPU grid.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -87,7 +87,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Result<(), String> {
-    let (name, text) = read_input(&cli.input)?;
+    let (name, text) = hlo_emit_tools::read_input_text(&cli.input)?;
     let module =
         parse_module_with(&text, &name, Registry::standard()).map_err(|d| d.render(&text))?;
     let params = parameter_types(&module, &cli.entry)?;
@@ -214,17 +214,4 @@ fn decode(elem: Type, bits: u128) -> String {
     } else {
         bits.to_string()
     }
-}
-
-fn read_input(path: &PathBuf) -> Result<(String, String), String> {
-    let mut text = String::new();
-    if path.as_os_str() == "-" {
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| format!("error: cannot read standard input: {e}"))?;
-        return Ok(("<stdin>".to_string(), text));
-    }
-    text = std::fs::read_to_string(path)
-        .map_err(|e| format!("error: cannot read '{}': {e}", path.display()))?;
-    Ok((path.display().to_string(), text))
 }

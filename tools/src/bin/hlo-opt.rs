@@ -3,13 +3,11 @@
 //! The pass flags are generated from `passes::PassRegistry`, so every registered pass is a
 //! `--<name>` flag and listed by `--help`.
 
-use std::fmt::Write as _;
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Arg, ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser};
-use hlo_emit_tools::write_output;
+use hlo_emit_tools::{read_input_text, write_output};
 use ir::{Diagnostic, Loc, PrintOptions, Registry, parse_module_with};
 use passes::{DumpOptions, PassManager, PassRegistry, Timings};
 
@@ -169,7 +167,7 @@ fn print_options(cli: &Cli) -> PrintOptions {
 
 /// Processes every chunk; `Ok(false)` if any of them failed (its errors are printed).
 fn run(cli: &Cli, pm: &PassManager) -> Result<bool, String> {
-    let (name, source) = read_input(&cli.input)?;
+    let (name, source) = read_input_text(&cli.input)?;
     let chunks = if cli.split_input_file {
         split_input(&source)
     } else {
@@ -188,7 +186,7 @@ fn run(cli: &Cli, pm: &PassManager) -> Result<bool, String> {
                 all_ok = false;
                 outputs.push(String::new());
                 let message = match failure {
-                    Failure::Located(d) => render(&shift(d, chunk.first_line - 1), &source),
+                    Failure::Located(d) => shift(d, chunk.first_line - 1).render(&source),
                     Failure::Other(message) => message,
                 };
                 eprintln!("{message}");
@@ -275,57 +273,4 @@ fn shift(mut d: Diagnostic, lines: u32) -> Diagnostic {
         move_down(loc);
     }
     d
-}
-
-/// The error and each note as mlir-opt prints them: `file:line:col: severity: message`, then
-/// the source line and a caret under the column.
-fn render(d: &Diagnostic, source: &str) -> String {
-    let mut out = String::new();
-    located(&mut out, d, d.loc, "error", &d.message, source);
-    for (loc, note) in &d.notes {
-        out.push('\n');
-        located(&mut out, d, *loc, "note", note, source);
-    }
-    out
-}
-
-fn located(out: &mut String, d: &Diagnostic, loc: Loc, severity: &str, text: &str, source: &str) {
-    if !loc.is_known() {
-        let _ = write!(out, "{}: {severity}: {text}", d.file);
-        return;
-    }
-    let _ = write!(
-        out,
-        "{}:{}:{}: {severity}: {text}",
-        d.file, loc.line, loc.col
-    );
-    if let Some(line) = source.lines().nth(loc.line as usize - 1) {
-        let indent: String = line
-            .chars()
-            .take(loc.col as usize - 1)
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
-        let _ = write!(out, "\n{line}\n{indent}^");
-    }
-}
-
-fn read_input(path: &PathBuf) -> Result<(String, String), String> {
-    let (name, bytes) = if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("error: cannot read standard input: {e}"))?;
-        ("<stdin>".to_string(), bytes)
-    } else {
-        let bytes = std::fs::read(path)
-            .map_err(|e| format!("error: cannot read '{}': {e}", path.display()))?;
-        (path.display().to_string(), bytes)
-    };
-    let text = String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{name}: error: the input is not UTF-8 (byte {})",
-            e.utf8_error().valid_up_to()
-        )
-    })?;
-    Ok((name, text))
 }
