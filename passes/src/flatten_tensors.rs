@@ -1,5 +1,5 @@
 //! `flatten-tensors`: every tensor becomes 1-d, laid out as it sits in memory (XLA's
-//! `flatten_tensors.cc`, DESIGN §7 step 3).
+//! `flatten_tensors.cc`).
 //!
 //! After this pass a tensor access is one offset into a flat buffer, which is what
 //! `vectorize-loads-stores` needs to see contiguous accesses and what `lower-tensors` turns

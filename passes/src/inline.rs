@@ -2,7 +2,7 @@
 //! module by the callee's body, following XLA's inliner rules (`XlaInlinerInterface` in
 //! `xla_gpu_dialect.cc`) and MLIR's inliner driver (callees first).
 //!
-//! The emitters put each subgraph in its own function (DESIGN §5); the seed's GELU loop calls
+//! The emitters put each subgraph in its own function; the seed's GELU loop calls
 //! `@gelu` once per element. Inlining puts the arithmetic into the loop body, where later
 //! passes (vectorization, unrolling, `cse`) can see it. What XLA's rules protect against is
 //! duplicated work and code: the partitioner makes a function exactly when a value is read at

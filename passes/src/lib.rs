@@ -1,4 +1,4 @@
-//! The passes of hlo-emit (DESIGN §7), one per file, on top of the pass framework
+//! The passes of hlo-emit, one per file, on top of the pass framework
 //! ([`framework`]: the [`Pass`] trait, the [`PassRegistry`] that names every pass, the
 //! [`PassManager`] that runs them with verification, IR dumps and timing, and the
 //! utilities passes share: rewriting, folding, constants, value ranges).

@@ -1,4 +1,4 @@
-//! `lower-to-llvm`: hands the module to real MLIR (DESIGN §7, step 8) and takes back the
+//! `lower-to-llvm`: hands the module to real MLIR and takes back the
 //! `llvm`/`nvvm`-dialect result.
 //!
 //! Before the hand-off, four things MLIR's conversions do not do for us:

@@ -1,5 +1,5 @@
 //! `lower-xla-gpu-to-scf`: lowers the `xla_gpu` ops that stand for control flow to `scf`,
-//! `arith` and `gpu` (XLA's `lower_xla_gpu_to_scf.cc`, DESIGN §7 step 2).
+//! `arith` and `gpu` (XLA's `lower_xla_gpu_to_scf.cc`).
 //!
 //! * `xla_gpu.loop (dims)[ivs] -> (results) in #map iter_args(..)` becomes one `scf.for` per
 //!   range variable of the map (outermost first, from its lower bound to its upper bound + 1,

@@ -1,5 +1,5 @@
 //! `unroll-loops`: fully unrolls small `scf.for` loops with constant bounds (the unrolling
-//! half of XLA's `optimize_loops`, DESIGN §7 step 5).
+//! half of XLA's `optimize_loops`).
 //!
 //! After `vectorize-loads-stores`, the loop over `vector_index` only moves elements between a
 //! vector and scalars; unrolled, the indices become constants, `vector.extract/insert` get

@@ -1,6 +1,6 @@
 //! `vectorize-loads-stores`: element accesses that walk a vector's worth of contiguous,
 //! aligned elements in a small loop become one vector load or store outside the loop
-//! (XLA's `vectorize_loads_stores.cc`, DESIGN §7 step 4).
+//! (XLA's `vectorize_loads_stores.cc`).
 //!
 //! The loop emitter gives each thread a few consecutive elements (the seed's
 //! `vector_index` loop); after `flatten-tensors` their offsets are `base + vector_index`.

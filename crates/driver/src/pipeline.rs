@@ -1,4 +1,4 @@
-//! The compilation pipeline of `hlo-emit` (DESIGN §7): one fusion from HLO to PTX.
+//! The compilation pipeline of `hlo-emit`: one fusion from HLO to PTX.
 //!
 //! Stages, in order: the emitter (`xla_gpu` IR), our passes ([`PASSES`], run by the pass
 //! manager, which verifies after each), `lower-to-llvm` (real MLIR), translation to LLVM IR,

@@ -1,4 +1,4 @@
-//! Hero analysis (DESIGN §6): the op of a fusion that decides which emitter fits it.
+//! Hero analysis: the op of a fusion that decides which emitter fits it.
 //!
 //! A root's hero is found by walking up from the root through ops that only move or
 //! convert elements one to one (elementwise unary ops, `bitcast`, `reshape`, `copy`) while

@@ -1,4 +1,4 @@
-//! HLO fusions to `xla_gpu` IR (DESIGN §5, §6): the computation partitioner, the elemental
+//! HLO fusions to `xla_gpu` IR: the computation partitioner, the elemental
 //! emitter, hero analysis and the emitters.
 //!
 //! [`emit_fusion`] turns one fusion computation into an IR module: a private function per

@@ -1,4 +1,4 @@
-//! The computation partitioner (DESIGN §5): splits a fusion computation into subgraphs, each
+//! The computation partitioner: splits a fusion computation into subgraphs, each
 //! of which becomes one private function that computes its root's element at one index.
 //!
 //! Instructions are visited from the root towards the parameters. An instruction joins the

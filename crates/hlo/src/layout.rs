@@ -2,7 +2,7 @@
 //!
 //! A layout orders the dimensions (`minor_to_major`) and may tile them. XLA:GPU does not
 //! support tiled layouts; this project does, following XLA's tiled-layout document (seeds
-//! 000–002) and DESIGN §3:
+//! 000–002):
 //!
 //! * `linear_index(e, d)` places element `e` of bounds `d` (major to minor) row-major.
 //! * A tile `t` splits every dimension it covers into (tile count, in-tile index):

@@ -1,4 +1,4 @@
-//! Recursive-descent parser for HLO text (DESIGN §3).
+//! Recursive-descent parser for HLO text.
 //!
 //! Accepts what XLA prints and what XLA's emitter tests write: an `HloModule` header or a
 //! bare list of computations; `%` on names or not; typed (`add(f32[2] %a, ...)`) or untyped

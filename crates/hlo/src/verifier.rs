@@ -24,7 +24,7 @@
 //!    loop state's shape) and `conditional` (each branch takes its operand and returns
 //!    the result).
 //!
-//! Decision: ops outside DESIGN §5 and XLA's emitter corpus — collectives other than the
+//! Decision: ops the emitters do not compile and outside XLA's emitter corpus — collectives other than the
 //! reducer check above, custom-call, convolution, dot, fft, triangular-solve, rng,
 //! send/recv, async wrappers and the like — get only the generic checks (operands exist,
 //! layouts are valid, called computations exist). This compiler refuses to emit them, and

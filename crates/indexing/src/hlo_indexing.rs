@@ -1,4 +1,4 @@
-//! HLO indexing analysis (DESIGN §4): for an instruction, which element of each operand an
+//! HLO indexing analysis: for an instruction, which element of each operand an
 //! element of its output reads, as [`IndexingMap`]s from the output index; and the
 //! composition of those maps along a fusion, from the root towards the parameters.
 //!

@@ -1,4 +1,4 @@
-//! Indexing maps (DESIGN §4): which input element each output element of an op or a
+//! Indexing maps: which input element each output element of an op or a
 //! fusion reads, as affine maps with domains.
 
 pub mod compose;

@@ -1,4 +1,4 @@
-//! Linear and physical offsets as affine expressions (DESIGN §3).
+//! Linear and physical offsets as affine expressions.
 //!
 //! * [`linearize`] / [`delinearize`]: row-major index arithmetic (`e_0·d_1···d_n + … +
 //!   e_n` and back with `floordiv`/`mod`), what the loop emitter uses to turn a linear

@@ -1,4 +1,4 @@
-//! An interpreter for hlo-emit's IR with a simulated GPU grid (DESIGN §8): it runs a kernel
+//! An interpreter for hlo-emit's IR with a simulated GPU grid: it runs a kernel
 //! at any stage of the pipeline before `lower-to-llvm` on the host, so that what every pass
 //! produces can be compared with the HLO reference evaluator without a GPU.
 //!

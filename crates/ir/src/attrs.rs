@@ -100,7 +100,7 @@ pub enum Attribute {
     },
     /// A dictionary, sorted by name.
     Dict(Vec<NamedAttr>),
-    /// `#xla_gpu.indexing_map<"...">` (DESIGN §4), parsed. Behind an `Arc` so attributes stay
+    /// `#xla_gpu.indexing_map<"...">`, parsed. Behind an `Arc` so attributes stay
     /// cheap to clone. Compared and hashed structurally (variable names and ranges,
     /// expression trees, constraints), as MLIR uniques attributes by their storage: no
     /// simplification or printing happens on comparison, and maps that mean the same but

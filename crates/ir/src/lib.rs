@@ -1,4 +1,4 @@
-//! The MLIR-style IR of hlo-emit (DESIGN §2): types, attributes, ops with regions and blocks
+//! The MLIR-style IR of hlo-emit: types, attributes, ops with regions and blocks
 //! in arenas, a builder, a printer and parser for MLIR's generic and custom syntax, a
 //! verifier, and the op definitions of the dialects the pipeline uses.
 //!

@@ -7,7 +7,7 @@
 //!
 //! # Tensor layouts
 //!
-//! A tensor may carry the memory layout of the HLO array it stands for (DESIGN §3), so that
+//! A tensor may carry the memory layout of the HLO array it stands for, so that
 //! `flatten-tensors` can turn its N-d indices into physical offsets. It sits in MLIR's
 //! encoding slot as an attribute of the unregistered `xla` dialect whose string is HLO's own
 //! layout text:

@@ -92,7 +92,7 @@ pub fn corpus(folders: &[&str]) -> Vec<PathBuf> {
 
 /// Runs `check` on every file of `files` and holds each to `known_failures` (file name, a
 /// part of its error): a listed file must fail for its reason, every other file pass, so
-/// a file that starts passing makes the list (and the README that quotes it) change too.
+/// a file that starts passing makes the list (and docs/tests.md, which quotes it) change too.
 /// Returns how many passed.
 pub fn check_files(
     files: &[PathBuf],
@@ -106,7 +106,7 @@ pub fn check_files(
         match (check(path), expected) {
             (Ok(()), None) => passed += 1,
             (Err(e), Some((_, why))) => assert!(e.contains(why), "{name}: {e}"),
-            (Ok(()), Some(_)) => panic!("{name} now passes: update the list and the README"),
+            (Ok(()), Some(_)) => panic!("{name} now passes: update the list and docs/tests.md"),
             (Err(e), None) => panic!("{name}: {e}"),
         }
     }

@@ -1,5 +1,5 @@
 //! `distribute-vector-layout`: vector ops on whole n-d vectors, annotated with nested
-//! layouts (seed 004, DESIGN §9), become each thread's share of the work, as IREE's vector
+//! layouts (seed 004), become each thread's share of the work, as IREE's vector
 //! distribution does.
 //!
 //! **Layouts.** Every vector value of the function gets one nested layout:

@@ -11,7 +11,7 @@ use ir::{Attribute, Module, OpId};
 use passes::inline::SMALL_CALLEE_OPS;
 use passes::{PassManager, PassRegistry, Timings};
 
-/// The passes before flattening, in the order of DESIGN §7.
+/// The passes before flattening, in the pipeline's order.
 const FRONT: &str = "inline,erase-dead-functions,lower-xla-gpu-to-scf,canonicalize,cse";
 
 /// `xla_gpu` ops no module keeps after `lower-xla-gpu-to-scf` (`apply_indexing` stays for
@@ -102,7 +102,7 @@ fn models_and_the_loop_corpus_go_through_the_front_of_the_pipeline() {
         lowered_models >= models.len(),
         "{lowered_models} of {models:?}"
     );
-    // The emitters accept 20 of the corpus's 25 files (see the README).
+    // The emitters accept 20 of the corpus's 25 files (see docs/tests.md).
     assert!(
         lowered_corpus >= 20,
         "only {lowered_corpus} corpus files lowered"

@@ -138,7 +138,7 @@ struct Cli {
     /// Instead of printing, write what `tools/gpu-bench` runs on a GPU machine into DIR: the
     /// PTX of every kernel, `manifest.json` (launch dimensions, buffers, how the inputs are
     /// drawn) and the reference evaluator's outputs (sampled when large). The ENTRY must be a
-    /// chain of fusions. See the README's "GPU runs".
+    /// chain of fusions. See "GPU runs" in docs/benchmarks.md.
     #[arg(long, value_name = "DIR")]
     gpu_bundle: Option<PathBuf>,
 
@@ -150,7 +150,7 @@ struct Cli {
     #[arg(long, conflicts_with_all = ["output", "dump_dir", "gpu_bundle", "launch_json"])]
     split_input_file: bool,
 
-    /// Instead of compiling, explain a nested layout (seed 004, DESIGN §9) as the seed does:
+    /// Instead of compiling, explain a nested layout (seed 004) as the seed does:
     /// `'#xla_gpu.nested_layout<subgroup_tile = [..], batch_tile = [..], outer_tile = [..],
     /// thread_tile = [..], element_tile = [..], subgroup_strides = [..], thread_strides =
     /// [..]>'` (or `#iree_vector_ext.nested_layout<...>`) on a vector of `--vector-shape`:

@@ -1,4 +1,4 @@
-//! `hlo-opt`: runs passes on IR text, like `mlir-opt` (DESIGN §1, §7).
+//! `hlo-opt`: runs passes on IR text, like `mlir-opt` .
 //!
 //! The pass flags are generated from `passes::PassRegistry`, so every registered pass is a
 //! `--<name>` flag and listed by `--help`.

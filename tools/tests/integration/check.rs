@@ -349,7 +349,7 @@ fn every_corpus_file_that_compiles_matches_the_evaluator() {
             match check_text(&name, &text, 1, checked_passes) {
                 Ok((true, _)) => checked += 1,
                 Ok((false, report)) => failures.push(format!("{name}:\n{report}")),
-                // Refused by the emitters or a pass (listed in the README): not a file that
+                // Refused by the emitters or a pass (listed in docs/tests.md): not a file that
                 // compiles.
                 Err(_) => refused += 1,
             }

@@ -8,7 +8,7 @@
 //! * `--emit=mlir` is one module that `mlir-opt` accepts;
 //! * `--launch-json` is one JSON document listing every kernel.
 //!
-//! Files the emitters refuse (the README lists them) are skipped here: other tests check
+//! Files the emitters refuse (docs/tests.md lists them) are skipped here: other tests check
 //! that they are refused and why (`jax_corpus.rs` for the unfused JAX modules).
 
 use std::path::Path;

@@ -7,6 +7,7 @@ mod common;
 mod deep_inputs;
 mod deliverable;
 mod distribution;
+mod docs;
 mod flags;
 mod gpu_bundle;
 mod hostile;

@@ -1,7 +1,7 @@
 //! The whole pipeline to PTX, judged by `ptxas`: every model compiles with no spills,
 //! vectorized memory accesses where the seed has them and machine code within its budget,
 //! and XLA's loop-fusion corpus compiles to PTX that `ptxas` accepts (except the files the
-//! emitters refuse, listed in the README).
+//! emitters refuse, listed in docs/tests.md).
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! emitted by the reduction emitter (IR our verifier accepts), compile to PTX that `ptxas`
 //! assembles without spills, and compute in the interpreter — on the emitted IR and after
 //! every pass before `lower-to-llvm` — exactly what the evaluator computes. The files that
-//! do not get that far are listed with the reason; the README repeats the list.
+//! do not get that far are listed with the reason; docs/tests.md repeats the list.
 //!
 //! Inputs are the evaluator's seeded random ones, with two changes that make the comparison
 //! exact and meaningful (the kernels reduce in another order than the evaluator):

@@ -1,4 +1,4 @@
-//! The elemental emitter (DESIGN §5): the value of an HLO instruction at one index, as
+//! The elemental emitter: the value of an HLO instruction at one index, as
 //! `arith`/`math`/`tensor`/`scf` ops.
 //!
 //! Index transforms (broadcast, transpose, reshape, slice, ...) emit nothing themselves: the

@@ -1,4 +1,4 @@
-//! The loop emitter (DESIGN §6): one `xla_gpu.loop` over the fusion's output in linear,
+//! The loop emitter: one `xla_gpu.loop` over the fusion's output in linear,
 //! coalesced order.
 //!
 //! Launch: 128 threads per block (fewer for tiny outputs); each thread handles a vector of

@@ -1,4 +1,4 @@
-//! The reduction emitters (DESIGN §6; XLA's `reduction.cc`): row, multi-row, column and
+//! The reduction emitters (XLA's `reduction.cc`): row, multi-row, column and
 //! small-column reductions, with side outputs and epilogues, in one kernel.
 //!
 //! The kernel `@main` has the shape of XLA's `ReductionFusion::EmitReduction`:

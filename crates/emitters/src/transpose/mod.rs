@@ -1,4 +1,4 @@
-//! The transpose emitter (DESIGN §6; XLA's `TransposeFusion`): a transpose read and written
+//! The transpose emitter (XLA's `TransposeFusion`): a transpose read and written
 //! coalesced by moving tiles through shared memory.
 //!
 //! The kernel `@main` has two `xla_gpu.loop`s over the block's threads, whose maps come from

@@ -1,5 +1,5 @@
 //! The reference evaluator: runs an HLO computation on host arrays with XLA's semantics,
-//! the meaning emitted kernels are checked against (DESIGN §8).
+//! the meaning emitted kernels are checked against.
 //!
 //! Whole arrays are computed op by op in post-order (an operand's array is freed after its
 //! last use), never element by element through recursion, so a fusion over millions of

@@ -62,7 +62,7 @@ fn inferred_shape_error_points_at_operand() {
     );
 }
 
-/// Ops outside DESIGN §5 (custom-call, collectives, ...) get only the generic checks: this
+/// Ops the emitters do not compile (custom-call, collectives, ...) get only the generic checks: this
 /// custom-call's result is whatever it says.
 #[test]
 fn custom_calls_are_generic() {

@@ -1,4 +1,4 @@
-//! A nested layout as an indexing map (DESIGN §9, issue 21): which vector element each
+//! A nested layout as an indexing map (issue 21): which vector element each
 //! (thread, subgroup) and each of its local elements holds.
 //!
 //! `(thread_id, subgroup_id)[batch.., outer.., element..] -> (vector index..)`, with, per

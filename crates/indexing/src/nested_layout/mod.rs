@@ -1,4 +1,4 @@
-//! Nested layouts (seed 004, DESIGN §9): how a vector is spread over the GPU hierarchy —
+//! Nested layouts (seed 004): how a vector is spread over the GPU hierarchy —
 //! subgroups, batches, outers, threads, elements — as IREE's
 //! `#iree_vector_ext.nested_layout` says it, written here `#xla_gpu.nested_layout<...>`.
 //!

@@ -1,4 +1,4 @@
-//! Brute-force checks of the HLO indexing maps (DESIGN §4).
+//! Brute-force checks of the HLO indexing maps.
 //!
 //! Every map is compared, on every output index of small shapes (and every value of its
 //! range and runtime variables), with an oracle written here from the ops' semantics: for an

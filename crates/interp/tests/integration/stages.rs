@@ -1,4 +1,4 @@
-//! The seed's GELU walkthrough (DESIGN §7) on bf16[2,64,16]: the same kernel written at
+//! The seed's GELU walkthrough on bf16[2,64,16]: the same kernel written at
 //! each stage of the pipeline — `xla_gpu` (from the emitter), `scf` with bounds checks
 //! and `apply_indexing`, flattened tensors, vectorized transfers, unrolled lanes, and
 //! pointers with `nvvm` registers — computes the evaluator's result bit for bit at every

@@ -33,7 +33,7 @@ fn generic_form_is_a_fixed_point_and_agrees_with_custom() {
     }
 }
 
-/// The seed's `@gelu` (DESIGN §6, emitters document) prints exactly as the seed shows it.
+/// The seed's `@gelu` (the emitters document) prints exactly as the seed shows it.
 #[test]
 fn seed_gelu_prints_as_in_the_seed() {
     let seed = "\

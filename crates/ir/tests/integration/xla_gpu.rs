@@ -12,7 +12,7 @@ use crate::common::{self, check, parse, verified};
 /// The xla_gpu chunk of `testdata/ir/ops.mlir`.
 static OPS_TEXT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| common::ops_chunk(2));
 
-/// The seed's loop map as DESIGN §4 prints it (one line, one string).
+/// The seed's loop map as the seed prints it (one line, one string).
 const SEED_MAP: &str = "#xla_gpu.indexing_map<\"(th_x, bl_x)[vector_index] -> (bl_x floordiv 4096, (bl_x floordiv 8) mod 512, (bl_x mod 8) * 512 + th_x * 4 + vector_index), domain: th_x in [0, 127], bl_x in [0, 24575], vector_index in [0, 3]\">";
 
 #[test]

@@ -1,5 +1,5 @@
-//! The `xla_gpu` dialect: what the emitters write (DESIGN §5–§6) and the pipeline lowers
-//! (DESIGN §7). `xla_gpu.loop`, `xla_gpu.yield`, `xla_gpu.apply_indexing`,
+//! The `xla_gpu` dialect: what the emitters write and the pipeline lowers.
+//! `xla_gpu.loop`, `xla_gpu.yield`, `xla_gpu.apply_indexing`,
 //! `xla_gpu.pure_call`, `xla_gpu.allocate_shared`, `xla_gpu.sync_threads`,
 //! `xla_gpu.shuffle_reduce`, `xla_gpu.predicated_insert`, `xla_gpu.predicated_extract`,
 //! `xla_gpu.atomic_rmw`.
