@@ -340,6 +340,42 @@ fn chains_past_the_emitters_nesting_limits_are_located_errors() {
     }
 }
 
+/// A reduce whose epilogue is 3,000 additions, each reading a side value at the output's
+/// index from a 3,000-deep chain over a parameter: the reduction emitter takes it (which
+/// instructions a reduce feeds is found once for the fusion, not walked per epilogue op)
+/// and the whole pipeline compiles it.
+#[test]
+fn a_long_epilogue_over_deep_side_values_compiles() {
+    let dir = tempdir("deep-epilogue");
+    let n = 3_000;
+    let mut text = String::from(
+        "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n\
+         f {\n  x = f32[8,64] parameter(0)\n  m0 = f32[8] parameter(1)\n  zero = f32[] constant(0)\n  \
+         e0 = f32[8] reduce(x, zero), dimensions={1}, to_apply=add\n",
+    );
+    for k in 1..=n {
+        text.push_str(&format!("  m{k} = f32[8] negate(m{})\n", k - 1));
+    }
+    for k in 1..=n {
+        let root = if k == n { "ROOT " } else { "" };
+        text.push_str(&format!("  {root}e{k} = f32[8] add(e{}, m{k})\n", k - 1));
+    }
+    text.push_str("}\n");
+    let file = write(&dir, "deep-epilogue.hlo", &text);
+    let ir = dir.path().join("out.mlir");
+    let outcome = run(
+        HLO_EMIT,
+        &[&file, "--emit=xla-gpu", "-o", ir.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(outcome.code, Some(0), "{}", outcome.stderr);
+    let written = std::fs::read_to_string(&ir).unwrap();
+    assert!(written.contains("reduction emitter"), "{}", &written[..200]);
+    let ptx = dir.path().join("out.ptx");
+    let outcome = run(HLO_EMIT, &[&file, "-o", ptx.to_str().unwrap()], None);
+    assert_eq!(outcome.code, Some(0), "{}", outcome.stderr);
+}
+
 /// Analyses that follow definitions back (the alignment `lower-tensors` proves for a vector
 /// access) look a bounded depth: an index computed by a chain of 100,000 additions is
 /// lowered, not a stack overflow.

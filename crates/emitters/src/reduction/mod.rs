@@ -34,8 +34,9 @@ pub mod dimensions;
 pub(crate) mod epilogue;
 pub mod tiling;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
+use hlo::graph::ComputationGraph;
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Layout, Opcode, Span};
 use indexing::{AffineExpr, IndexingMap, Interval};
 use ir::dialects::vector::{self as irvector, Position};
@@ -106,27 +107,21 @@ fn is_scalar_operand(c: &Computation, id: InstrId) -> bool {
     }
 }
 
-/// A value an epilogue op may read besides the reduce, at the output's index: one with the
-/// op's dimensions that no reduce of the fusion feeds (`log(sum) + max` with `max` a
+/// The instructions of `c` that a reduce feeds, directly or not (the reduces included):
+/// what an epilogue op may not read besides its chain. Anything else with the op's
+/// dimensions is a side value, read at the output's index (`log(sum) + max` with `max` a
 /// parameter: the fusion pass makes such epilogues, `crates/fusion`'s `epilogue_chain`).
-fn is_side_value(c: &Computation, id: InstrId, op_dims: &Option<Vec<i64>>) -> bool {
-    let instr = c.instruction(id);
-    if instr.shape.is_tuple() || instr.shape.as_array().map(|a| a.dims.clone()) != *op_dims {
-        return false;
-    }
-    let mut stack = vec![id];
-    let mut seen = std::collections::HashSet::new();
-    while let Some(i) = stack.pop() {
-        if !seen.insert(i) {
-            continue;
+/// One pass over the computation, so that an epilogue's side values cost no walk of their
+/// own (a long epilogue over a deep side value stays linear).
+fn fed_by_a_reduce(c: &Computation) -> HashSet<InstrId> {
+    let mut fed = HashSet::new();
+    for id in ComputationGraph::new(c).post_order() {
+        let instr = c.instruction(id);
+        if instr.opcode == Opcode::Reduce || instr.operands.iter().any(|o| fed.contains(o)) {
+            fed.insert(id);
         }
-        let instr = c.instruction(i);
-        if instr.opcode == Opcode::Reduce {
-            return false;
-        }
-        stack.extend(instr.operands.iter().copied());
     }
-    true
+    fed
 }
 
 /// The reduce an output computes, if it is one through an elementwise epilogue: XLA walks
@@ -136,7 +131,7 @@ fn is_side_value(c: &Computation, id: InstrId, op_dims: &Option<Vec<i64>>) -> bo
 /// Every op on the way keeps the output's shape, so it reads the reduce at its own index.
 /// (Without side values logsumexp's second fusion fell to the loop emitter, a thread
 /// summing a whole row: 13.4 us on an H200 where XLA's three kernels took 3.1 us.)
-fn reduction_hero(c: &Computation, root: InstrId) -> Option<InstrId> {
+fn reduction_hero(c: &Computation, root: InstrId, fed: &HashSet<InstrId>) -> Option<InstrId> {
     // The dims an instruction is read at: its own, or a variadic reduce's first result's.
     let dims = |id: InstrId| {
         leaves(&c.instruction(id).shape)
@@ -156,7 +151,7 @@ fn reduction_hero(c: &Computation, root: InstrId) -> Option<InstrId> {
             .operands
             .iter()
             .copied()
-            .filter(|&o| !is_scalar_operand(c, o) && !is_side_value(c, o, &dims(id)));
+            .filter(|&o| !is_scalar_operand(c, o) && (fed.contains(&o) || dims(o) != dims(id)));
         let next = candidates.next()?;
         if candidates.next().is_some() || dims(next) != dims(id) {
             return None;
@@ -207,11 +202,12 @@ impl ReductionFusion {
         } else {
             vec![c.root]
         };
+        let fed = fed_by_a_reduce(c);
         let mut heroes: Vec<InstrId> = Vec::new();
         let mut outputs = Vec::new();
         let mut first_tensor = 0;
         for &r in &roots {
-            let kind = match reduction_hero(c, r) {
+            let kind = match reduction_hero(c, r, &fed) {
                 Some(h) => {
                     let hero = heroes.iter().position(|&x| x == h).unwrap_or_else(|| {
                         heroes.push(h);
