@@ -645,21 +645,37 @@ pub fn launch_json(
     match sequence {
         Ok(chain) => {
             let names = emitters::kernel_names(module);
-            let launches: Vec<String> = chain
-                .kernels
-                .iter()
-                .map(|k| {
-                    let mut launch = json!({
-                        "kernel": names.get(&k.fusion),
-                        "arguments": k.arguments,
-                        "outputs": k.outputs,
-                    });
-                    if let Some(within) = launched_within(module, k.fusion) {
-                        launch["within"] = json!(within);
-                    }
-                    one_line(&launch)
-                })
-                .collect();
+            // A kernel launched from control flow is listed under that instruction, a step
+            // left to the runtime: `{"runtime": "while.5", "opcode": "while", "launches":
+            // [... each with "in": "body region_0.2"]}`, at its first kernel's place.
+            let mut launches: Vec<Json> = Vec::new();
+            for k in &chain.kernels {
+                let mut launch = json!({
+                    "kernel": names.get(&k.fusion),
+                    "arguments": k.arguments,
+                    "outputs": k.outputs,
+                });
+                let Some(within) = launched_within(module, k.fusion) else {
+                    launches.push(launch);
+                    continue;
+                };
+                launch["in"] = json!(format!("{} {}", within.role, within.computation));
+                let step = launches
+                    .iter()
+                    .position(|s| s["runtime"] == json!(within.instruction));
+                let step = step.unwrap_or_else(|| {
+                    launches.push(json!({
+                        "runtime": within.instruction,
+                        "opcode": within.opcode,
+                        "launches": [],
+                    }));
+                    launches.len() - 1
+                });
+                if let Some(Json::Array(inner)) = launches[step].get_mut("launches") {
+                    inner.push(launch);
+                }
+            }
+            let launches: Vec<String> = launches.iter().map(one_line).collect();
             let buffers: Vec<String> = chain
                 .buffers
                 .iter()
@@ -690,10 +706,21 @@ pub fn launch_json(
     text
 }
 
+/// The control-flow instruction that launches a kernel (see [`launched_within`]).
+struct LaunchedWithin {
+    /// Its name (`while.5`) and opcode.
+    instruction: String,
+    opcode: String,
+    /// The attribute that names the launching computation (`body`, `condition`,
+    /// `branch_computations`, `to_apply`) and that computation's name.
+    role: String,
+    computation: String,
+}
+
 /// Where the kernel of `fusion` is launched when not from the ENTRY: the control-flow
-/// instruction that runs the computation holding its `fusion` instruction, as `while.5
-/// (while, body region_0)`; `None` from the ENTRY (or for a bare fusion body).
-fn launched_within(module: &HloModule, fusion: ComputationId) -> Option<String> {
+/// instruction that runs the computation holding its `fusion` instruction (`while.5`, its
+/// `body` `region_0.2`); `None` from the ENTRY (or for a bare fusion body).
+fn launched_within(module: &HloModule, fusion: ComputationId) -> Option<LaunchedWithin> {
     let launching = module.computations.iter().position(|c| {
         c.instructions
             .iter()
@@ -711,13 +738,12 @@ fn launched_within(module: &HloModule, fusion: ComputationId) -> Option<String> 
     module.computations.iter().find_map(|c| {
         c.instructions.iter().find_map(|i| {
             let role = i.attributes.iter().find(|a| calls_it(&a.value))?;
-            Some(format!(
-                "{} ({}, {} {})",
-                i.name,
-                i.opcode,
-                role.name,
-                module.computation(launching).name
-            ))
+            Some(LaunchedWithin {
+                instruction: i.name.clone(),
+                opcode: i.opcode.to_string(),
+                role: role.name.clone(),
+                computation: module.computation(launching).name.clone(),
+            })
         })
     })
 }
