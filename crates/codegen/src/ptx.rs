@@ -11,7 +11,9 @@ use inkwell::{
     memory_buffer::MemoryBuffer,
     module::{Linkage, Module},
     passes::PassBuilderOptions,
-    targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetTriple},
+    targets::{
+        CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple,
+    },
     values::AsValueRef,
 };
 use std::{
@@ -174,12 +176,8 @@ pub fn llvm_ir_to_ptx(llvm_ir: &str, arch: &str) -> Result<String, PtxError> {
 /// precise division and square root).
 pub fn compile(llvm_ir: &str, arch: &str) -> Result<Compiled, PtxError> {
     check_arch(arch)?;
-    initialize_nvptx();
     let context = Context::create();
-    let buffer = MemoryBuffer::create_from_memory_range_copy(llvm_ir.as_bytes(), "llvm-ir");
-    let module = context
-        .create_module_from_ir(buffer)
-        .map_err(|error| PtxError::ParseIr(error.to_string()))?;
+    let module = parse(&context, llvm_ir)?;
     let called = libdevice_calls(&module);
     if !called.is_empty() {
         let path = toolchain::libdevice().map_err(|e| {
@@ -187,7 +185,38 @@ pub fn compile(llvm_ir: &str, arch: &str) -> Result<Compiled, PtxError> {
         })?;
         link_libdevice(&module, &called, &path, &context)?;
     }
+    let machine = for_target(&module, arch)?;
+    module
+        .run_passes("default<O3>", &machine, PassBuilderOptions::create())
+        .map_err(|error| PtxError::Optimize(error.to_string()))?;
+    let optimized_ir = module.print_to_string().to_string();
+    let ptx = emit_assembly(&module, &machine)?;
+    Ok(Compiled { optimized_ir, ptx })
+}
 
+/// The PTX of LLVM IR that is already optimized (and linked with what it calls): the
+/// backend alone, without O3. The driver uses it when a test puts its own optimizer in
+/// place of [`compile`]'s O3, so that the PTX is still made from the module the check saw.
+pub fn optimized_ir_to_ptx(optimized_ir: &str, arch: &str) -> Result<String, PtxError> {
+    check_arch(arch)?;
+    let context = Context::create();
+    let module = parse(&context, optimized_ir)?;
+    let machine = for_target(&module, arch)?;
+    emit_assembly(&module, &machine)
+}
+
+/// `llvm_ir` parsed into `context`.
+fn parse<'ctx>(context: &'ctx Context, llvm_ir: &str) -> Result<Module<'ctx>, PtxError> {
+    initialize_nvptx();
+    let buffer = MemoryBuffer::create_from_memory_range_copy(llvm_ir.as_bytes(), "llvm-ir");
+    context
+        .create_module_from_ir(buffer)
+        .map_err(|error| PtxError::ParseIr(error.to_string()))
+}
+
+/// The target machine of `arch`, with `module` given its NVPTX triple and data layout and
+/// verified.
+fn for_target(module: &Module<'_>, arch: &str) -> Result<TargetMachine, PtxError> {
     let triple = TargetTriple::create(NVPTX_TRIPLE);
     let target =
         Target::from_triple(&triple).map_err(|error| PtxError::TargetMachine(error.to_string()))?;
@@ -212,22 +241,18 @@ pub fn compile(llvm_ir: &str, arch: &str) -> Result<Compiled, PtxError> {
     module
         .verify()
         .map_err(|error| PtxError::Verify(error.to_string()))?;
+    Ok(machine)
+}
 
-    module
-        .run_passes("default<O3>", &machine, PassBuilderOptions::create())
-        .map_err(|error| PtxError::Optimize(error.to_string()))?;
-    let optimized_ir = module.print_to_string().to_string();
-
+/// `module` as PTX assembly.
+fn emit_assembly(module: &Module<'_>, machine: &TargetMachine) -> Result<String, PtxError> {
     let assembly = machine
-        .write_to_memory_buffer(&module, FileType::Assembly)
+        .write_to_memory_buffer(module, FileType::Assembly)
         .map_err(|error| PtxError::Emit(error.to_string()))?;
     let bytes = assembly.as_slice();
     // The buffer may carry LLVM's terminating NUL.
     let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
-    Ok(Compiled {
-        optimized_ir,
-        ptx: String::from_utf8_lossy(bytes).into_owned(),
-    })
+    Ok(String::from_utf8_lossy(bytes).into_owned())
 }
 
 /// The libdevice functions `module` declares (and so calls), sorted.

@@ -114,8 +114,6 @@ pub fn write_bundle(
                 module,
                 &[kernel.fusion],
                 &compile_options,
-                &mut |_, _| Ok(()),
-                &mut passes::Timings::default(),
             )?);
         }
     }

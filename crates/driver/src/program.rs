@@ -27,10 +27,10 @@ use interp::{Buffer, Kernel, Launch};
 use serde_json::{Value as Json, json};
 
 use crate::check::{
-    Comparison, Reference, compare_array, fits_the_host, import_llvm_ir, largest_reduction, leaves,
-    show, show_index, unwritten_output,
+    Comparison, Reference, compare_array, fits_the_host, largest_reduction, leaves, show,
+    show_index, unwritten_output,
 };
-use crate::pipeline::{self, CompiledKernel, Options, RuntimeStep};
+use crate::pipeline::{CompiledKernel, RuntimeStep};
 
 /// The floats drawn are multiples of this.
 pub(crate) const FLOAT_SCALE: f64 = 1.0 / 64.0;
@@ -792,66 +792,56 @@ fn one_line(value: &Json) -> String {
 
 /// `--check` on a whole program: the kernels of `module` run in launch order in the
 /// interpreter, each reading the buffers earlier ones wrote, from the module a user runs
-/// (every kernel linked into one module, translated to LLVM IR and optimized at O3 with
-/// libdevice: what becomes PTX); the ENTRY's results are compared with the evaluator's on
-/// `reference` (the module before the fusion pipeline, or `module` itself). This checks
-/// what a per-fusion check cannot: the fusion pipeline, and that the kernels pass their
-/// buffers as the ENTRY says. `Ok(true)` when it matches or when the ENTRY is not a chain of
-/// fusions (then nothing is run, and the report says why, unless the module is a single
-/// fusion as in XLA's emitter tests: the fusion's own check is the program's). `inputs`
-/// seeded inputs; the kernels are compiled for `arch` (`--arch`), as they are for its PTX.
+/// (`linked`: every kernel of `kernels` linked into one module, translated to LLVM IR and
+/// optimized at O3 with libdevice, in the run that `--check` checked stage by stage: what
+/// becomes PTX); the ENTRY's results are compared with the evaluator's on `reference` (the
+/// module before the fusion pipeline, or `module` itself). This checks what a per-fusion
+/// check cannot: the fusion pipeline, and that the kernels pass their buffers as the ENTRY
+/// says. `Ok(true)` when it matches or when the ENTRY is not a chain of fusions (then
+/// nothing is run, and the report says why, unless the module is a single fusion as in
+/// XLA's emitter tests: the fusion's own check is the program's). `inputs` seeded inputs.
 pub fn check_program(
     source: &SourceFile,
-    reference: &HloModule,
-    module: &HloModule,
-    (inputs, arch): (u64, &str),
+    (reference, module): (&HloModule, &HloModule),
+    (kernels, linked): (&[CompiledKernel], Option<&ir::Module>),
+    inputs: u64,
     out: &mut dyn Write,
 ) -> Result<bool, String> {
+    let not_run = |out: &mut dyn Write, why: &str| {
+        writeln!(out, "check: program: not run as a whole: {why}")
+            .map_err(|e| format!("error: cannot write the report: {e}"))
+    };
     let chain = match plan_chain(source, module) {
         Ok(chain) => chain,
         // What the program's buffers cannot hold (an f8 parameter to draw): the fusions'
         // own checks stand, as for a module that is not a chain of fusions.
         Err(why) => {
             // A note, not an error: the located reason without its `error:` tag.
-            let why = why.replacen(": error: ", ": ", 1);
-            writeln!(out, "check: program: not run as a whole: {why}")
-                .map_err(|e| format!("error: cannot write the report: {e}"))?;
+            not_run(out, &why.replacen(": error: ", ": ", 1))?;
             return Ok(true);
         }
     };
     if chain.separate {
         // Without a note the module is its one fusion, which the fusion check has run.
         if let Some(why) = chain.note {
-            writeln!(out, "check: program: not run as a whole: {why}")
-                .map_err(|e| format!("error: cannot write the report: {e}"))?;
+            not_run(out, &why)?;
         }
         return Ok(true);
     }
+    let Some(linked) = linked else {
+        not_run(
+            out,
+            "the pass pipeline does not reach LLVM (it ends before 'lower-to-llvm')",
+        )?;
+        return Ok(true);
+    };
     let entry = reference.computation(reference.entry);
     fits_the_host(source, entry, "check", inputs)?;
-    let fusions = emitters::fusions(module);
-    let options = Options {
-        stop_after: Some("llvm-opt".to_string()),
-        arch: arch.to_string(),
-        ..Options::default()
-    };
-    let compiled = pipeline::compile(
-        source,
-        module,
-        &fusions,
-        &options,
-        &mut |_, _| Ok(()),
-        &mut passes::Timings::default(),
-    )?;
-    let mut like = ir::Module::new();
-    like.file = source.name.as_str().into();
-    let linked = import_llvm_ir(&like, &compiled.output, "(every kernel, linked)")?;
     let names = emitters::kernel_names(module);
     let mut launches = Vec::new();
     for kernel in &chain.kernels {
         let name = kernel_name(module, &names, kernel.fusion)?;
-        let compiled = compiled
-            .kernels
+        let compiled = kernels
             .iter()
             .find(|k| &k.kernel == name)
             .ok_or_else(|| format!("error: kernel {name} was not compiled"))?;
@@ -859,7 +849,7 @@ pub fn check_program(
             blocks: compiled.launch.blocks,
             threads: compiled.launch.threads_per_block,
         };
-        let code = Kernel::compile(&linked, name).map_err(|e| format!("error: {name}: {e}"))?;
+        let code = Kernel::compile(linked, name).map_err(|e| format!("error: {name}: {e}"))?;
         launches.push((name, launch, code, compiled.in_place.clone()));
     }
     let reduced = chain

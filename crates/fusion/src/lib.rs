@@ -119,32 +119,40 @@ pub fn wants_fusion(module: &HloModule) -> bool {
 }
 
 /// Runs the pipeline on `module`; `after(pass, module, run)` sees the module after each pass,
-/// whether the pass changed it and how long it took (verification included). A pass that
-/// leaves a module the verifier rejects is a bug here, and is reported as such (at the
-/// offending instruction, naming the pass).
+/// whether the pass changed it and how long it took (verification included).
 pub fn run_pipeline(
     module: &mut HloModule,
     mut after: impl FnMut(&HloPass, &HloModule, PassRun),
 ) -> Result<(), Diagnostic> {
     for pass in PIPELINE {
-        let start = Instant::now();
-        let changed = (pass.run)(module)?;
-        if changed {
-            hlo::verify_module(module).map_err(|mut d| {
-                d.notes.push(format!(
-                    "the module is invalid after the fusion pass '{}' (a bug in hlo-emit)",
-                    pass.name
-                ));
-                d
-            })?;
-        }
-        let elapsed = start.elapsed();
-        after(pass, module, PassRun { changed, elapsed });
+        let run = run_pass(pass, module)?;
+        after(pass, module, run);
     }
     Ok(())
 }
 
-/// What one pass of [`run_pipeline`] did.
+/// Runs one pass on `module` and verifies what it changed. A pass that leaves a module the
+/// verifier rejects is a bug here, and is reported as such (at the offending instruction,
+/// naming the pass).
+pub fn run_pass(pass: &HloPass, module: &mut HloModule) -> Result<PassRun, Diagnostic> {
+    let start = Instant::now();
+    let changed = (pass.run)(module)?;
+    if changed {
+        hlo::verify_module(module).map_err(|mut d| {
+            d.notes.push(format!(
+                "the module is invalid after the fusion pass '{}' (a bug in hlo-emit)",
+                pass.name
+            ));
+            d
+        })?;
+    }
+    Ok(PassRun {
+        changed,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// What one pass did ([`run_pass`]).
 #[derive(Clone, Copy, Debug)]
 pub struct PassRun {
     pub changed: bool,

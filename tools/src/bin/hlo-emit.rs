@@ -8,8 +8,9 @@ use driver::bundle::{self, BundleOptions};
 use driver::check::{CheckOptions, ModuleCheck, check_module};
 use driver::pipeline::{self, Options, Stage};
 use driver::program;
+use driver::runner::{Dump, DumpChoice, Dumps, Runner};
 use hlo_emit_tools::{read_input, write_output};
-use passes::Timings;
+use ir::PrintOptions;
 
 /// Compile XLA HLO fusions to NVIDIA GPU kernels the way XLA:GPU's MLIR emitters do.
 ///
@@ -305,64 +306,10 @@ fn split_input(bytes: &[u8]) -> Vec<(usize, &[u8])> {
     pieces
 }
 
-/// Compiles `bytes`, which start after `lines_before` lines of the file `name`.
+/// Compiles `bytes`, which start after `lines_before` lines of the file `name`: one run of
+/// the pipeline, which the dumps (and `--check`) observe.
 fn run(cli: &Cli, name: &str, bytes: Vec<u8>, lines_before: usize) -> Result<(), String> {
     let (source, mut module) = hlo::load_piece(name, bytes, lines_before)?;
-    let mut files = DumpFiles::default();
-    let mut timings = Timings::default();
-    // The module as written: `--check` compares the whole program with it.
-    let mut unfused = None;
-    if cli.fuse || (!cli.no_fuse && fusion::wants_fusion(&module)) {
-        if cli.check.is_some() {
-            unfused = Some(module.clone());
-        }
-        let dumping = cli.dump_after_each_pass || cli.dump_dir.is_some();
-        let mut dump = |_: Option<&str>, text: &[u8]| files.flush(cli, text, None);
-        let sink: Option<&mut pipeline::DumpSink> = if dumping { Some(&mut dump) } else { None };
-        pipeline::fuse(&source, &mut module, sink, &mut timings)?;
-    }
-    let module = module;
-    if cli.explain_fusion {
-        return write_output(cli.output.as_ref(), &fusion::explain_fusion(&module));
-    }
-    if cli.print_partition {
-        let fusions = pipeline::select_fusions(&source, &module, cli.fusion.as_deref())?;
-        let text = pipeline::describe_partitions(&source, &module, &fusions)?;
-        return write_output(cli.output.as_ref(), &text);
-    }
-    if let Some(inputs) = cli.check {
-        let fusions = pipeline::select_fusions(&source, &module, cli.fusion.as_deref())?;
-        let passes = pipeline::requested_passes(cli.pass_pipeline.as_deref());
-        let what = ModuleCheck {
-            reference: unfused.as_ref().unwrap_or(&module),
-            fusions: &fusions,
-            pipeline: &passes,
-            whole_program: cli.fusion.is_none(),
-        };
-        let options = CheckOptions {
-            inputs,
-            stage_times: cli.time_passes,
-            arch: cli.arch.clone(),
-            ..CheckOptions::default()
-        };
-        return check_module(&source, &module, &what, &options, &mut std::io::stdout());
-    }
-    if let Some(dir) = &cli.gpu_bundle {
-        let options = BundleOptions {
-            arch: cli.arch.clone(),
-            ..BundleOptions::default()
-        };
-        let summary = bundle::write_bundle(&source, &module, dir, &options)?;
-        return write_output(cli.output.as_ref(), &summary);
-    }
-    if cli.emit == Emit::Hlo {
-        // The fusion pipeline's passes are the only ones that ran.
-        if cli.time_passes {
-            eprint!("{}", timings.report());
-        }
-        return write_output(cli.output.as_ref(), &module.to_string());
-    }
-    let fusions = pipeline::select_fusions(&source, &module, cli.fusion.as_deref())?;
     let options = Options {
         stop_at: match cli.emit {
             Emit::Hlo | Emit::XlaGpu => Stage::XlaGpu,
@@ -379,16 +326,82 @@ fn run(cli: &Cli, name: &str, bytes: Vec<u8>, lines_before: usize) -> Result<(),
         generic: cli.print_op_generic,
         passes: pipeline::requested_passes(cli.pass_pipeline.as_deref()),
     };
-    let compiled = pipeline::compile(
-        &source,
-        &module,
-        &fusions,
-        &options,
-        &mut |fusion, text| files.flush(cli, text, fusion),
-        &mut timings,
-    )?;
+    let mut runner = Runner::new(&source, &options)?;
+    let choice = DumpChoice {
+        after_all: options.dump_after_each_pass,
+        after: options.print_ir_after.clone(),
+        print: PrintOptions {
+            generic: options.generic,
+        },
+    };
+    let mut files = DumpFiles::default();
+    // The module as written: `--check` compares the whole program with it.
+    let mut unfused = None;
+    if cli.fuse || (!cli.no_fuse && fusion::wants_fusion(&module)) {
+        if cli.check.is_some() {
+            unfused = Some(module.clone());
+        }
+        let mut sink = |dump: &Dump| files.write(cli, dump, false);
+        let mut dumps = Dumps {
+            choice: choice.clone(),
+            sink: &mut sink,
+        };
+        runner.fuse(&mut module, &mut [&mut dumps])?;
+    }
+    let module = module;
+    if cli.explain_fusion {
+        return write_output(cli.output.as_ref(), &fusion::explain_fusion(&module));
+    }
+    let fusions = || pipeline::select_fusions(&source, &module, cli.fusion.as_deref());
+    if cli.print_partition {
+        let text = pipeline::describe_partitions(&source, &module, &fusions()?)?;
+        return write_output(cli.output.as_ref(), &text);
+    }
+    // `--check` comes first: it checks the run that `--gpu-bundle` or `--emit` would make.
+    if let Some(dir) = &cli.gpu_bundle
+        && cli.check.is_none()
+    {
+        let options = BundleOptions {
+            arch: cli.arch.clone(),
+            ..BundleOptions::default()
+        };
+        let summary = bundle::write_bundle(&source, &module, dir, &options)?;
+        return write_output(cli.output.as_ref(), &summary);
+    }
+    if cli.emit == Emit::Hlo && cli.check.is_none() {
+        // The fusion pipeline's passes are the only ones that ran.
+        if cli.time_passes {
+            eprint!("{}", runner.timings.report());
+        }
+        return write_output(cli.output.as_ref(), &module.to_string());
+    }
+    let fusions = fusions()?;
+    let several = fusions.len() > 1;
+    let mut sink = |dump: &Dump| files.write(cli, dump, several);
+    let mut dumps = Dumps {
+        choice,
+        sink: &mut sink,
+    };
+    if let Some(inputs) = cli.check {
+        let passes = pipeline::requested_passes(cli.pass_pipeline.as_deref());
+        let what = ModuleCheck {
+            reference: unfused.as_ref().unwrap_or(&module),
+            fusions: &fusions,
+            pipeline: &passes,
+            whole_program: cli.fusion.is_none(),
+        };
+        let options = CheckOptions {
+            inputs,
+            stage_times: cli.time_passes,
+            arch: cli.arch.clone(),
+            ..CheckOptions::default()
+        };
+        let out = &mut std::io::stdout();
+        return check_module(&source, &module, &what, &options, &mut [&mut dumps], out);
+    }
+    let compiled = runner.compile(&module, &fusions, &mut [&mut dumps])?;
     if cli.time_passes {
-        eprint!("{}", timings.report());
+        eprint!("{}", runner.timings.report());
     }
     if let Some(path) = &cli.launch_json {
         std::fs::write(
@@ -412,36 +425,31 @@ struct DumpFiles {
 }
 
 impl DumpFiles {
-    /// Dumps go to standard error, or split into numbered files under `--dump-dir` (in the
-    /// subdirectory `fusion_dir` when given, so that the stages of several fusions do not
-    /// overwrite each other's files).
-    fn flush(&mut self, cli: &Cli, dumps: &[u8], fusion_dir: Option<&str>) -> Result<(), String> {
-        let text = String::from_utf8_lossy(dumps);
+    /// A dump goes to standard error, or to its numbered file under `--dump-dir` (in the
+    /// fusion's subdirectory when the run compiles `several` fusions, so that the stages of
+    /// several fusions do not overwrite each other's files).
+    fn write(&mut self, cli: &Cli, dump: &Dump, several: bool) -> Result<(), String> {
         let Some(dir) = &cli.dump_dir else {
-            eprint!("{text}");
+            eprint!("{}", dump.text);
             return Ok(());
         };
-        let dir = dir.join(fusion_dir.unwrap_or_default());
+        let dir = match dump.fusion {
+            Some(fusion) if several => dir.join(fusion),
+            _ => dir.clone(),
+        };
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("error: cannot create '{}': {e}", dir.display()))?;
         let written = self.written.entry(dir.clone()).or_default();
-        for stage in text.split("// -----// IR Dump After ").skip(1) {
-            let title = stage.lines().next().unwrap_or_default();
-            let path = dir.join(dump_file_name(*written, title));
-            *written += 1;
-            std::fs::write(&path, format!("// -----// IR Dump After {stage}"))
-                .map_err(|e| format!("error: cannot write '{}': {e}", path.display()))?;
-        }
-        Ok(())
+        let path = dir.join(dump_file_name(*written, dump.stage));
+        *written += 1;
+        std::fs::write(&path, &dump.text)
+            .map_err(|e| format!("error: cannot write '{}': {e}", path.display()))
     }
 }
 
-/// `03-lower-xla-gpu-to-scf.mlir` from `LowerXlaGpuToScf (lower-xla-gpu-to-scf) //----- //`.
-fn dump_file_name(index: usize, title: &str) -> String {
-    let flag = title
-        .split_once('(')
-        .and_then(|(_, rest)| rest.split_once(')'))
-        .map_or("stage", |(flag, _)| flag);
+/// `03-lower-xla-gpu-to-scf.mlir`: the file of the dump of stage `flag`, the `index`th of
+/// its directory.
+fn dump_file_name(index: usize, flag: &str) -> String {
     let extension = match flag {
         flag if fusion::PIPELINE.iter().any(|p| p.name == flag) => "hlo",
         "ptx" => "ptx",
@@ -469,7 +477,7 @@ mod tests {
                 "the fusion pass '{}' shares its name with another stage",
                 pass.name
             );
-            assert!(dump_file_name(0, &format!("X ({})", pass.name)).ends_with(".hlo"));
+            assert!(dump_file_name(0, pass.name).ends_with(".hlo"));
         }
     }
 }

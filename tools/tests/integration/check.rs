@@ -4,11 +4,14 @@
 //! that compiles, and a pass or an LLVM stage broken on purpose is blamed by name.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use driver::check::{
-    CheckOptions, Optimize, check_fusion, check_fusion_with, checked_passes, optimize_o3,
+    CheckOptions, ModuleCheck, check_fusion, check_fusion_with, check_module, checked_passes,
+    optimize_o3,
 };
-use driver::program;
+use driver::pipeline::{Options, PASSES, compile_text};
+use driver::runner::{Observer, Output, StageDone};
 use ir::{Builder, InsertPoint, Module};
 use passes::{FlattenTensors, Pass};
 
@@ -138,18 +141,23 @@ fn a_broken_pass_is_blamed_by_name() {
 
 /// Checks the small GELU with `o3` in place of LLVM's O3 stage; the report and whether it
 /// matched.
-fn check_gelu_with_o3(o3: &Optimize) -> (bool, String) {
+fn check_gelu_with_o3(
+    o3: impl Fn(&str, &str) -> Result<String, String> + Send + Sync + 'static,
+) -> (bool, String) {
     check_gelu_for("sm_90", o3)
 }
 
 /// [`check_gelu_with_o3`] for `--arch` `arch`.
-fn check_gelu_for(arch: &str, o3: &Optimize) -> (bool, String) {
+fn check_gelu_for(
+    arch: &str,
+    o3: impl Fn(&str, &str) -> Result<String, String> + Send + Sync + 'static,
+) -> (bool, String) {
     let text = small_gelu();
     let (source, module) = hlo::load("gelu.hlo", text.as_bytes()).unwrap();
     let id = emitters::fusions(&module)[0];
     let mut out = Vec::new();
     let options = CheckOptions {
-        optimize: o3,
+        optimize: Some(Arc::new(o3)),
         arch: arch.to_string(),
         ..CheckOptions::default()
     };
@@ -165,7 +173,7 @@ fn the_checked_o3_module_is_built_for_the_arch() {
         // (The optimizer is a `'static` function: it shares what it saw through an Arc.)
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let record = seen.clone();
-        let (ok, report) = check_gelu_for(arch, &move |llvm_ir, given| {
+        let (ok, report) = check_gelu_for(arch, move |llvm_ir, given| {
             record.lock().unwrap().push(given.to_string());
             optimize_o3(llvm_ir, given)
         });
@@ -174,12 +182,80 @@ fn the_checked_o3_module_is_built_for_the_arch() {
     }
 }
 
+/// Records the text of the LLVM stages of a run (`translate`, `llvm-opt`, `ptx`).
+struct LlvmStages(Vec<(String, String)>);
+
+impl Observer for LlvmStages {
+    fn after(&mut self, stage: &StageDone, output: Output<'_>) -> Result<(), String> {
+        if let Output::Text(text) = output {
+            self.0.push((stage.name.to_string(), text.to_string()));
+        }
+        Ok(())
+    }
+}
+
+/// One pipeline: `--check` observes the run that makes the PTX. Beside the check, in the
+/// same run, a recorder sees the O3 module the check interpreted (`llvm-opt`) and the PTX
+/// made from it; for sm_75, sm_80 and sm_90 they are byte for byte what a plain compile
+/// for that `--arch` gives (`--stop-after=llvm-opt`, and the PTX), and the check passes.
+#[test]
+fn the_checked_o3_module_is_the_one_that_becomes_the_ptx() {
+    let text = small_gelu();
+    let (source, module) = hlo::load("gelu.hlo", text.as_bytes()).unwrap();
+    let fusions = emitters::fusions(&module);
+    let pipeline: Vec<String> = PASSES.iter().map(|p| p.to_string()).collect();
+    for arch in ["sm_75", "sm_80", "sm_90"] {
+        let what = ModuleCheck {
+            reference: &module,
+            fusions: &fusions,
+            pipeline: &pipeline,
+            whole_program: true,
+        };
+        let options = CheckOptions {
+            arch: arch.to_string(),
+            ..CheckOptions::default()
+        };
+        let mut recorder = LlvmStages(Vec::new());
+        let mut report = Vec::new();
+        let checked = check_module(
+            &source,
+            &module,
+            &what,
+            &options,
+            &mut [&mut recorder],
+            &mut report,
+        );
+        let report = String::from_utf8(report).unwrap();
+        assert_eq!(checked, Ok(()), "{arch}: {report}");
+        assert!(report.contains("] llvm-opt "), "{report}");
+        let stages: Vec<&str> = recorder.0.iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(stages, ["translate", "llvm-opt", "ptx"], "{arch}");
+        let plain = |stop_after: Option<&str>| {
+            let options = Options {
+                arch: arch.to_string(),
+                stop_after: stop_after.map(str::to_string),
+                ..Options::default()
+            };
+            compile_text("gelu.hlo", &text, &options).unwrap().output
+        };
+        assert!(
+            recorder.0[1].1 == plain(Some("llvm-opt")),
+            "{arch}: the O3 modules differ"
+        );
+        assert!(recorder.0[2].1 == plain(None), "{arch}: the PTX differs");
+        assert!(
+            recorder.0[2].1.contains(&format!(".target {arch}")),
+            "{arch}"
+        );
+    }
+}
+
 /// O3 broken on purpose: its output with the first float multiply turned into an add (a
 /// wrong rewrite in the last stage before PTX). The check runs the optimized module and
 /// blames `llvm-opt`, after `translate` matched.
 #[test]
 fn a_broken_llvm_stage_is_blamed_by_name() {
-    let (ok, report) = check_gelu_with_o3(&|llvm_ir, arch| {
+    let (ok, report) = check_gelu_with_o3(|llvm_ir, arch| {
         let optimized = optimize_o3(llvm_ir, arch)?;
         assert!(optimized.contains(" = fmul "), "{optimized}");
         Ok(optimized.replacen(" = fmul ", " = fadd ", 1))
@@ -218,7 +294,7 @@ fn o3_with_first_store(
 /// (elements never written). Both break the one-writer rule and are blamed on `llvm-opt`.
 #[test]
 fn an_element_written_twice_or_never_is_caught() {
-    let (ok, report) = check_gelu_with_o3(&|ir, arch| {
+    let (ok, report) = check_gelu_with_o3(|ir, arch| {
         o3_with_first_store(ir, arch, |store| format!("{store}\n{store}"))
     });
     assert!(!ok, "{report}");
@@ -231,7 +307,7 @@ fn an_element_written_twice_or_never_is_caught() {
         "{report}"
     );
     let (ok, report) =
-        check_gelu_with_o3(&|ir, arch| o3_with_first_store(ir, arch, |_| String::new()));
+        check_gelu_with_o3(|ir, arch| o3_with_first_store(ir, arch, |_| String::new()));
     assert!(!ok, "{report}");
     assert!(
         report.contains("is never written: every output element must be written exactly once"),
@@ -371,12 +447,10 @@ fn the_whole_program_check_catches_a_wrong_fusion() {
     let (source, unfused) = hlo::load("layer_norm.hlo", text.as_bytes()).unwrap();
     let mut fused = unfused.clone();
     fusion::run_pipeline(&mut fused, |_, _, _| {}).unwrap();
-    let mut report = Vec::new();
-    let ok = program::check_program(&source, &unfused, &fused, (1, "sm_90"), &mut report).unwrap();
-    let report = String::from_utf8(report).unwrap();
-    assert!(ok, "{report}");
+    let (result, report) = check_program(&source, &unfused, &fused);
+    assert!(result.is_ok(), "{report}");
     assert!(
-        report.starts_with("check: program: 1 kernel launch"),
+        report.contains("\ncheck: program: 1 kernel launch"),
         "{report}"
     );
     // The same program, but the centred input is scaled by 2 before normalising: the
@@ -385,13 +459,36 @@ fn the_whole_program_check_catches_a_wrong_fusion() {
         "sub.15a = f32[16,256]{1,0} subtract(x.1, sub.14)\n  sub.15 = f32[16,256]{1,0} add(sub.15a, sub.15a)");
     assert_ne!(changed, text);
     let (_, other) = hlo::load("layer_norm.hlo", changed.as_bytes()).unwrap();
-    let mut report = Vec::new();
-    let ok = program::check_program(&source, &other, &fused, (1, "sm_90"), &mut report).unwrap();
-    let report = String::from_utf8(report).unwrap();
-    assert!(!ok, "{report}");
+    let (result, report) = check_program(&source, &other, &fused);
+    assert_eq!(
+        result,
+        Err("error: --check failed for the program as a whole".to_string()),
+        "{report}"
+    );
     assert!(report.contains("MISMATCH"), "{report}");
     assert!(
         report.contains("error: the program's result 0 ('add.9') element ["),
         "{report}"
     );
+}
+
+/// `--check` on `fused` with the whole program compared with the evaluator on `reference`:
+/// the result and the report.
+fn check_program(
+    source: &hlo::SourceFile,
+    reference: &hlo::HloModule,
+    fused: &hlo::HloModule,
+) -> (Result<(), String>, String) {
+    let fusions = emitters::fusions(fused);
+    let pipeline: Vec<String> = PASSES.iter().map(|p| p.to_string()).collect();
+    let what = ModuleCheck {
+        reference,
+        fusions: &fusions,
+        pipeline: &pipeline,
+        whole_program: true,
+    };
+    let mut report = Vec::new();
+    let options = CheckOptions::default();
+    let result = check_module(source, fused, &what, &options, &mut [], &mut report);
+    (result, String::from_utf8(report).unwrap())
 }

@@ -2,7 +2,6 @@
 //! and assembling it with the spill check every corpus test applies.
 
 use driver::pipeline::{self, Options};
-use passes::Timings;
 
 /// The PTX of `fusions` of `module` (one module for all of them), through the whole
 /// pipeline with `options` and no instrumentation.
@@ -12,15 +11,7 @@ pub fn compile_ptx(
     fusions: &[hlo::ComputationId],
     options: &Options,
 ) -> Result<String, String> {
-    pipeline::compile(
-        source,
-        module,
-        fusions,
-        options,
-        &mut |_, _| Ok(()),
-        &mut Timings::default(),
-    )
-    .map(|c| c.output)
+    pipeline::compile(source, module, fusions, options).map(|c| c.output)
 }
 
 /// `ptx` assembled for sm_90 by `ptxas`, or why not: its error, or the first function that

@@ -41,24 +41,25 @@
 //! independent of the launch shape.
 
 use std::io::Write;
-use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::Arc;
 
 use hlo::evaluate::{fusion_arguments, random_array};
 use hlo::{ArrayShape, ComputationId, HloModule, Shape, SourceFile, Value};
-use interp::{Buffer, Kernel, Launch};
-use passes::{Pass, PassManager, PassRegistry, Timings};
+use interp::Buffer;
+use passes::{Pass, PassRegistry};
 
 use crate::pipeline::PASSES;
+pub use crate::runner::Optimize;
 
 mod compare;
 mod module;
+mod stages;
 
 pub use compare::Tolerance;
+use compare::host_leaves;
 pub(crate) use compare::{Comparison, Reference, compare_array, show_index};
-use compare::{compare_stage, host_leaves};
 pub use module::{ModuleCheck, check_module};
+use stages::check_fusions;
 
 /// The standard pipeline's passes, all of which the interpreter follows.
 pub fn checked_passes() -> Vec<Box<dyn Pass>> {
@@ -81,14 +82,11 @@ pub fn passes_to_check(pipeline: &[String]) -> Result<Vec<Box<dyn Pass>>, String
 }
 
 /// One seeded input: the argument buffers and what the evaluator computed from them.
-struct Case {
+pub(crate) struct Case {
     seed: u64,
     arguments: Vec<Buffer>,
     expected: Reference,
 }
-
-/// A stage's comparison, or why its module could not run.
-type Verdict = Result<Comparison, String>;
 
 /// Checks fusion `id` of `module` after the emitter and after each of `passes` (in order),
 /// on `inputs` seeded inputs; the report goes to `out`. `Ok(true)` when every stage matches,
@@ -109,36 +107,34 @@ pub fn check_fusion(
     check_fusion_with(source, module, id, passes, &options, out)
 }
 
-/// How [`check_fusion_with`] checks.
-pub struct CheckOptions<'a> {
+/// How `--check` checks.
+#[derive(Clone)]
+pub struct CheckOptions {
     /// Seeded inputs per stage.
     pub inputs: u64,
-    /// The LLVM optimization stage.
-    pub optimize: &'a Optimize,
+    /// In place of LLVM's O3 (tests only: see [`Optimize`]).
+    pub optimize: Option<Arc<Optimize>>,
     /// After each stage's line, a `time:` line: the interpreter's seconds on one core,
     /// instructions executed and output elements per second (`--check --time-passes`).
     pub stage_times: bool,
     /// The GPU the checked kernels are emitted and optimized for (`--arch`): the code
-    /// checked is the code that becomes that GPU's PTX.
+    /// checked is the code that becomes that GPU's PTX, in the same run.
     pub arch: String,
 }
 
-impl Default for CheckOptions<'_> {
+impl Default for CheckOptions {
     fn default() -> Self {
         CheckOptions {
             inputs: 1,
-            optimize: &optimize_o3,
+            optimize: None,
             stage_times: false,
             arch: crate::pipeline::Options::default().arch,
         }
     }
 }
 
-/// How the checked pipeline optimizes the translated LLVM IR: LLVM IR and the `--arch` in,
-/// optimized LLVM IR out. A test passes a broken one to see the check blame `llvm-opt`.
-pub type Optimize = dyn Fn(&str, &str) -> Result<String, String>;
-
-/// The pipeline's own O3: libdevice linked, the NVPTX options for `arch`.
+/// LLVM's O3 as the pipeline runs it, libdevice linked, for `arch`: what a test's
+/// [`Optimize`] starts from.
 pub fn optimize_o3(llvm_ir: &str, arch: &str) -> Result<String, String> {
     codegen::ptx::compile(llvm_ir, arch)
         .map(|c| c.optimized_ir)
@@ -154,239 +150,8 @@ pub fn check_fusion_with(
     options: &CheckOptions,
     out: &mut dyn Write,
 ) -> Result<bool, String> {
-    let inputs = options.inputs;
-    let computation = module.computation(id);
-    let name = &computation.name;
-    fits_the_host(source, computation, "check", inputs)?;
-    let target = crate::pipeline::target(&options.arch);
-    let emitted = emitters::emit_fusion_for(module, id, target).map_err(|d| {
-        format!(
-            "{}\nnote: in the emitter, fusion '{name}'",
-            module.with_call_stack(d).render(source)
-        )
-    })?;
-    let outputs = leaves(&computation.instruction(computation.root).shape);
-    let in_place = &emitted.kernel.in_place;
-    let cases = (0..inputs)
-        .map(|seed| make_case(source, module, id, seed, &outputs, in_place))
-        .collect::<Result<Vec<_>, _>>()?;
-    let launch = Launch {
-        blocks: emitted.kernel.launch.blocks,
-        threads: emitted.kernel.launch.threads_per_block,
-    };
-    let reduced = largest_reduction(computation);
-    let types = runs_of_equal(outputs.iter().map(|s| s.to_string()));
-    let seeds = match inputs {
-        1 => "1 seeded input (seed 0)".to_string(),
-        n => format!("{n} seeded inputs (seeds 0..{})", n - 1),
-    };
-    report(
-        out,
-        format_args!(
-            "check: fusion '{name}': {seeds}, outputs {}, grid {} x {} threads",
-            types.join(", "),
-            launch.blocks,
-            launch.threads
-        ),
-    )?;
-    if reduced > 1 {
-        report(
-            out,
-            format_args!(
-                "check: float bounds: relative x {:.1}, absolute x {reduced} (a reduce combines {reduced} elements into one); an element after a float sum may also differ by twice what it moves when the sums are pushed by their rounding bounds",
-                (reduced as f64).sqrt()
-            ),
-        )?;
-    }
-
-    let stages = StageChecker {
-        name,
-        launch,
-        cases: &cases,
-        outputs: &outputs,
-        in_place: &in_place
-            .iter()
-            .map(|&(output, _)| output)
-            .collect::<Vec<_>>(),
-        reduced,
-    };
-    // The last stage that matched, to blame the first one that does not.
-    let mut previous = None;
-    // Stages are produced here, in order, and interpreted on the thread pool as soon as
-    // each exists (interpreting is nearly all the time a check takes; stages are
-    // independent); verdicts are reported in stage order. After a stage fails, later
-    // stages that have not started are skipped.
-    let first_failure = AtomicUsize::new(usize::MAX);
-    rayon::in_place_scope(|scope| {
-        let (verdicts, received) = mpsc::channel();
-        let stages = &stages;
-        let first_failure = &first_failure;
-        let mut labels = Vec::new();
-        // `None`: the pass left the IR as it was.
-        let mut interpret = |stage: &'static str, ir: Option<ir::Module>| {
-            let k = labels.len();
-            labels.push((stage, ir.is_none()));
-            let Some(ir) = ir else { return };
-            let verdicts = verdicts.clone();
-            scope.spawn(move |_| {
-                if k > first_failure.load(Ordering::Relaxed) {
-                    return;
-                }
-                let verdict = stages.run(&ir);
-                if !verdict.as_ref().is_ok_and(Comparison::passes) {
-                    first_failure.fetch_min(k, Ordering::Relaxed);
-                }
-                // The receiver is gone only once the report stopped at an earlier stage.
-                let _ = verdicts.send((k, verdict));
-            });
-        };
-        let produced = produce_stages(
-            emitted.module,
-            passes,
-            (options.optimize, &options.arch),
-            name,
-            &mut interpret,
-            first_failure,
-        );
-        drop(verdicts);
-        let mut pending: Vec<Option<Verdict>> = labels.iter().map(|_| None).collect();
-        let mut last_match: Option<Comparison> = None;
-        for (k, &(stage, unchanged)) in labels.iter().enumerate() {
-            if unchanged {
-                let mut same = last_match.clone().expect("stage 0 always runs");
-                same.unchanged = true;
-                pending[k] = Some(Ok(same));
-            }
-            while pending[k].is_none() {
-                let Ok((at, verdict)) = received.recv() else {
-                    unreachable!("stage {k} was spawned and reports before the channel closes");
-                };
-                pending[at] = Some(verdict);
-            }
-            let verdict = pending[k].take().expect("received");
-            if let Ok(c) = &verdict {
-                last_match = Some(c.clone());
-            }
-            if options.stage_times
-                && let Ok(c) = &verdict
-                && !c.unchanged
-            {
-                let elements: f64 = outputs.iter().map(|s| s.element_count() as f64).sum();
-                report_time(out, (k, stage), c, elements * inputs as f64)?;
-            }
-            if !stages.report(out, (k, stage), verdict, &mut previous)? {
-                return Ok(false);
-            }
-        }
-        produced?;
-        report(
-            out,
-            format_args!("check: fusion '{name}': every stage matches the evaluator"),
-        )?;
-        Ok(true)
-    })
-}
-
-/// The `time:` line of stage `k`: the interpreter's seconds, instructions and throughput
-/// (`elements`: output elements over every case).
-fn report_time(
-    out: &mut dyn Write,
-    (k, stage): (usize, &str),
-    c: &Comparison,
-    elements: f64,
-) -> Result<(), String> {
-    report(
-        out,
-        format_args!(
-            "time:  [{k:2}] {stage:<22} {:7.2} s, {:.3e} ops, {:.2e} ops/s, {:.2e} output elements/s",
-            c.seconds,
-            c.ops as f64,
-            c.ops as f64 / c.seconds,
-            elements / c.seconds
-        ),
-    )
-}
-
-/// Makes every stage's module, handing each to `interpret` with its stage name: the
-/// emitter's, one after each pass and, when the passes end in `lower-to-llvm`, the code
-/// that runs on the GPU: the LLVM IR translated from the llvm dialect, and the module O3
-/// makes of it with libdevice linked and the NVPTX options in force (the one that becomes
-/// PTX), each imported back into the llvm dialect to run here. Stops early once a stage
-/// has failed (`first_failure`) or a pass fails (`Err`).
-fn produce_stages(
-    emitted: ir::Module,
-    passes: Vec<Box<dyn Pass>>,
-    (optimize, arch): (&Optimize, &str),
-    name: &str,
-    interpret: &mut dyn FnMut(&'static str, Option<ir::Module>),
-    first_failure: &AtomicUsize,
-) -> Result<(), String> {
-    let failed = || first_failure.load(Ordering::Relaxed) != usize::MAX;
-    let mut ir = emitted;
-    interpret("emit", Some(ir.clone()));
-    // Printed to see whether a pass changed anything: an unchanged module need not run
-    // again (the interpreter is deterministic).
-    let mut stages = Stages {
-        text: ir.print_generic(),
-        last_pass: "emit",
-        interpret,
-        first_failure,
-    };
-    if !failed() {
-        let mut pm = PassManager::new();
-        for pass in passes {
-            pm.add(pass);
-        }
-        pm.run_instrumented(&mut ir, &mut Timings::default(), &mut stages)
-            .map_err(|e| format!("{e}\nnote: checking fusion '{name}'"))?;
-    }
-    let Stages {
-        text,
-        last_pass,
-        interpret,
-        ..
-    } = stages;
-    if last_pass != "lower-to-llvm" || failed() {
-        return Ok(());
-    }
-    let translated = codegen::mlir::to_llvm_ir_with_pipeline(&text, "builtin.module()")
-        .map_err(|e| format!("error: {e}\nnote: checking fusion '{name}'"))?;
-    interpret("translate", Some(import_llvm_ir(&ir, &translated, name)?));
-    let optimized = optimize(&translated, arch)
-        .map_err(|e| format!("error: {e}\nnote: checking fusion '{name}'"))?;
-    interpret("llvm-opt", Some(import_llvm_ir(&ir, &optimized, name)?));
-    Ok(())
-}
-
-/// `--check`'s instrumentation of the pass manager: after each pass, the module goes to
-/// `interpret` under the pass's name (or `None` when the pass changed nothing, so that the
-/// stage need not run again); the pipeline ends once a stage has failed.
-struct Stages<'i, 'f> {
-    /// The module after the last pass, printed (to see whether the next one changes it).
-    text: String,
-    last_pass: &'static str,
-    interpret: &'i mut dyn FnMut(&'static str, Option<ir::Module>),
-    first_failure: &'f AtomicUsize,
-}
-
-impl passes::Instrumentation for Stages<'_, '_> {
-    fn after_pass(
-        &mut self,
-        pass: &dyn Pass,
-        module: &ir::Module,
-    ) -> Result<ControlFlow<()>, passes::PassError> {
-        self.last_pass = pass.name();
-        let after = module.print_generic();
-        let changed = after != self.text;
-        self.text = after;
-        (self.interpret)(self.last_pass, changed.then(|| module.clone()));
-        let failed = self.first_failure.load(Ordering::Relaxed) != usize::MAX;
-        Ok(if failed {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        })
-    }
+    let checked = check_fusions(source, module, &[id], passes, options, &mut [], out)?;
+    Ok(checked.failed.is_empty())
 }
 
 /// LLVM IR imported into our IR (the llvm dialect), to run in the interpreter.
@@ -405,108 +170,6 @@ pub(crate) fn import_llvm_ir(
             d.render(&text)
         )
     })
-}
-
-/// Runs each stage's module and compares it with the evaluator (shared by the workers);
-/// reports one line per stage.
-struct StageChecker<'a> {
-    name: &'a str,
-    launch: Launch,
-    cases: &'a [Case],
-    outputs: &'a [ArrayShape],
-    /// Outputs written in place: only some of their elements are written, any number of
-    /// times (a scatter's atomic updates).
-    in_place: &'a [usize],
-    reduced: u64,
-}
-
-impl StageChecker<'_> {
-    /// Compiles and runs a stage's module on every case (on a worker thread).
-    fn run(&self, ir: &ir::Module) -> Verdict {
-        let start = std::time::Instant::now();
-        let mut verdict = Kernel::compile(ir, "main")
-            .map_err(|e| e.to_string())
-            .and_then(|kernel| {
-                let outputs = (self.outputs, self.in_place);
-                compare_stage(&kernel, self.launch, self.cases, outputs, self.reduced)
-            });
-        if let Ok(c) = &mut verdict {
-            c.seconds = start.elapsed().as_secs_f64();
-        }
-        verdict
-    }
-
-    /// Reports stage `k`'s verdict; `Ok(false)` after a mismatch or an interpreter error
-    /// (both reported).
-    fn report(
-        &self,
-        out: &mut dyn Write,
-        (k, stage): (usize, &'static str),
-        compared: Verdict,
-        previous: &mut Option<&'static str>,
-    ) -> Result<bool, String> {
-        let label = format!("[{k:2}] {stage}");
-        let c = match compared {
-            Ok(c) => c,
-            Err(e) => {
-                report(out, format_args!("check: {label:<28} INTERPRETER ERROR"))?;
-                report(
-                    out,
-                    format_args!(
-                        "error: {} the kernel fails in the interpreter: {e}",
-                        blame(stage, *previous)
-                    ),
-                )?;
-                return Ok(false);
-            }
-        };
-        let summary = c.summary();
-        if let Some(what) = &c.not_written_once {
-            report(out, format_args!("check: {label:<28} NOT WRITTEN ONCE"))?;
-            report(
-                out,
-                format_args!(
-                    "error: {} the writes of fusion '{}': {what}",
-                    blame(stage, *previous),
-                    self.name
-                ),
-            )?;
-            return Ok(false);
-        }
-        let Some(m) = c.mismatch else {
-            let unchanged = if c.unchanged {
-                " (IR unchanged: not run again)"
-            } else {
-                ""
-            };
-            report(
-                out,
-                format_args!("check: {label:<28} {summary}: ok{unchanged}"),
-            )?;
-            *previous = Some(stage);
-            return Ok(true);
-        };
-        report(out, format_args!("check: {label:<28} {summary}: MISMATCH"))?;
-        let bound = match Tolerance::for_output(self.outputs[m.output].element_type, self.reduced) {
-            Some(t) => format!("bound: absolute {:e} or relative {:e}", t.abs, t.rel),
-            None => "bound: exact".to_string(),
-        };
-        report(
-            out,
-            format_args!(
-                "error: {} the result of fusion '{}': output {} element [{}] (linear {}), input seed {}: got {}, expected {} ({bound})",
-                blame(stage, *previous),
-                self.name,
-                m.output,
-                show_index(&m.index),
-                m.linear,
-                m.seed,
-                show(&m.got),
-                show(&m.want)
-            ),
-        )?;
-        Ok(false)
-    }
 }
 
 /// The most array elements, parameters and outputs of a fusion together, that `--check`
@@ -634,7 +297,7 @@ fn padded_elements(a: &ArrayShape) -> u128 {
 }
 
 /// `a, 3 x b, a` from `a, b, b, b, a`: a fusion with 94 outputs of one shape reads as one.
-fn runs_of_equal(items: impl Iterator<Item = String>) -> Vec<String> {
+pub(crate) fn runs_of_equal(items: impl Iterator<Item = String>) -> Vec<String> {
     let mut runs: Vec<(String, usize)> = Vec::new();
     for item in items {
         match runs.last_mut() {
@@ -692,21 +355,7 @@ fn reduces(module: &HloModule, id: ComputationId) -> bool {
     false
 }
 
-/// Who changed the result: the first stage, or a pass (or an LLVM stage: the translation
-/// to LLVM IR, O3) after stages that matched.
-fn blame(stage: &str, previous: Option<&str>) -> String {
-    let what = match stage {
-        "translate" => "the translation to LLVM IR ('translate')".to_string(),
-        "llvm-opt" => "LLVM's O3 with libdevice ('llvm-opt')".to_string(),
-        pass => format!("pass '{pass}'"),
-    };
-    match previous {
-        None => "the emitter's IR (before any pass) computes".to_string(),
-        Some(p) => format!("{what} changed (after '{p}' it matched)"),
-    }
-}
-
-fn report(out: &mut dyn Write, line: std::fmt::Arguments) -> Result<(), String> {
+pub(crate) fn report(out: &mut dyn Write, line: std::fmt::Arguments) -> Result<(), String> {
     writeln!(out, "{line}").map_err(|e| format!("error: cannot write the check report: {e}"))
 }
 
@@ -730,7 +379,7 @@ pub(crate) fn leaves(shape: &Shape) -> Vec<ArrayShape> {
 /// The evaluator's result on the inputs of `seed`, and those inputs as buffers laid out as
 /// the parameters' layouts say, followed by the output buffers: `0xff`-filled, or for an
 /// output written in place (`in_place`: output, parameter), a copy of the parameter's.
-fn make_case(
+pub(crate) fn make_case(
     source: &SourceFile,
     module: &HloModule,
     id: ComputationId,

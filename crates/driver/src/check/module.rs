@@ -4,7 +4,8 @@ use std::io::Write;
 
 use hlo::{ComputationId, HloModule, SourceFile};
 
-use super::{CheckOptions, check_fusion_with, passes_to_check};
+use super::{CheckOptions, check_fusions, passes_to_check};
+use crate::runner::Observers;
 
 /// What [`check_module`] checks.
 pub struct ModuleCheck<'a> {
@@ -18,37 +19,42 @@ pub struct ModuleCheck<'a> {
 }
 
 /// `--check` on a module: each fusion stage by stage (the report goes to `out`), then the
-/// whole program against the evaluator on the reference when asked.
+/// whole program against the evaluator on the reference when asked, all from one pipeline
+/// run, which `observers` (`--dump-after-each-pass`...) see too.
 pub fn check_module(
     source: &SourceFile,
     module: &HloModule,
     what: &ModuleCheck,
     options: &CheckOptions,
+    observers: Observers,
     out: &mut dyn Write,
 ) -> Result<(), String> {
     if options.inputs == 0 {
         return Err("error: --check=N needs at least one input".to_string());
     }
-    let mut failed = Vec::new();
-    for &id in what.fusions {
-        let passes = passes_to_check(what.pipeline)?;
-        if !check_fusion_with(source, module, id, passes, options, out)? {
-            failed.push(module.computation(id).name.clone());
-        }
-    }
-    if !failed.is_empty() {
+    let passes = passes_to_check(what.pipeline)?;
+    let checked = check_fusions(
+        source,
+        module,
+        what.fusions,
+        passes,
+        options,
+        observers,
+        out,
+    )?;
+    if !checked.failed.is_empty() {
         return Err(format!(
             "error: --check failed for fusion(s) {}",
-            failed.join(", ")
+            checked.failed.join(", ")
         ));
     }
-    let whole = what.whole_program;
-    if whole
+    let linked = (&checked.kernels[..], checked.linked.as_deref());
+    if what.whole_program
         && !crate::program::check_program(
             source,
-            what.reference,
-            module,
-            (options.inputs, &options.arch),
+            (what.reference, module),
+            linked,
+            options.inputs,
             out,
         )?
     {
