@@ -8,19 +8,59 @@
 //! them.
 
 use emitters::{EmitterKind, LaunchDimensions};
+use fusion::HloPass;
 use hlo::{ComputationId, HloModule, SourceFile};
 use passes::PassRegistry;
 
 use crate::runner::Runner;
 
-/// Our passes, in pipeline order (the seed's walkthrough order), each with why it is there.
-/// The whole sequence, from HLO to PTX, is:
-///
-/// 1. the fusion pipeline (`fusion::PIPELINE`, for unfused programs: `Runner::fuse`);
-/// 2. the emitter chosen for each fusion (`emitters::emit_fusion`): `xla_gpu` IR;
-/// 3. these passes, verified after each by the pass manager;
-/// 4. `lower-to-llvm` (MLIR's conversions; the last entry below), translation to LLVM IR,
-///    LLVM's O3 with libdevice linked, and the NVPTX backend (`Runner::compile`).
+// The pipeline, from HLO text to SASS, is the four lists below in order, each step with
+// why it is there, run by `crate::runner::Runner` (which verifies, times and shows each
+// step's result to the dumps and `--check`):
+//
+// 1. [`FUSION_PASSES`], on an unfused program's HLO (`Runner::fuse`);
+// 2. `emit`: the emitter chosen for each fusion (`emitters::emit_fusion_for`), `xla_gpu` IR;
+// 3. [`PASSES`], on each fusion's module;
+// 4. [`LLVM_STAGES`], on the fusions' modules linked into one (`Runner::compile`).
+
+/// The fusion passes, on a program that holds no fusion yet, in order.
+pub const FUSION_PASSES: &[HloPass] = &[
+    // Under `--fuse`, a module that is already fused is fused anew: its fusions become
+    // plain instructions again (XLA's classic softmax is three kernels that read the input
+    // three times; the rules below make it one). Unfused input has nothing to inline.
+    fusion::INLINE_FUSIONS,
+    // JAX wraps every `jax.nn.*` function, `jnp.where`, `argmax`... in a `call`; the
+    // emitters index through fusions, not calls. XLA's CallInliner runs first for the
+    // same reason.
+    fusion::INLINE_CALLS,
+    // The callees are now unreachable; leaving them would make `--emit=hlo` print dead
+    // code and every later pass walk it.
+    fusion::REMOVE_DEAD_COMPUTATIONS,
+    // JAX writes `table[ids]` as a gather with collapsed slice dimensions; the emitters
+    // index XLA's canonical gather, which XLA's GatherSimplifier produces at this point.
+    fusion::CANONICALIZE_GATHERS,
+    // JAX's shape plumbing (identity broadcasts, reshape chains, `x * 1`, dtype round
+    // trips) goes, so that the rules below see the ops that compute something.
+    fusion::ALGEBRAIC_SIMPLIFIER,
+    // JAX traces a value once per use (`x - mean` twice in a layer norm); one instruction
+    // per value, so fusion decides once and no kernel computes it twice.
+    fusion::HLO_CSE,
+    // JAX reshapes each reduction to `[rows, 1]` before dividing it (`mean`, `var`); the
+    // elementwise ops move before such reshapes, so they can be a reduction's epilogue.
+    fusion::MOVE_RESHAPES,
+    // Moving reshapes leaves `reshape(reshape(x))` pairs and broadcasts of the same scalar
+    // to the same shape: simplified again, as XLA runs its simplifier after each such
+    // pass.
+    fusion::ALGEBRAIC_SIMPLIFIER,
+    fusion::HLO_CSE,
+    // The kernels: reductions as heroes with their prologues, elementwise producers into
+    // their consumers, cheap ones duplicated (the rules are in `fusion/src/fuse.rs`).
+    // Without it the whole program would be one loop kernel that recomputes every
+    // reduction per element.
+    fusion::FUSE,
+];
+
+/// Our passes, on each fusion's module, in order (the seed's walkthrough order).
 pub const PASSES: &[&str] = &[
     // The emitters call one function per subgraph; inlining them gives the later passes
     // (vectorization above all) whole loops to look at.
@@ -131,7 +171,8 @@ pub enum Stage {
 #[derive(Clone, Debug)]
 pub struct Options {
     pub stop_at: Stage,
-    /// Stop after this stage (one of [`stage_names`]: `emit`, a pass, or an LLVM stage) and
+    /// Stop after this stage (one of [`stage_names`] but the fusion passes: `emit`, a pass,
+    /// or an LLVM stage) and
     /// give its output; overrides `stop_at`. A pass that runs several times stops after its
     /// first run.
     pub stop_after: Option<String>,
@@ -161,15 +202,29 @@ impl Default for Options {
     }
 }
 
-/// The stages after our passes, by the names their dump headers give them.
-pub const LLVM_STAGES: &[&str] = &["translate", "llvm-opt", "ptx", "sass"];
+/// The stages after our passes, on the kernels linked into one module (one PTX file
+/// whatever the number of fusions), by the names their dump headers give them.
+pub const LLVM_STAGES: &[&str] = &[
+    // MLIR's translation of the llvm and nvvm dialects to LLVM IR (`codegen::mlir`).
+    "translate",
+    // LLVM's O3, with the libdevice functions the kernels call linked in and the NVPTX
+    // options of `--arch`: what NVIDIA's and XLA's compilers run.
+    "llvm-opt",
+    // The NVPTX backend, on the very module O3 made (`--check` interprets that module).
+    "ptx",
+    // `ptxas` and `nvdisasm`, on request (`--emit=sass`): registers, spills, the SASS.
+    "sass",
+];
 
 /// Every stage name `--print-ir-after` takes, in pipeline order, each once (`canonicalize`
-/// and `cse` run several times; naming them dumps after every run).
+/// and `cse` run several times; naming them dumps after every run): the fusion passes
+/// (which dump only when they change the module), then every stage `--stop-after` takes.
 pub fn stage_names() -> Vec<&'static str> {
-    let mut names = vec!["emit"];
-    for name in PASSES.iter().chain(LLVM_STAGES) {
-        if !names.contains(name) {
+    let fusion = FUSION_PASSES.iter().map(|p| p.name);
+    let rest = std::iter::once("emit").chain(PASSES.iter().chain(LLVM_STAGES).copied());
+    let mut names = Vec::new();
+    for name in fusion.chain(rest) {
+        if !names.contains(&name) {
             names.push(name);
         }
     }
@@ -206,13 +261,20 @@ pub(crate) fn validate(options: &Options) -> Result<(), String> {
             names.join(", ")
         ));
     }
-    if let Some(stop) = &options.stop_after
-        && !names.contains(&stop.as_str())
-    {
-        return Err(format!(
-            "error: --stop-after={stop}: not a stage of the pipeline ({})",
-            names.join(", ")
-        ));
+    if let Some(stop) = &options.stop_after {
+        if FUSION_PASSES.iter().any(|p| p.name == stop) {
+            return Err(format!(
+                "error: --stop-after={stop}: a fusion pass; --emit=hlo prints the module after the fusion passes"
+            ));
+        }
+        // The stages after the fusion passes, which come first.
+        let stops: Vec<&str> = names.iter().copied().skip_while(|n| *n != "emit").collect();
+        if !stops.contains(&stop.as_str()) {
+            return Err(format!(
+                "error: --stop-after={stop}: not a stage of the pipeline ({})",
+                stops.join(", ")
+            ));
+        }
     }
     let registry = PassRegistry::standard();
     if let Some(unknown) = options.passes.iter().find(|p| registry.get(p).is_none()) {
@@ -323,6 +385,11 @@ pub fn compile_text(name: &str, text: &str, options: &Options) -> Result<Compile
     }
     let fusions = select_fusions(&source, &module, None)?;
     runner.compile(&module, &fusions, &mut [])
+}
+
+/// Runs [`FUSION_PASSES`] on `module`, unobserved ([`Runner::fuse`]).
+pub fn fuse(source: &SourceFile, module: &mut HloModule) -> Result<(), String> {
+    Runner::new(source, &Options::default())?.fuse(module, &mut [])
 }
 
 /// Compiles `fusions` of `module` as `options` say, unobserved ([`Runner::compile`]).

@@ -22,8 +22,8 @@ use ir::PrintOptions;
 use passes::{Instrumentation, Pass, PassError, PassManager, PassRegistry, Timings};
 
 use crate::pipeline::{
-    Compiled, CompiledKernel, LLVM_STAGES, Options, RuntimeStep, header, launch_comment, target,
-    validate,
+    Compiled, CompiledKernel, FUSION_PASSES, LLVM_STAGES, Options, RuntimeStep, header,
+    launch_comment, target, validate,
 };
 
 /// What a stage made, as its observers see it.
@@ -138,10 +138,10 @@ impl<'a> Runner<'a> {
         self
     }
 
-    /// The fusion pipeline (`fusion::PIPELINE`), for an unfused program: each pass run and
+    /// The fusion passes ([`FUSION_PASSES`]), for an unfused program: each pass run and
     /// verified, its time recorded, the module shown to `observers`.
     pub fn fuse(&mut self, module: &mut HloModule, observers: Observers) -> Result<(), String> {
-        for pass in fusion::PIPELINE {
+        for pass in FUSION_PASSES {
             let run = fusion::run_pass(pass, module).map_err(|d| {
                 format!(
                     "{}\nnote: in the fusion pipeline",
@@ -470,6 +470,12 @@ pub struct DumpChoice {
     pub print: PrintOptions,
 }
 
+impl DumpChoice {
+    fn wants(&self, stage: &str) -> bool {
+        self.after_all || self.after.iter().any(|s| s == stage)
+    }
+}
+
 /// One stage's dump: MLIR's header and the stage's text.
 pub struct Dump<'a> {
     /// The fusion whose module it is (`None`: the HLO module or the linked module).
@@ -493,8 +499,8 @@ impl Observer for Dumps<'_> {
     fn after(&mut self, stage: &StageDone, output: Output<'_>) -> Result<(), String> {
         let title = format!("{} ({})", stage.display_name, stage.name);
         let body: Cow<str> = match output {
-            // The HLO passes print when they changed the module, under every-stage dumps.
-            Output::Hlo(module) if self.choice.after_all && stage.changed => {
+            // The HLO passes print when they changed the module.
+            Output::Hlo(module) if stage.changed && self.choice.wants(stage.name) => {
                 let text = format!("{}\n{module}", header(&title));
                 return (self.sink)(&Dump {
                     fusion: None,
@@ -503,9 +509,7 @@ impl Observer for Dumps<'_> {
                 });
             }
             Output::Hlo(_) => return Ok(()),
-            _ if !self.choice.after_all && !self.choice.after.iter().any(|s| s == stage.name) => {
-                return Ok(());
-            }
+            _ if !self.choice.wants(stage.name) => return Ok(()),
             Output::Ir(module) => module.print_with(self.choice.print).into(),
             Output::Text(text) => text.into(),
         };

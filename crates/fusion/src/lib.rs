@@ -1,8 +1,9 @@
-//! The fusion pipeline: HLO-to-HLO passes run before partitioning, on modules that hold no
+//! The fusion passes: HLO-to-HLO passes run before partitioning, on modules that hold no
 //! fusion yet (what `jax.jit(f).lower(x).as_text(dialect="hlo")` gives: XLA's input, before
-//! any of its passes). Each pass is one file; the pipeline is the list below, in order, each
-//! step with why it is there; the verifier runs after every step, and `hlo-emit
-//! --dump-after-each-pass` prints the module after each.
+//! any of its passes). Each pass is one file and one [`HloPass`] below; their order, each
+//! with why it is there, is the start of the compiler's one pipeline
+//! (`driver::pipeline::FUSION_PASSES`), whose runner verifies the module after each
+//! ([`run_pass`]), times it and shows it to `--dump-after-each-pass`.
 
 mod canonicalize_gathers;
 mod cse;
@@ -32,81 +33,63 @@ pub struct HloPass {
     pub run: fn(&mut HloModule) -> Result<bool, Diagnostic>,
 }
 
-/// Exact algebraic rewrites (`simplify.rs`); in the pipeline twice.
-const ALGEBRAIC_SIMPLIFIER: HloPass = HloPass {
+/// Fusions made plain instructions again (`inline_fusions.rs`).
+pub const INLINE_FUSIONS: HloPass = HloPass {
+    name: "inline-fusions",
+    display_name: "InlineFusions",
+    run: inline_fusions::run,
+};
+
+/// Calls replaced by their callees' instructions (`inline_calls.rs`).
+pub const INLINE_CALLS: HloPass = HloPass {
+    name: "inline-calls",
+    display_name: "InlineCalls",
+    run: inline_calls::run,
+};
+
+/// Computations nothing reaches removed (`dead_computations.rs`).
+pub const REMOVE_DEAD_COMPUTATIONS: HloPass = HloPass {
+    name: "remove-dead-computations",
+    display_name: "RemoveDeadComputations",
+    run: dead_computations::run,
+};
+
+/// Gathers in XLA's canonical form (`canonicalize_gathers.rs`).
+pub const CANONICALIZE_GATHERS: HloPass = HloPass {
+    name: "canonicalize-gathers",
+    display_name: "CanonicalizeGathers",
+    run: canonicalize_gathers::run,
+};
+
+/// Exact algebraic rewrites (`simplify.rs`).
+pub const ALGEBRAIC_SIMPLIFIER: HloPass = HloPass {
     name: "algebraic-simplifier",
     display_name: "AlgebraicSimplifier",
     run: simplify::run,
 };
 
-/// One instruction per value (`cse.rs`); in the pipeline twice.
-const HLO_CSE: HloPass = HloPass {
+/// One instruction per value (`cse.rs`).
+pub const HLO_CSE: HloPass = HloPass {
     name: "hlo-cse",
     display_name: "HloCSE",
     run: cse::run,
 };
 
-/// The passes, in order.
-pub const PIPELINE: &[HloPass] = &[
-    // Under `--fuse`, a module that is already fused is fused anew: its fusions become
-    // plain instructions again (XLA's classic softmax is three kernels that read the input
-    // three times; the rules below make it one). Unfused input has nothing to inline.
-    HloPass {
-        name: "inline-fusions",
-        display_name: "InlineFusions",
-        run: inline_fusions::run,
-    },
-    // JAX wraps every `jax.nn.*` function, `jnp.where`, `argmax`... in a `call`; the
-    // emitters index through fusions, not calls. XLA's CallInliner runs first for the
-    // same reason.
-    HloPass {
-        name: "inline-calls",
-        display_name: "InlineCalls",
-        run: inline_calls::run,
-    },
-    // The callees are now unreachable; leaving them would make `--emit=hlo` print dead
-    // code and every later pass walk it.
-    HloPass {
-        name: "remove-dead-computations",
-        display_name: "RemoveDeadComputations",
-        run: dead_computations::run,
-    },
-    // JAX writes `table[ids]` as a gather with collapsed slice dimensions; the emitters
-    // index XLA's canonical gather, which XLA's GatherSimplifier produces at this point.
-    HloPass {
-        name: "canonicalize-gathers",
-        display_name: "CanonicalizeGathers",
-        run: canonicalize_gathers::run,
-    },
-    // JAX's shape plumbing (identity broadcasts, reshape chains, `x * 1`, dtype round
-    // trips) goes, so that the rules below see the ops that compute something.
-    ALGEBRAIC_SIMPLIFIER,
-    // JAX traces a value once per use (`x - mean` twice in a layer norm); one instruction
-    // per value, so fusion decides once and no kernel computes it twice.
-    HLO_CSE,
-    // JAX reshapes each reduction to `[rows, 1]` before dividing it (`mean`, `var`); the
-    // elementwise ops move before such reshapes, so they can be a reduction's epilogue.
-    HloPass {
-        name: "move-reshapes",
-        display_name: "ReshapeMover",
-        run: move_reshapes::run,
-    },
-    // Moving reshapes leaves `reshape(reshape(x))` pairs and broadcasts of the same scalar
-    // to the same shape: simplified again, as XLA runs its simplifier after each such
-    // pass.
-    ALGEBRAIC_SIMPLIFIER,
-    HLO_CSE,
-    // The kernels: reductions as heroes with their prologues, elementwise producers into
-    // their consumers, cheap ones duplicated (the rules are in `fuse.rs`). Without it the
-    // whole program would be one loop kernel that recomputes every reduction per element.
-    HloPass {
-        name: "fuse",
-        display_name: "Fuse",
-        run: fuse::run,
-    },
-];
+/// Elementwise ops moved before reshapes (`move_reshapes.rs`).
+pub const MOVE_RESHAPES: HloPass = HloPass {
+    name: "move-reshapes",
+    display_name: "ReshapeMover",
+    run: move_reshapes::run,
+};
 
-/// Whether the pipeline runs by default: a module with an `HloModule` header (a whole
+/// The kernels: instructions grouped into fusions (`fuse.rs`).
+pub const FUSE: HloPass = HloPass {
+    name: "fuse",
+    display_name: "Fuse",
+    run: fuse::run,
+};
+
+/// Whether the fusion passes run by default: a module with an `HloModule` header (a whole
 /// program) whose entry holds no fusion. A bare list of computations is XLA's emitter
 /// test form, whose last computation already is one fusion body.
 pub fn wants_fusion(module: &HloModule) -> bool {
@@ -116,19 +99,6 @@ pub fn wants_fusion(module: &HloModule) -> bool {
             .iter()
             .flat_map(|c| &c.instructions)
             .any(|i| i.opcode == Opcode::Fusion)
-}
-
-/// Runs the pipeline on `module`; `after(pass, module, run)` sees the module after each pass,
-/// whether the pass changed it and how long it took (verification included).
-pub fn run_pipeline(
-    module: &mut HloModule,
-    mut after: impl FnMut(&HloPass, &HloModule, PassRun),
-) -> Result<(), Diagnostic> {
-    for pass in PIPELINE {
-        let run = run_pass(pass, module)?;
-        after(pass, module, run);
-    }
-    Ok(())
 }
 
 /// Runs one pass on `module` and verifies what it changed. A pass that leaves a module the

@@ -58,8 +58,9 @@ struct Cli {
     #[arg(long, value_name = "DIR")]
     dump_dir: Option<PathBuf>,
 
-    /// Print the IR after the pass named PASS (repeatable; `emit` is the emitter,
-    /// `translate`, `llvm-opt` and `ptx` the LLVM stages).
+    /// Print the IR after the pass named PASS (repeatable; a fusion pass such as `fuse`
+    /// prints the HLO when it changed it, `emit` is the emitter, `translate`, `llvm-opt`
+    /// and `ptx` the LLVM stages).
     #[arg(long, value_name = "PASS")]
     print_ir_after: Vec<String>,
 
@@ -451,7 +452,7 @@ impl DumpFiles {
 /// its directory.
 fn dump_file_name(index: usize, flag: &str) -> String {
     let extension = match flag {
-        flag if fusion::PIPELINE.iter().any(|p| p.name == flag) => "hlo",
+        flag if pipeline::FUSION_PASSES.iter().any(|p| p.name == flag) => "hlo",
         "ptx" => "ptx",
         "sass" => "sass",
         "translate" | "llvm-opt" => "ll",
@@ -469,7 +470,7 @@ mod tests {
     #[test]
     fn fusion_pass_names_are_not_other_stage_names() {
         let registry = passes::PassRegistry::standard();
-        for pass in fusion::PIPELINE {
+        for pass in pipeline::FUSION_PASSES {
             assert!(
                 registry.get(pass.name).is_none()
                     && !pipeline::LLVM_STAGES.contains(&pass.name)

@@ -446,7 +446,7 @@ fn the_whole_program_check_catches_a_wrong_fusion() {
     let text = std::fs::read_to_string(&path).unwrap();
     let (source, unfused) = hlo::load("layer_norm.hlo", text.as_bytes()).unwrap();
     let mut fused = unfused.clone();
-    fusion::run_pipeline(&mut fused, |_, _, _| {}).unwrap();
+    driver::pipeline::fuse(&source, &mut fused).unwrap();
     let (result, report) = check_program(&source, &unfused, &fused);
     assert!(result.is_ok(), "{report}");
     assert!(

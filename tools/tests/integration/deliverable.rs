@@ -33,9 +33,9 @@ fn run(program: &Path, args: &[&str]) -> Result<String, String> {
 /// refuse the file.
 fn kernels(path: &Path) -> Option<Vec<String>> {
     let text = std::fs::read(path).unwrap();
-    let (_, mut module) = hlo::load(&path.display().to_string(), &text[..]).ok()?;
+    let (source, mut module) = hlo::load(&path.display().to_string(), &text[..]).ok()?;
     if fusion::wants_fusion(&module) {
-        fusion::run_pipeline(&mut module, |_, _, _| {}).ok()?;
+        driver::pipeline::fuse(&source, &mut module).ok()?;
     }
     let names = emitters::kernel_names(&module);
     let fusions = emitters::fusions(&module);

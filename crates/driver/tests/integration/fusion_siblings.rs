@@ -22,8 +22,8 @@ fn siblings(n: usize) -> String {
 #[test]
 fn siblings_merge_eight_at_a_time() {
     let n = 1000;
-    let (_, mut module) = hlo::load("siblings.hlo", siblings(n).into_bytes()).unwrap();
-    fusion::run_pipeline(&mut module, |_, _, _| {}).unwrap();
+    let (source, mut module) = hlo::load("siblings.hlo", siblings(n).into_bytes()).unwrap();
+    driver::pipeline::fuse(&source, &mut module).unwrap();
     let fusions: Vec<&hlo::Computation> = module
         .computations
         .iter()

@@ -34,8 +34,8 @@ fn layer_norm_blocks(blocks: usize) -> String {
 fn duplication_of_cheap_producers_is_bounded() {
     let blocks = 200;
     let text = layer_norm_blocks(blocks);
-    let (_, mut module) = hlo::load("blocks.hlo", text.into_bytes()).unwrap();
-    fusion::run_pipeline(&mut module, |_, _, _| {}).unwrap();
+    let (source, mut module) = hlo::load("blocks.hlo", text.into_bytes()).unwrap();
+    driver::pipeline::fuse(&source, &mut module).unwrap();
     let fused: usize = module
         .computations
         .iter()
