@@ -143,8 +143,9 @@ pub fn describe_partitions(
     let mut out = String::new();
     for &id in fusions {
         let computation = module.computation(id);
-        let partition = emitters::PartitionedComputation::new(computation, |_| false)
-            .map_err(|d| d.render(source))?;
+        let partition =
+            emitters::PartitionedComputation::new(&emitters::analyze(computation), |_| false)
+                .map_err(|d| d.render(source))?;
         out.push_str(&format!("fusion {}:\n", computation.name));
         out.push_str(&partition.describe(computation));
     }

@@ -9,8 +9,9 @@ use ir::dialects::func as irfunc;
 use ir::{Attribute, Builder, InsertPoint, Module, OpId, Type};
 
 use crate::elemental::{ElementalEmitter, FusionContext, Scope, range_attr};
-use crate::kernel::{parameter_types, unsupported};
+use crate::types::parameter_types;
 use crate::types::{element_type, leaf_element_types};
+use crate::unsupported;
 
 /// `@name(params, root index, hero element) -> root's elements`: the ops between `hero`
 /// and `root`, with the hero's element passed in. Emitted as the root's subgraph, whose

@@ -6,15 +6,17 @@
 
 use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Span};
 
+use crate::analysis::FusionAnalysis;
 use crate::elemental::{ElementalEmitter, FusionContext, Scope};
 use indexing::IndexingMap;
 use ir::dialects::{func as irfunc, gpu, xla_gpu};
-use ir::{Attribute, BlockId, Builder, InsertPoint, Type, Value};
+use ir::{BlockId, Builder, InsertPoint, Type, Value};
 
 use crate::linear_launch::thread_to_output_map;
 use crate::partition::PartitionedComputation;
 use crate::partition::sanitize;
-use crate::types::{leaves, tensor_type};
+use crate::types::{leaves, parameter_types, range_array, tensor_type};
+use crate::unsupported;
 use crate::{EmittedFusion, EmittedKernel, EmitterKind, LaunchDimensions};
 
 /// The steps every emitter takes, written once: partition the fusion, emit a function per
@@ -85,11 +87,11 @@ pub(crate) fn provide(
 /// (their buffers become its outputs'): each must be a parameter that nothing else in the
 /// fusion reads, since other threads write it meanwhile. `Err` says why one cannot be.
 pub(crate) fn in_place_parameters(
-    c: &Computation,
+    analysis: &FusionAnalysis,
     operands: &[InstrId],
 ) -> Result<Vec<usize>, String> {
+    let (c, graph) = (analysis.computation, &analysis.graph);
     let params = c.parameters();
-    let graph = hlo::graph::ComputationGraph::new(c);
     let mut out = Vec::with_capacity(operands.len());
     for &operand in operands {
         let name = &c.instruction(operand).name;
@@ -132,29 +134,6 @@ pub(crate) fn widened_to_i64(b: &mut Builder<'_>, value: Value, unsigned: bool) 
     } else {
         b.cast("arith.extsi", value, Type::I64)
     }
-}
-
-/// `unsupported: <what>` at `span`.
-pub(crate) fn unsupported(span: Span, what: impl std::fmt::Display) -> Diagnostic {
-    Diagnostic::new(span, format!("unsupported: {what}"))
-}
-
-/// The tensor type of each parameter of `fusion`, in order; a tuple-shaped parameter is
-/// refused at its instruction.
-pub(crate) fn parameter_types(fusion: &Computation) -> Result<Vec<Type>, Diagnostic> {
-    fusion
-        .parameters()
-        .into_iter()
-        .map(|p| {
-            let instr = fusion.instruction(p);
-            let span = instr.spans.whole;
-            let array = instr
-                .shape
-                .as_array()
-                .ok_or_else(|| unsupported(span, "a tuple-shaped fusion parameter"))?;
-            tensor_type(array).map_err(|e| unsupported(span, e))
-        })
-        .collect()
 }
 
 /// The kernel function of a fusion, built by [`kernel_entry`].
@@ -348,18 +327,4 @@ pub(crate) fn refuse_empty_arrays(computation: &Computation) -> Result<(), Diagn
             ),
         )),
     }
-}
-
-/// `[lo : index, hi : index]`, the inclusive range of an index value.
-pub fn range_array(lo: i64, hi: i64) -> Attribute {
-    Attribute::Array(vec![Attribute::index(lo), Attribute::index(hi)])
-}
-
-/// Index arguments carry their range (`{xla.range = [0 : index, n - 1 : index]}`), which
-/// later passes use to simplify index arithmetic.
-pub fn range_attr(lo: i64, hi: i64) -> Attribute {
-    Attribute::dict(vec![ir::NamedAttr {
-        name: ir::Ident::new("xla.range"),
-        value: range_array(lo, hi),
-    }])
 }

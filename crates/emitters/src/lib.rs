@@ -1,5 +1,5 @@
-//! HLO fusions to `xla_gpu` IR: the computation partitioner, the elemental
-//! emitter, hero analysis and the emitters.
+//! HLO fusions to `xla_gpu` IR: the fusion analysis, the computation partitioner, the
+//! elemental emitter and the emitters.
 //!
 //! [`emit_fusion`] turns one fusion computation into an IR module: a private function per
 //! subgraph of the partition (`@<fusion>_<root>`, computing the root's element at an
@@ -9,7 +9,9 @@
 //! **The emitters** share one interface, [`FusionEmitter`] (XLA's shape: an analysis that
 //! takes the fusion or not, then `emit`: the functions, `@main`, the launch dimensions and
 //! the thread-to-output map), and one chooser, [`emitter_for`] (`emitter.rs`): the heroes
-//! pick, in XLA's order, and the loop emitter takes what no other does. One folder each:
+//! of the fusion analysis ([`analyze`], `analysis.rs`: graph, roots and heroes, computed
+//! once and handed to the emitter) pick, in XLA's order, and the loop emitter takes what
+//! no other does. One folder each:
 //!
 //! * `loop_fusion/`: one `xla_gpu.loop` over the output in coalesced order;
 //! * `transpose/`: tiles through shared memory: XLA's classic padded tile (`tiling.rs`), or
@@ -28,12 +30,12 @@
 //! emitter** is its folder (an analysis type implementing [`FusionEmitter`]) and one line
 //! in [`emitter_for`].
 
+pub mod analysis;
 pub mod concatenate;
 pub mod dynamic_update_slice;
 pub mod elemental;
 mod emitter;
 mod epilogue;
-pub mod hero;
 mod kernel;
 pub mod kernel_name;
 pub mod linear_launch;
@@ -47,12 +49,12 @@ pub mod types;
 
 use std::collections::HashMap;
 
-use hlo::{ComputationId, Diagnostic, HloModule, InstrId, Opcode};
+use hlo::{ComputationId, Diagnostic, HloModule, InstrId, Opcode, Span};
 use indexing::IndexingMap;
 
+pub use analysis::FusionAnalysis;
 pub use elemental::FusionContext;
-pub use emitter::{FusionEmitter, emitter_for};
-pub use hero::EmitterKind;
+pub use emitter::{EmitterKind, FusionEmitter, analyze, choose_emitter, emitter_for};
 pub use kernel_name::kernel_names;
 pub use partition::{PartitionedComputation, SplitReason, Subgraph};
 
@@ -65,10 +67,6 @@ pub struct LaunchDimensions {
     pub threads_per_block: u64,
     pub shared_memory_bytes: u64,
 }
-
-/// The most blocks a grid holds along x (CUDA: 2^31 - 1) and along y or z (65,535).
-pub const MAX_GRID_X: u64 = (1 << 31) - 1;
-pub const MAX_GRID_YZ: u64 = 65_535;
 
 impl LaunchDimensions {
     /// From the emitters' counts, which are `i64` like the bounds of the indexing maps they
@@ -87,10 +85,10 @@ impl LaunchDimensions {
     /// blocks past `blocks` do nothing (the emitter's domain excludes them). Emitters
     /// refuse launches of more than `MAX_GRID_X * MAX_GRID_YZ` blocks.
     pub fn grid(&self) -> [u64; 3] {
-        if self.blocks <= MAX_GRID_X {
+        if self.blocks <= Target::MAX_GRID_X {
             return [self.blocks.max(1), 1, 1];
         }
-        let y = self.blocks.div_ceil(MAX_GRID_X);
+        let y = self.blocks.div_ceil(Target::MAX_GRID_X);
         [self.blocks.div_ceil(y), y, 1]
     }
 }
@@ -246,6 +244,26 @@ impl Target {
     /// arithmetic, as XLA's `expand_float_ops` writes them where the GPU has none.
     pub const F8_CONVERSION_ARCH: u32 = 89;
 
+    /// Threads per warp (the one definition is the `gpu` dialect's, which the passes use).
+    pub const WARP_SIZE: i64 = ir::dialects::gpu::WARP_SIZE;
+
+    /// The most threads in a block (CUDA's limit on every architecture since sm_20).
+    pub const MAX_THREADS_PER_BLOCK: i64 = 1024;
+
+    /// The most blocks a grid holds along x (CUDA: 2^31 - 1) and along y or z (65,535).
+    pub const MAX_GRID_X: u64 = (1 << 31) - 1;
+    pub const MAX_GRID_YZ: u64 = 65_535;
+
+    /// The shared memory a block may use without opting in to more (48 KiB).
+    pub const SHARED_MEMORY_PER_BLOCK: i64 = 48 * 1024;
+
+    /// The streaming multiprocessors of the GPU the occupancy rules are written for (an
+    /// H100 or H200 SXM: 132) and the threads each holds at once (2048): XLA reads both
+    /// from the device; the transpose tiles and the multi-row reductions (which shrink
+    /// their vectors until every SM has a block) are chosen with them.
+    pub const CORE_COUNT: i64 = 132;
+    pub const THREADS_PER_CORE: i64 = 2048;
+
     /// Whether the kernels may use the f8e4m3fn/f8e5m2 `cvt` instructions.
     pub fn has_f8_conversions(self) -> bool {
         self.arch >= Target::F8_CONVERSION_ARCH
@@ -264,7 +282,8 @@ pub fn emit_fusion_for(
     fusion: ComputationId,
     target: Target,
 ) -> Result<EmittedFusion, Diagnostic> {
-    emitter_for(module.computation(fusion))?.emit(module, fusion, target)
+    let analysis = analyze(module.computation(fusion));
+    emitter_for(&analysis)?.emit(&analysis, module, fusion, target)
 }
 
 /// The context for emitting `fusion` with `partition`: function names for its subgraphs
@@ -318,4 +337,9 @@ pub(crate) fn verify_emitted(
             format!("internal error: the emitted IR does not verify: {e}"),
         )
     })
+}
+
+/// `unsupported: <what>` at `span`.
+pub(crate) fn unsupported(span: Span, what: impl std::fmt::Display) -> Diagnostic {
+    Diagnostic::new(span, format!("unsupported: {what}"))
 }

@@ -56,12 +56,12 @@ pub(crate) fn launch_within_grid(
     limit: i64,
 ) -> Result<(LaunchDimensions, i64), String> {
     let (launch, factor) = launch_for(elements, limit);
-    if launch.blocks > crate::MAX_GRID_X * crate::MAX_GRID_YZ {
+    if launch.blocks > crate::Target::MAX_GRID_X * crate::Target::MAX_GRID_YZ {
         return Err(format!(
             "{} blocks, more than a grid holds ({} x {})",
             launch.blocks,
-            crate::MAX_GRID_X,
-            crate::MAX_GRID_YZ
+            crate::Target::MAX_GRID_X,
+            crate::Target::MAX_GRID_YZ
         ));
     }
     Ok((launch, factor))

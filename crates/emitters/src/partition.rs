@@ -16,6 +16,8 @@
 use std::fmt::{self, Write as _};
 
 use hlo::graph::ComputationGraph;
+
+use crate::analysis::FusionAnalysis;
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Opcode, Shape};
 use indexing::hlo_indexing::{index_space, output_to_input};
 use indexing::{AffineExpr, IndexingMap, delinearize, dim, physical_offset_in};
@@ -59,13 +61,13 @@ pub struct PartitionedComputation {
 }
 
 impl PartitionedComputation {
-    /// Partitions `computation`; `is_root` names instructions that must root their own
-    /// subgraph (heroes).
+    /// Partitions the fusion `analysis` describes; `is_root` names instructions that must
+    /// root their own subgraph (heroes).
     pub fn new(
-        computation: &Computation,
+        analysis: &FusionAnalysis,
         is_root: impl Fn(InstrId) -> bool,
     ) -> Result<PartitionedComputation, Diagnostic> {
-        Partitioner::new(computation)?.run(is_root)
+        Partitioner::new(analysis)?.run(is_root)
     }
 
     /// Partitions `computation` with every fusion output (each element of a tuple ROOT)
@@ -74,10 +76,10 @@ impl PartitionedComputation {
     /// at the input's index and transposed outputs at the output's), where the loop
     /// emitter's one function for all outputs would need them to be bitcasts of each other.
     pub fn with_output_roots(
-        computation: &Computation,
+        analysis: &FusionAnalysis,
         is_root: impl Fn(InstrId) -> bool,
     ) -> Result<PartitionedComputation, Diagnostic> {
-        let mut partitioner = Partitioner::new(computation)?;
+        let mut partitioner = Partitioner::new(analysis)?;
         partitioner.split_outputs = true;
         partitioner.run(is_root)
     }
@@ -88,10 +90,11 @@ impl PartitionedComputation {
     /// fusion computes roots a subgraph, indexed in its own space (the emitter calls them at
     /// the indices it computes).
     pub fn around_heroes(
-        computation: &Computation,
+        analysis: &FusionAnalysis,
         heroes: &[InstrId],
     ) -> Result<PartitionedComputation, Diagnostic> {
-        let mut partitioner = Partitioner::new(computation)?;
+        let computation = analysis.computation;
+        let mut partitioner = Partitioner::new(analysis)?;
         let mut written = vec![false; computation.instructions.len()];
         let mut stack = heroes.to_vec();
         while let Some(id) = stack.pop() {
@@ -239,7 +242,7 @@ struct Placement {
 
 struct Partitioner<'c> {
     computation: &'c Computation,
-    graph: ComputationGraph,
+    graph: &'c ComputationGraph,
     /// Per-op output→input maps, in operand order, for every instruction the root reaches.
     per_op: Vec<Option<Vec<IndexingMap>>>,
     placement: Vec<Option<Placement>>,
@@ -252,11 +255,12 @@ struct Partitioner<'c> {
 }
 
 impl<'c> Partitioner<'c> {
-    fn new(computation: &'c Computation) -> Result<Partitioner<'c>, Diagnostic> {
+    fn new(analysis: &'c FusionAnalysis) -> Result<Partitioner<'c>, Diagnostic> {
+        let computation = analysis.computation;
         let n = computation.instructions.len();
         Ok(Partitioner {
             computation,
-            graph: ComputationGraph::new(computation),
+            graph: &analysis.graph,
             per_op: vec![None; n],
             placement: vec![None; n],
             subgraphs: Vec::new(),

@@ -4,8 +4,10 @@
 //! or unsigned comes from the HLO element type at emission time. Types the emitters do not
 //! handle (1-bit integers, tokens) are refused with a reason.
 
-use hlo::{ArrayShape, PrimitiveType, Shape};
-use ir::Type;
+use hlo::{ArrayShape, Computation, Diagnostic, PrimitiveType, Shape};
+use ir::{Attribute, Type};
+
+use crate::unsupported;
 
 /// The IR type of one element of `p`.
 pub fn element_type(p: PrimitiveType) -> Result<Type, String> {
@@ -85,4 +87,36 @@ pub fn leaf_range(shape: &Shape, index: usize) -> Option<std::ops::Range<usize>>
 /// The bytes an element of IR type `t` takes in shared memory (whole bytes; `i1` takes one).
 pub fn element_bytes(t: Type) -> i64 {
     (i64::from(t.bit_width().unwrap_or(8)) + 7) / 8
+}
+
+/// The tensor type of each parameter of `fusion`, in order; a tuple-shaped parameter is
+/// refused at its instruction.
+pub(crate) fn parameter_types(fusion: &Computation) -> Result<Vec<Type>, Diagnostic> {
+    fusion
+        .parameters()
+        .into_iter()
+        .map(|p| {
+            let instr = fusion.instruction(p);
+            let span = instr.spans.whole;
+            let array = instr
+                .shape
+                .as_array()
+                .ok_or_else(|| unsupported(span, "a tuple-shaped fusion parameter"))?;
+            tensor_type(array).map_err(|e| unsupported(span, e))
+        })
+        .collect()
+}
+
+/// `[lo : index, hi : index]`, the inclusive range of an index value.
+pub fn range_array(lo: i64, hi: i64) -> Attribute {
+    Attribute::Array(vec![Attribute::index(lo), Attribute::index(hi)])
+}
+
+/// Index arguments carry their range (`{xla.range = [0 : index, n - 1 : index]}`), which
+/// later passes use to simplify index arithmetic.
+pub fn range_attr(lo: i64, hi: i64) -> Attribute {
+    Attribute::dict(vec![ir::NamedAttr {
+        name: ir::Ident::new("xla.range"),
+        value: range_array(lo, hi),
+    }])
 }

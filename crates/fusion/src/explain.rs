@@ -69,7 +69,8 @@ pub fn explain_fusion(module: &HloModule) -> String {
             .map(InstrId)
             .filter(|&i| c.instruction(i).opcode == Opcode::Reduce)
             .collect();
-        let rows = !reduces.is_empty() && RowNormalization::analyze(c).is_some();
+        let rows =
+            !reduces.is_empty() && RowNormalization::analyze(&emitters::analyze(c)).is_some();
         let (siblings, others): (Vec<InstrId>, Vec<InstrId>) = outputs
             .iter()
             .skip(1)

@@ -57,7 +57,7 @@ pub(crate) fn merge_row_normalizations(entry: &Computation, groups: Vec<Group>) 
             has_reduce: true,
         };
         let (computation, _) = fusion_computation(entry, &candidate, "candidate".into());
-        if RowNormalization::analyze(&computation).is_none() {
+        if RowNormalization::analyze(&emitters::analyze(&computation)).is_none() {
             continue;
         }
         let taken = groups[r].take().expect("the reduction");

@@ -61,7 +61,7 @@ pub struct DistributeVectorLayout;
 pub const LAYOUT_ATTR: &str = "xla_gpu.layout";
 
 /// The threads of a subgroup (a warp).
-pub const SUBGROUP_SIZE: i64 = 32;
+pub const SUBGROUP_SIZE: i64 = ir::dialects::gpu::WARP_SIZE;
 
 impl Pass for DistributeVectorLayout {
     crate::pass_names!(

@@ -12,14 +12,13 @@
 //! the ops from the concatenate to the ROOT with the element passed in) and written. The
 //! loops run one after another, each writing its part of the output.
 
-use hlo::graph::ComputationGraph;
-use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Opcode};
+use hlo::{ArrayShape, Diagnostic, InstrId, Opcode};
 use indexing::{AffineExpr, Interval};
 use ir::Type;
 use ir::dialects::xla_gpu;
 
+use crate::analysis::FusionAnalysis;
 use crate::elemental::FusionContext;
-use crate::hero::find_hero;
 use crate::kernel::{KernelEntry, begin_kernel, emit_loop, provide};
 use crate::linear_launch::{DEFAULT_VECTOR_FACTOR, launch_within_grid, thread_to_output_map};
 use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
@@ -41,11 +40,12 @@ pub struct ConcatenateFusion {
 
 impl ConcatenateFusion {
     /// `Some` when the fusion's one ROOT has a concatenate hero that this emitter can write.
-    pub fn analyze(c: &Computation) -> Option<ConcatenateFusion> {
+    pub fn analyze(analysis: &FusionAnalysis) -> Option<ConcatenateFusion> {
+        let c = analysis.computation;
         if c.root_instruction().opcode == Opcode::Tuple {
             return None;
         }
-        let hero = find_hero(c, &ComputationGraph::new(c), c.root);
+        let hero = analysis.heroes[0];
         let concat = c.instruction(hero);
         if concat.opcode != Opcode::Concatenate || concat.operands.len() > MAX_OPERANDS {
             return None;
@@ -85,10 +85,11 @@ impl FusionEmitter for ConcatenateFusion {
     }
 
     /// The concatenate and its operands root functions (the operands' are the prologues).
-    fn partition(&self, c: &Computation) -> R<PartitionedComputation> {
+    fn partition(&self, analysis: &FusionAnalysis) -> R<PartitionedComputation> {
+        let c = analysis.computation;
         let mut requested = self.hero.to_vec();
         requested.extend(&c.instruction(self.hero[0]).operands);
-        PartitionedComputation::new(c, |id| requested.contains(&id))
+        PartitionedComputation::new(analysis, |id| requested.contains(&id))
     }
 
     fn emit_entry(&self, cx: &FusionContext<'_>, m: &mut ir::Module) -> R<EmittedKernel> {

@@ -12,11 +12,11 @@
 //! map for a bitcast ROOT). A fusion that does not qualify is the loop emitter's, which
 //! computes every output element.
 
-use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Opcode};
+use hlo::{ArrayShape, Diagnostic, InstrId, Opcode};
 use ir::dialects::xla_gpu;
 
+use crate::analysis::{FusionAnalysis, fusion_roots};
 use crate::elemental::FusionContext;
-use crate::hero::fusion_roots;
 use crate::kernel::{self, emit_loop_kernel, provide};
 use crate::linear_launch::{DEFAULT_VECTOR_FACTOR, launch_within_grid};
 use crate::partition::bitcast_map;
@@ -36,9 +36,12 @@ pub struct InPlaceDynamicUpdateSlice {
 impl InPlaceDynamicUpdateSlice {
     /// `Some` when every ROOT is a dynamic-update-slice, or a bitcast of one, that can be
     /// written in place.
-    pub fn analyze(c: &Computation) -> Option<InPlaceDynamicUpdateSlice> {
-        let heroes: Vec<InstrId> = fusion_roots(c)
-            .into_iter()
+    pub fn analyze(analysis: &FusionAnalysis) -> Option<InPlaceDynamicUpdateSlice> {
+        let c = analysis.computation;
+        let heroes: Vec<InstrId> = analysis
+            .roots
+            .iter()
+            .copied()
             .map(|r| match c.instruction(r) {
                 i if i.opcode == Opcode::Bitcast => i.operands[0],
                 _ => r,
@@ -52,7 +55,7 @@ impl InPlaceDynamicUpdateSlice {
             .iter()
             .map(|&h| c.instruction(h).operands[0])
             .collect();
-        let params = kernel::in_place_parameters(c, &operands).ok()?;
+        let params = kernel::in_place_parameters(analysis, &operands).ok()?;
         let update = |h: InstrId| c.instruction(c.instruction(h).operands[1]).shape.as_array();
         let first = update(heroes[0])?;
         if !heroes
@@ -113,7 +116,7 @@ impl FusionEmitter for InPlaceDynamicUpdateSlice {
                     let value = provide(cx, b, params, dus.operands[1], update_index)?[0];
                     if root != hero {
                         let to_output = bitcast_map(operand, array(root)).ok_or_else(|| {
-                            kernel::unsupported(span, "a bitcast root that moves elements")
+                            crate::unsupported(span, "a bitcast root that moves elements")
                         })?;
                         index = xla_gpu::build_apply_indexing(
                             b.module,

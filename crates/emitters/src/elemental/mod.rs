@@ -34,9 +34,10 @@ use ir::dialects::{func as irfunc, scf, xla_gpu};
 use ir::intern::FxHashMap;
 use ir::{Attribute, Builder, InsertPoint, OpState, Type, Value};
 
-use crate::kernel::{parameter_types, unsupported};
-pub use crate::kernel::{range_array, range_attr};
 use crate::partition::PartitionedComputation;
+use crate::types::parameter_types;
+pub use crate::types::{range_array, range_attr};
+use crate::unsupported;
 
 mod arith;
 mod complex;

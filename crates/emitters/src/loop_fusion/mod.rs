@@ -20,8 +20,9 @@ use indexing::{AffineExpr, IndexingMap};
 use ir::dialects::xla_gpu;
 use ir::{Builder, Type, Value};
 
+use crate::analysis::FusionAnalysis;
 use crate::elemental::FusionContext;
-use crate::kernel::{self, KernelEntry, emit_loop_kernel};
+use crate::kernel::{KernelEntry, emit_loop_kernel};
 use crate::linear_launch::{launch_within_grid, vector_limit};
 use crate::partition::PartitionedComputation;
 use crate::partition::{bitcast_map, first_array};
@@ -38,7 +39,7 @@ pub struct LoopFusion {
 impl LoopFusion {
     pub fn analyze(computation: &Computation) -> Result<LoopFusion, Diagnostic> {
         let root = computation.root_instruction();
-        let unsupported = |what: String| kernel::unsupported(root.spans.whole, what);
+        let unsupported = |what: String| crate::unsupported(root.spans.whole, what);
         let first = first_array(&root.shape)
             .ok_or_else(|| unsupported("a fusion without outputs".into()))?;
         let (launch, vector_factor) =
@@ -60,8 +61,8 @@ impl FusionEmitter for LoopFusion {
         &[]
     }
 
-    fn partition(&self, fusion: &Computation) -> Result<PartitionedComputation, Diagnostic> {
-        PartitionedComputation::new(fusion, |_| false)
+    fn partition(&self, analysis: &FusionAnalysis) -> Result<PartitionedComputation, Diagnostic> {
+        PartitionedComputation::new(analysis, |_| false)
     }
 
     fn emit_entry(
@@ -81,7 +82,7 @@ pub fn emit_main(
 ) -> Result<EmittedKernel, Diagnostic> {
     let fusion = cx.fusion;
     let root = fusion.root_instruction();
-    let unsupported = |what: String| kernel::unsupported(root.spans.whole, what);
+    let unsupported = |what: String| crate::unsupported(root.spans.whole, what);
     let outputs: Vec<&ArrayShape> = leaves(&root.shape);
     let first =
         first_array(&root.shape).ok_or_else(|| unsupported("a fusion without outputs".into()))?;

@@ -39,18 +39,16 @@ use indexing::{IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
 use ir::dialects::xla_gpu;
 use ir::{Builder, Type, Value};
 
+use crate::analysis::{FusionAnalysis, fusion_roots};
 use crate::elemental::FusionContext;
-use crate::hero::fusion_roots;
-use crate::kernel::{KernelEntry, emit_loop, kernel_entry, special_register, unsupported};
+use crate::kernel::{KernelEntry, emit_loop, kernel_entry, special_register};
 use crate::partition::PartitionedComputation;
 use crate::reduction::epilogue::{self, InjectedHeroes};
 use crate::reduction::{apply_map, is_elementwise};
 use crate::types::leaves;
-use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions, MAX_GRID_X};
+use crate::unsupported;
+use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
 
-use ir::dialects::gpu::WARP_SIZE;
-/// Threads per row at most (a block's limit).
-const MAX_THREADS: i64 = 1024;
 /// The 32-bit registers a thread aims to fill with each input's elements: 16, as the
 /// Triton tutorial's softmax has at rows of 4096 over 8 warps. Enough loads in flight a
 /// thread to keep memory busy, few enough that a row spreads over many warps: 4 accesses of
@@ -97,8 +95,9 @@ pub struct RowNormalization {
 impl RowNormalization {
     /// The analysis of `c`, or `None` when it is not a row normalization (module
     /// documentation).
-    pub fn analyze(c: &Computation) -> Option<RowNormalization> {
-        let roots = fusion_roots(c);
+    pub fn analyze(analysis: &FusionAnalysis) -> Option<RowNormalization> {
+        let c = analysis.computation;
+        let roots = &analysis.roots;
         let shape = c.instruction(*roots.first()?).shape.as_array()?.clone();
         let rank = shape.rank();
         let is_full = |a: &ArrayShape| {
@@ -107,12 +106,12 @@ impl RowNormalization {
         if rank == 0 || !is_full(&shape) {
             return None;
         }
-        for &r in &roots {
+        for &r in roots {
             if !is_full(c.instruction(r).shape.as_array()?) {
                 return None;
             }
         }
-        let graph = hlo::graph::ComputationGraph::new(c);
+        let graph = &analysis.graph;
         let order = graph.post_order();
         let heroes: Vec<InstrId> = order
             .iter()
@@ -159,7 +158,7 @@ impl RowNormalization {
             }
         }
         let rows = row_dims.iter().product::<i64>();
-        if rows as u64 > MAX_GRID_X {
+        if rows as u64 > crate::Target::MAX_GRID_X {
             return None;
         }
         let n = shape.dims[rank - 1];
@@ -182,7 +181,7 @@ impl RowNormalization {
             vector /= 2;
         }
         let lanes = n / vector;
-        let inputs = per_element_inputs(c, &roots, rank);
+        let inputs = per_element_inputs(c, roots, rank);
         let registers_per_element = (widest_bytes + 3) / 4;
         let mut elements = REGISTERS_PER_INPUT / registers_per_element;
         while elements > vector
@@ -191,7 +190,10 @@ impl RowNormalization {
             elements /= 2;
         }
         let aimed_accesses = (elements / vector).max(1);
-        let threads = prev_power_of_two(lanes / aimed_accesses).clamp(WARP_SIZE, MAX_THREADS);
+        let threads = prev_power_of_two(lanes / aimed_accesses).clamp(
+            crate::Target::WARP_SIZE,
+            crate::Target::MAX_THREADS_PER_BLOCK,
+        );
         Some(RowNormalization {
             heroes,
             dependent,
@@ -230,7 +232,7 @@ impl RowNormalization {
     }
 
     fn warps(&self) -> i64 {
-        self.threads / WARP_SIZE
+        self.threads / crate::Target::WARP_SIZE
     }
 
     /// Marks the loop that computed `result` to be unrolled fully when a thread's part of
@@ -255,7 +257,7 @@ impl RowNormalization {
             subgroup_tile: vec![1, self.warps()],
             batch_tile: vec![self.accesses, 1],
             outer_tile: vec![1, 1],
-            thread_tile: vec![1, WARP_SIZE],
+            thread_tile: vec![1, crate::Target::WARP_SIZE],
             element_tile: vec![1, self.vector],
             subgroup_strides: vec![0, 1],
             thread_strides: vec![0, 1],
@@ -315,12 +317,13 @@ impl FusionEmitter for RowNormalization {
     }
 
     /// Each reduce, each reduce operand and each output roots a function.
-    fn partition(&self, c: &Computation) -> Result<PartitionedComputation, Diagnostic> {
+    fn partition(&self, analysis: &FusionAnalysis) -> Result<PartitionedComputation, Diagnostic> {
+        let c = analysis.computation;
         let mut roots = self.heroes.clone();
         for &h in &self.heroes {
             roots.extend(c.instruction(h).operands.iter().copied());
         }
-        PartitionedComputation::with_output_roots(c, |id| roots.contains(&id))
+        PartitionedComputation::with_output_roots(analysis, |id| roots.contains(&id))
     }
 
     fn emit_entry(
@@ -435,7 +438,7 @@ impl<'a> Emitter<'a> {
                 b.insertion_point(),
                 reducer,
                 &[partial],
-                WARP_SIZE / 2,
+                crate::Target::WARP_SIZE / 2,
             )[0];
             reduced.push(self.across_warps(&mut b, k, thread, warp_value)?);
         }
@@ -532,9 +535,9 @@ impl<'a> Emitter<'a> {
             vec![threads.clone()],
             Vec::new(),
             Vec::new(),
-            vec![dim(0).floor_div(WARP_SIZE)],
+            vec![dim(0).floor_div(crate::Target::WARP_SIZE)],
         );
-        write_map.add_constraint(dim(0).modulo(WARP_SIZE), Interval::new(0, 0));
+        write_map.add_constraint(dim(0).modulo(crate::Target::WARP_SIZE), Interval::new(0, 0));
         let written = emit_loop(
             b,
             write_map.simplified(),
@@ -648,13 +651,16 @@ mod tests {
                 accesses: (lanes + threads - 1) / threads,
             };
             let t = plan.thread_layout();
-            t.layout.verify(Some(&t.shape), Some(WARP_SIZE)).unwrap();
+            t.layout
+                .verify(Some(&t.shape), Some(crate::Target::WARP_SIZE))
+                .unwrap();
             let (layout_map, element_map) = (t.layout.to_indexing_map(), plan.element_map());
             let width = t.shape[1];
             for th in 0..threads {
                 for j in 0..plan.accesses {
                     for v in 0..vector {
-                        let (lane, warp) = (th % WARP_SIZE, th / WARP_SIZE);
+                        let (lane, warp) =
+                            (th % crate::Target::WARP_SIZE, th / crate::Target::WARP_SIZE);
                         let at = [j, 0, 0, 0, 0, v];
                         let tile = layout_map.eval(&[lane, warp], &at);
                         if element_map.contains(&[th, 1], &[j, v]) {

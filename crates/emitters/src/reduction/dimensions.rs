@@ -14,7 +14,6 @@
 
 use hlo::{ArrayShape, Instruction};
 
-pub use ir::dialects::gpu::WARP_SIZE;
 /// XLA's `MinThreadsXRowReduction` on CUDA: the most threads a row reduction puts on a row.
 pub const MAX_THREADS_PER_ROW: i64 = 1024;
 /// XLA's `BatchedReductionRaceFreeBound`: the longest major reduced component one thread
@@ -111,13 +110,13 @@ impl ReductionDimensions {
     pub fn is_faster_than_elemental(&self) -> bool {
         if self.is_row {
             let minor = self.dims[ROW_MINOR_REDUCED];
-            return minor >= WARP_SIZE || WARP_SIZE % minor == 0;
+            return minor >= crate::Target::WARP_SIZE || crate::Target::WARP_SIZE % minor == 0;
         }
         let (major, minor) = (self.dims[COL_REDUCED], self.dims[COL_MINOR_KEPT]);
-        let prefer_elemental = major < WARP_SIZE
-            || (major < 2 * WARP_SIZE && minor < WARP_SIZE)
-            || (major < 4 * WARP_SIZE && minor < 8)
-            || (major < 8 * WARP_SIZE && minor < 3);
+        let prefer_elemental = major < crate::Target::WARP_SIZE
+            || (major < 2 * crate::Target::WARP_SIZE && minor < crate::Target::WARP_SIZE)
+            || (major < 4 * crate::Target::WARP_SIZE && minor < 8)
+            || (major < 8 * crate::Target::WARP_SIZE && minor < 3);
         !prefer_elemental
     }
 
@@ -129,7 +128,7 @@ impl ReductionDimensions {
             self.dims[ROW_MINOR_REDUCED] <= MAX_THREADS_PER_ROW * ROW_TILE_MINOR
                 && self.dims[0] <= MAX_BATCHED_ROWS
         } else {
-            self.dims[COL_REDUCED] <= WARP_SIZE * COLUMN_TILE_REDUCED
+            self.dims[COL_REDUCED] <= crate::Target::WARP_SIZE * COLUMN_TILE_REDUCED
         }
     }
 }

@@ -36,17 +36,18 @@ pub mod tiling;
 
 use std::collections::{HashMap, HashSet};
 
-use hlo::graph::ComputationGraph;
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Layout, Opcode, Span};
 use indexing::{AffineExpr, IndexingMap, Interval};
 use ir::dialects::vector::{self as irvector, Position};
 use ir::dialects::xla_gpu;
 use ir::{Builder, Type, Value};
 
+use crate::analysis::FusionAnalysis;
 use crate::elemental::FusionContext;
-use crate::kernel::{KernelEntry, emit_loop, kernel_entry, special_register, unsupported};
+use crate::kernel::{KernelEntry, emit_loop, kernel_entry, special_register};
 use crate::partition::{PartitionedComputation, bitcast_map};
 use crate::types::leaves;
+use crate::unsupported;
 use crate::{EmittedKernel, LaunchDimensions, ThreadLayout};
 
 pub use dimensions::ReductionDimensions;
@@ -113,9 +114,10 @@ fn is_scalar_operand(c: &Computation, id: InstrId) -> bool {
 /// parameter: the fusion pass makes such epilogues, `crates/fusion`'s `epilogue_chain`).
 /// One pass over the computation, so that an epilogue's side values cost no walk of their
 /// own (a long epilogue over a deep side value stays linear).
-fn fed_by_a_reduce(c: &Computation) -> HashSet<InstrId> {
+fn fed_by_a_reduce(analysis: &FusionAnalysis) -> HashSet<InstrId> {
+    let c = analysis.computation;
     let mut fed = HashSet::new();
-    for id in ComputationGraph::new(c).post_order() {
+    for id in analysis.graph.post_order() {
         let instr = c.instruction(id);
         if instr.opcode == Opcode::Reduce || instr.operands.iter().any(|o| fed.contains(o)) {
             fed.insert(id);
@@ -193,20 +195,15 @@ fn kept_physical_shape(operand: &ArrayShape, reduced: &[i64]) -> ArrayShape {
 }
 
 impl ReductionFusion {
-    /// The analysis of `c`, or `None` when the reduction emitters do not take it (see the
-    /// module documentation).
-    pub fn analyze(c: &Computation) -> Option<ReductionFusion> {
-        let root = c.root_instruction();
-        let roots: Vec<InstrId> = if root.opcode == Opcode::Tuple {
-            root.operands.clone()
-        } else {
-            vec![c.root]
-        };
-        let fed = fed_by_a_reduce(c);
+    /// The fusion's analysis, or `None` when the reduction emitters do not take it (see
+    /// the module documentation).
+    pub fn analyze(analysis: &FusionAnalysis) -> Option<ReductionFusion> {
+        let c = analysis.computation;
+        let fed = fed_by_a_reduce(analysis);
         let mut heroes: Vec<InstrId> = Vec::new();
         let mut outputs = Vec::new();
         let mut first_tensor = 0;
-        for &r in &roots {
+        for &r in &analysis.roots {
             let kind = match reduction_hero(c, r, &fed) {
                 Some(h) => {
                     let hero = heroes.iter().position(|&x| x == h).unwrap_or_else(|| {
@@ -246,7 +243,7 @@ impl ReductionFusion {
             .into_iter()
             .filter_map(|p| c.instruction(p).shape.as_array().cloned())
             .collect();
-        let output_shapes = leaves(&root.shape);
+        let output_shapes = leaves(&c.root_instruction().shape);
         let widths = ElementWidths {
             smallest_input_bits: smallest_bits(inputs.iter()),
             smallest_output_bits: smallest_bits(output_shapes.iter().copied()),
@@ -300,9 +297,10 @@ impl crate::FusionEmitter for ReductionFusion {
 
     /// The heroes and every operand of theirs root functions (see
     /// [`ReductionFusion::roots`]).
-    fn partition(&self, c: &Computation) -> R<PartitionedComputation> {
+    fn partition(&self, analysis: &FusionAnalysis) -> R<PartitionedComputation> {
+        let c = analysis.computation;
         let roots = self.roots(c);
-        PartitionedComputation::with_output_roots(c, |id| roots.contains(&id))
+        PartitionedComputation::with_output_roots(analysis, |id| roots.contains(&id))
     }
 
     fn emit_entry(&self, cx: &FusionContext<'_>, m: &mut ir::Module) -> R<crate::EmittedKernel> {
@@ -380,13 +378,13 @@ impl<'a> Emitter<'a> {
     fn emit_main(&self, m: &mut ir::Module) -> R<EmittedKernel> {
         let c = self.cx.fusion;
         let root = c.root_instruction();
-        if self.plan.tiling.blocks as u64 > crate::MAX_GRID_X {
+        if self.plan.tiling.blocks as u64 > crate::Target::MAX_GRID_X {
             return Err(unsupported(
                 self.span,
                 format!(
                     "a reduction of {} blocks, more than grid.x holds ({})",
                     self.plan.tiling.blocks,
-                    crate::MAX_GRID_X
+                    crate::Target::MAX_GRID_X
                 ),
             ));
         }

@@ -51,7 +51,7 @@
 use indexing::nested_layout::NestedLayout;
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
 
-use super::dimensions::{COL_MINOR_KEPT, MAX_THREADS_PER_ROW, ReductionDimensions, WARP_SIZE};
+use super::dimensions::{COL_MINOR_KEPT, MAX_THREADS_PER_ROW, ReductionDimensions};
 
 /// Threads per block the row emitters aim for (XLA: "between 128 and 512 threads, so we
 /// just go for 256").
@@ -63,10 +63,6 @@ const TILE_SIZE: i64 = 32;
 /// thread: the widened vector stops at 8 (`s8` columns at 16 took 41 registers, half the occupancy of 32; `s4`
 /// at 32 spilled).
 const MAX_COLUMN_ACCUMULATORS: i64 = 8;
-/// SMs of an H100/H200 (sm_90, the default target): multi-row reductions shrink their
-/// vectors until every SM has a block.
-pub const CORE_COUNT: i64 = 132;
-
 /// Which of XLA's four reduction emitters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReductionKind {
@@ -281,7 +277,7 @@ impl Tiling {
     pub fn new(rd: &ReductionDimensions, widths: ElementWidths) -> Option<Tiling> {
         let tiling = if rd.is_row {
             Tiling::multi_row(rd, widths).or_else(|| Tiling::row(rd, widths))?
-        } else if WARP_SIZE % rd.dims[COL_MINOR_KEPT] == 0 {
+        } else if crate::Target::WARP_SIZE % rd.dims[COL_MINOR_KEPT] == 0 {
             Tiling::small_column(rd, widths)
         } else {
             Tiling::column(rd, widths)
@@ -309,7 +305,8 @@ impl Tiling {
     fn row(rd: &ReductionDimensions, widths: ElementWidths) -> Option<Tiling> {
         let [d0, d1, d2] = rd.dims;
         let per_thread = 32;
-        let reduced = MAX_THREADS_PER_ROW.min(round_up(ceil_div(d2, per_thread), WARP_SIZE));
+        let reduced =
+            MAX_THREADS_PER_ROW.min(round_up(ceil_div(d2, per_thread), crate::Target::WARP_SIZE));
         let mut kept = 1;
         if reduced * 2 <= THREADS_PER_BLOCK_TARGET {
             kept = if d1 * reduced <= THREADS_PER_BLOCK_TARGET {
@@ -353,11 +350,11 @@ impl Tiling {
             &[d1],
         );
         output_map.add_constraint(t[1].clone(), Interval::new(0, 0));
-        let warps_per_row = ceil_div(reduced, WARP_SIZE);
+        let warps_per_row = ceil_div(reduced, crate::Target::WARP_SIZE);
         let shared = (warps_per_row > 1).then(|| {
             let th = delinearize(dim(0), &[kept, reduced]);
-            let lane = th[1].clone().modulo(WARP_SIZE);
-            let warp = th[1].clone().floor_div(WARP_SIZE);
+            let lane = th[1].clone().modulo(crate::Target::WARP_SIZE);
+            let warp = th[1].clone().floor_div(crate::Target::WARP_SIZE);
             let mut write_map = IndexingMap::new(
                 thread_dims(threads),
                 Vec::new(),
@@ -373,7 +370,7 @@ impl Tiling {
             );
             read_map.add_constraint(th[1].clone(), Interval::new(0, warps_per_row - 1));
             let mut tile_shape = vec![kept, warps_per_row];
-            if warps_per_row % WARP_SIZE == 0 {
+            if warps_per_row % crate::Target::WARP_SIZE == 0 {
                 tile_shape[1] += 1;
             }
             SharedStage {
@@ -397,7 +394,7 @@ impl Tiling {
             input_map,
             vector_symbol: None,
             output_map,
-            first_shuffle: Some(WARP_SIZE / 2),
+            first_shuffle: Some(crate::Target::WARP_SIZE / 2),
             // `kept` rows of `reduced` threads each; a thread walks `tile` vectors of its
             // row `reduced` vectors apart, and the whole major component.
             layout: Some(NestedLayout {
@@ -437,13 +434,13 @@ impl Tiling {
             (kept, reduced)
         };
         let blocks_for = |vs: i64| ceil_div(d1, threads_for(vs).0);
-        if d2 > WARP_SIZE * vs {
+        if d2 > crate::Target::WARP_SIZE * vs {
             return None;
         }
-        while vs > 1 && blocks_for(vs) < CORE_COUNT {
+        while vs > 1 && blocks_for(vs) < crate::Target::CORE_COUNT {
             vs /= 2;
         }
-        if d2 > WARP_SIZE * vs {
+        if d2 > crate::Target::WARP_SIZE * vs {
             return None;
         }
         let (kept, reduced) = threads_for(vs);
@@ -452,7 +449,7 @@ impl Tiling {
         // spec, strictly read) wants every named lane to exist. XLA launches exactly
         // `kept * reduced` threads; the extra ones here read and write nothing.
         let busy = kept * reduced;
-        let threads = round_up(busy, WARP_SIZE);
+        let threads = round_up(busy, crate::Target::WARP_SIZE);
         let t = delinearize(dim(0), &[kept, reduced]);
         let block = if blocks == 1 { cst(0) } else { dim(1) };
         let input_shape = vec![d0, d1, d2];
@@ -566,7 +563,7 @@ impl Tiling {
             read_map.add_constraint(th[0].clone(), Interval::new(0, lanes - 1));
         }
         let mut tile_shape = vec![lanes, TILE_SIZE * vs];
-        if tile_shape[1] % WARP_SIZE == 0 {
+        if tile_shape[1] % crate::Target::WARP_SIZE == 0 {
             tile_shape[1] += 1;
         }
         // Over `[reduced rows / rows_per_warp, rows_per_warp, kept columns]`: warp `w` takes

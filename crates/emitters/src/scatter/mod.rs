@@ -24,10 +24,11 @@
 //!      arrays is not one atomic operation.
 
 use hlo::scatter::ScatterDimensions;
-use hlo::{ArrayShape, Computation, Diagnostic, InstrId};
+use hlo::{ArrayShape, Diagnostic, InstrId};
 use ir::dialects::xla_gpu;
 use ir::{Builder, InsertPoint, Type, Value};
 
+use crate::analysis::FusionAnalysis;
 use crate::elemental::FusionContext;
 use crate::kernel::{self, emit_loop_kernel, provide};
 use crate::linear_launch::{DEFAULT_VECTOR_FACTOR, launch_within_grid};
@@ -50,15 +51,16 @@ pub struct ScatterFusion {
 impl ScatterFusion {
     /// The analysis of a fusion whose ROOT is a scatter; refuses what cannot be written in
     /// place.
-    pub fn analyze(c: &Computation) -> R<ScatterFusion> {
+    pub fn analyze(analysis: &FusionAnalysis) -> R<ScatterFusion> {
+        let c = analysis.computation;
         let instr = c.root_instruction();
         let span = instr.spans.whole;
         let k = instr.operands.len() / 2;
-        let operand_params = kernel::in_place_parameters(c, &instr.operands[..k])
-            .map_err(|why| kernel::unsupported(span, format!("scatter operand {why}")))?;
+        let operand_params = kernel::in_place_parameters(analysis, &instr.operands[..k])
+            .map_err(|why| crate::unsupported(span, format!("scatter operand {why}")))?;
         let unique = instr.bool_value("unique_indices").unwrap_or(false);
         if k > 1 && !unique {
-            return Err(kernel::unsupported(
+            return Err(crate::unsupported(
                 span,
                 format!(
                     "a scatter of {k} operands whose indices may repeat (unique_indices=false): \
@@ -70,11 +72,11 @@ impl ScatterFusion {
         let (Some(indices), Some(updates)) =
             (shape(instr.operands[k]), shape(instr.operands[k + 1]))
         else {
-            return Err(kernel::unsupported(span, "a tuple-shaped scatter operand"));
+            return Err(crate::unsupported(span, "a tuple-shaped scatter operand"));
         };
         let (launch, vector_factor) =
             launch_within_grid(updates.element_count(), DEFAULT_VECTOR_FACTOR)
-                .map_err(|e| kernel::unsupported(span, e))?;
+                .map_err(|e| crate::unsupported(span, e))?;
         Ok(ScatterFusion {
             hero: [c.root],
             operand_params,
@@ -82,7 +84,7 @@ impl ScatterFusion {
             launch,
             vector_factor,
             numbers: ScatterDimensions::of(instr, indices.rank())
-                .map_err(|e| kernel::unsupported(span, e))?,
+                .map_err(|e| crate::unsupported(span, e))?,
         })
     }
 }
@@ -281,7 +283,7 @@ impl ScatterFusion {
         let combiner = scatter
             .called("to_apply")
             .map(|c| cx.scalar_functions[&c.id].clone())
-            .ok_or_else(|| kernel::unsupported(span, "a scatter without to_apply="))?;
+            .ok_or_else(|| crate::unsupported(span, "a scatter without to_apply="))?;
         let element_types: Vec<Type> = update_values
             .iter()
             .map(|&v| b.module.value_type(v))
@@ -315,7 +317,7 @@ impl ScatterFusion {
             cx.module.computation(c.id).binary_op_of_parameters() == Some(hlo::Opcode::Add)
         });
         if c128 && !adds {
-            return Err(kernel::unsupported(
+            return Err(crate::unsupported(
                 span,
                 "a scatter of c128 whose indices may repeat (unique_indices=false) and whose \
                  combiner is not an add: its updates would need 128-bit atomic \

@@ -19,21 +19,24 @@
 //! ([`PartitionedComputation::with_output_roots`]). Fusions this emitter cannot index
 //! together fall back to the loop emitter ([`TransposePlan::new`] says when).
 
+mod description;
 pub mod packed;
 pub mod tiling;
 
-use hlo::graph::ComputationGraph;
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Opcode, Shape};
 use indexing::{IndexingMap, delinearize, dim, linearize};
 use ir::dialects::xla_gpu;
 use ir::{Builder, Type, Value};
 
+use crate::analysis::FusionAnalysis;
 use crate::elemental::{ElementalEmitter, FusionContext, Scope};
-use crate::hero::{TransposeDescription, find_hero, fusion_roots, tiled_transpose};
 use crate::kernel::{KernelEntry, kernel_entry, thread_and_block_ids};
 use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
 use crate::types::{element_type, leaf_element_types};
 use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions, ThreadLayout};
+pub use description::{
+    TransposeDescription, describe_transpose, normalize_transpose, tiled_transpose,
+};
 use indexing::nested_layout::NestedLayout;
 pub use packed::PackedTiling;
 pub use tiling::Tiling;
@@ -177,8 +180,8 @@ impl TransposePlan {
     /// bitcast of the normalized input or output (same element count, no tiled layout),
     /// the ops between a hero and its root must map the hero's index to the root's one
     /// to one, and the shared tiles must fit in a block's 48 KiB.
-    pub fn new(c: &Computation, heroes: &[InstrId]) -> Option<TransposePlan> {
-        let graph = ComputationGraph::new(c);
+    pub fn new(analysis: &FusionAnalysis, heroes: &[InstrId]) -> Option<TransposePlan> {
+        let c = analysis.computation;
         let (first, description) = heroes
             .iter()
             .find_map(|&h| Some((h, tiled_transpose(c, h)?)))?;
@@ -186,9 +189,8 @@ impl TransposePlan {
         let output_shape = normalized_shape(c, first, &description.output_dims())?;
         let mut plan_heroes: Vec<InstrId> = Vec::new();
         let mut outputs = Vec::new();
-        for root in fusion_roots(c) {
+        for (&root, &hero) in analysis.roots.iter().zip(&analysis.heroes) {
             let shape = c.instruction(root).shape.as_array()?.clone();
-            let hero = find_hero(c, &graph, root);
             let kind = if tiled_transpose(c, hero).as_ref() == Some(&description) {
                 let hero_shape = c.instruction(hero).shape.as_array()?;
                 let operand = c.instruction(c.instruction(hero).operands[0]);
@@ -203,7 +205,7 @@ impl TransposePlan {
                 };
                 OutputKind::Transposed {
                     hero: index,
-                    to_root: hero_to_root(c, hero, root)?,
+                    to_root: hero_to_root(analysis, hero, root)?,
                 }
             } else {
                 bitcast_map(&input_shape, &shape)?;
@@ -232,7 +234,7 @@ impl TransposePlan {
             outputs,
         };
         // Without opt-in, a block gets 48 KiB of shared memory; XLA does not fuse beyond.
-        (plan.shared_memory_bytes(c) <= tiling::SHARED_MEMORY_PER_BLOCK).then_some(plan)
+        (plan.shared_memory_bytes(c) <= crate::Target::SHARED_MEMORY_PER_BLOCK).then_some(plan)
     }
 
     /// Bytes of shared memory the kernel allocates.
@@ -265,10 +267,10 @@ fn normalized_shape(c: &Computation, hero: InstrId, dims: &[i64]) -> Option<Arra
 /// The map from the hero's index to the root's, through the ops `find_hero` walked:
 /// elementwise ops (of any number of operands), `copy` and `convert` keep the index, `reshape` reinterprets it
 /// row-major, `bitcast` in memory order.
-fn hero_to_root(c: &Computation, hero: InstrId, root: InstrId) -> Option<IndexingMap> {
+fn hero_to_root(analysis: &FusionAnalysis, hero: InstrId, root: InstrId) -> Option<IndexingMap> {
     // The path from the root up to the hero: through an operand that the hero reaches
     // (ops of several operands have one shape, so any such path maps indices alike).
-    let graph = ComputationGraph::new(c);
+    let (c, graph) = (analysis.computation, &analysis.graph);
     let mut reached = vec![false; c.instructions.len()];
     let mut stack = vec![hero];
     while let Some(id) = stack.pop() {
@@ -318,13 +320,14 @@ impl FusionEmitter for TransposePlan {
     }
 
     /// The heroes and their operands root functions; every output roots its own.
-    fn partition(&self, c: &Computation) -> Result<PartitionedComputation, Diagnostic> {
+    fn partition(&self, analysis: &FusionAnalysis) -> Result<PartitionedComputation, Diagnostic> {
+        let c = analysis.computation;
         let requested: Vec<InstrId> = self
             .heroes
             .iter()
             .flat_map(|&h| [h, c.instruction(h).operands[0]])
             .collect();
-        PartitionedComputation::with_output_roots(c, |id| requested.contains(&id))
+        PartitionedComputation::with_output_roots(analysis, |id| requested.contains(&id))
     }
 
     fn emit_entry(
@@ -360,13 +363,6 @@ impl FusionEmitter for TransposePlan {
     }
 }
 
-fn unsupported(c: &Computation, what: impl std::fmt::Display) -> Diagnostic {
-    Diagnostic::new(
-        c.root_instruction().spans.whole,
-        format!("unsupported: {what}"),
-    )
-}
-
 /// The grid map `grid` composed with the bitcast from the normalized shape `from` to
 /// `to`: the index of `to` a thread handles.
 fn grid_to(grid: &IndexingMap, from: &ArrayShape, to: &ArrayShape) -> IndexingMap {
@@ -385,18 +381,22 @@ fn emit_main(
     let tiling = &plan.tiling;
     let description: &TransposeDescription = tiling.description();
     let first_hero = plan.heroes[0];
-    let input_shape = normalized_shape(c, first_hero, &description.input_dims)
-        .ok_or_else(|| unsupported(c, "a tuple-shaped transpose"))?;
-    let output_shape = normalized_shape(c, first_hero, &description.output_dims())
-        .ok_or_else(|| unsupported(c, "a tuple-shaped transpose"))?;
+    let input_shape =
+        normalized_shape(c, first_hero, &description.input_dims).ok_or_else(|| {
+            crate::unsupported(c.root_instruction().spans.whole, "a tuple-shaped transpose")
+        })?;
+    let output_shape =
+        normalized_shape(c, first_hero, &description.output_dims()).ok_or_else(|| {
+            crate::unsupported(c.root_instruction().spans.whole, "a tuple-shaped transpose")
+        })?;
 
-    if tiling.num_blocks() as u64 > crate::MAX_GRID_X {
-        return Err(unsupported(
-            c,
+    if tiling.num_blocks() as u64 > crate::Target::MAX_GRID_X {
+        return Err(crate::unsupported(
+            c.root_instruction().spans.whole,
             format!(
                 "a transpose of {} tiles, more than grid.x holds ({})",
                 tiling.num_blocks(),
-                crate::MAX_GRID_X
+                crate::Target::MAX_GRID_X
             ),
         ));
     }
@@ -426,7 +426,8 @@ fn emit_main(
             .shape
             .as_array()
             .expect("checked by the plan");
-        let elem = element_type(a.element_type).map_err(|e| unsupported(c, e))?;
+        let elem = element_type(a.element_type)
+            .map_err(|e| crate::unsupported(c.root_instruction().spans.whole, e))?;
         let ip = b.insertion_point();
         tiles.push(xla_gpu::build_allocate_shared(
             b.module,
@@ -514,7 +515,7 @@ fn emit_main(
                 None => elements[hero],
                 Some(name) => {
                     let types = leaf_element_types(&c.instruction(o.root).shape)
-                        .map_err(|err| unsupported(c, err))?;
+                        .map_err(|err| crate::unsupported(c.root_instruction().spans.whole, err))?;
                     let mut call_args = params.to_vec();
                     call_args.extend_from_slice(&index);
                     call_args.push(elements[hero]);

@@ -61,8 +61,8 @@
 use indexing::nested_layout::NestedLayout;
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, delinearize, dim, sym};
 
-use crate::hero::TransposeDescription;
-use crate::transpose::tiling::{THREADS_PER_BLOCK, WARP_SIZE};
+use super::TransposeDescription;
+use crate::transpose::tiling::THREADS_PER_BLOCK;
 
 /// Bits of a shared-memory word (a bank).
 const WORD_BITS: i64 = 32;
@@ -122,7 +122,7 @@ impl PackedTiling {
         let m = description.rank();
         let dims = &description.input_dims;
         let t2 = description.permutation[m - 1];
-        let side = WARP_SIZE * vs;
+        let side = crate::Target::WARP_SIZE * vs;
         let tile_t1 = dims[m - 1].min(side);
         let tile_a = dims[m - 2].min(side / tile_t1);
         let tile_t2 = dims[t2].min(side);
@@ -170,7 +170,7 @@ impl PackedTiling {
         let block_words = MAX_BLOCK_BYTES / 4 / (store_words * vs);
         let row_words = access_words
             .min(block_words)
-            .min(WARP_SIZE / writing_threads_across(store_words))
+            .min(crate::Target::WARP_SIZE / writing_threads_across(store_words))
             .max(1);
         let mut block_sizes = vec![1; m];
         block_sizes[t2] = tile_t2;
@@ -210,7 +210,7 @@ impl PackedTiling {
 
     /// `S = 32 * vs`: the elements of a tile row, 32 words.
     fn side(&self) -> i64 {
-        WARP_SIZE * self.vector_size
+        crate::Target::WARP_SIZE * self.vector_size
     }
 
     /// Elements a thread moves in one access of a tile row (`v = a * vs`).
@@ -220,7 +220,7 @@ impl PackedTiling {
 
     /// Threads that read one tile row (`32 / a`).
     fn threads_per_row(&self) -> i64 {
-        WARP_SIZE / self.access_words
+        crate::Target::WARP_SIZE / self.access_words
     }
 
     /// Tile rows one iteration of the reading loop covers (`4a`).
@@ -258,7 +258,10 @@ impl PackedTiling {
     /// `[32, vs * S + p * vs]`: 32 groups of `vs` rows of `S` elements and `p` padding words.
     pub fn shared_tile_shape(&self) -> Vec<i64> {
         let vs = self.vector_size;
-        vec![WARP_SIZE, vs * self.side() + self.padding_words() * vs]
+        vec![
+            crate::Target::WARP_SIZE,
+            vs * self.side() + self.padding_words() * vs,
+        ]
     }
 
     /// The shared-tile position of tile element `(row, col)`: group `row / vs`, element
@@ -438,7 +441,7 @@ impl PackedTiling {
 /// Threads side by side along the tile's columns in the writing loop when each writes `b`
 /// words of an output row (`4b`: the other `32 / b` go along its rows).
 fn writing_threads_across(store_words: i64) -> i64 {
-    THREADS_PER_BLOCK * store_words / WARP_SIZE
+    THREADS_PER_BLOCK * store_words / crate::Target::WARP_SIZE
 }
 
 /// `description` with a dimension at input and output position `rank - 2` that the
@@ -645,7 +648,7 @@ mod tests {
                 (t.shared_write_indexing(), t.access_words),
                 (t.shared_read_indexing(), t.row_words),
             ] {
-                let served_together = WARP_SIZE / words;
+                let served_together = crate::Target::WARP_SIZE / words;
                 let points = crate::transpose::tiling::tests::symbol_points(&map);
                 for first in (0..THREADS_PER_BLOCK).step_by(served_together as usize) {
                     // An access's first element (its other symbols' first point).

@@ -30,20 +30,14 @@
 use indexing::nested_layout::NestedLayout;
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, delinearize, dim, sym};
 
-use crate::hero::TransposeDescription;
+use super::TransposeDescription;
 
 /// Threads per block.
 pub const THREADS_PER_BLOCK: i64 = 128;
-/// Threads per warp, and the tile edge before vectorization.
-pub use ir::dialects::gpu::WARP_SIZE;
 /// Tile rows covered per loop iteration: one per warp.
-const NUM_ROWS: i64 = THREADS_PER_BLOCK / WARP_SIZE;
+const NUM_ROWS: i64 = THREADS_PER_BLOCK / crate::Target::WARP_SIZE;
 /// The widest vector a thread reads, in bytes.
 const MAX_VECTORIZED_BYTES: i64 = 4;
-/// sm_90 (H100 SXM).
-const CORE_COUNT: i64 = 132;
-const THREADS_PER_CORE: i64 = 2048;
-pub const SHARED_MEMORY_PER_BLOCK: i64 = 48 * 1024;
 
 /// How the blocks and threads of a transpose kernel cover the normalized transpose.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,8 +68,8 @@ impl Tiling {
         let shared_bytes_per_tile: i64 = element_bytes
             .iter()
             .map(|b| {
-                WARP_SIZE
-                    * (WARP_SIZE + 1)
+                crate::Target::WARP_SIZE
+                    * (crate::Target::WARP_SIZE + 1)
                     * b
                     * if minor_kept {
                         description.input_dims[n - 1]
@@ -94,9 +88,11 @@ impl Tiling {
         while v > 1 {
             let elements_per_thread = v * v;
             let enough_work = unvectorized.num_blocks() * THREADS_PER_BLOCK
-                >= elements_per_thread * CORE_COUNT * THREADS_PER_CORE;
-            let enough_shared =
-                shared_bytes_per_tile * elements_per_thread <= SHARED_MEMORY_PER_BLOCK;
+                >= elements_per_thread
+                    * crate::Target::CORE_COUNT
+                    * crate::Target::THREADS_PER_CORE;
+            let enough_shared = shared_bytes_per_tile * elements_per_thread
+                <= crate::Target::SHARED_MEMORY_PER_BLOCK;
             let aligned = d[n - 1] % v == 0 && d[p[n - 1]] % v == 0;
             if enough_work && enough_shared && aligned {
                 return Tiling::with_vector_size(description, v);
@@ -115,12 +111,12 @@ impl Tiling {
         let mut block_sizes = vec![1; n];
         let block_size;
         if description.minor_dim_kept() {
-            block_size = WARP_SIZE;
+            block_size = crate::Target::WARP_SIZE;
             block_sizes[n - 1] = vector_size;
             block_sizes[n - 2] = block_size;
             block_sizes[p[n - 2]] = block_size;
         } else {
-            block_size = WARP_SIZE * vector_size;
+            block_size = crate::Target::WARP_SIZE * vector_size;
             block_sizes[n - 1] = block_size;
             block_sizes[p[n - 1]] = block_size;
         }
@@ -270,10 +266,10 @@ impl Tiling {
             subgroup_tile: vec![1, 1],
             batch_tile: vec![self.block_size / NUM_ROWS, 1],
             outer_tile: vec![1, 1],
-            thread_tile: vec![NUM_ROWS, WARP_SIZE],
+            thread_tile: vec![NUM_ROWS, crate::Target::WARP_SIZE],
             element_tile: vec![1, self.vector_size],
             subgroup_strides: vec![0, 0],
-            thread_strides: vec![WARP_SIZE, 1],
+            thread_strides: vec![crate::Target::WARP_SIZE, 1],
         })
     }
 }

@@ -63,7 +63,7 @@ fn an_operand_read_at_two_indices_gets_its_own_function() {
     // The partitioner alone (as the loop emitter calls it) splits `log` off because its
     // users read it through different maps.
     let c = module.computation(fusions(&module)[0]);
-    let partition = PartitionedComputation::new(c, |_| false).unwrap();
+    let partition = PartitionedComputation::new(&emitters::analyze(c), |_| false).unwrap();
     let log = &partition.subgraphs[1];
     assert!(matches!(log.reason, SplitReason::DifferentIndexing(_)));
     // XLA's hero search finds the 16x16 transpose behind the add, so the fusion is a

@@ -4,7 +4,10 @@
 //! blocks (the first, the last, and the blocks around every multiple of 2^31 of the linear
 //! block id and of the linear element index), since no host holds the output.
 
-use emitters::{MAX_GRID_X, MAX_GRID_YZ, emit_fusion, fusions};
+use emitters::{Target, emit_fusion, fusions};
+
+const MAX_GRID_X: u64 = Target::MAX_GRID_X;
+const MAX_GRID_YZ: u64 = Target::MAX_GRID_YZ;
 
 /// The broadcast `f32[rows, cols]` of an `f32[cols]` parameter (4 elements per thread).
 fn broadcast(rows: i64, cols: i64) -> String {

@@ -151,7 +151,7 @@ fn launch_shapes_follow_xla() {
         let text = std::fs::read_to_string(root.join(file)).unwrap();
         let (_, module) = hlo::load(file, text.as_bytes()).unwrap();
         let fusion = emitters::fusions(&module)[0];
-        let plan = ReductionFusion::analyze(module.computation(fusion))
+        let plan = ReductionFusion::analyze(&emitters::analyze(module.computation(fusion)))
             .unwrap_or_else(|| panic!("{file}: not a reduction fusion"));
         assert_eq!(plan.tiling.kind, e.kind, "{file}");
         let emitted = emitters::emit_fusion(&module, fusion).unwrap_or_else(|d| panic!("{d}"));
@@ -184,7 +184,7 @@ fn reductions_the_loop_emitter_keeps() {
                 ROOT r = f32[3,2] reduce(p, c), dimensions={1}, to_apply=add\n}\n";
     let (_, module) = hlo::load("t.hlo", text.as_bytes()).unwrap();
     let fusion = emitters::fusions(&module)[0];
-    assert!(ReductionFusion::analyze(module.computation(fusion)).is_none());
+    assert!(ReductionFusion::analyze(&emitters::analyze(module.computation(fusion))).is_none());
     let emitted = emitters::emit_fusion(&module, fusion).unwrap();
     assert_eq!(emitted.emitter, emitters::EmitterKind::Loop);
 }

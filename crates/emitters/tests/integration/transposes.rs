@@ -68,7 +68,8 @@ fn every_output_roots_its_own_subgraph() {
     }",
     );
     let c = module.computation(module.entry);
-    let partition = PartitionedComputation::with_output_roots(c, |_| false).unwrap();
+    let partition =
+        PartitionedComputation::with_output_roots(&emitters::analyze(c), |_| false).unwrap();
     let mut roots: Vec<&str> = partition
         .subgraphs
         .iter()
@@ -93,9 +94,10 @@ fn outputs_of_another_size_leave_the_fusion_to_the_loop_emitter() {
 }";
     let module = load(text);
     let c = module.computation(module.entry);
-    let (kind, heroes) = emitters::hero::choose_emitter(c);
+    let analysis = emitters::analyze(c);
+    let (kind, heroes) = emitters::choose_emitter(&analysis);
     assert_eq!(kind, EmitterKind::Transpose);
-    assert!(emitters::transpose::TransposePlan::new(c, &heroes).is_none());
+    assert!(emitters::transpose::TransposePlan::new(&analysis, &heroes).is_none());
     // The loop emitter refuses what it cannot index either, with a located diagnostic.
     let Err(e) = emitters::emit_fusion(&module, module.entry) else {
         panic!("the loop emitter writes outputs of different sizes");

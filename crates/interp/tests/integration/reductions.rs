@@ -48,7 +48,8 @@ fn run(case: &str, text: &str, kind: ReductionKind, seed: u64, exact_inputs: boo
     let (_, module) = hlo::load("test.hlo", text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
     let fusion = emitters::fusions(&module)[0];
     let computation = module.computation(fusion);
-    let plan = ReductionFusion::analyze(computation).expect("a reduction fusion");
+    let plan =
+        ReductionFusion::analyze(&emitters::analyze(computation)).expect("a reduction fusion");
     assert_eq!(plan.tiling.kind, kind, "{case}");
     let emitted = emitters::emit_fusion(&module, fusion).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(emitted.emitter, emitters::EmitterKind::Reduction);

@@ -33,11 +33,13 @@ fn load_and_emit(text: &str) -> (hlo::HloModule, EmittedFusion) {
 fn emit_vectorized(module: &hlo::HloModule, vector_size: i64) -> EmittedFusion {
     let fusion = emitters::fusions(module)[0];
     let c = module.computation(fusion);
-    let (_, heroes) = emitters::hero::choose_emitter(c);
-    let mut plan = TransposePlan::new(c, &heroes).expect("a transpose plan");
-    let description = emitters::hero::tiled_transpose(c, heroes[0]).expect("a tiled transpose");
+    let analysis = emitters::analyze(c);
+    let (_, heroes) = emitters::choose_emitter(&analysis);
+    let mut plan = TransposePlan::new(&analysis, &heroes).expect("a transpose plan");
+    let description =
+        emitters::transpose::tiled_transpose(c, heroes[0]).expect("a tiled transpose");
     plan.tiling = TransposeTiling::Padded(Tiling::with_vector_size(description, vector_size));
-    emitters::FusionEmitter::emit(&plan, module, fusion, emitters::Target::DEFAULT)
+    emitters::FusionEmitter::emit(&plan, &analysis, module, fusion, emitters::Target::DEFAULT)
         .unwrap_or_else(|e| panic!("{e}"))
 }
 

@@ -1,162 +1,7 @@
-//! Hero analysis: the op of a fusion that decides which emitter fits it.
-//!
-//! A root's hero is found by walking up from the root through ops that only move or
-//! convert elements one to one (elementwise unary ops, `bitcast`, `reshape`, `copy`) while
-//! the operand has no other user: `exp(transpose(x))` has the hero `transpose`. A reduce
-//! hero picks the reduction emitter; a transpose that XLA would tile (see
-//! [`tiled_transpose`]: XLA would pack it (8- and 16-bit elements, see
-//! [`crate::transpose::packed`]), or the most-minor dimension moves and both swapped dimensions are
-//! ≥ 16, or ≥ 8 with at least 8192 elements in their product; or it stays and is at most
-//! 8 bytes wide) picks the transpose emitter; everything else is a loop fusion.
+//! Which transposes the transpose emitter tiles, and in what form it sees them: in
+//! physical order, unit dimensions dropped and adjacent ones merged.
 
-use hlo::graph::ComputationGraph;
 use hlo::{Computation, InstrId, Opcode};
-
-/// The emitter a fusion's heroes ask for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EmitterKind {
-    Loop,
-    Transpose,
-    Reduction,
-    Scatter,
-    InPlaceDynamicUpdateSlice,
-    Concatenate,
-    RowNormalization,
-}
-
-impl std::fmt::Display for EmitterKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            EmitterKind::Loop => "loop",
-            EmitterKind::Transpose => "transpose",
-            EmitterKind::Reduction => "reduction",
-            EmitterKind::Scatter => "scatter",
-            EmitterKind::InPlaceDynamicUpdateSlice => "in-place dynamic-update-slice",
-            EmitterKind::Concatenate => "concatenate",
-            EmitterKind::RowNormalization => "row normalization",
-        })
-    }
-}
-
-/// The fusion's roots: the operands of a tuple ROOT, or the ROOT.
-pub fn fusion_roots(c: &Computation) -> Vec<InstrId> {
-    let root = c.root_instruction();
-    if root.opcode == Opcode::Tuple {
-        root.operands.clone()
-    } else {
-        vec![c.root]
-    }
-}
-
-/// The hero of `root`: up the chain of one-operand elementwise ops (and bitcasts,
-/// reshapes, copies, converts) from it; then, as XLA's `FindNonTrivialHero` tries harder
-/// for the shared-memory transpose, through elementwise ops of up to three operands to a
-/// tiled transpose, when it is the only one (or every one found describes the same
-/// transpose) and nothing but such ops reads it on the way to the outputs
-/// (`add(transpose(exp(x)), y)`: the transpose emitter reads `y` at the output index).
-pub fn find_hero(c: &Computation, graph: &ComputationGraph, root: InstrId) -> InstrId {
-    let hero = unary_hero(c, graph, root);
-    // The search walks the fusion once per root: only where there is a transpose to find.
-    let has_transpose = c
-        .instructions
-        .iter()
-        .any(|i| matches!(i.opcode, Opcode::Transpose | Opcode::Copy));
-    has_transpose
-        .then(|| transpose_behind_elementwise(c, graph, hero))
-        .flatten()
-        .unwrap_or(hero)
-}
-
-/// An op the hero search passes through: elementwise of at most `operands` operands, or a
-/// bitcast or reshape (XLA's `IsIntermediate`).
-fn intermediate(instr: &hlo::Instruction, operands: usize) -> bool {
-    let elementwise = instr.opcode.is_elementwise_unary()
-        || instr.opcode.is_elementwise_binary()
-        || matches!(
-            instr.opcode,
-            Opcode::Convert | Opcode::Compare | Opcode::Select | Opcode::Clamp | Opcode::IsFinite
-        );
-    (elementwise && instr.operands.len() <= operands && instr.opcode != Opcode::Copy)
-        || matches!(instr.opcode, Opcode::Bitcast | Opcode::Reshape)
-}
-
-/// The tiled transpose that `start` computes through intermediate ops of up to three
-/// operands (see [`find_hero`]).
-fn transpose_behind_elementwise(
-    c: &Computation,
-    graph: &ComputationGraph,
-    start: InstrId,
-) -> Option<InstrId> {
-    let mut found: Option<(InstrId, TransposeDescription)> = None;
-    let mut seen = vec![false; c.instructions.len()];
-    let mut queue = std::collections::VecDeque::from([start]);
-    while let Some(id) = queue.pop_front() {
-        if std::mem::replace(&mut seen[id.0], true) {
-            continue;
-        }
-        if let Some(description) = tiled_transpose(c, id) {
-            match &found {
-                Some((_, other)) if *other != description => return None,
-                Some(_) => {}
-                None => found = Some((id, description)),
-            }
-            continue;
-        }
-        let instr = c.instruction(id);
-        if intermediate(instr, 3) {
-            queue.extend(instr.operands.iter().copied());
-        }
-    }
-    let (hero, _) = found?;
-    // Whatever reads the transpose, up to the outputs, must be such ops too.
-    let mut readers = graph.users(hero);
-    let mut seen = vec![false; c.instructions.len()];
-    while let Some(id) = readers.pop() {
-        if std::mem::replace(&mut seen[id.0], true) {
-            continue;
-        }
-        let instr = c.instruction(id);
-        if instr.opcode == Opcode::Tuple {
-            continue;
-        }
-        if !intermediate(instr, 3) {
-            return None;
-        }
-        readers.extend(graph.users(id));
-    }
-    Some(hero)
-}
-
-/// The end of the chain of one-operand intermediate ops (and copies and converts) that
-/// computes `root`; a copy that moves the minor dimension ends it, as the transpose it is.
-fn unary_hero(c: &Computation, graph: &ComputationGraph, root: InstrId) -> InstrId {
-    let mut hero = root;
-    loop {
-        let instr = c.instruction(hero);
-        if instr.opcode == Opcode::Copy && tiled_transpose(c, hero).is_some() {
-            return hero;
-        }
-        let passes_through = instr.operands.len() == 1
-            && (instr.opcode.is_elementwise_unary()
-                || matches!(
-                    instr.opcode,
-                    Opcode::Bitcast | Opcode::Reshape | Opcode::Copy | Opcode::Convert
-                ));
-        if !passes_through {
-            return hero;
-        }
-        let operand = instr.operands[0];
-        if graph.users(operand).len() != 1
-            || matches!(
-                c.instruction(operand).opcode,
-                Opcode::Parameter | Opcode::Constant
-            )
-        {
-            return hero;
-        }
-        hero = operand;
-    }
-}
 
 /// A transpose as XLA's transpose emitter sees it: in physical (layout) order, with unit
 /// dimensions dropped and dimensions that stay adjacent merged (XLA's
@@ -304,7 +149,7 @@ pub fn tiled_transpose(c: &Computation, hero: InstrId) -> Option<TransposeDescri
     // XLA asks the packed transpose first: it tiles shapes the classic limits refuse (a
     // short minor dimension packed side by side).
     let bits = i64::from(element.bit_width());
-    if crate::transpose::PackedTiling::new(&d, bits, bits).is_some() {
+    if super::PackedTiling::new(&d, bits, bits).is_some() {
         return Some(d);
     }
     let bytes = i64::from(element.bit_width().div_ceil(8));
@@ -320,41 +165,6 @@ pub fn tiled_transpose(c: &Computation, hero: InstrId) -> Option<TransposeDescri
                 && a * b >= MIN_TOTAL_DIMENSIONS_TO_TILE)
     };
     tiled.then_some(d)
-}
-
-/// The emitter for a fusion and the heroes that chose it.
-pub fn choose_emitter(c: &Computation) -> (EmitterKind, Vec<InstrId>) {
-    // As in XLA, a scatter ROOT makes a scatter fusion; the scatter is its hero.
-    if c.root_instruction().opcode == Opcode::Scatter {
-        return (EmitterKind::Scatter, vec![c.root]);
-    }
-    let graph = ComputationGraph::new(c);
-    let heroes: Vec<InstrId> = fusion_roots(c)
-        .into_iter()
-        .map(|r| find_hero(c, &graph, r))
-        .collect();
-    let picks = |kind: EmitterKind| -> Vec<InstrId> {
-        heroes
-            .iter()
-            .copied()
-            .filter(|&h| match kind {
-                EmitterKind::Reduction => c.instruction(h).opcode == Opcode::Reduce,
-                EmitterKind::Transpose => tiled_transpose(c, h).is_some(),
-                EmitterKind::Loop
-                | EmitterKind::Scatter
-                | EmitterKind::InPlaceDynamicUpdateSlice
-                | EmitterKind::Concatenate
-                | EmitterKind::RowNormalization => false,
-            })
-            .collect()
-    };
-    for kind in [EmitterKind::Reduction, EmitterKind::Transpose] {
-        let chosen = picks(kind);
-        if !chosen.is_empty() {
-            return (kind, chosen);
-        }
-    }
-    (EmitterKind::Loop, Vec::new())
 }
 
 #[cfg(test)]
@@ -430,7 +240,7 @@ mod tests {
         let text = "f {\n  p = f32[4,64,96]{2,1,0} parameter(0)\n  t = f32[4,96,64]{1,2,0} transpose(p), dimensions={0,2,1}\n  ROOT c = f32[4,96,64]{2,1,0} copy(t)\n}\n";
         let (module, root) = hero_of(text);
         let c = module.computation(module.entry);
-        let hero = find_hero(c, &ComputationGraph::new(c), root);
+        let hero = crate::analysis::FusionAnalysis::new(c, tiled_transpose).heroes[0];
         assert_eq!(hero, root);
         let d = tiled_transpose(c, hero).expect("a tiled transpose");
         assert_eq!(
