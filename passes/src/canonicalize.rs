@@ -36,8 +36,11 @@ use crate::rewrite::{
     erase_with_dead_operands, inline_block_before, is_trivially_dead, recreate_with_results,
     replace_op,
 };
+use ir::dialects::arith;
 use ir::dialects::arith::CMPI_PREDICATES;
 use ir::dialects::dense_ints;
+use ir::dialects::scf;
+use ir::dialects::vector;
 use ir::{Attribute, Builder, DYNAMIC, Diagnostic, Module, OpId, Traits, Type, Value};
 use std::borrow::Cow;
 
@@ -135,17 +138,17 @@ fn simplify(m: &mut Module, op: OpId, constants: &mut ConstantTable) -> bool {
         }
     }
     let rewritten = match m.name(op).as_str() {
-        "arith.trunci" => trunc_of_narrow_ext(m, op),
-        "arith.xori" => not_of_cmpi(m, op),
-        "vector.extract" => constant_positions_static(m, op, 1),
-        "vector.insert" => constant_positions_static(m, op, 2),
-        "scf.if" => {
+        arith::TRUNCI => trunc_of_narrow_ext(m, op),
+        arith::XORI => not_of_cmpi(m, op),
+        vector::EXTRACT => constant_positions_static(m, op, 1),
+        vector::INSERT => constant_positions_static(m, op, 2),
+        scf::IF => {
             simplify_if(m, op)
                 || if_to_select(m, op)
                 || drop_unused_if_results(m, op)
                 || remove_empty_else(m, op)
         }
-        "scf.for" => {
+        scf::FOR => {
             simplify_for(m, op)
                 || forward_unchanged_iter_args(m, op)
                 || drop_unused_iter_args(m, op)
@@ -196,7 +199,7 @@ fn not_of_cmpi(m: &mut Module, op: OpId) -> bool {
     if m.value_type(rhs) != Type::I1 || constant_int(m, rhs) != Some(-1) {
         return false;
     }
-    let Some(cmp) = m.defining_op(lhs).filter(|&d| m.is(d, "arith.cmpi")) else {
+    let Some(cmp) = m.defining_op(lhs).filter(|&d| m.is(d, arith::CMPI)) else {
         return false;
     };
     let Some(&pred) = predicate(m, cmp).and_then(|p| CMPI_PREDICATES.get(p)) else {
@@ -359,7 +362,7 @@ fn forward_unchanged_iter_args(m: &mut Module, op: OpId) -> bool {
 fn trunc_of_narrow_ext(m: &mut Module, op: OpId) -> bool {
     let Some(ext) = m
         .defining_op(m.operand(op, 0))
-        .filter(|&d| m.is(d, "arith.extsi") || m.is(d, "arith.extui"))
+        .filter(|&d| m.is(d, arith::EXTSI) || m.is(d, arith::EXTUI))
     else {
         return false;
     };
@@ -473,7 +476,9 @@ mod tests {
     fn body(text: &str) -> Vec<String> {
         text.lines()
             .map(str::trim)
-            .filter(|l| !l.starts_with("module") && !l.starts_with("func.func") && *l != "}")
+            .filter(|l| {
+                !l.starts_with("module") && !l.starts_with(ir::dialects::func::FUNC) && *l != "}"
+            })
             .map(str::to_owned)
             .collect()
     }

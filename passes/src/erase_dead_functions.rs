@@ -9,6 +9,7 @@
 //! transitive, so a group of private functions that only call each other is erased together.
 
 use crate::pass::Pass;
+use ir::dialects::func;
 use ir::intern::FxHashSet;
 use ir::{Attribute, Diagnostic, Module, OpId, SymbolTable};
 
@@ -36,7 +37,7 @@ impl Pass for EraseDeadFunctions {
 
 /// Whether `op` is a `func.func` that only its module can refer to.
 pub fn is_private_function(m: &Module, op: OpId) -> bool {
-    m.is(op, "func.func")
+    m.is(op, func::FUNC)
         && m.get_attr(op, "sym_visibility")
             .and_then(Attribute::as_str)
             .is_some_and(|v| v != "public")

@@ -52,6 +52,7 @@
 use crate::fold::has_fastmath;
 use crate::pass::Pass;
 use ir::attrs::{FloatValue, Scalar};
+use ir::dialects::arith;
 use ir::dialects::{llvm, math, with_element_type};
 use ir::intern::FxHashMap;
 use ir::{Attribute, Builder, Diagnostic, InsertPoint, Module, OpId, Type, Value};
@@ -99,10 +100,10 @@ fn divide_by_shared_divisors(m: &mut Module) {
     // In the order of the divisors' first divisions, so the output is deterministic.
     let mut by_divisor: Vec<(Value, Vec<OpId>)> = Vec::new();
     let mut group_of: FxHashMap<Value, usize> = FxHashMap::default();
-    for op in m.ops_named("arith.divf") {
+    for op in m.ops_named(arith::DIVF) {
         let d = m.operand(op, 1);
         if m.value_type(d) != Type::F32
-            || m.defining_op(d).is_some_and(|c| m.is(c, "arith.constant"))
+            || m.defining_op(d).is_some_and(|c| m.is(c, arith::CONSTANT))
         {
             continue;
         }
@@ -143,7 +144,7 @@ fn divide_by_shared_divisors(m: &mut Module) {
 /// `div.full.f32`'s scale of `d`: 1/4 where `|d| > 2¹²⁶`, 2²⁴ where `|d| < 2⁻¹²⁶` (or NaN),
 /// else 1.
 fn div_full_scale(b: &mut Builder<'_>, d: Value) -> Value {
-    let abs = b.unary("math.absf", d);
+    let abs = b.unary(math::ABSF, d);
     let large = float(b, Type::F32, DIV_FULL_LARGE);
     let small = float(b, Type::F32, DIV_FULL_SMALL);
     let is_large = cmpf(b, "ogt", abs, large);
@@ -166,22 +167,22 @@ fn expand(m: &mut Module, op: OpId) {
     let elem = ty.element_type_or_self();
     let narrow = elem == Type::BF16 || elem == Type::F16;
     match name {
-        "math.tanh" if elem == Type::BF16 && !ty.is_vector() => {
+        math::TANH if elem == Type::BF16 && !ty.is_vector() => {
             replace_in_f32(m, op, |b, args| emit_tanh_approx(b, args[0]));
         }
-        "math.tanh" | "math.erf" if elem == Type::F32 || narrow => {
-            let approximation = if name == "math.tanh" {
+        math::TANH | math::ERF if elem == Type::F32 || narrow => {
+            let approximation = if name == math::TANH {
                 emit_tanh
             } else {
                 emit_erf
             };
             replace_in_f32(m, op, |b, args| approximation(b, args[0]));
         }
-        "math.exp" if elem == Type::F32 && has_fastmath(m, op, &["afn"]) => {
+        math::EXP if elem == Type::F32 && has_fastmath(m, op, &["afn"]) => {
             replace_in_f32(m, op, |b, args| emit_exp_as_exp2(b, args[0]));
         }
-        "math.absf" if elem == Type::BF16 => clear_sign_bit(m, op),
-        "math.absf" | "math.fma" => {}
+        math::ABSF if elem == Type::BF16 => clear_sign_bit(m, op),
+        math::ABSF | math::FMA => {}
         _ if narrow && is_float_math(name) => {
             let props = m.props(op).to_vec();
             replace_in_f32(m, op, |b, args| {
@@ -219,13 +220,13 @@ fn replace_in_f32(
             if b.module.value_type(v) == wide {
                 v
             } else {
-                b.cast("arith.extf", v, wide)
+                b.cast(arith::EXTF, v, wide)
             }
         })
         .collect();
     let mut result = compute(&mut b, &args);
     if ty != wide {
-        result = b.cast("arith.truncf", result, ty);
+        result = b.cast(arith::TRUNCF, result, ty);
     }
     m.replace_op(op, &[result]);
 }
@@ -236,10 +237,10 @@ fn clear_sign_bit(m: &mut Module, op: OpId) {
     let ty = m.value_type(x);
     let bits_ty = with_element_type(ty, Type::I16);
     let mut b = Builder::before(m, op);
-    let bits = b.cast("arith.bitcast", x, bits_ty);
+    let bits = b.cast(arith::BITCAST, x, bits_ty);
     let mask = splat(&mut b, bits_ty, Scalar::Int(0x7fff));
-    let cleared = b.binary("arith.andi", bits, mask);
-    let abs = b.cast("arith.bitcast", cleared, ty);
+    let cleared = b.binary(arith::ANDI, bits, mask);
+    let abs = b.cast(arith::BITCAST, cleared, ty);
     m.replace_op(op, &[abs]);
 }
 
@@ -328,12 +329,12 @@ fn emit_exp_as_exp2(b: &mut Builder<'_>, x: Value) -> Value {
     let ty = b.module.value_type(x);
     let log2_e = float(b, ty, std::f32::consts::LOG2_E);
     let scaled = b.mulf(x, log2_e);
-    b.unary("math.exp2", scaled)
+    b.unary(math::EXP2, scaled)
 }
 
 fn emit_tanh(b: &mut Builder<'_>, x: Value) -> Value {
     let ty = b.module.value_type(x);
-    let abs = b.unary("math.absf", x);
+    let abs = b.unary(math::ABSF, x);
     let linear_below = float(b, ty, TANH_LINEAR_BELOW);
     let linear = cmpf(b, "olt", abs, linear_below);
     let clamped = clamp(b, x, TANH_CLAMP);
@@ -347,16 +348,16 @@ fn odd_rational(b: &mut Builder<'_>, x: Value, numerator: &[f32], denominator: &
     let p = polynomial(b, x2, numerator);
     let numerator = b.mulf(x, p);
     let denominator = polynomial(b, x2, denominator);
-    b.binary("arith.divf", numerator, denominator)
+    b.binary(arith::DIVF, numerator, denominator)
 }
 
 fn emit_erf(b: &mut Builder<'_>, x: Value) -> Value {
     let ty = b.module.value_type(x);
-    let abs = b.unary("math.absf", x);
+    let abs = b.unary(math::ABSF, x);
     let saturation = float(b, ty, ERF_SATURATION);
     let saturates = cmpf(b, "oge", abs, saturation);
     let one = float(b, ty, 1.0);
-    let saturated = b.binary("math.copysign", one, x);
+    let saturated = b.binary(math::COPYSIGN, one, x);
     let clamped = clamp(b, x, ERF_SATURATION);
     let quotient = odd_rational(b, clamped, &ERF_NUMERATOR, &ERF_DENOMINATOR);
     b.select(saturates, saturated, quotient)
@@ -367,8 +368,8 @@ fn clamp(b: &mut Builder<'_>, x: Value, bound: f32) -> Value {
     let ty = b.module.value_type(x);
     let low = float(b, ty, -bound);
     let high = float(b, ty, bound);
-    let above = b.binary("arith.maximumf", x, low);
-    b.binary("arith.minimumf", above, high)
+    let above = b.binary(arith::MAXIMUMF, x, low);
+    b.binary(arith::MINIMUMF, above, high)
 }
 
 /// Horner's rule with `math.fma`: `((c0·x + c1)·x + c2)...`.
@@ -377,7 +378,7 @@ fn polynomial(b: &mut Builder<'_>, x: Value, coefficients: &[f32]) -> Value {
     let mut acc = float(b, ty, coefficients[0]);
     for &c in &coefficients[1..] {
         let c = float(b, ty, c);
-        acc = b.create1("math.fma", &[acc, x, c], ty);
+        acc = b.create1(math::FMA, &[acc, x, c], ty);
     }
     acc
 }
@@ -389,7 +390,7 @@ fn cmpf(b: &mut Builder<'_>, predicate: &str, lhs: Value, rhs: Value) -> Value {
         .expect("a cmpf predicate");
     let ty = with_element_type(b.module.value_type(lhs), Type::I1);
     let op = b.insert(
-        ir::OpState::new("arith.cmpf")
+        ir::OpState::new(arith::CMPF)
             .operands(&[lhs, rhs])
             .results(&[ty])
             .prop("predicate", Attribute::i64(index as i64)),

@@ -39,6 +39,10 @@ use crate::fold::constant_int;
 use crate::pass::{Pass, op_error};
 use crate::rewrite::{erase_with_dead_operands, is_trivially_dead};
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, physical_offset};
+use ir::dialects::arith;
+use ir::dialects::func;
+use ir::dialects::scf;
+use ir::dialects::tensor;
 use ir::dialects::xla_gpu;
 use ir::intern::FxHashMap;
 use ir::types::Layout;
@@ -85,29 +89,29 @@ impl Pass for FlattenTensors {
 /// Ops that pass tensors along without looking at their shape: flattening their operand,
 /// result and block argument types is all they need.
 const PASS_THROUGH: &[&str] = &[
-    "func.func",
-    "func.return",
-    "func.call",
-    "xla_gpu.pure_call",
-    "scf.for",
-    "scf.if",
-    "scf.yield",
+    func::FUNC,
+    func::RETURN,
+    func::CALL,
+    xla_gpu::PURE_CALL,
+    scf::FOR,
+    scf::IF,
+    scf::YIELD,
     "scf.index_switch",
-    "xla_gpu.loop",
-    "xla_gpu.yield",
-    "xla_gpu.allocate_shared",
-    "xla_gpu.sync_threads",
-    "tensor.empty",
+    xla_gpu::LOOP,
+    xla_gpu::YIELD,
+    xla_gpu::ALLOCATE_SHARED,
+    xla_gpu::SYNC_THREADS,
+    tensor::EMPTY,
 ];
 
 /// Ops this pass rewrites beyond their types: accesses and dense constants.
 const REWRITTEN: &[&str] = &[
-    "tensor.extract",
-    "tensor.insert",
-    "xla_gpu.predicated_insert",
-    "xla_gpu.predicated_extract",
-    "xla_gpu.atomic_rmw",
-    "arith.constant",
+    tensor::EXTRACT,
+    tensor::INSERT,
+    xla_gpu::PREDICATED_INSERT,
+    xla_gpu::PREDICATED_EXTRACT,
+    xla_gpu::ATOMIC_RMW,
+    arith::CONSTANT,
 ];
 
 /// Whether values of type `t` change: tensors of rank ≥ 2 and tensors with a layout.
@@ -183,9 +187,9 @@ fn check_supported(m: &Module, op: OpId) -> Result<(), Diagnostic> {
 /// For an access op: the operand positions of its tensor and of its first index.
 fn access_operands(m: &Module, op: OpId) -> Option<(usize, usize)> {
     match m.name(op).as_str() {
-        "tensor.extract" | "xla_gpu.atomic_rmw" => Some((0, 1)),
-        "tensor.insert" => Some((1, 2)),
-        "xla_gpu.predicated_insert" | "xla_gpu.predicated_extract" => Some((2, 3)),
+        tensor::EXTRACT | xla_gpu::ATOMIC_RMW => Some((0, 1)),
+        tensor::INSERT => Some((1, 2)),
+        xla_gpu::PREDICATED_INSERT | xla_gpu::PREDICATED_EXTRACT => Some((2, 3)),
         _ => None,
     }
 }
@@ -242,7 +246,7 @@ impl Leaves {
             return AffineExpr::Constant(c);
         }
         if let ValueDef::Result { op, index } = m.value_def(v)
-            && m.is(op, "xla_gpu.apply_indexing")
+            && m.is(op, xla_gpu::APPLY_INDEXING)
             && let Some(map) = xla_gpu::indexing_map(m, op)
             && map.constraints.is_empty()
         {

@@ -40,6 +40,8 @@
 use crate::erase_dead_functions::{is_private_function, referenced_symbols};
 use crate::pass::Pass;
 use crate::rewrite::{clone_block_before, inline_block_before};
+use ir::dialects::func;
+use ir::dialects::xla_gpu;
 use ir::intern::{FxHashMap, FxHashSet};
 use ir::{Attribute, BlockId, Diagnostic, Module, OpId, SymbolTable, Value};
 
@@ -52,7 +54,7 @@ pub const SMALL_CALLEE_OPS: usize = 8;
 pub const MAX_BLOCK_OPS: usize = 4000;
 
 /// The call ops this pass inlines.
-const CALL_OPS: &[&str] = &["xla_gpu.pure_call", "func.call"];
+const CALL_OPS: &[&str] = &[xla_gpu::PURE_CALL, func::CALL];
 
 /// The pass (see the module documentation).
 #[derive(Clone, Copy, Debug, Default)]
@@ -175,7 +177,7 @@ impl Inliner {
         let (ops, results) = if last_use {
             let ops: Vec<OpId> = m
                 .block_ops(body)
-                .filter(|&o| !m.is(o, "func.return"))
+                .filter(|&o| !m.is(o, func::RETURN))
                 .collect();
             let results = inline_block_before(m, body, call, &args);
             m.erase_op(callee);
@@ -198,7 +200,7 @@ impl Inliner {
 /// The key of a `pure_call` without discardable attributes (`noinline` and the like make a
 /// call distinct).
 fn pure_call_key(m: &Module, call: OpId) -> Option<CallKey> {
-    if !m.is(call, "xla_gpu.pure_call") || !m.attrs(call).is_empty() {
+    if !m.is(call, xla_gpu::PURE_CALL) || !m.attrs(call).is_empty() {
         return None;
     }
     let block = m.parent_block(call)?;
@@ -246,7 +248,7 @@ fn single_block_body(m: &Module, func: OpId) -> Option<BlockId> {
         return None;
     };
     m.last_op(*block)
-        .filter(|&t| m.is(t, "func.return"))
+        .filter(|&t| m.is(t, func::RETURN))
         .map(|_| *block)
 }
 
@@ -285,7 +287,7 @@ type CallGraph = Vec<(OpId, Vec<OpId>)>;
 
 fn call_graph(m: &Module, table: &SymbolTable) -> CallGraph {
     m.block_ops(m.body())
-        .filter(|&op| m.is(op, "func.func"))
+        .filter(|&op| m.is(op, func::FUNC))
         .map(|f| {
             let callees = calls_in(m, &[f])
                 .into_iter()
@@ -310,7 +312,7 @@ fn post_order(m: &Module, graph: &CallGraph) -> Vec<OpId> {
             match edges.get(&f).and_then(|c| c.get(next)) {
                 Some(&callee) => {
                     stack.push((f, next + 1));
-                    if m.is(callee, "func.func") && visited.insert(callee) {
+                    if m.is(callee, func::FUNC) && visited.insert(callee) {
                         stack.push((callee, 0));
                     }
                 }
@@ -398,11 +400,11 @@ mod tests {
         assert_eq!(
             op_names(&m, m.top()),
             [
-                "builtin.module",
-                "func.func",
-                "math.tanh",
-                "arith.addf",
-                "func.return"
+                ir::dialects::builtin::MODULE,
+                ir::dialects::func::FUNC,
+                ir::dialects::math::TANH,
+                ir::dialects::arith::ADDF,
+                ir::dialects::func::RETURN
             ]
         );
     }
@@ -420,7 +422,14 @@ mod tests {
                return %0 : f32
              }");
         let main = m.lookup_symbol(m.top(), "main").unwrap();
-        assert_eq!(op_names(&m, main), ["func.func", "math.exp", "func.return"]);
+        assert_eq!(
+            op_names(&m, main),
+            [
+                ir::dialects::func::FUNC,
+                ir::dialects::math::EXP,
+                ir::dialects::func::RETURN
+            ]
+        );
         let ret = m
             .last_op(m.entry_block(m.region(main, 0)).unwrap())
             .unwrap();

@@ -22,6 +22,9 @@
 //! MLIR then runs its upstream conversions ([`pipeline`]); the result is printed in generic
 //! form, which our parser reads for every op, registered or not.
 
+use ir::dialects::gpu;
+use ir::dialects::math;
+use ir::dialects::xla_gpu;
 use ir::dialects::{arith, func, vector};
 use ir::{Attribute, Diagnostic, InsertPoint, Module, OpId, OpState, Type, TypeKind, Value};
 
@@ -72,8 +75,8 @@ pub fn pipeline(index_bitwidth: u32) -> String {
 fn index_bitwidth(m: &Module) -> u32 {
     let mut small = true;
     m.walk(m.top(), |op| {
-        let dynamic_position = (m.is(op, "vector.extract") && m.num_operands(op) > 1)
-            || (m.is(op, "vector.insert") && m.num_operands(op) > 2);
+        let dynamic_position = (m.is(op, vector::EXTRACT) && m.num_operands(op) > 1)
+            || (m.is(op, vector::INSERT) && m.num_operands(op) > 2);
         if dynamic_position || large_buffer_argument(m, op) {
             small = false;
         }
@@ -95,7 +98,7 @@ fn index_bitwidth(m: &Module) -> u32 {
 /// become plain `func.call`s, as XLA's convert-pure-call-ops does: purity only mattered to
 /// our passes.
 fn pure_calls_to_calls(m: &mut Module) {
-    let calls: Vec<OpId> = m.ops_named("xla_gpu.pure_call");
+    let calls: Vec<OpId> = m.ops_named(xla_gpu::PURE_CALL);
     for op in calls {
         let Some(callee) = m.prop(op, "callee").and_then(Attribute::as_symbol) else {
             continue;
@@ -116,7 +119,7 @@ fn pure_calls_to_calls(m: &mut Module) {
 /// `lower-tensors` tensors are pointers, and their sizes survive as `llvm.dereferenceable`
 /// (a byte count bounds the element count, so this errs on the safe side).
 fn large_buffer_argument(m: &Module, op: OpId) -> bool {
-    if !m.is(op, "func.func") {
+    if !m.is(op, func::FUNC) {
         return false;
     }
     let Some(args) = m.prop(op, "arg_attrs").and_then(Attribute::as_array) else {
@@ -135,7 +138,7 @@ fn mark_kernels(m: &mut Module) {
     let body = m.body();
     let funcs: Vec<OpId> = m
         .block_ops(body)
-        .filter(|&op| m.is(op, "func.func"))
+        .filter(|&op| m.is(op, func::FUNC))
         .collect();
     for op in funcs {
         let private = m.prop(op, "sym_visibility").is_some();
@@ -149,32 +152,32 @@ fn mark_kernels(m: &mut Module) {
 /// The libdevice function for a math op on f32 (`__nv_tanhf`); f64 drops the `f`.
 fn libdevice_name(op: &str) -> Option<&'static str> {
     Some(match op {
-        "math.tanh" => "tanh",
-        "math.exp" => "exp",
-        "math.exp2" => "exp2",
-        "math.expm1" => "expm1",
-        "math.log" => "log",
-        "math.log1p" => "log1p",
-        "math.log2" => "log2",
-        "math.log10" => "log10",
-        "math.rsqrt" => "rsqrt",
-        "math.cbrt" => "cbrt",
-        "math.sin" => "sin",
-        "math.cos" => "cos",
-        "math.tan" => "tan",
-        "math.atan" => "atan",
-        "math.atan2" => "atan2",
-        "math.acos" => "acos",
-        "math.asin" => "asin",
-        "math.acosh" => "acosh",
-        "math.asinh" => "asinh",
-        "math.atanh" => "atanh",
-        "math.cosh" => "cosh",
-        "math.sinh" => "sinh",
-        "math.erf" => "erf",
-        "math.erfc" => "erfc",
-        "math.powf" => "pow",
-        "math.round" => "round",
+        math::TANH => "tanh",
+        math::EXP => "exp",
+        math::EXP2 => "exp2",
+        math::EXPM1 => "expm1",
+        math::LOG => "log",
+        math::LOG1P => "log1p",
+        math::LOG2 => "log2",
+        math::LOG10 => "log10",
+        math::RSQRT => "rsqrt",
+        math::CBRT => "cbrt",
+        math::SIN => "sin",
+        math::COS => "cos",
+        math::TAN => "tan",
+        math::ATAN => "atan",
+        math::ATAN2 => "atan2",
+        math::ACOS => "acos",
+        math::ASIN => "asin",
+        math::ACOSH => "acosh",
+        math::ASINH => "asinh",
+        math::ATANH => "atanh",
+        math::COSH => "cosh",
+        math::SINH => "sinh",
+        math::ERF => "erf",
+        math::ERFC => "erfc",
+        math::POWF => "pow",
+        math::ROUND => "round",
         _ => return None,
     })
 }
@@ -184,7 +187,7 @@ fn libdevice_name(op: &str) -> Option<&'static str> {
 fn refuse_unlowerable(m: &Module) -> Result<(), Diagnostic> {
     for op in m.collect_ops(m.top()) {
         let name = m.name(op);
-        if !matches!(name.as_str(), "math.absi" | "math.ctlz" | "math.cttz") {
+        if !matches!(name.as_str(), math::ABSI | math::CTLZ | math::CTTZ) {
             continue;
         }
         let ty = m.value_type(m.result(op, 0));
@@ -259,14 +262,14 @@ fn math_to_libdevice(m: &mut Module) -> Result<(), Diagnostic> {
                     if compute == elem {
                         v
                     } else {
-                        arith::build_cast(m, at, "arith.extf", v, compute)
+                        arith::build_cast(m, at, ir::dialects::arith::EXTF, v, compute)
                     }
                 })
                 .collect();
             let call = func::build_call(m, at, &callee, &args, &[compute]);
             let mut result = m.result(call, 0);
             if compute != elem {
-                result = arith::build_cast(m, at, "arith.truncf", result, elem);
+                result = arith::build_cast(m, at, ir::dialects::arith::TRUNCF, result, elem);
             }
             result
         };
@@ -294,7 +297,7 @@ fn declare(m: &mut Module, name: &str, inputs: &[Type], result: Type) {
         return;
     }
     let region = m.create_region();
-    let decl = OpState::new("func.func")
+    let decl = OpState::new(func::FUNC)
         .prop("sym_name", Attribute::string(name))
         .prop(
             "function_type",
@@ -309,7 +312,7 @@ fn declare(m: &mut Module, name: &str, inputs: &[Type], result: Type) {
 /// `gpu.shuffle <mode> %v, %offset, %width` → `nvvm.shfl.sync <kind> %mask, %v, %offset,
 /// %clamp` (see the module documentation).
 fn shuffles_to_nvvm(m: &mut Module) -> Result<(), Diagnostic> {
-    let shuffles: Vec<OpId> = m.ops_named("gpu.shuffle");
+    let shuffles: Vec<OpId> = m.ops_named(gpu::SHUFFLE);
     for op in shuffles {
         if m.has_uses(m.result(op, 1)) {
             return Err(op_error(
@@ -331,12 +334,12 @@ fn shuffles_to_nvvm(m: &mut Module) -> Result<(), Diagnostic> {
         let thirty_two = b.int(32, Type::I32);
         let one = b.int(1, Type::I32);
         let all = b.int(-1, Type::I32);
-        let inactive = b.binary("arith.subi", thirty_two, width);
-        let mask = b.binary("arith.shrui", all, inactive);
+        let inactive = b.binary(ir::dialects::arith::SUBI, thirty_two, width);
+        let mask = b.binary(ir::dialects::arith::SHRUI, all, inactive);
         let clamp = if kind == "up" {
             inactive
         } else {
-            b.binary("arith.subi", width, one)
+            b.binary(ir::dialects::arith::SUBI, width, one)
         };
         let nvvm_kind = if kind == "xor" { "bfly" } else { kind };
         let shuffled = ir::dialects::nvvm::build_shfl_sync(

@@ -62,10 +62,10 @@ impl Pass for LowerXlaGpuToScf {
                 continue;
             }
             match module.name(op).as_str() {
-                "xla_gpu.loop" => lower_loop(module, op)?,
-                "xla_gpu.predicated_insert" => lower_predicated(module, op, Predicated::Insert),
-                "xla_gpu.predicated_extract" => lower_predicated(module, op, Predicated::Extract),
-                "xla_gpu.shuffle_reduce" => lower_shuffle_reduce(module, op)?,
+                xla_gpu::LOOP => lower_loop(module, op)?,
+                xla_gpu::PREDICATED_INSERT => lower_predicated(module, op, Predicated::Insert),
+                xla_gpu::PREDICATED_EXTRACT => lower_predicated(module, op, Predicated::Extract),
+                xla_gpu::SHUFFLE_REDUCE => lower_shuffle_reduce(module, op)?,
                 _ => {}
             }
         }
@@ -339,7 +339,7 @@ fn domain_check(
     let mut b = Builder::before(m, nest.anchor);
     let in_domain = checks
         .into_iter()
-        .reduce(|a, c| b.binary("arith.andi", a, c))?;
+        .reduce(|a, c| b.binary(ir::dialects::arith::ANDI, a, c))?;
     m.set_value_name(in_domain, Some("inbounds"));
     Some(in_domain)
 }
@@ -360,7 +360,7 @@ fn in_range(
     let mut b = Builder::before(m, before);
     let above = b.cmpi("sge", v, lo);
     let below = b.cmpi("sle", v, hi);
-    b.binary("arith.andi", above, below)
+    b.binary(ir::dialects::arith::ANDI, above, below)
 }
 
 /// Gives each value in `to` the name of the value at the same place in `from`.
@@ -453,14 +453,14 @@ fn shuffle_xor(b: &mut Builder<'_>, v: Value, offset: Value, width: Value) -> Va
     let bits = ty.bit_width().unwrap_or(32);
     let int_ty = Type::int(bits);
     let as_int = if ty.is_float() {
-        b.cast("arith.bitcast", v, int_ty)
+        b.cast(ir::dialects::arith::BITCAST, v, int_ty)
     } else {
         v
     };
     let pieces = bits.div_ceil(32);
     let padded_ty = Type::int(pieces * 32);
     let padded = if pieces * 32 > bits {
-        b.cast("arith.extui", as_int, padded_ty)
+        b.cast(ir::dialects::arith::EXTUI, as_int, padded_ty)
     } else {
         as_int
     };
@@ -470,12 +470,12 @@ fn shuffle_xor(b: &mut Builder<'_>, v: Value, offset: Value, width: Value) -> Va
         shuffle_pieces(b, padded, pieces, offset, width)
     };
     let narrowed = if pieces * 32 > bits {
-        b.cast("arith.trunci", shuffled, int_ty)
+        b.cast(ir::dialects::arith::TRUNCI, shuffled, int_ty)
     } else {
         shuffled
     };
     if ty.is_float() {
-        b.cast("arith.bitcast", narrowed, ty)
+        b.cast(ir::dialects::arith::BITCAST, narrowed, ty)
     } else {
         narrowed
     }
@@ -494,18 +494,18 @@ fn shuffle_pieces(
     for k in 0..pieces {
         let shift = (k > 0).then(|| b.int((32 * k).into(), ty));
         let shifted = match shift {
-            Some(s) => b.binary("arith.shrui", wide, s),
+            Some(s) => b.binary(ir::dialects::arith::SHRUI, wide, s),
             None => wide,
         };
-        let piece = b.cast("arith.trunci", shifted, Type::I32);
+        let piece = b.cast(ir::dialects::arith::TRUNCI, shifted, Type::I32);
         let moved = shuffle_32(b, piece, offset, width);
-        let extended = b.cast("arith.extui", moved, ty);
+        let extended = b.cast(ir::dialects::arith::EXTUI, moved, ty);
         let placed = match shift {
-            Some(s) => b.binary("arith.shli", extended, s),
+            Some(s) => b.binary(ir::dialects::arith::SHLI, extended, s),
             None => extended,
         };
         joined = Some(match joined {
-            Some(acc) => b.binary("arith.ori", acc, placed),
+            Some(acc) => b.binary(ir::dialects::arith::ORI, acc, placed),
             None => placed,
         });
     }

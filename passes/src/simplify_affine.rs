@@ -35,6 +35,7 @@
 use crate::pass::{Pass, op_error};
 use crate::ranges::{Facts, known_range};
 use indexing::{AffineExpr, IndexingMap};
+use ir::dialects::arith;
 use ir::dialects::xla_gpu;
 use ir::intern::FxHashMap;
 use ir::{Attribute, BlockId, Builder, Diagnostic, Module, OpId, Value};
@@ -51,7 +52,7 @@ impl Pass for SimplifyAffine {
     );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
-        let ops: Vec<OpId> = m.ops_named("xla_gpu.apply_indexing");
+        let ops: Vec<OpId> = m.ops_named(xla_gpu::APPLY_INDEXING);
         let mut facts = Facts::default();
         for op in ops {
             lower_apply_indexing(m, op, &mut facts)?;
@@ -230,7 +231,7 @@ impl Emitter<'_> {
     }
 
     fn select(&mut self, cond: Value, a: Value, b: Value) -> Value {
-        self.op("arith.select", &[cond, a, b], |builder| {
+        self.op(arith::SELECT, &[cond, a, b], |builder| {
             builder.select(cond, a, b)
         })
     }
@@ -242,7 +243,7 @@ impl Emitter<'_> {
             && fits_i32(products[0].min(products[1]), products[0].max(products[1]));
         let x = self.emit(a);
         let k = self.constant(c);
-        self.binary("arith.muli", x, k, nsw)
+        self.binary(arith::MULI, x, k, nsw)
     }
 
     /// A sum, its terms ordered as the module documentation says.
@@ -266,7 +267,7 @@ impl Emitter<'_> {
                         (lo + tlo, hi + thi)
                     };
                     let nsw = fits_i32(lo, hi) && fits_i32(tlo, thi) && fits_i32(rlo, rhi);
-                    let name = if negated { "arith.subi" } else { "arith.addi" };
+                    let name = if negated { arith::SUBI } else { arith::ADDI };
                     (self.binary(name, sum, v, nsw), (rlo, rhi))
                 }
             });
@@ -299,11 +300,11 @@ impl Emitter<'_> {
         let x = self.emit(a);
         let k = self.constant(d);
         if self.is_non_negative(a) {
-            return self.binary("arith.divui", x, k, false);
+            return self.binary(arith::DIVUI, x, k, false);
         }
         // Truncating division rounds up for negative quotients; step down when a remainder
         // is left.
-        self.stepped_divsi(x, k, "slt", "arith.subi")
+        self.stepped_divsi(x, k, "slt", arith::SUBI)
     }
 
     fn emit_ceil_div(&mut self, a: &AffineExpr, d: i64) -> Value {
@@ -312,14 +313,14 @@ impl Emitter<'_> {
         if lo >= 0 && hi + i128::from(d) - 1 <= i128::from(i64::MAX) {
             let bias = self.constant(d - 1);
             let nsw = fits_i32(lo, hi + i128::from(d) - 1);
-            let biased = self.binary("arith.addi", x, bias, nsw);
+            let biased = self.binary(arith::ADDI, x, bias, nsw);
             let k = self.constant(d);
-            return self.binary("arith.divui", biased, k, false);
+            return self.binary(arith::DIVUI, biased, k, false);
         }
         // Truncating division rounds down for positive quotients; step up when a remainder
         // is left.
         let k = self.constant(d);
-        self.stepped_divsi(x, k, "sgt", "arith.addi")
+        self.stepped_divsi(x, k, "sgt", arith::ADDI)
     }
 
     /// The truncating quotient `x / k`, stepped by one (`step`: `arith.subi` or
@@ -332,8 +333,8 @@ impl Emitter<'_> {
         remainder_predicate: &str,
         step: &str,
     ) -> Value {
-        let q = self.binary("arith.divsi", x, k, false);
-        let r = self.binary("arith.remsi", x, k, false);
+        let q = self.binary(arith::DIVSI, x, k, false);
+        let r = self.binary(arith::REMSI, x, k, false);
         let zero = self.constant(0);
         let one = self.constant(1);
         let wrong_way = self.cmpi(remainder_predicate, r, zero);
@@ -345,13 +346,13 @@ impl Emitter<'_> {
         let x = self.emit(a);
         let k = self.constant(c);
         if self.is_non_negative(a) {
-            return self.binary("arith.remui", x, k, false);
+            return self.binary(arith::REMUI, x, k, false);
         }
         // The truncating remainder has the dividend's sign; move a negative one up by `c`.
-        let r = self.binary("arith.remsi", x, k, false);
+        let r = self.binary(arith::REMSI, x, k, false);
         let zero = self.constant(0);
         let negative = self.cmpi("slt", r, zero);
-        let up = self.binary("arith.addi", r, k, false);
+        let up = self.binary(arith::ADDI, r, k, false);
         self.select(negative, up, r)
     }
 }

@@ -9,6 +9,7 @@
 //! Ranges come from [`crate::ranges::known_range`]. A comparison is folded only when every
 //! pair of values in the two ranges gives the same answer.
 
+use ir::dialects::arith;
 use ir::dialects::arith::CMPI_PREDICATES;
 use ir::{Attribute, Diagnostic, InsertPoint, Module, OpId, Type};
 
@@ -25,7 +26,7 @@ impl Pass for SimplifyArith {
     );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
-        let cmps: Vec<OpId> = m.ops_named("arith.cmpi");
+        let cmps: Vec<OpId> = m.ops_named(arith::CMPI);
         for op in cmps {
             let Some(p) = predicate(m, op).and_then(|p| CMPI_PREDICATES.get(p)) else {
                 continue;

@@ -32,6 +32,9 @@
 use crate::fold::constant_int;
 use crate::pass::Pass;
 use crate::rewrite::clone_block_before;
+use ir::dialects::func;
+use ir::dialects::math;
+use ir::dialects::scf;
 use ir::dialects::xla_gpu;
 use ir::{Attribute, Builder, Diagnostic, Module, OpId, Value};
 
@@ -48,20 +51,20 @@ const EXPENSIVE_MATH_SIZE: i128 = 20;
 
 /// `math` ops on floats that lower to a few instructions (XLA's list).
 const CHEAP_MATH: &[&str] = &[
-    "math.absf",
-    "math.ceil",
-    "math.copysign",
-    "math.floor",
-    "math.fma",
-    "math.roundeven",
-    "math.round",
-    "math.rsqrt",
-    "math.sqrt",
-    "math.trunc",
+    math::ABSF,
+    math::CEIL,
+    math::COPYSIGN,
+    math::FLOOR,
+    math::FMA,
+    math::ROUNDEVEN,
+    math::ROUND,
+    math::RSQRT,
+    math::SQRT,
+    math::TRUNC,
 ];
 
 /// Ops that count the whole budget: unrolling around them does not pay.
-const OPAQUE_OPS: &[&str] = &["func.call", "xla_gpu.pure_call", "scf.for"];
+const OPAQUE_OPS: &[&str] = &[func::CALL, xla_gpu::PURE_CALL, scf::FOR];
 
 /// The pass (see the module documentation).
 #[derive(Clone, Copy, Debug, Default)]
@@ -76,7 +79,7 @@ impl Pass for UnrollLoops {
     fn run(&self, module: &mut Module) -> Result<(), Diagnostic> {
         for op in module.collect_ops_post_order(module.top()) {
             if module.is_alive(op)
-                && module.is(op, "scf.for")
+                && module.is(op, scf::FOR)
                 && let Some(iterations) = unrollable(module, op)
             {
                 unroll(module, op, &iterations);

@@ -39,6 +39,8 @@ use crate::fold::constant_int;
 use crate::pass::Pass;
 use crate::rewrite::{erase_with_dead_operands, replace_op, replace_with_new_op};
 use indexing::{AffineExpr, IndexingMap};
+use ir::dialects::scf;
+use ir::dialects::tensor;
 use ir::dialects::vector::{self, Position};
 use ir::dialects::{arith, xla_gpu};
 use ir::{Attribute, Diagnostic, InsertPoint, Module, OpId, OpState, Scalar, Type, Value};
@@ -55,7 +57,7 @@ impl Pass for VectorizeLoadsStores {
     );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
-        let loops: Vec<OpId> = m.ops_named("scf.for");
+        let loops: Vec<OpId> = m.ops_named(scf::FOR);
         for lp in loops {
             if let Some(n) = trip_count(m, lp) {
                 vectorize_loop(m, lp, n);
@@ -77,14 +79,14 @@ fn vectorize_loop(m: &mut Module, mut lp: OpId, n: i64) {
     let ops: Vec<OpId> = m.block_ops(body).collect();
     let mut bases = Bases::default();
     for &op in &ops {
-        if m.is(op, "tensor.extract") {
+        if m.is(op, tensor::EXTRACT) {
             vectorize_load(m, lp, n, op, &mut bases);
         }
     }
     let mut last_write = None;
     for &op in &ops {
         if m.is_alive(op)
-            && m.is(op, "tensor.insert")
+            && m.is(op, tensor::INSERT)
             && let Some((new_loop, write)) = vectorize_store(m, lp, n, op, last_write, &mut bases)
         {
             (lp, last_write) = (new_loop, Some(write));
@@ -157,7 +159,7 @@ fn base_of(m: &Module, lp: OpId, n: i64, index: Value) -> Option<Base> {
     }
     let op = m
         .defining_op(index)
-        .filter(|&op| m.is(op, "xla_gpu.apply_indexing"))?;
+        .filter(|&op| m.is(op, xla_gpu::APPLY_INDEXING))?;
     let Some(Attribute::IndexingMap(map)) = m.prop(op, xla_gpu::MAP_ATTR) else {
         return None;
     };

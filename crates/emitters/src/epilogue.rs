@@ -2,6 +2,8 @@
 //! the operands of a concatenate): a function computing a root from the hero's element at
 //! the root's index, and the clean-up of the functions the kernel no longer calls.
 
+use ir::dialects::arith;
+use ir::dialects::xla_gpu;
 use std::collections::HashSet;
 
 use hlo::{Diagnostic, InstrId};
@@ -70,7 +72,7 @@ pub(crate) fn emit_hero_epilogue(
         .collect_ops(func)
         .into_iter()
         .filter(|&op| {
-            m.is(op, "xla_gpu.pure_call")
+            m.is(op, xla_gpu::PURE_CALL)
                 && m.prop(op, "callee").and_then(Attribute::as_symbol) == Some(hero_fn.as_str())
         })
         .collect();
@@ -91,7 +93,7 @@ fn erase_with_dead_operands(m: &mut ir::Module, op: OpId) {
             && m.is_alive(def)
             && !m.has_uses(v)
             && m.results(def).all(|r| !m.has_uses(r))
-            && (m.is(def, "xla_gpu.apply_indexing") || m.is(def, "arith.constant"))
+            && (m.is(def, xla_gpu::APPLY_INDEXING) || m.is(def, arith::CONSTANT))
         {
             erase_with_dead_operands(m, def);
         }
@@ -104,7 +106,7 @@ fn erase_with_dead_operands(m: &mut ir::Module, op: OpId) {
 pub fn erase_unused_functions(m: &mut Module) {
     let functions: Vec<OpId> = m
         .block_ops(m.body())
-        .filter(|&op| m.is(op, "func.func"))
+        .filter(|&op| m.is(op, irfunc::FUNC))
         .collect();
     let mut live: HashSet<String> = HashSet::from(["main".to_owned()]);
     let mut stack = vec!["main".to_owned()];

@@ -5,6 +5,7 @@
 //! a thread's elements.
 
 use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Span};
+use ir::dialects::arith;
 
 use crate::analysis::FusionAnalysis;
 use crate::elemental::{ElementalEmitter, FusionContext, Scope};
@@ -115,13 +116,13 @@ pub(crate) fn clamped_index(b: &mut Builder<'_>, value: Value, unsigned: bool, l
     let wide = widened_to_i64(b, value, unsigned);
     let last = b.int(i128::from(last), Type::I64);
     let clamped = if unsigned {
-        b.binary("arith.minui", wide, last)
+        b.binary(arith::MINUI, wide, last)
     } else {
         let zero = b.int(0, Type::I64);
-        let low = b.binary("arith.maxsi", wide, zero);
-        b.binary("arith.minsi", low, last)
+        let low = b.binary(arith::MAXSI, wide, zero);
+        b.binary(arith::MINSI, low, last)
     };
-    b.cast("arith.index_cast", clamped, Type::INDEX)
+    b.cast(arith::INDEX_CAST, clamped, Type::INDEX)
 }
 
 /// An integer value as an `i64`: sign- or zero-extended (`unsigned`), or as it is.
@@ -130,9 +131,9 @@ pub(crate) fn widened_to_i64(b: &mut Builder<'_>, value: Value, unsigned: bool) 
     if ty == Type::I64 {
         value
     } else if unsigned || ty == Type::I1 {
-        b.cast("arith.extui", value, Type::I64)
+        b.cast(arith::EXTUI, value, Type::I64)
     } else {
-        b.cast("arith.extsi", value, Type::I64)
+        b.cast(arith::EXTSI, value, Type::I64)
     }
 }
 
@@ -261,11 +262,11 @@ pub(crate) fn special_register(b: &mut Builder<'_>, name: &str, axis: &str, coun
 pub(crate) fn thread_and_block_ids(b: &mut Builder<'_>, launch: &LaunchDimensions) -> Vec<Value> {
     let [grid_x, grid_y, _] = launch.grid();
     let mut ids = vec![
-        special_register(b, "gpu.thread_id", "x", launch.threads_per_block),
-        special_register(b, "gpu.block_id", "x", grid_x),
+        special_register(b, gpu::THREAD_ID, "x", launch.threads_per_block),
+        special_register(b, gpu::BLOCK_ID, "x", grid_x),
     ];
     if grid_y > 1 {
-        ids.push(special_register(b, "gpu.block_id", "y", grid_y));
+        ids.push(special_register(b, gpu::BLOCK_ID, "y", grid_y));
     }
     ids
 }

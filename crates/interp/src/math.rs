@@ -31,6 +31,8 @@
 
 use crate::ops::find_op;
 use hlo::evaluate::erf;
+use ir::dialects::arith;
+use ir::dialects::math;
 use std::f64::consts::PI;
 
 /// A float function of one argument.
@@ -85,44 +87,44 @@ pub(crate) enum MathFn2 {
 /// `arith.negf`) and its libdevice name (`__nv_<name>f` for f32, `__nv_<name>` for f64, for
 /// `llvm.call`s to libdevice declarations; `None`: libdevice has none).
 const UNARY_NAMES: &[(MathFn, &str, Option<&str>)] = &[
-    (MathFn::Tanh, "math.tanh", Some("tanh")),
-    (MathFn::Exp, "math.exp", Some("exp")),
-    (MathFn::Exp2, "math.exp2", Some("exp2")),
-    (MathFn::Expm1, "math.expm1", Some("expm1")),
-    (MathFn::Log, "math.log", Some("log")),
-    (MathFn::Log1p, "math.log1p", Some("log1p")),
-    (MathFn::Log2, "math.log2", Some("log2")),
-    (MathFn::Log10, "math.log10", Some("log10")),
-    (MathFn::Sqrt, "math.sqrt", Some("sqrt")),
-    (MathFn::Rsqrt, "math.rsqrt", Some("rsqrt")),
-    (MathFn::Sin, "math.sin", Some("sin")),
-    (MathFn::Cos, "math.cos", Some("cos")),
-    (MathFn::Tan, "math.tan", Some("tan")),
-    (MathFn::Atan, "math.atan", Some("atan")),
-    (MathFn::Acos, "math.acos", Some("acos")),
-    (MathFn::Asin, "math.asin", Some("asin")),
-    (MathFn::Acosh, "math.acosh", Some("acosh")),
-    (MathFn::Asinh, "math.asinh", Some("asinh")),
-    (MathFn::Atanh, "math.atanh", Some("atanh")),
-    (MathFn::Cosh, "math.cosh", Some("cosh")),
-    (MathFn::Sinh, "math.sinh", Some("sinh")),
-    (MathFn::Erf, "math.erf", Some("erf")),
-    (MathFn::Erfc, "math.erfc", Some("erfc")),
-    (MathFn::Absf, "math.absf", Some("fabs")),
-    (MathFn::Floor, "math.floor", Some("floor")),
-    (MathFn::Ceil, "math.ceil", Some("ceil")),
-    (MathFn::Round, "math.round", Some("round")),
-    (MathFn::RoundEven, "math.roundeven", Some("rint")),
-    (MathFn::Trunc, "math.trunc", Some("trunc")),
-    (MathFn::Cbrt, "math.cbrt", Some("cbrt")),
-    (MathFn::Negf, "arith.negf", None),
+    (MathFn::Tanh, math::TANH, Some("tanh")),
+    (MathFn::Exp, math::EXP, Some("exp")),
+    (MathFn::Exp2, math::EXP2, Some("exp2")),
+    (MathFn::Expm1, math::EXPM1, Some("expm1")),
+    (MathFn::Log, math::LOG, Some("log")),
+    (MathFn::Log1p, math::LOG1P, Some("log1p")),
+    (MathFn::Log2, math::LOG2, Some("log2")),
+    (MathFn::Log10, math::LOG10, Some("log10")),
+    (MathFn::Sqrt, math::SQRT, Some("sqrt")),
+    (MathFn::Rsqrt, math::RSQRT, Some("rsqrt")),
+    (MathFn::Sin, math::SIN, Some("sin")),
+    (MathFn::Cos, math::COS, Some("cos")),
+    (MathFn::Tan, math::TAN, Some("tan")),
+    (MathFn::Atan, math::ATAN, Some("atan")),
+    (MathFn::Acos, math::ACOS, Some("acos")),
+    (MathFn::Asin, math::ASIN, Some("asin")),
+    (MathFn::Acosh, math::ACOSH, Some("acosh")),
+    (MathFn::Asinh, math::ASINH, Some("asinh")),
+    (MathFn::Atanh, math::ATANH, Some("atanh")),
+    (MathFn::Cosh, math::COSH, Some("cosh")),
+    (MathFn::Sinh, math::SINH, Some("sinh")),
+    (MathFn::Erf, math::ERF, Some("erf")),
+    (MathFn::Erfc, math::ERFC, Some("erfc")),
+    (MathFn::Absf, math::ABSF, Some("fabs")),
+    (MathFn::Floor, math::FLOOR, Some("floor")),
+    (MathFn::Ceil, math::CEIL, Some("ceil")),
+    (MathFn::Round, math::ROUND, Some("round")),
+    (MathFn::RoundEven, math::ROUNDEVEN, Some("rint")),
+    (MathFn::Trunc, math::TRUNC, Some("trunc")),
+    (MathFn::Cbrt, math::CBRT, Some("cbrt")),
+    (MathFn::Negf, arith::NEGF, None),
 ];
 
 /// Each function of two float arguments: its `math` op and its libdevice name.
 const BINARY_NAMES: &[(MathFn2, &str, &str)] = &[
-    (MathFn2::Atan2, "math.atan2", "atan2"),
-    (MathFn2::Powf, "math.powf", "pow"),
-    (MathFn2::Copysign, "math.copysign", "copysign"),
+    (MathFn2::Atan2, math::ATAN2, "atan2"),
+    (MathFn2::Powf, math::POWF, "pow"),
+    (MathFn2::Copysign, math::COPYSIGN, "copysign"),
 ];
 
 impl MathFn {

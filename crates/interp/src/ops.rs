@@ -14,6 +14,8 @@ use crate::plain::{convert, float_binary, float2, fma};
 use crate::scalar::{from_f32, int_to_float, mask, sext, to_f32, to_f64};
 use hlo::narrow_float::HardwareConversion;
 use ir::FloatKind;
+use ir::dialects::arith;
+use ir::dialects::llvm;
 
 /// Why an op has no value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,26 +107,26 @@ pub(crate) enum IntOp {
 /// Each integer binary op with its `arith` name and its `llvm` name (`None`: LLVM has no
 /// instruction or intrinsic for it).
 const INT_NAMES: &[(IntOp, &str, Option<&str>)] = &[
-    (IntOp::Add, "arith.addi", Some("llvm.add")),
-    (IntOp::Sub, "arith.subi", Some("llvm.sub")),
-    (IntOp::Mul, "arith.muli", Some("llvm.mul")),
-    (IntOp::DivS, "arith.divsi", Some("llvm.sdiv")),
-    (IntOp::DivU, "arith.divui", Some("llvm.udiv")),
-    (IntOp::CeilDivS, "arith.ceildivsi", None),
-    (IntOp::CeilDivU, "arith.ceildivui", None),
-    (IntOp::FloorDivS, "arith.floordivsi", None),
-    (IntOp::RemS, "arith.remsi", Some("llvm.srem")),
-    (IntOp::RemU, "arith.remui", Some("llvm.urem")),
-    (IntOp::And, "arith.andi", Some("llvm.and")),
-    (IntOp::Or, "arith.ori", Some("llvm.or")),
-    (IntOp::Xor, "arith.xori", Some("llvm.xor")),
-    (IntOp::Shl, "arith.shli", Some("llvm.shl")),
-    (IntOp::ShrS, "arith.shrsi", Some("llvm.ashr")),
-    (IntOp::ShrU, "arith.shrui", Some("llvm.lshr")),
-    (IntOp::MaxS, "arith.maxsi", Some("llvm.intr.smax")),
-    (IntOp::MaxU, "arith.maxui", Some("llvm.intr.umax")),
-    (IntOp::MinS, "arith.minsi", Some("llvm.intr.smin")),
-    (IntOp::MinU, "arith.minui", Some("llvm.intr.umin")),
+    (IntOp::Add, arith::ADDI, Some(llvm::ADD)),
+    (IntOp::Sub, arith::SUBI, Some(llvm::SUB)),
+    (IntOp::Mul, arith::MULI, Some(llvm::MUL)),
+    (IntOp::DivS, arith::DIVSI, Some(llvm::SDIV)),
+    (IntOp::DivU, arith::DIVUI, Some(llvm::UDIV)),
+    (IntOp::CeilDivS, arith::CEILDIVSI, None),
+    (IntOp::CeilDivU, arith::CEILDIVUI, None),
+    (IntOp::FloorDivS, arith::FLOORDIVSI, None),
+    (IntOp::RemS, arith::REMSI, Some(llvm::SREM)),
+    (IntOp::RemU, arith::REMUI, Some(llvm::UREM)),
+    (IntOp::And, arith::ANDI, Some(llvm::AND)),
+    (IntOp::Or, arith::ORI, Some(llvm::OR)),
+    (IntOp::Xor, arith::XORI, Some(llvm::XOR)),
+    (IntOp::Shl, arith::SHLI, Some(llvm::SHL)),
+    (IntOp::ShrS, arith::SHRSI, Some(llvm::ASHR)),
+    (IntOp::ShrU, arith::SHRUI, Some(llvm::LSHR)),
+    (IntOp::MaxS, arith::MAXSI, Some(llvm::INTR_SMAX)),
+    (IntOp::MaxU, arith::MAXUI, Some(llvm::INTR_UMAX)),
+    (IntOp::MinS, arith::MINSI, Some(llvm::INTR_SMIN)),
+    (IntOp::MinU, arith::MINUI, Some(llvm::INTR_UMIN)),
 ];
 
 impl IntOp {
@@ -163,15 +165,15 @@ pub(crate) enum FloatOp {
 
 /// Each float binary op with its `arith` name and its `llvm` name.
 const FLOAT_NAMES: &[(FloatOp, &str, &str)] = &[
-    (FloatOp::Add, "arith.addf", "llvm.fadd"),
-    (FloatOp::Sub, "arith.subf", "llvm.fsub"),
-    (FloatOp::Mul, "arith.mulf", "llvm.fmul"),
-    (FloatOp::Div, "arith.divf", "llvm.fdiv"),
-    (FloatOp::Rem, "arith.remf", "llvm.frem"),
-    (FloatOp::Maximum, "arith.maximumf", "llvm.intr.maximum"),
-    (FloatOp::Minimum, "arith.minimumf", "llvm.intr.minimum"),
-    (FloatOp::MaxNum, "arith.maxnumf", "llvm.intr.maxnum"),
-    (FloatOp::MinNum, "arith.minnumf", "llvm.intr.minnum"),
+    (FloatOp::Add, arith::ADDF, llvm::FADD),
+    (FloatOp::Sub, arith::SUBF, llvm::FSUB),
+    (FloatOp::Mul, arith::MULF, llvm::FMUL),
+    (FloatOp::Div, arith::DIVF, llvm::FDIV),
+    (FloatOp::Rem, arith::REMF, llvm::FREM),
+    (FloatOp::Maximum, arith::MAXIMUMF, llvm::INTR_MAXIMUM),
+    (FloatOp::Minimum, arith::MINIMUMF, llvm::INTR_MINIMUM),
+    (FloatOp::MaxNum, arith::MAXNUMF, llvm::INTR_MAXNUM),
+    (FloatOp::MinNum, arith::MINNUMF, llvm::INTR_MINNUM),
 ];
 
 impl FloatOp {

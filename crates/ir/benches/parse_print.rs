@@ -5,6 +5,7 @@
 //!
 //! `cargo bench -p ir --bench parse_print`
 
+use ir::dialects::arith;
 use ir::{Builder, Module, Registry, Type, parse_module_with};
 use std::hint::black_box;
 use std::time::Instant;
@@ -29,7 +30,7 @@ fn build() -> Module {
                     let c = b.float(0.5 + emitted as f64, Type::F32);
                     let s = b.addf(x, c);
                     let p = b.mulf(s, y);
-                    let cmp = b.create1("arith.cmpf", &[p, x], Type::I1);
+                    let cmp = b.create1(arith::CMPF, &[p, x], Type::I1);
                     b.module.set_prop(
                         b.module.defining_op(cmp).unwrap(),
                         "predicate",
@@ -38,7 +39,7 @@ fn build() -> Module {
                     x = b.select(cmp, p, x);
                     let k = b.int(emitted as i128, Type::I32);
                     n = b.addi(n, k);
-                    let _ = b.cast("arith.index_cast", i, Type::I32);
+                    let _ = b.cast(arith::INDEX_CAST, i, Type::I32);
                     emitted += 8;
                 }
                 b.ret(&[x]);

@@ -121,19 +121,19 @@ impl<'m> Builder<'m> {
     }
 
     pub fn addf(&mut self, a: Value, b: Value) -> Value {
-        self.binary("arith.addf", a, b)
+        self.binary(crate::dialects::arith::ADDF, a, b)
     }
 
     pub fn mulf(&mut self, a: Value, b: Value) -> Value {
-        self.binary("arith.mulf", a, b)
+        self.binary(crate::dialects::arith::MULF, a, b)
     }
 
     pub fn addi(&mut self, a: Value, b: Value) -> Value {
-        self.binary("arith.addi", a, b)
+        self.binary(crate::dialects::arith::ADDI, a, b)
     }
 
     pub fn muli(&mut self, a: Value, b: Value) -> Value {
-        self.binary("arith.muli", a, b)
+        self.binary(crate::dialects::arith::MULI, a, b)
     }
 
     pub fn cmpi(&mut self, predicate: &str, a: Value, b: Value) -> Value {
@@ -142,7 +142,7 @@ impl<'m> Builder<'m> {
 
     pub fn select(&mut self, cond: Value, a: Value, b: Value) -> Value {
         let ty = self.module.value_type(a);
-        self.create1("arith.select", &[cond, a, b], ty)
+        self.create1(crate::dialects::arith::SELECT, &[cond, a, b], ty)
     }
 
     /// A cast (`arith.extf`, `arith.index_cast`, ...).

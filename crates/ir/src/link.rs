@@ -15,6 +15,8 @@
 //! * Ops are deep-copied (regions, blocks, block arguments, successors); the types and
 //!   names they use are interned globally, so the copy shares them.
 
+use crate::dialects::func;
+use crate::dialects::llvm;
 use std::collections::HashSet;
 
 use crate::attrs::{Attribute, NamedAttr, SymbolRef};
@@ -118,7 +120,7 @@ fn fresh_name(name: &str, taken: impl Fn(&str) -> bool) -> String {
 fn same_declaration(a: &Module, a_op: OpId, b: &Module, b_op: OpId) -> bool {
     let bodiless =
         |m: &Module, op: OpId| m.regions(op).iter().all(|&r| m.region_blocks(r).is_empty());
-    (a.is(a_op, "func.func") || a.is(a_op, "llvm.func"))
+    (a.is(a_op, func::FUNC) || a.is(a_op, llvm::FUNC))
         && a.name(a_op) == b.name(b_op)
         && bodiless(a, a_op)
         && bodiless(b, b_op)

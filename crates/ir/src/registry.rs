@@ -114,8 +114,8 @@ impl OpDef {
         self
     }
 
-    /// The properties the format and the verifier know the kinds of (a subset of the
-    /// inherent attributes).
+    /// The properties the format and the verifier know the kinds of; each is inherent
+    /// without being named again in [`OpDef::inherent`].
     pub const fn props(mut self, props: &'static [Prop]) -> OpDef {
         self.spec = Some(OpSpec {
             props,
@@ -145,6 +145,7 @@ impl OpDef {
         self
     }
 
+    /// Inherent attributes that are not declared properties (no kind to check or print).
     pub const fn inherent(mut self, names: &'static [&'static str]) -> OpDef {
         self.inherent_attrs = names;
         self
@@ -187,8 +188,10 @@ impl OpDef {
         self.traits.contains(traits)
     }
 
+    /// Whether `attr` is one of the op's own attributes (MLIR's properties): a declared
+    /// property ([`OpDef::props`]) or one named by [`OpDef::inherent`].
     pub fn is_inherent(&self, attr: &str) -> bool {
-        self.inherent_attrs.contains(&attr)
+        self.inherent_attrs.contains(&attr) || self.declared().props.iter().any(|p| p.name == attr)
     }
 
     /// Whether the op has a custom syntax (declared or hand-written).
@@ -231,6 +234,9 @@ impl OpDef {
 pub struct Registry {
     ops: FxHashMap<Ident, OpDef>,
     by_name: FxHashMap<&'static str, Ident>,
+    /// Ops a dialect knows by name only: read and printed in the generic form, never
+    /// verified (the ops MLIR's LLVM IR import makes, which the interpreter runs).
+    generic_only: Vec<&'static str>,
 }
 
 impl Registry {
@@ -241,9 +247,21 @@ impl Registry {
 
     /// Adds (or replaces) an op definition.
     ///
-    /// Panics when the op's declarative format does not read: formats are constants of the
-    /// dialects, and the registry tests register every one.
+    /// Panics when the op's declarative format does not read, or when it names a property
+    /// again among its other inherent attributes: both are constants of the dialects, and
+    /// the registry tests register every op.
     pub fn register(&mut self, mut def: OpDef) {
+        if let Some(twice) = def
+            .declared()
+            .props
+            .iter()
+            .find(|p| def.inherent_attrs.contains(&p.name))
+        {
+            panic!(
+                "'{}' names its property '{}' twice (a property is inherent already)",
+                def.name, twice.name
+            );
+        }
         if let Some(text) = def.format {
             let format = compile(text, def.declared())
                 .unwrap_or_else(|e| panic!("the format of '{}': {e}", def.name));
@@ -269,6 +287,16 @@ impl Registry {
     pub fn lookup(&self, name: &str) -> Option<(Ident, &OpDef)> {
         let id = *self.by_name.get(name)?;
         Some((id, &self.ops[&id]))
+    }
+
+    /// Declares `names` as ops known by name only (see [`Registry::knows`]).
+    pub fn declare_generic(&mut self, names: &[&'static str]) {
+        self.generic_only.extend_from_slice(names);
+    }
+
+    /// Whether a dialect declares the op `name`: registered, or known by name only.
+    pub fn knows(&self, name: &str) -> bool {
+        self.by_name.contains_key(name) || self.generic_only.contains(&name)
     }
 
     /// Whether any op of `dialect` is registered.

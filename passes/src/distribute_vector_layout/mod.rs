@@ -49,6 +49,8 @@ mod transfers;
 use crate::pass::{Pass, op_error};
 use indexing::nested_layout::NestedLayout;
 use indexing::{AffineExpr, cst, dim};
+use ir::dialects::arith;
+use ir::dialects::func;
 use ir::dialects::{gpu, vector};
 use ir::intern::FxHashMap;
 use ir::{Attribute, Builder, DenseValues, Diagnostic, InsertPoint, Module, OpId, Type, Value};
@@ -70,7 +72,7 @@ impl Pass for DistributeVectorLayout {
     );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
-        let funcs: Vec<OpId> = m.ops_named("func.func");
+        let funcs: Vec<OpId> = m.ops_named(func::FUNC);
         for f in funcs {
             let layouts = assign_layouts(m, f)?;
             if !layouts.is_empty() {
@@ -91,7 +93,7 @@ fn is_vector(t: Type) -> bool {
 fn is_elementwise(m: &Module, op: OpId) -> bool {
     let name = m.name(op);
     let name = name.as_str();
-    (name.starts_with("arith.") || name.starts_with("math.")) && name != "arith.constant"
+    (name.starts_with("arith.") || name.starts_with("math.")) && name != arith::CONSTANT
 }
 
 /// `layout` without the dimensions `dims` (a reduction's result layout).
@@ -268,15 +270,15 @@ fn propagate(
     op: OpId,
     layouts: &mut FxHashMap<Value, NestedLayout>,
 ) -> Result<Vec<Value>, Diagnostic> {
-    let (values, layout) = if is_elementwise(m, op) || m.is(op, "vector.broadcast") {
+    let (values, layout) = if is_elementwise(m, op) || m.is(op, vector::BROADCAST) {
         let mut values: Vec<Value> = m.operands(op).chain(m.results(op)).collect();
         values.retain(|&v| is_vector(m.value_type(v)));
-        if m.is(op, "vector.broadcast") {
+        if m.is(op, vector::BROADCAST) {
             values.retain(|&v| m.defining_op(v) == Some(op));
         }
         let known = values.iter().find_map(|v| layouts.get(v)).cloned();
         (values, known)
-    } else if m.is(op, "vector.multi_reduction") && is_vector(m.value_type(m.result(op, 0))) {
+    } else if m.is(op, vector::MULTI_REDUCTION) && is_vector(m.value_type(m.result(op, 0))) {
         let projected = layouts
             .get(&m.operand(op, 0))
             .map(|source| project(source, &vector::reduction_dims(m, op)));
@@ -438,11 +440,11 @@ impl<'m> Distributor<'m> {
     fn rewrite(&mut self, op: OpId) -> Result<Vec<Value>, Diagnostic> {
         let name = self.m.name(op);
         Ok(match name.as_str() {
-            "vector.transfer_read" => vec![self.transfer_read(op)?],
-            "vector.transfer_write" => vec![self.transfer_write(op)?],
-            "vector.multi_reduction" => vec![self.multi_reduction(op)?],
-            "vector.transpose" => vec![self.transpose(op)?],
-            "vector.broadcast" => {
+            vector::TRANSFER_READ => vec![self.transfer_read(op)?],
+            vector::TRANSFER_WRITE => vec![self.transfer_write(op)?],
+            vector::MULTI_REDUCTION => vec![self.multi_reduction(op)?],
+            vector::TRANSPOSE => vec![self.transpose(op)?],
+            vector::BROADCAST => {
                 let source = self.m.operand(op, 0);
                 if is_vector(self.m.value_type(source)) {
                     return Err(op_error(self.m, op, "unsupported: a broadcast of a vector"));
@@ -455,7 +457,7 @@ impl<'m> Distributor<'m> {
                     ty,
                 )]
             }
-            "arith.constant" => vec![self.splat_constant(op)?],
+            arith::CONSTANT => vec![self.splat_constant(op)?],
             _ if is_elementwise(self.m, op) => {
                 let mut mapping = self.mapping.clone();
                 let new = self.m.clone_op(op, &mut mapping);

@@ -14,6 +14,7 @@ use super::{Distributor, SUBGROUP_SIZE, element_index, is_vector, local_elements
 use crate::pass::op_error;
 use indexing::nested_layout::NestedLayout;
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, cst, dim};
+use ir::dialects::arith;
 use ir::dialects::{gpu, vector, xla_gpu};
 use ir::{Builder, Diagnostic, InsertPoint, OpId, Type, Value};
 
@@ -21,21 +22,21 @@ use ir::{Builder, Diagnostic, InsertPoint, OpId, Type, Value};
 fn combiner(kind: &str, elem: Type) -> Option<&'static str> {
     let float = elem.is_float();
     Some(match (kind, float) {
-        ("add", true) => "arith.addf",
-        ("add", false) => "arith.addi",
-        ("mul", true) => "arith.mulf",
-        ("mul", false) => "arith.muli",
-        ("maximumf", true) => "arith.maximumf",
-        ("minimumf", true) => "arith.minimumf",
-        ("maxnumf", true) => "arith.maxnumf",
-        ("minnumf", true) => "arith.minnumf",
-        ("maxsi", false) => "arith.maxsi",
-        ("minsi", false) => "arith.minsi",
-        ("maxui", false) => "arith.maxui",
-        ("minui", false) => "arith.minui",
-        ("and", false) => "arith.andi",
-        ("or", false) => "arith.ori",
-        ("xor", false) => "arith.xori",
+        ("add", true) => arith::ADDF,
+        ("add", false) => arith::ADDI,
+        ("mul", true) => arith::MULF,
+        ("mul", false) => arith::MULI,
+        ("maximumf", true) => arith::MAXIMUMF,
+        ("minimumf", true) => arith::MINIMUMF,
+        ("maxnumf", true) => arith::MAXNUMF,
+        ("minnumf", true) => arith::MINNUMF,
+        ("maxsi", false) => arith::MAXSI,
+        ("minsi", false) => arith::MINSI,
+        ("maxui", false) => arith::MAXUI,
+        ("minui", false) => arith::MINUI,
+        ("and", false) => arith::ANDI,
+        ("or", false) => arith::ORI,
+        ("xor", false) => arith::XORI,
         _ => return None,
     })
 }

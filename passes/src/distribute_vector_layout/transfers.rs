@@ -12,6 +12,7 @@ use super::{Distributor, element_index, local_elements};
 use crate::pass::op_error;
 use indexing::nested_layout::NestedLayout;
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, dim};
+use ir::dialects::func;
 use ir::dialects::{scf, vector, xla_gpu};
 use ir::{Attribute, Builder, Diagnostic, InsertPoint, OpId, Scalar, Type, Value};
 
@@ -207,7 +208,7 @@ impl Distributor<'_> {
         // (a read in another layout, an overlapping write) would need a barrier between
         // them, and writes of different threads to global memory are not ordered even then.
         let result = self.m.result(op, 0);
-        if self.m.uses(result).any(|u| !self.m.is(u.op, "func.return")) {
+        if self.m.uses(result).any(|u| !self.m.is(u.op, func::RETURN)) {
             return Err(op_error(
                 self.m,
                 op,

@@ -10,6 +10,7 @@
 //! a use.
 
 use crate::rewrite::constant_region;
+use ir::dialects::arith;
 use ir::intern::{FxHashMap, FxHashSet};
 use ir::{
     Attribute, BlockId, Ident, InsertPoint, Module, OpId, OpState, RegionId, Traits, Type, Value,
@@ -76,7 +77,7 @@ impl ConstantTable {
     pub fn get_or_create(&mut self, m: &mut Module, user: OpId, value: Attribute) -> Option<Value> {
         let ty = value.ty()?;
         let region = constant_region(m, m.parent_block(user)?)?;
-        let name = Ident::new("arith.constant");
+        let name = Ident::new(arith::CONSTANT);
         let key = (region, name, value, ty);
         if let Some(&existing) = self.by_value.get(&key)
             && m.is_alive(existing)
@@ -150,7 +151,7 @@ mod tests {
         let add = ops
             .iter()
             .copied()
-            .find(|&o| m.is(o, "arith.addi"))
+            .find(|&o| m.is(o, ir::dialects::arith::ADDI))
             .unwrap();
         let two = table
             .get_or_create(&mut m, add, Attribute::index(2))

@@ -19,7 +19,9 @@
 //!   rounding (`sitofp`: nearest-even; `fptosi`: toward zero, unless out of range or NaN).
 
 use ir::attrs::normalize_int;
+use ir::dialects::arith;
 use ir::dialects::arith::{CMPF_PREDICATES, CMPI_PREDICATES};
+use ir::dialects::math;
 use ir::float::{from_bits, round_to, to_bits};
 use ir::{
     Attribute, DenseValues, FloatKind, FloatValue, Module, OpId, Scalar, Traits, Type, TypeKind,
@@ -139,9 +141,9 @@ pub fn fold(m: &Module, op: OpId) -> Option<Fold> {
     let ty = m.value_type(m.result(op, 0));
     let name = m.name(op).as_str();
     match name {
-        "arith.cmpi" => fold_cmpi(m, op),
-        "arith.cmpf" => fold_cmpf(m, op),
-        "arith.select" => fold_select(m, op, ty),
+        arith::CMPI => fold_cmpi(m, op),
+        arith::CMPF => fold_cmpf(m, op),
+        arith::SELECT => fold_select(m, op, ty),
         _ if m.num_operands(op) == 2 && ty.element_type_or_self().is_float() => {
             fold_float_binary(m, op, name, ty)
         }
@@ -174,7 +176,7 @@ fn has_overflow_flag(m: &Module, op: OpId, flag: &str) -> bool {
 
 /// `(a * b) / b -> a` when the multiplication cannot wrap (`flag`).
 fn fold_div_of_mul(m: &Module, lhs: Value, rhs: Value, flag: &str) -> Option<Value> {
-    let (mul, a, b) = def_of(m, lhs, "arith.muli")?;
+    let (mul, a, b) = def_of(m, lhs, arith::MULI)?;
     if !has_overflow_flag(m, mul, flag) {
         return None;
     }
@@ -189,7 +191,7 @@ fn fold_div_of_mul(m: &Module, lhs: Value, rhs: Value, flag: &str) -> Option<Val
 
 /// `xori %x, -1` (bitwise not): its operand `x`.
 fn not_of(m: &Module, v: Value) -> Option<(Value, Value)> {
-    let (_, x, ones) = def_of(m, v, "arith.xori")?;
+    let (_, x, ones) = def_of(m, v, arith::XORI)?;
     (constant_int(m, ones) == Some(-1)).then_some((x, ones))
 }
 
@@ -203,18 +205,18 @@ fn fold_int_binary(m: &Module, op: OpId, name: &str, ty: Type) -> Option<Fold> {
     let one = b.is_some_and(|b| zext(b, width) == 1);
     let (smin, smax) = (sext(1 << (width - 1), width), zext(-1, width - 1));
     let identity = match name {
-        "arith.addi" => {
+        arith::ADDI => {
             if b == Some(0) {
                 return value(lhs);
             }
             // (a - b) + b -> a; b + (a - b) -> a
-            match (def_of(m, lhs, "arith.subi"), def_of(m, rhs, "arith.subi")) {
+            match (def_of(m, lhs, arith::SUBI), def_of(m, rhs, arith::SUBI)) {
                 (Some((_, x, y)), _) if y == rhs => Some(x),
                 (_, Some((_, x, y))) if y == lhs => Some(x),
                 _ => None,
             }
         }
-        "arith.subi" => {
+        arith::SUBI => {
             if lhs == rhs {
                 return zero();
             }
@@ -222,25 +224,25 @@ fn fold_int_binary(m: &Module, op: OpId, name: &str, ty: Type) -> Option<Fold> {
                 return value(lhs);
             }
             // (a + b) - b -> a; (a + b) - a -> b
-            match def_of(m, lhs, "arith.addi") {
+            match def_of(m, lhs, arith::ADDI) {
                 Some((_, x, y)) if y == rhs => Some(x),
                 Some((_, x, y)) if x == rhs => Some(y),
                 _ => None,
             }
         }
-        "arith.muli" if b == Some(0) => Some(rhs),
-        "arith.muli" if one => Some(lhs),
-        "arith.divui" | "arith.divsi" => {
+        arith::MULI if b == Some(0) => Some(rhs),
+        arith::MULI if one => Some(lhs),
+        arith::DIVUI | arith::DIVSI => {
             if one {
                 return value(lhs);
             }
-            let flag = if name == "arith.divui" { "nuw" } else { "nsw" };
+            let flag = if name == arith::DIVUI { "nuw" } else { "nsw" };
             fold_div_of_mul(m, lhs, rhs, flag)
         }
-        "arith.remui" | "arith.remsi" if one => {
+        arith::REMUI | arith::REMSI if one => {
             return zero();
         }
-        "arith.andi" => {
+        arith::ANDI => {
             if b == Some(0) {
                 return value(rhs);
             }
@@ -257,11 +259,11 @@ fn fold_int_binary(m: &Module, op: OpId, name: &str, ty: Type) -> Option<Fold> {
             [(lhs, rhs), (rhs, lhs)]
                 .into_iter()
                 .find_map(|(inner, other)| {
-                    let (and, x, y) = def_of(m, inner, "arith.andi")?;
+                    let (and, x, y) = def_of(m, inner, arith::ANDI)?;
                     (other == x || other == y).then(|| m.result(and, 0))
                 })
         }
-        "arith.ori" => {
+        arith::ORI => {
             if b == Some(0) || lhs == rhs {
                 return value(lhs);
             }
@@ -275,7 +277,7 @@ fn fold_int_binary(m: &Module, op: OpId, name: &str, ty: Type) -> Option<Fold> {
                 _ => None,
             }
         }
-        "arith.xori" => {
+        arith::XORI => {
             if b == Some(0) {
                 return value(lhs);
             }
@@ -283,7 +285,7 @@ fn fold_int_binary(m: &Module, op: OpId, name: &str, ty: Type) -> Option<Fold> {
                 return zero();
             }
             // (x ^ a) ^ a -> x, and the commuted forms
-            match (def_of(m, lhs, "arith.xori"), def_of(m, rhs, "arith.xori")) {
+            match (def_of(m, lhs, arith::XORI), def_of(m, rhs, arith::XORI)) {
                 (Some((_, x, y)), _) if y == rhs => Some(x),
                 (Some((_, x, y)), _) if x == rhs => Some(y),
                 (_, Some((_, x, y))) if y == lhs => Some(x),
@@ -291,8 +293,8 @@ fn fold_int_binary(m: &Module, op: OpId, name: &str, ty: Type) -> Option<Fold> {
                 _ => None,
             }
         }
-        "arith.shli" | "arith.shrsi" | "arith.shrui" if b == Some(0) => Some(lhs),
-        "arith.maxsi" | "arith.maxui" | "arith.minsi" | "arith.minui" => {
+        arith::SHLI | arith::SHRSI | arith::SHRUI if b == Some(0) => Some(lhs),
+        arith::MAXSI | arith::MAXUI | arith::MINSI | arith::MINUI => {
             let b = b.map(|b| {
                 if name.ends_with("ui") {
                     zext(b, width)
@@ -302,9 +304,9 @@ fn fold_int_binary(m: &Module, op: OpId, name: &str, ty: Type) -> Option<Fold> {
             });
             let (umin, umax) = (0, zext(-1, width));
             let (absorbing, neutral) = match name {
-                "arith.maxsi" => (smax, smin),
-                "arith.minsi" => (smin, smax),
-                "arith.maxui" => (umax, umin),
+                arith::MAXSI => (smax, smin),
+                arith::MINSI => (smin, smax),
+                arith::MAXUI => (umax, umin),
                 _ => (umin, umax),
             };
             if lhs == rhs || b == Some(absorbing) {
@@ -329,23 +331,23 @@ fn eval_int(name: &str, a: i128, b: i128, width: u32) -> Option<i128> {
     let (ua, ub) = (zext(a, width), zext(b, width));
     let shift_ok = ub < i128::from(width);
     let r = match name {
-        "arith.addi" => a + b,
-        "arith.subi" => a - b,
-        "arith.muli" => a * b,
-        "arith.divsi" if b != 0 && !(b == -1 && a == sext(1 << (width - 1), width)) => a / b,
-        "arith.divui" if b != 0 => ua / ub,
-        "arith.remsi" if b != 0 => a % b,
-        "arith.remui" if b != 0 => ua % ub,
-        "arith.andi" => a & b,
-        "arith.ori" => a | b,
-        "arith.xori" => a ^ b,
-        "arith.shli" if shift_ok => a << ub,
-        "arith.shrsi" if shift_ok => a >> ub,
-        "arith.shrui" if shift_ok => ua >> ub,
-        "arith.maxsi" => a.max(b),
-        "arith.minsi" => a.min(b),
-        "arith.maxui" => ua.max(ub),
-        "arith.minui" => ua.min(ub),
+        arith::ADDI => a + b,
+        arith::SUBI => a - b,
+        arith::MULI => a * b,
+        arith::DIVSI if b != 0 && !(b == -1 && a == sext(1 << (width - 1), width)) => a / b,
+        arith::DIVUI if b != 0 => ua / ub,
+        arith::REMSI if b != 0 => a % b,
+        arith::REMUI if b != 0 => ua % ub,
+        arith::ANDI => a & b,
+        arith::ORI => a | b,
+        arith::XORI => a ^ b,
+        arith::SHLI if shift_ok => a << ub,
+        arith::SHRSI if shift_ok => a >> ub,
+        arith::SHRUI if shift_ok => ua >> ub,
+        arith::MAXSI => a.max(b),
+        arith::MINSI => a.min(b),
+        arith::MAXUI => ua.max(ub),
+        arith::MINUI => ua.min(ub),
         _ => return None,
     };
     Some(sext(r, width))
@@ -373,21 +375,21 @@ fn fold_float_binary(m: &Module, op: OpId, name: &str, ty: Type) -> Option<Fold>
     let (a, b) = (constant_float(m, lhs), constant_float(m, rhs));
     let is = |want: f64| b.is_some_and(|b| b.to_bits() == want.to_bits());
     let identity = match name {
-        "arith.addf" if is(-0.0) => Some(lhs),
+        arith::ADDF if is(-0.0) => Some(lhs),
         // `x + 0` is `x` except for `x = -0` (the sum is +0): a sum's first add of its
         // zero init, when the term cannot be -0.
-        "arith.addf" if is(0.0) && never_negative_zero(m, lhs) => Some(lhs),
-        "arith.subf" if is(0.0) => Some(lhs),
-        "arith.mulf" | "arith.divf" if is(1.0) => Some(lhs),
-        "arith.mulf" if b.is_some_and(|b| b == 0.0) && has_fastmath(m, op, &["nnan", "nsz"]) => {
+        arith::ADDF if is(0.0) && never_negative_zero(m, lhs) => Some(lhs),
+        arith::SUBF if is(0.0) => Some(lhs),
+        arith::MULF | arith::DIVF if is(1.0) => Some(lhs),
+        arith::MULF if b.is_some_and(|b| b == 0.0) && has_fastmath(m, op, &["nnan", "nsz"]) => {
             Some(rhs)
         }
-        "arith.maximumf" | "arith.minimumf" | "arith.maxnumf" | "arith.minnumf" if lhs == rhs => {
+        arith::MAXIMUMF | arith::MINIMUMF | arith::MAXNUMF | arith::MINNUMF if lhs == rhs => {
             Some(rhs)
         }
-        "arith.maximumf" if is(f64::NEG_INFINITY) => Some(lhs),
-        "arith.minimumf" if is(f64::INFINITY) => Some(lhs),
-        "arith.maxnumf" | "arith.minnumf" if b.is_some_and(f64::is_nan) => Some(lhs),
+        arith::MAXIMUMF if is(f64::NEG_INFINITY) => Some(lhs),
+        arith::MINIMUMF if is(f64::INFINITY) => Some(lhs),
+        arith::MAXNUMF | arith::MINNUMF if b.is_some_and(f64::is_nan) => Some(lhs),
         _ => None,
     };
     if let Some(v) = identity {
@@ -404,8 +406,8 @@ fn never_negative_zero(m: &Module, v: Value) -> bool {
         return false;
     };
     match m.name(op).as_str() {
-        "math.exp" | "math.exp2" | "math.absf" | "arith.uitofp" => true,
-        "arith.mulf" => m.operand(op, 0) == m.operand(op, 1),
+        math::EXP | math::EXP2 | math::ABSF | arith::UITOFP => true,
+        arith::MULF => m.operand(op, 0) == m.operand(op, 1),
         _ => false,
     }
 }
@@ -443,15 +445,15 @@ fn maxnum(a: f64, b: f64, max: bool) -> f64 {
 /// `a <name> b` in `kind`'s precision.
 fn eval_float(name: &str, a: f64, b: f64, kind: FloatKind) -> Option<f64> {
     let r = match name {
-        "arith.addf" => a + b,
-        "arith.subf" => a - b,
-        "arith.mulf" => a * b,
-        "arith.divf" => a / b,
-        "arith.remf" => a % b,
-        "arith.maximumf" => maximum(a, b, true),
-        "arith.minimumf" => maximum(a, b, false),
-        "arith.maxnumf" => maxnum(a, b, true),
-        "arith.minnumf" => maxnum(a, b, false),
+        arith::ADDF => a + b,
+        arith::SUBF => a - b,
+        arith::MULF => a * b,
+        arith::DIVF => a / b,
+        arith::REMF => a % b,
+        arith::MAXIMUMF => maximum(a, b, true),
+        arith::MINIMUMF => maximum(a, b, false),
+        arith::MAXNUMF => maxnum(a, b, true),
+        arith::MINNUMF => maxnum(a, b, false),
         _ => return None,
     };
     if r.is_nan() {
@@ -532,7 +534,7 @@ fn fold_cmpi(m: &Module, op: OpId) -> Option<Fold> {
     let (a, b) = (constant_int(m, lhs), constant_int(m, rhs));
     if b == Some(0) && pred == "ne" {
         // extsi/extui(%x : i1) != 0 -> %x; %x : i1 != false -> %x
-        for ext in ["arith.extsi", "arith.extui"] {
+        for ext in [arith::EXTSI, arith::EXTUI] {
             if let Some(def) = m.defining_op(lhs)
                 && m.is(def, ext)
                 && m.value_type(m.operand(def, 0)).element_type_or_self() == Type::I1
@@ -617,7 +619,7 @@ fn fold_select(m: &Module, op: OpId, ty: Type) -> Option<Fold> {
         return Some(Fold::Value(cond));
     }
     // select (cmpi eq %a, %b), %a, %b -> %b (and `ne` -> %a)
-    let cmp = m.defining_op(cond).filter(|&c| m.is(c, "arith.cmpi"))?;
+    let cmp = m.defining_op(cond).filter(|&c| m.is(c, arith::CMPI))?;
     let pred = *CMPI_PREDICATES.get(predicate(m, cmp)?)?;
     let (x, y) = (m.operand(cmp, 0), m.operand(cmp, 1));
     if matches!(pred, "eq" | "ne") && ((x == t && y == f) || (x == f && y == t)) {
@@ -688,21 +690,21 @@ fn fold_cast(m: &Module, op: OpId, name: &str, ty: Type) -> Option<Fold> {
     let (from, to) = (in_ty.element_type_or_self(), ty.element_type_or_self());
     let c = constant(m, input);
     match name {
-        "arith.extsi" | "arith.extui" => {
+        arith::EXTSI | arith::EXTUI => {
             // ext(ext(x)) -> ext(x)
             if let Some(x) = cast_of(m, input, &[name]) {
                 return update(x);
             }
             let Some(Const::Int(v)) = c else { return None };
-            let v = if name == "arith.extui" {
+            let v = if name == arith::EXTUI {
                 zext(v, int_width(from)?)
             } else {
                 v
             };
             fold_const(Const::Int(v), ty)
         }
-        "arith.trunci" => {
-            if let Some(x) = cast_of(m, input, &["arith.extsi", "arith.extui"]) {
+        arith::TRUNCI => {
+            if let Some(x) = cast_of(m, input, &[arith::EXTSI, arith::EXTUI]) {
                 let src = m.value_type(x);
                 if src == ty {
                     return Some(Fold::Value(x));
@@ -711,15 +713,15 @@ fn fold_cast(m: &Module, op: OpId, name: &str, ty: Type) -> Option<Fold> {
                     return update(x);
                 }
             }
-            if let Some(x) = cast_of(m, input, &["arith.trunci"]) {
+            if let Some(x) = cast_of(m, input, &[arith::TRUNCI]) {
                 return update(x);
             }
             let Some(Const::Int(v)) = c else { return None };
             fold_const(Const::Int(v), ty)
         }
-        "arith.index_cast" | "arith.index_castui" => {
+        arith::INDEX_CAST | arith::INDEX_CASTUI => {
             if let Some(Const::Int(v)) = c {
-                let v = if name == "arith.index_castui" {
+                let v = if name == arith::INDEX_CASTUI {
                     zext(v, cast_width(in_ty)?)
                 } else {
                     v
@@ -731,32 +733,27 @@ fn fold_cast(m: &Module, op: OpId, name: &str, ty: Type) -> Option<Fold> {
             (m.value_type(x) == ty && cast_width(in_ty)? >= cast_width(ty)?)
                 .then_some(Fold::Value(x))
         }
-        "arith.sitofp" | "arith.uitofp" => {
+        arith::SITOFP | arith::UITOFP => {
             let Some(Const::Int(v)) = c else { return None };
-            let r = int_to_float(
-                v,
-                int_width(from)?,
-                name == "arith.uitofp",
-                to.float_kind()?,
-            );
+            let r = int_to_float(v, int_width(from)?, name == arith::UITOFP, to.float_kind()?);
             fold_const(Const::Float(r), ty)
         }
-        "arith.fptosi" | "arith.fptoui" => {
+        arith::FPTOSI | arith::FPTOUI => {
             let Some(Const::Float(f)) = c else {
                 return None;
             };
-            let v = float_to_int(f, int_width(to)?, name == "arith.fptoui")?;
+            let v = float_to_int(f, int_width(to)?, name == arith::FPTOUI)?;
             fold_const(Const::Int(v), ty)
         }
-        "arith.extf" => {
+        arith::EXTF => {
             let Some(Const::Float(f)) = c else {
                 return None;
             };
             fold_const(Const::Float(f), ty)
         }
-        "arith.truncf" => {
+        arith::TRUNCF => {
             // truncf(extf(x)) -> x, or truncf(x) when x is wider than the result
-            if let Some(x) = cast_of(m, input, &["arith.extf"]) {
+            if let Some(x) = cast_of(m, input, &[arith::EXTF]) {
                 let src = m.value_type(x);
                 if src == ty {
                     return Some(Fold::Value(x));
@@ -775,8 +772,8 @@ fn fold_cast(m: &Module, op: OpId, name: &str, ty: Type) -> Option<Fold> {
             }
             fold_const(Const::Float(r), ty)
         }
-        "arith.bitcast" => {
-            if let Some(x) = cast_of(m, input, &["arith.bitcast"]) {
+        arith::BITCAST => {
+            if let Some(x) = cast_of(m, input, &[arith::BITCAST]) {
                 return if m.value_type(x) == ty {
                     Some(Fold::Value(x))
                 } else {
@@ -802,40 +799,46 @@ mod tests {
 
     #[test]
     fn integer_arithmetic_wraps_and_refuses_undefined_cases() {
-        assert_eq!(eval_int("arith.addi", 127, 1, 8), Some(-128));
-        assert_eq!(eval_int("arith.muli", -1, -1, 64), Some(1));
-        assert_eq!(eval_int("arith.divsi", -128, -1, 8), None);
-        assert_eq!(eval_int("arith.divsi", -7, 2, 8), Some(-3));
-        assert_eq!(eval_int("arith.divui", -1, 2, 8), Some(127));
-        assert_eq!(eval_int("arith.remsi", -7, 2, 32), Some(-1));
-        assert_eq!(eval_int("arith.remui", -1, 10, 8), Some(5));
-        assert_eq!(eval_int("arith.remsi", 1, 0, 8), None);
-        assert_eq!(eval_int("arith.shli", 1, 7, 8), Some(-128));
-        assert_eq!(eval_int("arith.shli", 1, 8, 8), None);
-        assert_eq!(eval_int("arith.shrsi", -128, 7, 8), Some(-1));
-        assert_eq!(eval_int("arith.shrui", -128, 7, 8), Some(1));
-        assert_eq!(eval_int("arith.maxui", -1, 1, 8), Some(-1));
-        assert_eq!(eval_int("arith.minsi", -1, 1, 8), Some(-1));
-        assert_eq!(eval_int("arith.xori", -1, 0, 1), Some(-1));
-        assert_eq!(eval_int("arith.addi", -1, -1, 1), Some(0));
+        assert_eq!(eval_int(ir::dialects::arith::ADDI, 127, 1, 8), Some(-128));
+        assert_eq!(eval_int(ir::dialects::arith::MULI, -1, -1, 64), Some(1));
+        assert_eq!(eval_int(ir::dialects::arith::DIVSI, -128, -1, 8), None);
+        assert_eq!(eval_int(ir::dialects::arith::DIVSI, -7, 2, 8), Some(-3));
+        assert_eq!(eval_int(ir::dialects::arith::DIVUI, -1, 2, 8), Some(127));
+        assert_eq!(eval_int(ir::dialects::arith::REMSI, -7, 2, 32), Some(-1));
+        assert_eq!(eval_int(ir::dialects::arith::REMUI, -1, 10, 8), Some(5));
+        assert_eq!(eval_int(ir::dialects::arith::REMSI, 1, 0, 8), None);
+        assert_eq!(eval_int(ir::dialects::arith::SHLI, 1, 7, 8), Some(-128));
+        assert_eq!(eval_int(ir::dialects::arith::SHLI, 1, 8, 8), None);
+        assert_eq!(eval_int(ir::dialects::arith::SHRSI, -128, 7, 8), Some(-1));
+        assert_eq!(eval_int(ir::dialects::arith::SHRUI, -128, 7, 8), Some(1));
+        assert_eq!(eval_int(ir::dialects::arith::MAXUI, -1, 1, 8), Some(-1));
+        assert_eq!(eval_int(ir::dialects::arith::MINSI, -1, 1, 8), Some(-1));
+        assert_eq!(eval_int(ir::dialects::arith::XORI, -1, 0, 1), Some(-1));
+        assert_eq!(eval_int(ir::dialects::arith::ADDI, -1, -1, 1), Some(0));
     }
 
     #[test]
     fn floats_round_in_their_own_type() {
-        let third = eval_float("arith.divf", 1.0, 3.0, FloatKind::BF16).unwrap();
+        let third = eval_float(ir::dialects::arith::DIVF, 1.0, 3.0, FloatKind::BF16).unwrap();
         assert_eq!(third, 0.333984375);
         assert_eq!(
-            eval_float("arith.addf", 1e-8, 1.0, FloatKind::F32),
+            eval_float(ir::dialects::arith::ADDF, 1e-8, 1.0, FloatKind::F32),
             Some(1.0)
         );
         assert_eq!(
-            eval_float("arith.addf", 65504.0, 32.0, FloatKind::F16),
+            eval_float(ir::dialects::arith::ADDF, 65504.0, 32.0, FloatKind::F16),
             Some(f64::INFINITY)
         );
-        let nan = eval_float("arith.subf", f64::INFINITY, f64::INFINITY, FloatKind::F32).unwrap();
+        let nan = eval_float(
+            ir::dialects::arith::SUBF,
+            f64::INFINITY,
+            f64::INFINITY,
+            FloatKind::F32,
+        )
+        .unwrap();
         assert_eq!(to_bits(FloatKind::F32, nan), 0x7FC0_0000);
         let neg_nan = from_bits(FloatKind::F32, 0xFFC0_0001);
-        let r = eval_float("arith.mulf", 2.0, neg_nan, FloatKind::F32).unwrap();
+        let r = eval_float(ir::dialects::arith::MULF, 2.0, neg_nan, FloatKind::F32).unwrap();
         assert_eq!(to_bits(FloatKind::F32, r), 0xFFC0_0001);
         assert_eq!(maximum(-0.0, 0.0, true).to_bits(), 0f64.to_bits());
         assert_eq!(maximum(-0.0, 0.0, false).to_bits(), (-0f64).to_bits());

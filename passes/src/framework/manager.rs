@@ -255,7 +255,11 @@ mod tests {
     const BREAK_RETURN: TestPass = TestPass {
         name: "break-return",
         run: |m| {
-            let ret = m.ops_named("func.return").first().copied().unwrap();
+            let ret = m
+                .ops_named(ir::dialects::func::RETURN)
+                .first()
+                .copied()
+                .unwrap();
             let v = Builder::new(m, InsertPoint::Before(ret))
                 .constant(Attribute::float(1.0, ir::Type::F32));
             m.set_operand(ret, 0, v);
@@ -272,7 +276,7 @@ mod tests {
     /// Refuses every `arith.addi`.
     const REFUSE_ADD: TestPass = TestPass {
         name: "refuse-add",
-        run: |m| match m.ops_named("arith.addi").first().copied() {
+        run: |m| match m.ops_named(ir::dialects::arith::ADDI).first().copied() {
             Some(op) => Err(op_error(m, op, "is not supported")),
             None => Ok(()),
         },

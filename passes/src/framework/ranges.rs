@@ -4,6 +4,10 @@
 //! a pass has computed itself ([`Facts`]). Shared by `simplify-arith` and `simplify-affine`.
 
 use indexing::Interval;
+use ir::dialects::arith;
+use ir::dialects::func;
+use ir::dialects::gpu;
+use ir::dialects::scf;
 use ir::intern::FxHashMap;
 use ir::{BlockId, Module, OpId, Value, ValueDef};
 
@@ -30,14 +34,14 @@ pub fn known_range(m: &Module, v: Value, facts: &Facts) -> Option<Interval> {
 fn op_range(m: &Module, op: OpId, facts: &Facts) -> Option<Interval> {
     let name = m.name(op);
     match name.as_str() {
-        "arith.constant" => {
+        arith::CONSTANT => {
             let c = m.prop(op, "value")?.as_i64()?;
             Some(Interval::new(c, c))
         }
-        "arith.index_cast" => known_range(m, m.operand(op, 0), facts),
+        arith::INDEX_CAST => known_range(m, m.operand(op, 0), facts),
         // Zero extension keeps non-negative values.
-        "arith.index_castui" => known_range(m, m.operand(op, 0), facts).filter(|r| r.lo >= 0),
-        "gpu.thread_id" | "gpu.block_id" | "gpu.block_dim" | "gpu.grid_dim" => {
+        arith::INDEX_CASTUI => known_range(m, m.operand(op, 0), facts).filter(|r| r.lo >= 0),
+        gpu::THREAD_ID | gpu::BLOCK_ID | gpu::BLOCK_DIM | gpu::GRID_DIM => {
             if let Some((lo, hi)) = m.attr(op, "xla.range").and_then(xla_range) {
                 return Some(Interval::new(lo, hi));
             }
@@ -59,7 +63,7 @@ fn op_range(m: &Module, op: OpId, facts: &Facts) -> Option<Interval> {
 fn block_arg_range(m: &Module, block: BlockId, index: usize, facts: &Facts) -> Option<Interval> {
     let owner = m.block_parent_op(block)?;
     match m.name(owner).as_str() {
-        "func.func" => {
+        func::FUNC => {
             let attrs = m
                 .prop(owner, "arg_attrs")?
                 .as_array()?
@@ -69,7 +73,7 @@ fn block_arg_range(m: &Module, block: BlockId, index: usize, facts: &Facts) -> O
             let (lo, hi) = xla_range(&range.value)?;
             Some(Interval::new(lo, hi))
         }
-        "scf.for" if index == 0 => {
+        scf::FOR if index == 0 => {
             let lb = known_range(m, m.operand(owner, 0), facts)?;
             let ub = known_range(m, m.operand(owner, 1), facts)?;
             let bounds = Interval::new(lb.lo, ub.hi.checked_sub(1)?);

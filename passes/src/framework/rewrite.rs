@@ -2,13 +2,14 @@
 //! place of its parent op, copying a block before an op, recreating an op with fewer results,
 //! and where constants of a block belong.
 
+use ir::dialects::scf;
 use ir::intern::FxHashMap;
 use ir::{BlockId, InsertPoint, Module, OpId, OpState, RegionId, Traits, Value};
 
 /// Ops with regions that have no effect of their own: they are free of side effects when
 /// everything nested in them is (MLIR's `RecursiveMemoryEffects` trait, which
 /// [`ir::Traits`] does not model yet).
-const RECURSIVELY_PURE: &[&str] = &["scf.for", "scf.if"];
+const RECURSIVELY_PURE: &[&str] = &[scf::FOR, scf::IF];
 
 /// Whether `op` and everything nested in it have no side effects.
 fn is_effect_free(m: &Module, op: OpId) -> bool {
@@ -228,17 +229,23 @@ mod tests {
              }",
         )
         .unwrap();
-        let add = m.ops_named("arith.addi")[0];
+        let add = m.ops_named(ir::dialects::arith::ADDI)[0];
         assert!(is_trivially_dead(&m, add));
         assert_eq!(erase_with_dead_operands(&mut m, add), 2);
-        let for_op = m.ops_named("scf.for")[0];
+        let for_op = m.ops_named(ir::dialects::scf::FOR)[0];
         assert!(is_trivially_dead(&m, for_op));
-        assert!(!is_trivially_dead(&m, m.ops_named("func.call")[0]));
-        assert!(!is_trivially_dead(&m, m.ops_named("func.return")[0]));
+        assert!(!is_trivially_dead(
+            &m,
+            m.ops_named(ir::dialects::func::CALL)[0]
+        ));
+        assert!(!is_trivially_dead(
+            &m,
+            m.ops_named(ir::dialects::func::RETURN)[0]
+        ));
         assert_eq!(erase_with_dead_operands(&mut m, for_op), 2);
         m.verify().unwrap();
-        assert!(m.ops_named("arith.muli").is_empty());
-        assert!(m.ops_named("arith.constant").is_empty());
+        assert!(m.ops_named(ir::dialects::arith::MULI).is_empty());
+        assert!(m.ops_named(ir::dialects::arith::CONSTANT).is_empty());
     }
 
     #[test]
@@ -253,8 +260,8 @@ mod tests {
              }",
         )
         .unwrap();
-        let f = m.ops_named("func.func")[0];
-        let inner = m.ops_named("arith.constant")[1];
+        let f = m.ops_named(ir::dialects::func::FUNC)[0];
+        let inner = m.ops_named(ir::dialects::arith::CONSTANT)[1];
         let block = m.parent_block(inner).unwrap();
         assert_eq!(constant_region(&m, block), Some(m.region(f, 0)));
     }

@@ -3,6 +3,9 @@
 //! and steps, `apply_indexing` maps), times the element size, at most the buffer's.
 
 use super::BUFFER_ALIGNMENT;
+use ir::dialects::arith;
+use ir::dialects::scf;
+use ir::dialects::xla_gpu;
 use ir::{Attribute, BlockId, Module, OpId, Type, Value, ValueDef};
 
 /// Sets the alignment of a vector load or store of `&buffer[index]`: the element size times
@@ -43,14 +46,14 @@ fn known_twos(m: &Module, v: Value, depth: u32) -> u32 {
 fn op_result_twos(m: &Module, op: OpId, index: usize, depth: u32) -> u32 {
     let operand = |i: usize| known_twos(m, m.operand(op, i), depth);
     match m.name(op).as_str() {
-        "arith.constant" => m
+        arith::CONSTANT => m
             .prop(op, "value")
             .and_then(Attribute::as_int)
             .map_or(0, constant_twos),
-        "arith.addi" | "arith.subi" => operand(0).min(operand(1)),
-        "arith.muli" => operand(0) + operand(1),
-        "arith.index_cast" | "arith.index_castui" => operand(0),
-        "xla_gpu.apply_indexing" => {
+        arith::ADDI | arith::SUBI => operand(0).min(operand(1)),
+        arith::MULI => operand(0) + operand(1),
+        arith::INDEX_CAST | arith::INDEX_CASTUI => operand(0),
+        xla_gpu::APPLY_INDEXING => {
             let map = ir::dialects::xla_gpu::indexing_map(m, op).expect("apply_indexing's map");
             let operands: Vec<u32> = (0..m.num_operands(op)).map(operand).collect();
             expr_twos(&map.results[index], &operands, map.dims.len())
@@ -62,7 +65,7 @@ fn op_result_twos(m: &Module, op: OpId, index: usize, depth: u32) -> u32 {
 /// An `scf.for` induction variable is `lb + k * step`.
 fn loop_iv_twos(m: &Module, block: BlockId, index: u32, depth: u32) -> u32 {
     match m.block_parent_op(block) {
-        Some(op) if index == 0 && m.is(op, "scf.for") => {
+        Some(op) if index == 0 && m.is(op, scf::FOR) => {
             known_twos(m, m.operand(op, 0), depth).min(known_twos(m, m.operand(op, 2), depth))
         }
         _ => 0,

@@ -18,6 +18,7 @@
 //!   does the same for `i4`).
 
 use super::{SubByte, element_address, element_type, sub_byte_width};
+use ir::dialects::arith;
 use ir::dialects::llvm::{self, AtomicBinOp, GepIndex};
 use ir::dialects::scf;
 use ir::intern::FxHashMap;
@@ -73,13 +74,13 @@ fn add_parts(m: &mut Module, op: OpId, address: Value, update: Value) {
     };
     let (half, part) = (c.half, c.part);
     let mut b = Builder::before(m, op);
-    let low = b.cast("arith.trunci", update, half);
+    let low = b.cast(arith::TRUNCI, update, half);
     let shift = b.int(i128::from(c.half_bits()), c.pattern);
-    let high = b.binary("arith.shrui", update, shift);
-    let high = b.cast("arith.trunci", high, half);
+    let high = b.binary(arith::SHRUI, update, shift);
+    let high = b.cast(arith::TRUNCI, high, half);
     let (re, im) = (
-        b.cast("arith.bitcast", low, part),
-        b.cast("arith.bitcast", high, part),
+        b.cast(arith::BITCAST, low, part),
+        b.cast(arith::BITCAST, high, part),
     );
     let at = InsertPoint::Before(op);
     let imag_address = llvm::build_gep(m, at, address, &[GepIndex::Const(1)], part, true);
@@ -140,15 +141,15 @@ fn single_rmw(
     }
     let float = elem.is_float();
     let bin_op = match m.name(f).as_str() {
-        "arith.addf" if float => AtomicBinOp::FAdd,
-        "arith.addi" => AtomicBinOp::Add,
-        "arith.maxsi" => AtomicBinOp::Max,
-        "arith.minsi" => AtomicBinOp::Min,
-        "arith.maxui" => AtomicBinOp::UMax,
-        "arith.minui" => AtomicBinOp::UMin,
-        "arith.andi" => AtomicBinOp::And,
-        "arith.ori" => AtomicBinOp::Or,
-        "arith.xori" => AtomicBinOp::Xor,
+        arith::ADDF if float => AtomicBinOp::FAdd,
+        arith::ADDI => AtomicBinOp::Add,
+        arith::MAXSI => AtomicBinOp::Max,
+        arith::MINSI => AtomicBinOp::Min,
+        arith::MAXUI => AtomicBinOp::UMax,
+        arith::MINUI => AtomicBinOp::UMin,
+        arith::ANDI => AtomicBinOp::And,
+        arith::ORI => AtomicBinOp::Or,
+        arith::XORI => AtomicBinOp::Xor,
         _ => return None,
     };
     Some((bin_op, value))
@@ -168,16 +169,16 @@ fn swap_type(elem: Type) -> Type {
 fn to_bits(b: &mut Builder<'_>, v: Value, elem: Type, bits: Type) -> Value {
     match elem {
         _ if elem == bits => v,
-        _ if elem == Type::I1 => b.cast("arith.extui", v, bits),
-        _ => b.cast("arith.bitcast", v, bits),
+        _ if elem == Type::I1 => b.cast(arith::EXTUI, v, bits),
+        _ => b.cast(arith::BITCAST, v, bits),
     }
 }
 
 fn from_bits(b: &mut Builder<'_>, v: Value, elem: Type, bits: Type) -> Value {
     match elem {
         _ if elem == bits => v,
-        _ if elem == Type::I1 => b.cast("arith.trunci", v, elem),
-        _ => b.cast("arith.bitcast", v, elem),
+        _ if elem == Type::I1 => b.cast(arith::TRUNCI, v, elem),
+        _ => b.cast(arith::BITCAST, v, elem),
     }
 }
 
@@ -211,8 +212,8 @@ pub(super) fn compare_and_swap_loop(
     let mut b = Builder::at_end(m, before);
     let current = match sub_byte {
         Some(place) => {
-            let shifted = b.binary("arith.shrui", old, place.shift);
-            b.cast("arith.trunci", shifted, elem)
+            let shifted = b.binary(arith::SHRUI, old, place.shift);
+            b.cast(arith::TRUNCI, shifted, elem)
         }
         None => from_bits(&mut b, old, elem, bits),
     };
@@ -220,13 +221,13 @@ pub(super) fn compare_and_swap_loop(
     let new_bits = match sub_byte {
         Some(place) => {
             let ones = b.int((1 << place.width) - 1, Type::I8);
-            let mask = b.binary("arith.shli", ones, place.shift);
+            let mask = b.binary(arith::SHLI, ones, place.shift);
             let all = b.int(-1, Type::I8);
-            let keep = b.binary("arith.xori", mask, all);
-            let kept = b.binary("arith.andi", old, keep);
-            let wide = b.cast("arith.extui", new, Type::I8);
-            let moved = b.binary("arith.shli", wide, place.shift);
-            b.binary("arith.ori", kept, moved)
+            let keep = b.binary(arith::XORI, mask, all);
+            let kept = b.binary(arith::ANDI, old, keep);
+            let wide = b.cast(arith::EXTUI, new, Type::I8);
+            let moved = b.binary(arith::SHLI, wide, place.shift);
+            b.binary(arith::ORI, kept, moved)
         }
         None => to_bits(&mut b, new, elem, bits),
     };
@@ -236,7 +237,7 @@ pub(super) fn compare_and_swap_loop(
     let swapped = llvm::build_extract_value(b.module, end, pair, 1, Type::I1);
     b.set_insertion_point(end);
     let yes = b.int(1, Type::I1);
-    let again = b.binary("arith.xori", swapped, yes);
+    let again = b.binary(arith::XORI, swapped, yes);
     scf::build_condition(b.module, before, again, &[seen]);
     let retry = b.module.block_arg(after, 0);
     scf::build_yield(b.module, after, &[retry]);

@@ -12,6 +12,7 @@
 //! (each `addf` and the `ori` in either operand order). Only then is the update two float
 //! atomic adds, one per part: anything else, however close, keeps the general lowering.
 
+use ir::dialects::arith;
 use ir::{Attribute, BlockId, ComplexPattern, Module, OpId, Value, ValueDef};
 
 /// The value from outside `body` that it adds to its current value as complex numbers, if
@@ -49,7 +50,7 @@ fn through(m: &Module, v: Value, name: &str) -> Option<Value> {
 
 /// Whether `v` is the integer constant `c`.
 fn is_constant(m: &Module, v: Value, c: i64) -> bool {
-    defined_by(m, v, "arith.constant")
+    defined_by(m, v, arith::CONSTANT)
         .and_then(|op| m.prop(op, "value"))
         .and_then(Attribute::as_i64)
         == Some(c)
@@ -57,24 +58,24 @@ fn is_constant(m: &Module, v: Value, c: i64) -> bool {
 
 /// `x` for `v = bitcast(trunci x)`: the real part of the pattern `x`.
 fn real_part(m: &Module, v: Value) -> Option<Value> {
-    through(m, through(m, v, "arith.bitcast")?, "arith.trunci")
+    through(m, through(m, v, arith::BITCAST)?, arith::TRUNCI)
 }
 
 /// `x` for `v = bitcast(trunci(shrui x, half))`: the imaginary part of the pattern `x`.
 fn imaginary_part(m: &Module, v: Value, half: i64) -> Option<Value> {
-    let shifted = through(m, through(m, v, "arith.bitcast")?, "arith.trunci")?;
-    let shift = defined_by(m, shifted, "arith.shrui")?;
+    let shifted = through(m, through(m, v, arith::BITCAST)?, arith::TRUNCI)?;
+    let shift = defined_by(m, shifted, arith::SHRUI)?;
     is_constant(m, m.operand(shift, 1), half).then(|| m.operand(shift, 0))
 }
 
 /// The two part sums of `v = ori(extui(bitcast re), shli(extui(bitcast im), half))` (either
 /// operand order of the `ori`).
 fn assembled(m: &Module, v: Value, half: i64) -> Option<(Value, Value)> {
-    let or = defined_by(m, v, "arith.ori")?;
+    let or = defined_by(m, v, arith::ORI)?;
     let (a, b) = (m.operand(or, 0), m.operand(or, 1));
-    let low = |x: Value| through(m, through(m, x, "arith.extui")?, "arith.bitcast");
+    let low = |x: Value| through(m, through(m, x, arith::EXTUI)?, arith::BITCAST);
     let high = |x: Value| {
-        let shl = defined_by(m, x, "arith.shli")?;
+        let shl = defined_by(m, x, arith::SHLI)?;
         is_constant(m, m.operand(shl, 1), half).then_some(())?;
         low(m.operand(shl, 0))
     };
@@ -92,7 +93,7 @@ fn added(
     current: Value,
     part: impl Fn(&Module, Value) -> Option<Value>,
 ) -> Option<Value> {
-    let add = defined_by(m, sum, "arith.addf")?;
+    let add = defined_by(m, sum, arith::ADDF)?;
     let (a, b) = (part(m, m.operand(add, 0))?, part(m, m.operand(add, 1))?);
     match (a == current, b == current) {
         (true, false) => Some(b),

@@ -69,8 +69,14 @@ mod complex_add;
 use crate::pass::{Pass, op_error};
 use crate::rewrite::{recreate_with_results, xla_range};
 use ir::attrs::DenseValues;
+use ir::dialects::arith;
 use ir::dialects::enum_case;
+use ir::dialects::func;
+use ir::dialects::gpu;
 use ir::dialects::llvm::{self, GepIndex};
+use ir::dialects::scf;
+use ir::dialects::tensor;
+use ir::dialects::xla_gpu;
 use ir::dialects::{nvvm, vector};
 use ir::intern::{FxHashMap, FxHashSet};
 use ir::{
@@ -92,7 +98,7 @@ impl Pass for LowerTensors {
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
         let funcs: Vec<OpId> = m
             .block_ops(m.body())
-            .filter(|&op| m.is(op, "func.func"))
+            .filter(|&op| m.is(op, func::FUNC))
             .collect();
         for &f in &funcs {
             check_function(m, f)?;
@@ -114,20 +120,20 @@ const SHARED_ADDR_SPACE: u32 = 3;
 
 /// Ops that may have tensor operands or results here.
 const TENSOR_OPS: &[&str] = &[
-    "tensor.extract",
-    "tensor.insert",
-    "vector.transfer_read",
-    "vector.transfer_write",
-    "xla_gpu.allocate_shared",
-    "xla_gpu.sync_threads",
-    "arith.constant",
-    "scf.for",
-    "scf.if",
-    "scf.yield",
-    "func.return",
-    "func.call",
-    "xla_gpu.pure_call",
-    "xla_gpu.atomic_rmw",
+    tensor::EXTRACT,
+    tensor::INSERT,
+    vector::TRANSFER_READ,
+    vector::TRANSFER_WRITE,
+    xla_gpu::ALLOCATE_SHARED,
+    xla_gpu::SYNC_THREADS,
+    arith::CONSTANT,
+    scf::FOR,
+    scf::IF,
+    scf::YIELD,
+    func::RETURN,
+    func::CALL,
+    xla_gpu::PURE_CALL,
+    xla_gpu::ATOMIC_RMW,
 ];
 
 // ----- checks -----
@@ -164,13 +170,13 @@ fn check_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
         check_tensor_type(m, op, t)?;
     }
     match name.as_str() {
-        "func.call" | "xla_gpu.pure_call" if m.result_types(op).iter().any(|t| t.is_tensor()) => {
+        func::CALL | xla_gpu::PURE_CALL if m.result_types(op).iter().any(|t| t.is_tensor()) => {
             Err(op_error(m, op, "calls returning tensors are not supported"))
         }
-        "vector.transfer_read" | "vector.transfer_write" => check_transfer(m, op),
+        vector::TRANSFER_READ | vector::TRANSFER_WRITE => check_transfer(m, op),
         // NVPTX has no atomic read-modify-write or compare-and-swap of 128 bits here; a
         // complex add is two atomic adds of the parts (`atomic::lowerable`).
-        "xla_gpu.atomic_rmw" if !atomic::lowerable(m, op) => Err(op_error(
+        xla_gpu::ATOMIC_RMW if !atomic::lowerable(m, op) => Err(op_error(
             m,
             op,
             "atomic updates of elements wider than 64 bits are not supported",
@@ -201,7 +207,7 @@ fn check_tensor_type(m: &Module, op: OpId, t: Type) -> Result<(), Diagnostic> {
 
 /// One contiguous 1-d access: in bounds, minor identity map (masks are refused by the IR).
 fn check_transfer(m: &Module, op: OpId) -> Result<(), Diagnostic> {
-    let vector = if m.is(op, "vector.transfer_read") {
+    let vector = if m.is(op, vector::TRANSFER_READ) {
         m.value_type(m.result(op, 0))
     } else {
         m.value_type(m.operand(op, 0))
@@ -215,7 +221,7 @@ fn check_transfer(m: &Module, op: OpId) -> Result<(), Diagnostic> {
         let lanes = vector.num_elements().unwrap_or(0);
         let index = m.operand(
             op,
-            if m.is(op, "vector.transfer_read") {
+            if m.is(op, vector::TRANSFER_READ) {
                 1
             } else {
                 2
@@ -330,9 +336,9 @@ impl Buffers {
     ) -> Result<Value, Diagnostic> {
         let owner = m.block_parent_op(block).expect("a block in an op");
         match m.name(owner).as_str() {
-            "func.func" => Ok(m.block_arg(block, index)),
+            func::FUNC => Ok(m.block_arg(block, index)),
             // Iter arg `index - 1` starts as init `index - 1` (operands: lb, ub, step, inits).
-            "scf.for" if index > 0 => self.get(m, g, m.operand(owner, index + 2)),
+            scf::FOR if index > 0 => self.get(m, g, m.operand(owner, index + 2)),
             _ => Err(op_error(
                 m,
                 owner,
@@ -349,21 +355,21 @@ impl Buffers {
         index: usize,
     ) -> Result<Value, Diagnostic> {
         match m.name(op).as_str() {
-            "tensor.insert" | "vector.transfer_write" => self.get(m, g, m.operand(op, 1)),
-            "xla_gpu.sync_threads" => self.get(m, g, m.operand(op, index)),
-            "xla_gpu.atomic_rmw" => self.get(m, g, m.operand(op, 0)),
-            "scf.for" => {
+            tensor::INSERT | vector::TRANSFER_WRITE => self.get(m, g, m.operand(op, 1)),
+            xla_gpu::SYNC_THREADS => self.get(m, g, m.operand(op, index)),
+            xla_gpu::ATOMIC_RMW => self.get(m, g, m.operand(op, 0)),
+            scf::FOR => {
                 let init = self.get(m, g, m.operand(op, index + 3))?;
                 self.expect_yield(m, g, op, 0, index, init)?;
                 Ok(init)
             }
-            "scf.if" => {
+            scf::IF => {
                 let then = yielded(m, op, 0, index);
                 let buffer = self.get(m, g, then)?;
                 self.expect_yield(m, g, op, 1, index, buffer)?;
                 Ok(buffer)
             }
-            "xla_gpu.allocate_shared" => {
+            xla_gpu::ALLOCATE_SHARED => {
                 let tensor = m.value_type(m.result(op, 0));
                 if let Some(width) = sub_byte_width(element_type(tensor)) {
                     let message =
@@ -372,7 +378,7 @@ impl Buffers {
                 }
                 Ok(g.create(m, op, SHARED_ADDR_SPACE, None))
             }
-            "arith.constant" => {
+            arith::CONSTANT => {
                 let value = flat_constant(m, op);
                 Ok(g.create(m, op, 0, Some(value)))
             }
@@ -516,9 +522,9 @@ fn find_buffers(
         cx.buffers.get(m, globals, v)?;
     }
     let written: Vec<Value> = match m.name(op).as_str() {
-        "tensor.insert" | "vector.transfer_write" => vec![m.operand(op, 1)],
-        "xla_gpu.atomic_rmw" => vec![m.operand(op, 0)],
-        "func.call" | "xla_gpu.pure_call" => m
+        tensor::INSERT | vector::TRANSFER_WRITE => vec![m.operand(op, 1)],
+        xla_gpu::ATOMIC_RMW => vec![m.operand(op, 0)],
+        func::CALL | xla_gpu::PURE_CALL => m
             .operands(op)
             .filter(|&v| m.value_type(v).is_tensor())
             .collect(),
@@ -537,7 +543,7 @@ fn tensor_values(m: &Module, op: OpId) -> Vec<Value> {
         .results(op)
         .filter(|&r| m.value_type(r).is_tensor())
         .collect();
-    if m.is(op, "scf.for") {
+    if m.is(op, scf::FOR) {
         let body = m.entry_block(m.region(op, 0)).expect("a loop body");
         values.extend(
             m.block_args(body)
@@ -551,18 +557,18 @@ fn tensor_values(m: &Module, op: OpId) -> Vec<Value> {
 /// Lowers one memory access, barrier or launch index.
 fn lower_op(m: &mut Module, op: OpId, cx: &Cx) -> Result<(), Diagnostic> {
     match m.name(op).as_str() {
-        "tensor.extract" => lower_extract(m, op, cx),
-        "tensor.insert" => lower_insert(m, op, cx),
-        "vector.transfer_read" => lower_transfer_read(m, op, cx),
-        "vector.transfer_write" => lower_transfer_write(m, op, cx),
-        "xla_gpu.atomic_rmw" => atomic::lower(m, op, cx.buffer(m.operand(op, 0))),
-        "xla_gpu.sync_threads" => {
+        tensor::EXTRACT => lower_extract(m, op, cx),
+        tensor::INSERT => lower_insert(m, op, cx),
+        vector::TRANSFER_READ => lower_transfer_read(m, op, cx),
+        vector::TRANSFER_WRITE => lower_transfer_write(m, op, cx),
+        xla_gpu::ATOMIC_RMW => atomic::lower(m, op, cx.buffer(m.operand(op, 0))),
+        xla_gpu::SYNC_THREADS => {
             nvvm::build_barrier0(m, InsertPoint::Before(op));
         }
-        "gpu.thread_id" | "gpu.block_id" | "gpu.block_dim" | "gpu.grid_dim" => {
+        gpu::THREAD_ID | gpu::BLOCK_ID | gpu::BLOCK_DIM | gpu::GRID_DIM => {
             lower_dimension_op(m, op)
         }
-        "func.call" | "xla_gpu.pure_call" => check_call_pointers(m, op, cx)?,
+        func::CALL | xla_gpu::PURE_CALL => check_call_pointers(m, op, cx)?,
         _ => {}
     }
     Ok(())
@@ -598,7 +604,7 @@ pub(super) fn element_address(
 ) -> Value {
     let mut b = Builder::before(m, op);
     let offset = match index {
-        Some(i) => b.cast("arith.index_castui", i, Type::I64),
+        Some(i) => b.cast(arith::INDEX_CASTUI, i, Type::I64),
         None => b.int(0, Type::I64),
     };
     let at = InsertPoint::Before(op);
@@ -622,8 +628,8 @@ fn lower_extract(m: &mut Module, op: OpId, cx: &Cx) {
             let byte =
                 llvm::build_load(m, InsertPoint::Before(op), place.byte, Type::I8, invariant);
             let mut b = Builder::before(m, op);
-            let shifted = b.binary("arith.shrui", byte, place.shift);
-            b.cast("arith.trunci", shifted, elem)
+            let shifted = b.binary(arith::SHRUI, byte, place.shift);
+            b.cast(arith::TRUNCI, shifted, elem)
         }
         None => {
             let address = element_address(m, op, buffer, index, elem);
@@ -683,16 +689,16 @@ impl SubByte {
         let per_byte_log2 = i64::from((8 / width).trailing_zeros());
         let mut b = Builder::before(m, op);
         let offset = match index {
-            Some(i) => b.cast("arith.index_castui", i, Type::I64),
+            Some(i) => b.cast(arith::INDEX_CASTUI, i, Type::I64),
             None => b.int(0, Type::I64),
         };
         let log2 = b.int(i128::from(per_byte_log2), Type::I64);
-        let byte_index = b.binary("arith.shrui", offset, log2);
+        let byte_index = b.binary(arith::SHRUI, offset, log2);
         let low = b.int((1 << per_byte_log2) - 1, Type::I64);
-        let slot = b.binary("arith.andi", offset, low);
-        let slot = b.cast("arith.trunci", slot, Type::I8);
+        let slot = b.binary(arith::ANDI, offset, low);
+        let slot = b.cast(arith::TRUNCI, slot, Type::I8);
         let bits = b.int(i128::from(width), Type::I8);
-        let shift = b.binary("arith.muli", slot, bits);
+        let shift = b.binary(arith::MULI, slot, bits);
         let at = InsertPoint::Before(op);
         let byte = llvm::build_gep(
             m,
@@ -766,7 +772,7 @@ fn lower_transfer_write(m: &mut Module, op: OpId, cx: &Cx) {
     }
     if elem == Type::I1 {
         let wide = memory_type(m.value_type(vector));
-        vector = Builder::before(m, op).cast("arith.extui", vector, wide);
+        vector = Builder::before(m, op).cast(arith::EXTUI, vector, wide);
     }
     let address = element_address(m, op, cx.buffer(dest), Some(index), memory_type(elem));
     let store = llvm::build_store(m, InsertPoint::Before(op), vector, address);
@@ -785,16 +791,16 @@ fn memory_type(t: Type) -> Type {
 /// `gpu.thread_id x` → `nvvm.read.ptx.sreg.tid.x : i32` + `arith.index_castui`.
 fn lower_dimension_op(m: &mut Module, op: OpId) {
     let register = match m.name(op).as_str() {
-        "gpu.thread_id" => "tid",
-        "gpu.block_id" => "ctaid",
-        "gpu.block_dim" => "ntid",
+        gpu::THREAD_ID => "tid",
+        gpu::BLOCK_ID => "ctaid",
+        gpu::BLOCK_DIM => "ntid",
         _ => "nctaid",
     };
     let dim = enum_case(m.prop(op, "dimension"), "#gpu<dim ").unwrap_or("x");
     let name = format!("nvvm.read.ptx.sreg.{register}.{dim}");
     let range = register_range(m, op);
     let value = nvvm::build_sreg(m, InsertPoint::Before(op), &name, range);
-    let index = Builder::before(m, op).cast("arith.index_castui", value, Type::INDEX);
+    let index = Builder::before(m, op).cast(arith::INDEX_CASTUI, value, Type::INDEX);
     let hint = m.value_name(m.result(op, 0)).map(str::to_owned);
     m.set_value_name(index, hint.as_deref());
     m.replace_all_uses(m.result(op, 0), index);
@@ -827,14 +833,14 @@ fn remove_tensor_values(m: &mut Module, f: OpId, cx: &Cx) {
             continue;
         }
         match m.name(op).as_str() {
-            "scf.for" => strip_for(m, op),
-            "scf.if" => strip_if(m, op),
-            "tensor.insert"
-            | "vector.transfer_write"
-            | "xla_gpu.atomic_rmw"
-            | "xla_gpu.sync_threads"
-            | "xla_gpu.allocate_shared" => m.erase_op(op),
-            "arith.constant" if m.value_type(m.result(op, 0)).is_tensor() => m.erase_op(op),
+            scf::FOR => strip_for(m, op),
+            scf::IF => strip_if(m, op),
+            tensor::INSERT
+            | vector::TRANSFER_WRITE
+            | xla_gpu::ATOMIC_RMW
+            | xla_gpu::SYNC_THREADS
+            | xla_gpu::ALLOCATE_SHARED => m.erase_op(op),
+            arith::CONSTANT if m.value_type(m.result(op, 0)).is_tensor() => m.erase_op(op),
             _ => {}
         }
     }
@@ -905,7 +911,7 @@ fn strip_return(m: &mut Module, f: OpId) {
     let returns: Vec<OpId> = m
         .collect_ops(f)
         .into_iter()
-        .filter(|&op| m.is(op, "func.return"))
+        .filter(|&op| m.is(op, func::RETURN))
         .collect();
     for ret in returns {
         m.set_operands(ret, &[]);

@@ -3,6 +3,8 @@
 //! real MLIR (through melior); both must return the same thing — the same constant (bit for
 //! bit, NaN payloads included), the same argument, or an unfolded op of the same name.
 
+use ir::dialects::arith;
+use ir::dialects::func;
 use ir::{Attribute, Module, OpId, Registry, ValueDef, parse_module_with};
 use passes::{Canonicalize, Pass};
 
@@ -184,12 +186,12 @@ fn returned(m: &Module, f: OpId) -> Returned {
     let ret = m
         .collect_ops(f)
         .into_iter()
-        .find(|&o| m.is(o, "func.return"))
+        .find(|&o| m.is(o, func::RETURN))
         .expect("a return");
     let v = m.operand(ret, 0);
     match m.value_def(v) {
         ValueDef::Arg { index, .. } => Returned::Argument(index),
-        ValueDef::Result { op, .. } if m.is(op, "arith.constant") => {
+        ValueDef::Result { op, .. } if m.is(op, arith::CONSTANT) => {
             Returned::Constant(m.prop(op, "value").expect("a value").clone())
         }
         ValueDef::Result { op, .. } => Returned::Op(m.name(op).as_str()),

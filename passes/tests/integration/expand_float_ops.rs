@@ -7,6 +7,9 @@
 //! MLIR 22.
 
 use crate::common;
+use ir::dialects::arith;
+use ir::dialects::func;
+use ir::dialects::math;
 use ir::{Attribute, Module, OpId, Value};
 use passes::expand_float_ops::{ERF_MAX_ULP, TANH_MAX_ABS, TANH_MAX_ULP};
 use passes::{ExpandFloatOps, Pass};
@@ -89,17 +92,17 @@ fn decode(m: &Module) -> Vec<Inst> {
 
 fn decode_op(m: &Module, op: OpId, arg: &dyn Fn(usize) -> usize) -> Inst {
     match m.name(op).as_str() {
-        "arith.constant" => {
+        arith::CONSTANT => {
             Inst::Const(m.prop(op, "value").and_then(Attribute::as_f64).unwrap() as f32)
         }
-        "math.absf" => Inst::Unary(f32::abs, arg(0)),
-        "arith.mulf" => Inst::Binary(|a, b| a * b, arg(0), arg(1)),
-        "arith.divf" => Inst::Binary(|a, b| a / b, arg(0), arg(1)),
-        "arith.maximumf" => Inst::Binary(maximum, arg(0), arg(1)),
-        "arith.minimumf" => Inst::Binary(minimum, arg(0), arg(1)),
-        "math.copysign" => Inst::Binary(f32::copysign, arg(0), arg(1)),
-        "math.fma" => Inst::Fma(arg(0), arg(1), arg(2)),
-        "arith.cmpf" => {
+        math::ABSF => Inst::Unary(f32::abs, arg(0)),
+        arith::MULF => Inst::Binary(|a, b| a * b, arg(0), arg(1)),
+        arith::DIVF => Inst::Binary(|a, b| a / b, arg(0), arg(1)),
+        arith::MAXIMUMF => Inst::Binary(maximum, arg(0), arg(1)),
+        arith::MINIMUMF => Inst::Binary(minimum, arg(0), arg(1)),
+        math::COPYSIGN => Inst::Binary(f32::copysign, arg(0), arg(1)),
+        math::FMA => Inst::Fma(arg(0), arg(1), arg(2)),
+        arith::CMPF => {
             let predicate = ir::dialects::arith::CMPF_PREDICATES
                 [m.prop(op, "predicate").and_then(Attribute::as_i64).unwrap() as usize];
             let cmp: fn(f32, f32) -> bool = match predicate {
@@ -109,8 +112,8 @@ fn decode_op(m: &Module, op: OpId, arg: &dyn Fn(usize) -> usize) -> Inst {
             };
             Inst::Cmp(cmp, arg(0), arg(1))
         }
-        "arith.select" => Inst::Select(arg(0), arg(1), arg(2)),
-        "func.return" => Inst::Return(arg(0)),
+        arith::SELECT => Inst::Select(arg(0), arg(1), arg(2)),
+        func::RETURN => Inst::Return(arg(0)),
         other => panic!("unexpected op {other}"),
     }
 }
@@ -164,7 +167,7 @@ fn worst(insts: &[Inst], reference: fn(f64) -> f64, limit: f32) -> (f64, f64) {
 
 #[test]
 fn tanh_stays_within_its_documented_error() {
-    let tanh = compile("math.tanh");
+    let tanh = compile(math::TANH);
     let (ulp, abs) = worst(&tanh, f64::tanh, 10.0);
     assert!(ulp <= TANH_MAX_ULP, "tanh: {ulp} ulp");
     assert!(abs <= TANH_MAX_ABS, "tanh: {abs} absolute");
@@ -174,7 +177,7 @@ fn tanh_stays_within_its_documented_error() {
 
 #[test]
 fn tanh_special_values() {
-    let tanh = compile("math.tanh");
+    let tanh = compile(math::TANH);
     assert!(run(&tanh, f32::NAN).is_nan());
     assert_eq!(run(&tanh, f32::INFINITY), 1.0);
     assert_eq!(run(&tanh, f32::NEG_INFINITY), -1.0);
@@ -199,7 +202,7 @@ fn round_bf16(x: f32) -> f32 {
 
 #[test]
 fn bf16_tanh_is_within_one_bf16_ulp_everywhere() {
-    let tanh = compile("math.tanh");
+    let tanh = compile(math::TANH);
     for bits in 0..=u16::MAX {
         let x = f32::from_bits(u32::from(bits) << 16);
         if x.is_nan() {
@@ -236,7 +239,7 @@ fn erf_reference(x: f64) -> f64 {
 
 #[test]
 fn erf_stays_within_its_documented_error() {
-    let erf = compile("math.erf");
+    let erf = compile(math::ERF);
     let (ulp, _) = worst(&erf, erf_reference, 6.0);
     assert!(ulp <= ERF_MAX_ULP, "erf: {ulp} ulp");
     assert!(ulp > 0.5, "erf: only {ulp} ulp");
@@ -298,7 +301,7 @@ func.func @main(%in: tensor<3xf32>, %out: tensor<2xf32>) -> tensor<2xf32> {
   return %p : tensor<2xf32>
 }"#;
     let (m, kernel) = expanded_kernel(text);
-    assert!(m.ops_named("arith.divf").is_empty(), "{}", m.print());
+    assert!(m.ops_named(arith::DIVF).is_empty(), "{}", m.print());
     let sub = f32::from_bits(1);
     let divisors = [
         1.0,
@@ -362,8 +365,8 @@ func.func @main(%in: tensor<1xf32>, %out: tensor<2xf32>) -> tensor<2xf32> {
   return %p : tensor<2xf32>
 }"#;
     let (m, kernel) = expanded_kernel(text);
-    assert_eq!(m.ops_named("math.exp2").len(), 1, "{}", m.print());
-    assert_eq!(m.ops_named("math.exp").len(), 1, "{}", m.print());
+    assert_eq!(m.ops_named(math::EXP2).len(), 1, "{}", m.print());
+    assert_eq!(m.ops_named(math::EXP).len(), 1, "{}", m.print());
     let run = |x: f32| {
         let out = run_one_thread(&kernel, x.to_le_bytes().to_vec(), 8);
         f32::from_le_bytes(out[0..4].try_into().unwrap())

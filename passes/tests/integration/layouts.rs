@@ -9,6 +9,10 @@
 //!   MLIR 22 (unregistered dialects allowed, for `xla_gpu`); so do the inputs, whose tensor
 //!   types carry `#xla.layout` encodings.
 
+use ir::dialects::arith;
+use ir::dialects::scf;
+use ir::dialects::tensor;
+use ir::dialects::vector;
 use std::path::PathBuf;
 
 use indexing::{AffineExpr, IndexingMap, Interval, Variable, delinearize};
@@ -95,7 +99,7 @@ fn eval(m: &Module, v: Value, args: &[Value], point: &[i64]) -> i64 {
         return point[i];
     }
     let op = m.defining_op(v).expect("an index computed by an op");
-    if m.is(op, "arith.constant") {
+    if m.is(op, arith::CONSTANT) {
         return m.prop(op, "value").and_then(|a| a.as_i64()).unwrap();
     }
     let map = xla_gpu::indexing_map(m, op).expect("an apply_indexing");
@@ -135,7 +139,7 @@ fn flat_offsets_are_the_physical_index_of_random_layouts() {
         let extract = m
             .collect_ops(f)
             .into_iter()
-            .find(|&o| m.is(o, "tensor.extract"))
+            .find(|&o| m.is(o, tensor::EXTRACT))
             .unwrap();
         assert_eq!(m.num_operands(extract), 2, "{}", m.print());
         let offset = m.operand(extract, 1);
@@ -205,17 +209,17 @@ fn gelu_flattens_then_vectorizes() {
     let chunk = &lit_chunks("flatten-tensors.mlir")[0];
     let mut m = parse_module(chunk).unwrap();
     FlattenTensors.run(&mut m).unwrap();
-    let scf_if = m.ops_named("scf.if")[0];
+    let scf_if = m.ops_named(scf::IF)[0];
     let then_block = m.entry_block(m.region(scf_if, 0)).unwrap();
     let yielded = passes::rewrite::inline_block_before(&mut m, then_block, scf_if, &[]);
     passes::rewrite::replace_op(&mut m, scf_if, &yielded);
     VectorizeLoadsStores.run(&mut m).unwrap();
     m.verify().unwrap();
     let text = m.print();
-    assert_eq!(text.matches("vector.transfer_read").count(), 1, "{text}");
-    assert_eq!(text.matches("vector.transfer_write").count(), 1, "{text}");
+    assert_eq!(text.matches(vector::TRANSFER_READ).count(), 1, "{text}");
+    assert_eq!(text.matches(vector::TRANSFER_WRITE).count(), 1, "{text}");
     assert!(
-        !text.contains("tensor.extract") && !text.contains("tensor.insert"),
+        !text.contains(tensor::EXTRACT) && !text.contains(tensor::INSERT),
         "{text}"
     );
     assert!(

@@ -5,6 +5,11 @@
 //! the ones XLA's inliner declines, and real MLIR accepts the result. Hand-written modules
 //! check that lowered output without `xla_gpu` ops is plain MLIR (no unregistered ops).
 
+use ir::dialects::func;
+use ir::dialects::gpu;
+use ir::dialects::math;
+use ir::dialects::scf;
+use ir::dialects::xla_gpu;
 use std::path::Path;
 
 use ir::{Attribute, Module, OpId};
@@ -17,10 +22,10 @@ const FRONT: &str = "inline,erase-dead-functions,lower-xla-gpu-to-scf,canonicali
 /// `xla_gpu` ops no module keeps after `lower-xla-gpu-to-scf` (`apply_indexing` stays for
 /// `simplify-affine`, shared memory ops for later passes).
 const LOWERED: &[&str] = &[
-    "xla_gpu.loop",
-    "xla_gpu.shuffle_reduce",
-    "xla_gpu.predicated_insert",
-    "xla_gpu.predicated_extract",
+    xla_gpu::LOOP,
+    xla_gpu::SHUFFLE_REDUCE,
+    xla_gpu::PREDICATED_INSERT,
+    xla_gpu::PREDICATED_EXTRACT,
 ];
 
 fn run_pipeline(m: &mut Module, pipeline: &str) -> Result<(), String> {
@@ -42,7 +47,7 @@ fn ops_named(m: &Module, root: OpId, name: &str) -> Vec<OpId> {
 /// Every call left calls a function too large to copy (the inliner's other reasons — one
 /// use, recursion, `noinline` — do not occur in emitted modules).
 fn check_calls_left(m: &Module, name: &str) {
-    for call in ops_named(m, m.top(), "xla_gpu.pure_call") {
+    for call in ops_named(m, m.top(), xla_gpu::PURE_CALL) {
         let callee = m
             .prop(call, "callee")
             .and_then(Attribute::as_symbol)
@@ -123,18 +128,18 @@ fn gelu_becomes_one_function_with_the_seeds_loop() {
     assert_eq!(functions, ["main"], "{}", m.print());
     let main = m.lookup_symbol(m.top(), "main").unwrap();
     let count = |name| ops_named(m, main, name).len();
-    assert_eq!(count("xla_gpu.pure_call"), 0, "{}", m.print());
-    assert_eq!(count("scf.for"), 1, "{}", m.print());
-    assert_eq!(count("scf.if"), 1, "{}", m.print());
-    assert_eq!(count("math.tanh"), 1, "{}", m.print());
-    assert_eq!(count("xla_gpu.apply_indexing"), 3, "{}", m.print());
+    assert_eq!(count(xla_gpu::PURE_CALL), 0, "{}", m.print());
+    assert_eq!(count(scf::FOR), 1, "{}", m.print());
+    assert_eq!(count(scf::IF), 1, "{}", m.print());
+    assert_eq!(count(math::TANH), 1, "{}", m.print());
+    assert_eq!(count(xla_gpu::APPLY_INDEXING), 3, "{}", m.print());
     // Unrolled (here without vectorization), the loop over vector_index is eight copies
     // (8 bf16 per thread: one 16-byte access).
     let unrolled = lower_file(&gelu, &format!("{FRONT},unroll-loops"));
     let m = &unrolled[0];
     let main = m.lookup_symbol(m.top(), "main").unwrap();
-    assert!(ops_named(m, main, "scf.for").is_empty(), "{}", m.print());
-    assert_eq!(ops_named(m, main, "math.tanh").len(), 8, "{}", m.print());
+    assert!(ops_named(m, main, scf::FOR).is_empty(), "{}", m.print());
+    assert_eq!(ops_named(m, main, math::TANH).len(), 8, "{}", m.print());
 }
 
 /// Lowered modules without `xla_gpu` ops parse and verify in MLIR with no unregistered ops.
@@ -172,9 +177,9 @@ fn lowered_control_flow_is_plain_mlir() {
     .unwrap();
     let text = m.print();
     assert!(!text.contains("xla_gpu"), "{text}");
-    assert!(!text.contains("scf.for"), "{text}");
-    assert_eq!(ops_named(&m, m.top(), "gpu.shuffle").len(), 5 * 4, "{text}");
-    assert_eq!(ops_named(&m, m.top(), "func.func").len(), 1, "{text}");
+    assert!(!text.contains(scf::FOR), "{text}");
+    assert_eq!(ops_named(&m, m.top(), gpu::SHUFFLE).len(), 5 * 4, "{text}");
+    assert_eq!(ops_named(&m, m.top(), func::FUNC).len(), 1, "{text}");
     codegen::mlir::verify(&m.print_generic(), false)
         .unwrap_or_else(|e| panic!("MLIR rejects: {e}\n{text}"));
     codegen::mlir::verify(&text, false).unwrap_or_else(|e| panic!("MLIR rejects: {e}\n{text}"));

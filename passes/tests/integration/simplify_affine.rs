@@ -9,6 +9,8 @@
 
 use crate::common;
 use indexing::{AffineExpr, IndexingMap, Interval, Variable};
+use ir::dialects::arith;
+use ir::dialects::func;
 use ir::dialects::xla_gpu;
 use ir::{Attribute, Builder, Ident, Module, NamedAttr, OpId, Type, Value};
 use passes::{Pass, SimplifyAffine};
@@ -170,7 +172,7 @@ fn interpret(m: &Module, args: &[i64]) -> Vec<i64> {
     for op in m.block_ops(entry) {
         let operands: Vec<i64> = m.operands(op).map(|v| env[&v]).collect();
         let name = m.name(op);
-        if name.as_str() == "func.return" {
+        if name.as_str() == func::RETURN {
             return operands;
         }
         let value = eval_op(m, op, name.as_str(), &operands);
@@ -194,18 +196,18 @@ fn eval_op(m: &Module, op: OpId, name: &str, x: &[i64]) -> i64 {
         v as i64
     };
     match name {
-        "arith.constant" => m
+        arith::CONSTANT => m
             .prop(op, "value")
             .and_then(Attribute::as_i64)
             .expect("an index constant"),
-        "arith.addi" => exact(i128::from(x[0]) + i128::from(x[1])),
-        "arith.subi" => exact(i128::from(x[0]) - i128::from(x[1])),
-        "arith.muli" => exact(i128::from(x[0]) * i128::from(x[1])),
-        "arith.divui" => ((x[0] as u64) / (x[1] as u64)) as i64,
-        "arith.remui" => ((x[0] as u64) % (x[1] as u64)) as i64,
-        "arith.divsi" => x[0].wrapping_div(x[1]),
-        "arith.remsi" => x[0].wrapping_rem(x[1]),
-        "arith.cmpi" => {
+        arith::ADDI => exact(i128::from(x[0]) + i128::from(x[1])),
+        arith::SUBI => exact(i128::from(x[0]) - i128::from(x[1])),
+        arith::MULI => exact(i128::from(x[0]) * i128::from(x[1])),
+        arith::DIVUI => ((x[0] as u64) / (x[1] as u64)) as i64,
+        arith::REMUI => ((x[0] as u64) % (x[1] as u64)) as i64,
+        arith::DIVSI => x[0].wrapping_div(x[1]),
+        arith::REMSI => x[0].wrapping_rem(x[1]),
+        arith::CMPI => {
             let predicate = m.prop(op, "predicate").and_then(Attribute::as_i64);
             let holds = match predicate {
                 Some(2) => x[0] < x[1],
@@ -214,7 +216,7 @@ fn eval_op(m: &Module, op: OpId, name: &str, x: &[i64]) -> i64 {
             };
             i64::from(holds)
         }
-        "arith.select" => {
+        arith::SELECT => {
             if x[0] != 0 {
                 x[1]
             } else {

@@ -3,6 +3,8 @@
 //! O3-optimized LLVM IR, the code that becomes PTX) on the models and on every corpus file
 //! that compiles, and a pass or an LLVM stage broken on purpose is blamed by name.
 
+use ir::dialects::arith;
+use ir::dialects::tensor;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -86,14 +88,14 @@ impl Pass for OffByOneFlatten {
         let reads: Vec<_> = m
             .collect_ops(m.top())
             .into_iter()
-            .filter(|&op| m.is(op, "tensor.extract") && m.num_operands(op) == 2)
+            .filter(|&op| m.is(op, tensor::EXTRACT) && m.num_operands(op) == 2)
             .collect();
         assert!(!reads.is_empty(), "no flattened read to break");
         for op in reads {
             let index = m.operand(op, 1);
             let mut b = Builder::new(m, InsertPoint::Before(op));
             let one = b.index(1);
-            let neighbour = b.binary("arith.xori", index, one);
+            let neighbour = b.binary(arith::XORI, index, one);
             m.set_operand(op, 1, neighbour);
         }
         Ok(())

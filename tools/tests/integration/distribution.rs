@@ -6,6 +6,9 @@
 //! accesses where a lane's elements are contiguous).
 
 use interp::{Buffer, Kernel, Launch};
+use ir::dialects::func;
+use ir::dialects::gpu;
+use ir::dialects::llvm;
 use ir::{Attribute, Module, Type};
 use passes::{Pass, PassRegistry};
 
@@ -28,7 +31,7 @@ fn random_buffer(ty: Type, random: &mut fastrand::Rng) -> Buffer {
 /// The function of a chunk, its name and the types of its arguments.
 fn function(m: &Module) -> (String, Vec<Type>) {
     let f = m
-        .ops_named("func.func")
+        .ops_named(func::FUNC)
         .first()
         .copied()
         .expect("a function");
@@ -44,7 +47,7 @@ fn function(m: &Module) -> (String, Vec<Type>) {
 
 /// The block size `gpu.thread_id`'s range gives.
 fn threads(m: &Module) -> u64 {
-    m.ops_named("gpu.thread_id")
+    m.ops_named(gpu::THREAD_ID)
         .first()
         .copied()
         .and_then(|op| match m.attr(op, "xla.range") {
@@ -135,7 +138,7 @@ fn distributed_kernels_agree_with_whole_vector_ones_down_to_ptx() {
             let text = m.print();
             let vector_loads = text
                 .lines()
-                .filter(|l| l.contains("llvm.load") && l.contains("vector<4xf32>"));
+                .filter(|l| l.contains(llvm::LOAD) && l.contains("vector<4xf32>"));
             assert_eq!(vector_loads.count(), 4, "{text}");
         }
         registry

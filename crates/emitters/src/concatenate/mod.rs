@@ -15,6 +15,7 @@
 use hlo::{ArrayShape, Diagnostic, InstrId, Opcode};
 use indexing::{AffineExpr, Interval};
 use ir::Type;
+use ir::dialects::arith;
 use ir::dialects::xla_gpu;
 
 use crate::analysis::FusionAnalysis;
@@ -158,7 +159,7 @@ impl ConcatenateFusion {
                 if offset != 0 {
                     let shift = b.index(offset);
                     operand_index[self.dimension] =
-                        b.binary("arith.subi", index[self.dimension], shift);
+                        b.binary(arith::SUBI, index[self.dimension], shift);
                 }
                 let mut value = provide(cx, b, &params, operand, &operand_index)?[0];
                 let mut root_index = index.to_vec();

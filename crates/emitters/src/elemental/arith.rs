@@ -3,6 +3,8 @@
 //! total order, conversions with saturation and rounding).
 
 use super::*;
+use ir::dialects::arith;
+use ir::dialects::math;
 
 impl ElementalEmitter<'_, '_> {
     /// Elementwise ops on scalars `args` producing a value of `ty`.
@@ -47,105 +49,97 @@ impl ElementalEmitter<'_, '_> {
         use Opcode::*;
         let pick = |f: &'static str, i: &'static str| if float { f } else { i };
         Ok(match instr.opcode {
-            Add if t0 == PrimitiveType::Pred => b.binary("arith.ori", x, args[1]),
-            Multiply if t0 == PrimitiveType::Pred => b.binary("arith.andi", x, args[1]),
-            Add => b.binary(pick("arith.addf", "arith.addi"), x, args[1]),
-            Subtract => b.binary(pick("arith.subf", "arith.subi"), x, args[1]),
-            Multiply => b.binary(pick("arith.mulf", "arith.muli"), x, args[1]),
+            Add if t0 == PrimitiveType::Pred => b.binary(arith::ORI, x, args[1]),
+            Multiply if t0 == PrimitiveType::Pred => b.binary(arith::ANDI, x, args[1]),
+            Add => b.binary(pick(arith::ADDF, arith::ADDI), x, args[1]),
+            Subtract => b.binary(pick(arith::SUBF, arith::SUBI), x, args[1]),
+            Multiply => b.binary(pick(arith::MULF, arith::MULI), x, args[1]),
             Divide if float => {
-                let q = b.binary("arith.divf", x, args[1]);
+                let q = b.binary(arith::DIVF, x, args[1]);
                 // A divisor in [1, n]: `div.full` would not scale, `x · rcp(d)` is the same.
                 let divisor = instr.operands[1];
                 let proven = f32 && range::is_sum_of_exp_minus_group_maximum(module, c, divisor);
                 with_fastmath_if(b, q, "arcp", proven)
             }
             Divide => int_divide(b, x, args[1], unsigned, false),
-            Remainder if float => b.binary("arith.remf", x, args[1]),
+            Remainder if float => b.binary(arith::REMF, x, args[1]),
             Remainder => int_divide(b, x, args[1], unsigned, true),
-            Maximum if float => b.binary("arith.maximumf", x, args[1]),
-            Minimum if float => b.binary("arith.minimumf", x, args[1]),
+            Maximum if float => b.binary(arith::MAXIMUMF, x, args[1]),
+            Minimum if float => b.binary(arith::MINIMUMF, x, args[1]),
             Maximum => b.binary(
-                if unsigned {
-                    "arith.maxui"
-                } else {
-                    "arith.maxsi"
-                },
+                if unsigned { arith::MAXUI } else { arith::MAXSI },
                 x,
                 args[1],
             ),
             Minimum => b.binary(
-                if unsigned {
-                    "arith.minui"
-                } else {
-                    "arith.minsi"
-                },
+                if unsigned { arith::MINUI } else { arith::MINSI },
                 x,
                 args[1],
             ),
-            And => b.binary("arith.andi", x, args[1]),
-            Or => b.binary("arith.ori", x, args[1]),
-            Xor => b.binary("arith.xori", x, args[1]),
+            And => b.binary(arith::ANDI, x, args[1]),
+            Or => b.binary(arith::ORI, x, args[1]),
+            Xor => b.binary(arith::XORI, x, args[1]),
             Not => {
                 let ones = b.int(-1, ty);
-                b.binary("arith.xori", x, ones)
+                b.binary(arith::XORI, x, ones)
             }
             ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => {
                 shift(b, instr.opcode, x, args[1], ty)
             }
-            Power if float => b.binary("math.powf", x, args[1]),
-            Atan2 if float => b.binary("math.atan2", x, args[1]),
-            Negate if float => b.unary("arith.negf", x),
+            Power if float => b.binary(math::POWF, x, args[1]),
+            Atan2 if float => b.binary(math::ATAN2, x, args[1]),
+            Negate if float => b.unary(arith::NEGF, x),
             Negate => {
                 let zero = b.int(0, ty);
-                b.binary("arith.subi", zero, x)
+                b.binary(arith::SUBI, zero, x)
             }
-            Abs if float => b.unary("math.absf", x),
-            Abs => b.unary("math.absi", x),
+            Abs if float => b.unary(math::ABSF, x),
+            Abs => b.unary(math::ABSI, x),
             Sign => sign(b, x, ty, float),
             Exp if float => {
-                let e = b.unary("math.exp", x);
+                let e = b.unary(math::EXP, x);
                 // `expand-float-ops` may approximate it: within f32's bound on x <= 0.
                 let proven = f32 && range::is_minus_its_group_maximum(module, c, instr.operands[0]);
                 with_fastmath_if(b, e, "afn", proven)
             }
-            Expm1 if float => b.unary("math.expm1", x),
-            Log if float => b.unary("math.log", x),
-            Log1p if float => b.unary("math.log1p", x),
-            Sqrt if float => b.unary("math.sqrt", x),
-            Rsqrt if float => b.unary("math.rsqrt", x),
-            Cbrt if float => b.unary("math.cbrt", x),
-            Tanh if float => b.unary("math.tanh", x),
-            Sin if float => b.unary("math.sin", x),
-            Cos if float => b.unary("math.cos", x),
-            Tan if float => b.unary("math.tan", x),
-            Erf if float => b.unary("math.erf", x),
-            Atan if float => b.unary("math.atan", x),
-            Acos if float => b.unary("math.acos", x),
-            Asin if float => b.unary("math.asin", x),
-            Acosh if float => b.unary("math.acosh", x),
-            Asinh if float => b.unary("math.asinh", x),
-            Atanh if float => b.unary("math.atanh", x),
-            Cosh if float => b.unary("math.cosh", x),
-            Sinh if float => b.unary("math.sinh", x),
-            Floor if float => b.unary("math.floor", x),
-            Ceil if float => b.unary("math.ceil", x),
-            RoundNearestAfz if float => b.unary("math.round", x),
-            RoundNearestEven if float => b.unary("math.roundeven", x),
+            Expm1 if float => b.unary(math::EXPM1, x),
+            Log if float => b.unary(math::LOG, x),
+            Log1p if float => b.unary(math::LOG1P, x),
+            Sqrt if float => b.unary(math::SQRT, x),
+            Rsqrt if float => b.unary(math::RSQRT, x),
+            Cbrt if float => b.unary(math::CBRT, x),
+            Tanh if float => b.unary(math::TANH, x),
+            Sin if float => b.unary(math::SIN, x),
+            Cos if float => b.unary(math::COS, x),
+            Tan if float => b.unary(math::TAN, x),
+            Erf if float => b.unary(math::ERF, x),
+            Atan if float => b.unary(math::ATAN, x),
+            Acos if float => b.unary(math::ACOS, x),
+            Asin if float => b.unary(math::ASIN, x),
+            Acosh if float => b.unary(math::ACOSH, x),
+            Asinh if float => b.unary(math::ASINH, x),
+            Atanh if float => b.unary(math::ATANH, x),
+            Cosh if float => b.unary(math::COSH, x),
+            Sinh if float => b.unary(math::SINH, x),
+            Floor if float => b.unary(math::FLOOR, x),
+            Ceil if float => b.unary(math::CEIL, x),
+            RoundNearestAfz if float => b.unary(math::ROUND, x),
+            RoundNearestEven if float => b.unary(math::ROUNDEVEN, x),
             Logistic if float => {
                 // 1 / (1 + exp(-x)).
-                let neg = b.unary("arith.negf", x);
-                let e = b.unary("math.exp", neg);
+                let neg = b.unary(arith::NEGF, x);
+                let e = b.unary(math::EXP, neg);
                 let one = b.float(1.0, ty);
                 let d = b.addf(one, e);
-                b.binary("arith.divf", one, d)
+                b.binary(arith::DIVF, one, d)
             }
             IsFinite => {
-                let a = b.unary("math.absf", x);
+                let a = b.unary(math::ABSF, x);
                 let inf = b.float(f64::INFINITY, b.module.value_type(x));
                 cmpf(b, "one", a, inf)
             }
-            PopulationCount if !float => b.unary("math.ctpop", x),
-            Clz if !float => b.unary("math.ctlz", x),
+            PopulationCount if !float => b.unary(math::CTPOP, x),
+            Clz if !float => b.unary(math::CTLZ, x),
             Compare => compare(b, instr, x, args[1], t0).map_err(|e| unsupported(span, e))?,
             Select => b.select(x, args[1], args[2]),
             Clamp => {
@@ -153,11 +147,11 @@ impl ElementalEmitter<'_, '_> {
                 let (lo, v, hi) = (args[0], args[1], args[2]);
                 let t1 = operand_types[1];
                 let (max, min) = if t1.is_float() {
-                    ("arith.maximumf", "arith.minimumf")
+                    (arith::MAXIMUMF, arith::MINIMUMF)
                 } else if t1.is_unsigned_int() || t1 == PrimitiveType::Pred {
-                    ("arith.maxui", "arith.minui")
+                    (arith::MAXUI, arith::MINUI)
                 } else {
-                    ("arith.maxsi", "arith.minsi")
+                    (arith::MAXSI, arith::MINSI)
                 };
                 let m = b.binary(max, v, lo);
                 b.binary(min, m, hi)
@@ -174,7 +168,7 @@ impl ElementalEmitter<'_, '_> {
                 if from == ty {
                     x
                 } else if from.bit_width() == ty.bit_width() && t0 != PrimitiveType::Pred {
-                    b.cast("arith.bitcast", x, ty)
+                    b.cast(arith::BITCAST, x, ty)
                 } else {
                     return Err(unsupported(
                         span,
@@ -198,7 +192,7 @@ pub(super) fn cmpf(b: &mut Builder<'_>, predicate: &str, x: Value, y: Value) -> 
         .position(|&n| n == predicate)
         .expect("cmpf predicate");
     let op = b.insert(
-        OpState::new("arith.cmpf")
+        OpState::new(arith::CMPF)
             .operands(&[x, y])
             .results(&[Type::I1])
             .prop("predicate", Attribute::i64(p as i64)),
@@ -222,15 +216,15 @@ fn int_divide(b: &mut Builder<'_>, x: Value, y: Value, unsigned: bool, remainder
         let minus_one = b.int(-1, ty);
         let x_min = b.cmpi("eq", x, min);
         let y_m1 = b.cmpi("eq", y, minus_one);
-        let overflow = b.binary("arith.andi", x_min, y_m1);
-        b.binary("arith.ori", is_zero, overflow)
+        let overflow = b.binary(arith::ANDI, x_min, y_m1);
+        b.binary(arith::ORI, is_zero, overflow)
     };
     let safe = b.select(trap, one, y);
     let name = match (remainder, unsigned) {
-        (false, false) => "arith.divsi",
-        (false, true) => "arith.divui",
-        (true, false) => "arith.remsi",
-        (true, true) => "arith.remui",
+        (false, false) => arith::DIVSI,
+        (false, true) => arith::DIVUI,
+        (true, false) => arith::REMSI,
+        (true, true) => arith::REMUI,
     };
     let q = b.binary(name, x, safe);
     let on_zero = if remainder { x } else { b.int(-1, ty) };
@@ -247,13 +241,13 @@ fn shift(b: &mut Builder<'_>, op: Opcode, x: Value, y: Value, ty: Type) -> Value
         Opcode::ShiftRightArithmetic => {
             let max = b.int(width - 1, ty);
             let amount = b.select(in_range, y, max);
-            b.binary("arith.shrsi", x, amount)
+            b.binary(arith::SHRSI, x, amount)
         }
         _ => {
             let name = if op == Opcode::ShiftLeft {
-                "arith.shli"
+                arith::SHLI
             } else {
-                "arith.shrui"
+                arith::SHRUI
             };
             let shifted = b.binary(name, x, y);
             let zero = b.int(0, ty);
@@ -269,7 +263,7 @@ fn sign(b: &mut Builder<'_>, x: Value, ty: Type, float: bool) -> Value {
         let zero = b.float(0.0, ty);
         let one = b.float(1.0, ty);
         let nonzero = cmpf(b, "one", x, zero);
-        let s = b.binary("math.copysign", one, x);
+        let s = b.binary(math::COPYSIGN, one, x);
         return b.select(nonzero, s, x);
     }
     let zero = b.int(0, ty);
@@ -332,11 +326,11 @@ fn total_order_key(b: &mut Builder<'_>, x: Value) -> Value {
     let ty = b.module.value_type(x);
     let width = ty.bit_width().unwrap_or(32);
     let int = Type::int(width);
-    let bits = b.cast("arith.bitcast", x, int);
+    let bits = b.cast(arith::BITCAST, x, int);
     let zero = b.int(0, int);
     let magnitude = b.int((1i128 << (width - 1)) - 1, int);
     let negative = b.cmpi("slt", bits, zero);
-    let flipped = b.binary("arith.xori", bits, magnitude);
+    let flipped = b.binary(arith::XORI, bits, magnitude);
     b.select(negative, flipped, bits)
 }
 
@@ -367,20 +361,20 @@ pub(super) fn convert(
         (true, true) => {
             let (sw, dw) = (src.bit_width().unwrap_or(0), ty.bit_width().unwrap_or(0));
             if sw < dw {
-                b.cast("arith.extf", x, ty)
+                b.cast(arith::EXTF, x, ty)
             } else if sw > dw {
-                b.cast("arith.truncf", x, ty)
+                b.cast(arith::TRUNCF, x, ty)
             } else {
                 // f16 <-> bf16: through f32, exact on the way up.
-                let wide = b.cast("arith.extf", x, Type::F32);
-                b.cast("arith.truncf", wide, ty)
+                let wide = b.cast(arith::EXTF, x, Type::F32);
+                b.cast(arith::TRUNCF, wide, ty)
             }
         }
         (false, true) => b.cast(
             if unsigned_src {
-                "arith.uitofp"
+                arith::UITOFP
             } else {
-                "arith.sitofp"
+                arith::SITOFP
             },
             x,
             ty,
@@ -390,15 +384,15 @@ pub(super) fn convert(
             if sw < dw {
                 b.cast(
                     if unsigned_src {
-                        "arith.extui"
+                        arith::EXTUI
                     } else {
-                        "arith.extsi"
+                        arith::EXTSI
                     },
                     x,
                     ty,
                 )
             } else if sw > dw {
-                b.cast("arith.trunci", x, ty)
+                b.cast(arith::TRUNCI, x, ty)
             } else {
                 x
             }
@@ -416,7 +410,7 @@ fn float_to_int(b: &mut Builder<'_>, x: Value, to: PrimitiveType, ty: Type) -> V
         let zero = b.float(0.0, src);
         let limit = b.float(2f64.powi(width as i32), src);
         let max = b.int(-1, ty);
-        let converted = b.cast("arith.fptoui", x, ty);
+        let converted = b.cast(arith::FPTOUI, x, ty);
         let too_big = cmpf(b, "oge", x, limit);
         let positive = cmpf(b, "ogt", x, zero);
         let clamped = b.select(too_big, max, converted);
@@ -426,7 +420,7 @@ fn float_to_int(b: &mut Builder<'_>, x: Value, to: PrimitiveType, ty: Type) -> V
     let neg_limit = b.float(-(2f64.powi(width as i32 - 1)), src);
     let max = b.int((1i128 << (width - 1)) - 1, ty);
     let min = b.int(-(1i128 << (width - 1)), ty);
-    let converted = b.cast("arith.fptosi", x, ty);
+    let converted = b.cast(arith::FPTOSI, x, ty);
     let too_big = cmpf(b, "oge", x, limit);
     let too_small = cmpf(b, "ole", x, neg_limit);
     let is_nan = cmpf(b, "uno", x, x);

@@ -192,7 +192,7 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
                 if self.b.module.value_type(v) == types[0] {
                     v
                 } else {
-                    self.b.cast("arith.bitcast", v, types[0])
+                    self.b.cast(ir::dialects::arith::BITCAST, v, types[0])
                 }
             }
             Gather => self.gather(id, index)?,
@@ -314,7 +314,7 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
             }
             for c in checks {
                 cond = Some(match cond {
-                    Some(acc) => self.b.binary("arith.andi", acc, c),
+                    Some(acc) => self.b.binary(ir::dialects::arith::ANDI, acc, c),
                     None => c,
                 });
             }
@@ -416,15 +416,15 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
         if let Some(part) = element.and_then(PrimitiveType::complex_component) {
             let part_ty =
                 crate::types::element_type(part).map_err(|e| unsupported(instr.spans.whole, e))?;
-            let i64v = self.b.cast("arith.index_cast", i, Type::I64);
-            let re = self.b.cast("arith.sitofp", i64v, part_ty);
+            let i64v = self.b.cast(ir::dialects::arith::INDEX_CAST, i, Type::I64);
+            let re = self.b.cast(ir::dialects::arith::SITOFP, i64v, part_ty);
             return Ok(complex::real_to_complex(&mut self.b, re));
         }
         Ok(if ty.is_float() {
-            let i64v = self.b.cast("arith.index_cast", i, Type::I64);
-            self.b.cast("arith.sitofp", i64v, ty)
+            let i64v = self.b.cast(ir::dialects::arith::INDEX_CAST, i, Type::I64);
+            self.b.cast(ir::dialects::arith::SITOFP, i64v, ty)
         } else {
-            self.b.cast("arith.index_castui", i, ty)
+            self.b.cast(ir::dialects::arith::INDEX_CASTUI, i, ty)
         })
     }
 
@@ -550,24 +550,24 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
         let mut i = start;
         if !unsigned {
             let zero = self.b.int(0, ty);
-            i = self.b.binary("arith.maxsi", i, zero);
+            i = self.b.binary(ir::dialects::arith::MAXSI, i, zero);
         }
         if i128::from(hi) < type_max {
             let hi = self.b.int(hi.into(), ty);
             i = self.b.binary(
                 if unsigned {
-                    "arith.minui"
+                    ir::dialects::arith::MINUI
                 } else {
-                    "arith.minsi"
+                    ir::dialects::arith::MINSI
                 },
                 i,
                 hi,
             );
         }
         let cast = if unsigned {
-            "arith.index_castui"
+            ir::dialects::arith::INDEX_CASTUI
         } else {
-            "arith.index_cast"
+            ir::dialects::arith::INDEX_CAST
         };
         self.b.cast(cast, i, Type::INDEX)
     }
@@ -626,9 +626,9 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
             self.b.int(0, acc_ty)
         };
         let (mul, add) = match acc_prim {
-            PrimitiveType::Pred => ("arith.andi", "arith.ori"),
-            t if t.is_float() => ("arith.mulf", "arith.addf"),
-            _ => ("arith.muli", "arith.addi"),
+            PrimitiveType::Pred => (ir::dialects::arith::ANDI, ir::dialects::arith::ORI),
+            t if t.is_float() => (ir::dialects::arith::MULF, ir::dialects::arith::ADDF),
+            _ => (ir::dialects::arith::MULI, ir::dialects::arith::ADDI),
         };
         let sum =
             self.range_var_loops(id, &map, vec![zero], Vec::new(), &mut |this, accs, ivs| {

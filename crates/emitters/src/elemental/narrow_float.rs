@@ -12,6 +12,8 @@
 //! (`0x7f`), so that every architecture computes the same codes.
 
 use hlo::narrow_float::{Format, HardwareConversion, Specials};
+use ir::dialects::arith;
+use ir::dialects::math;
 use ir::dialects::{llvm, vector};
 
 use super::arith::{cmpf, convert};
@@ -94,13 +96,13 @@ fn decode_from(
     let Some(cvt) = instruction(ty, target) else {
         return decode(b, code, f);
     };
-    let pair = b.cast("arith.extui", code, Type::int(16));
+    let pair = b.cast(arith::EXTUI, code, Type::int(16));
     let ip = b.insertion_point();
     let halves = Type::vector(&[2], Type::F16);
     let both = llvm::build_call_intrinsic(b.module, ip, cvt.widening, &[pair], halves);
     let ip = b.insertion_point();
     let half = vector::build_extract(b.module, ip, both, &[vector::Position::Static(0)]);
-    b.cast("arith.extf", half, Type::F32)
+    b.cast(arith::EXTF, half, Type::F32)
 }
 
 /// The f32 value of an encoding: `(2^m + mantissa) * 2^(e - bias - m)`, or
@@ -112,26 +114,26 @@ fn decode(b: &mut Builder<'_>, code: Value, f: Format) -> Value {
     }
     let m = i64::from(f.mantissa_bits);
     let sign_bit = i64::from(f.sign_bit());
-    let c = b.cast("arith.extui", code, Type::I32);
+    let c = b.cast(arith::EXTUI, code, Type::I32);
     let low = i32c(b, sign_bit - 1);
-    let magnitude = b.binary("arith.andi", c, low);
+    let magnitude = b.binary(arith::ANDI, c, low);
     let shift_m = i32c(b, m);
-    let exponent = b.binary("arith.shrui", magnitude, shift_m);
+    let exponent = b.binary(arith::SHRUI, magnitude, shift_m);
     let mantissa_mask = i32c(b, (1 << m) - 1);
-    let mantissa = b.binary("arith.andi", magnitude, mantissa_mask);
+    let mantissa = b.binary(arith::ANDI, magnitude, mantissa_mask);
     // Normal: f32's exponent field and the mantissa at the top of f32's.
     let rebias = i32c(b, 127 - i64::from(f.bias));
-    let f32_exponent = b.binary("arith.addi", exponent, rebias);
+    let f32_exponent = b.binary(arith::ADDI, exponent, rebias);
     let twenty_three = i32c(b, 23);
-    let exponent_bits = b.binary("arith.shli", f32_exponent, twenty_three);
+    let exponent_bits = b.binary(arith::SHLI, f32_exponent, twenty_three);
     let to_top = i32c(b, 23 - m);
-    let mantissa_bits = b.binary("arith.shli", mantissa, to_top);
-    let normal_bits = b.binary("arith.ori", exponent_bits, mantissa_bits);
-    let normal = b.cast("arith.bitcast", normal_bits, Type::F32);
+    let mantissa_bits = b.binary(arith::SHLI, mantissa, to_top);
+    let normal_bits = b.binary(arith::ORI, exponent_bits, mantissa_bits);
+    let normal = b.cast(arith::BITCAST, normal_bits, Type::F32);
     // Subnormal (and zero): the mantissa times the smallest subnormal, exactly.
-    let as_float = b.cast("arith.uitofp", mantissa, Type::F32);
+    let as_float = b.cast(arith::UITOFP, mantissa, Type::F32);
     let unit = b.float(2f64.powi(f.min_exponent() - m as i32), Type::F32);
-    let subnormal = b.binary("arith.mulf", as_float, unit);
+    let subnormal = b.binary(arith::MULF, as_float, unit);
     let zero = i32c(b, 0);
     let is_subnormal = b.cmpi("eq", exponent, zero);
     let mut value = b.select(is_subnormal, subnormal, normal);
@@ -157,9 +159,9 @@ fn decode(b: &mut Builder<'_>, code: Value, f: Format) -> Value {
         Specials::Saturating | Specials::ExponentOnly => {}
     }
     let sign = i32c(b, sign_bit);
-    let sign_set = b.binary("arith.andi", c, sign);
+    let sign_set = b.binary(arith::ANDI, c, sign);
     let negative = b.cmpi("ne", sign_set, zero);
-    let negated = b.unary("arith.negf", value);
+    let negated = b.unary(arith::NEGF, value);
     b.select(negative, negated, value)
 }
 
@@ -189,22 +191,22 @@ fn encode_to(b: &mut Builder<'_>, x: Value, ty: PrimitiveType, f: Format, target
 fn encode_with_cvt(b: &mut Builder<'_>, x: Value, cvt: HardwareConversion) -> Value {
     let ip = b.insertion_point();
     let pair = llvm::build_call_intrinsic(b.module, ip, cvt.intrinsic, &[x, x], Type::int(16));
-    let code = b.cast("arith.trunci", pair, Type::I8);
-    let bits = b.cast("arith.bitcast", x, Type::I32);
+    let code = b.cast(arith::TRUNCI, pair, Type::I8);
+    let bits = b.cast(arith::BITCAST, x, Type::I32);
     let magnitude_mask = i32c(b, 0x7fff_ffff);
-    let magnitude = b.binary("arith.andi", bits, magnitude_mask);
+    let magnitude = b.binary(arith::ANDI, bits, magnitude_mask);
     let threshold = i32c(b, i64::from(cvt.overflow_threshold()));
     let infinity = i32c(b, i64::from(f32::INFINITY.to_bits()));
     let above = b.cmpi("ugt", magnitude, threshold);
     let not_nan = b.cmpi("ule", magnitude, infinity);
-    let past = b.binary("arith.andi", above, not_nan);
+    let past = b.binary(arith::ANDI, above, not_nan);
     let sign_shift = i32c(b, 24);
-    let sign_byte = b.binary("arith.shrui", bits, sign_shift);
-    let sign_byte = b.cast("arith.trunci", sign_byte, Type::I8);
+    let sign_byte = b.binary(arith::SHRUI, bits, sign_shift);
+    let sign_byte = b.cast(arith::TRUNCI, sign_byte, Type::I8);
     let sign_mask = b.int(0x80, Type::I8);
-    let sign = b.binary("arith.andi", sign_byte, sign_mask);
+    let sign = b.binary(arith::ANDI, sign_byte, sign_mask);
     let overflow_code = b.int(i128::from(cvt.format.overflow()), Type::I8);
-    let overflow = b.binary("arith.ori", overflow_code, sign);
+    let overflow = b.binary(arith::ORI, overflow_code, sign);
     b.select(past, overflow, code)
 }
 
@@ -217,57 +219,57 @@ fn encode(b: &mut Builder<'_>, x: Value, f: Format) -> Value {
     }
     let m = i64::from(f.mantissa_bits);
     let sign_bit = i64::from(f.sign_bit());
-    let magnitude = b.unary("math.absf", x);
-    let bits = b.cast("arith.bitcast", x, Type::I32);
+    let magnitude = b.unary(math::ABSF, x);
+    let bits = b.cast(arith::BITCAST, x, Type::I32);
     // Infinities and NaN are rounded as 0 (no poison from `fptoui`), then replaced.
     let inf = b.float(f64::INFINITY, Type::F32);
     let finite = cmpf(b, "one", magnitude, inf);
     let no_value = b.float(0.0, Type::F32);
     let magnitude = b.select(finite, magnitude, no_value);
-    let magnitude_bits = b.cast("arith.bitcast", magnitude, Type::I32);
+    let magnitude_bits = b.cast(arith::BITCAST, magnitude, Type::I32);
     let twenty_three = i32c(b, 23);
-    let field = b.binary("arith.shrui", magnitude_bits, twenty_three);
+    let field = b.binary(arith::SHRUI, magnitude_bits, twenty_three);
     let byte = i32c(b, 0xff);
-    let field = b.binary("arith.andi", field, byte);
+    let field = b.binary(arith::ANDI, field, byte);
     let unbias = i32c(b, -127);
-    let exponent = b.binary("arith.addi", field, unbias);
+    let exponent = b.binary(arith::ADDI, field, unbias);
     let min_exponent = i32c(b, i64::from(f.min_exponent()));
-    let e = b.binary("arith.maxsi", exponent, min_exponent);
+    let e = b.binary(arith::MAXSI, exponent, min_exponent);
     // 2^(m - e) as f32 bits: (127 + m - e) << 23.
     let top = i32c(b, 127 + m);
-    let scale_field = b.binary("arith.subi", top, e);
-    let scale_bits = b.binary("arith.shli", scale_field, twenty_three);
-    let scale = b.cast("arith.bitcast", scale_bits, Type::F32);
-    let scaled = b.binary("arith.mulf", magnitude, scale);
-    let rounded = b.unary("math.roundeven", scaled);
-    let q = b.cast("arith.fptoui", rounded, Type::I32);
+    let scale_field = b.binary(arith::SUBI, top, e);
+    let scale_bits = b.binary(arith::SHLI, scale_field, twenty_three);
+    let scale = b.cast(arith::BITCAST, scale_bits, Type::F32);
+    let scaled = b.binary(arith::MULF, magnitude, scale);
+    let rounded = b.unary(math::ROUNDEVEN, scaled);
+    let q = b.cast(arith::FPTOUI, rounded, Type::I32);
     let bias_less_one = i32c(b, i64::from(f.bias) - 1);
-    let biased = b.binary("arith.addi", e, bias_less_one);
+    let biased = b.binary(arith::ADDI, e, bias_less_one);
     let shift_m = i32c(b, m);
-    let high = b.binary("arith.shli", biased, shift_m);
-    let code = b.binary("arith.addi", high, q);
+    let high = b.binary(arith::SHLI, biased, shift_m);
+    let code = b.binary(arith::ADDI, high, q);
     let max_finite = i32c(b, i64::from(f.max_finite()));
     let overflow = i32c(b, i64::from(f.overflow()));
     let past = b.cmpi("ugt", code, max_finite);
     let infinite = {
-        let original = b.unary("math.absf", x);
+        let original = b.unary(math::ABSF, x);
         cmpf(b, "oeq", original, inf)
     };
-    let past = b.binary("arith.ori", past, infinite);
+    let past = b.binary(arith::ORI, past, infinite);
     let code = b.select(past, overflow, code);
     // The sign, except on an fnuz format's zero and NaN.
     let zero = i32c(b, 0);
     let negative = b.cmpi("slt", bits, zero);
     let signed_code = {
         let sign = i32c(b, sign_bit);
-        b.binary("arith.ori", code, sign)
+        b.binary(arith::ORI, code, sign)
     };
     let signed = if f.specials == Specials::Fnuz {
         let nonzero = b.cmpi("ne", code, zero);
         let nan_code = i32c(b, sign_bit);
         let not_nan = b.cmpi("ne", code, nan_code);
-        let keeps = b.binary("arith.andi", nonzero, not_nan);
-        b.binary("arith.andi", negative, keeps)
+        let keeps = b.binary(arith::ANDI, nonzero, not_nan);
+        b.binary(arith::ANDI, negative, keeps)
     } else {
         negative
     };
@@ -277,20 +279,20 @@ fn encode(b: &mut Builder<'_>, x: Value, f: Format) -> Value {
     let negative_nan = i32c(b, i64::from(f.nan(true)));
     let nan = b.select(negative, negative_nan, positive_nan);
     let code = b.select(is_nan, nan, code);
-    b.cast("arith.trunci", code, Type::int(f.width()))
+    b.cast(arith::TRUNCI, code, Type::int(f.width()))
 }
 
 /// `f8e8m0fnu`'s value: `2^(code - 127)` as f32 bits (`code << 23`; code 0 is the f32
 /// subnormal `2^-127`), NaN for `0xff`.
 fn decode_exponent_only(b: &mut Builder<'_>, code: Value) -> Value {
-    let c = b.cast("arith.extui", code, Type::I32);
+    let c = b.cast(arith::EXTUI, code, Type::I32);
     let twenty_three = i32c(b, 23);
-    let normal = b.binary("arith.shli", c, twenty_three);
+    let normal = b.binary(arith::SHLI, c, twenty_three);
     let smallest = i32c(b, 0x0040_0000);
     let zero = i32c(b, 0);
     let is_zero = b.cmpi("eq", c, zero);
     let bits = b.select(is_zero, smallest, normal);
-    let value = b.cast("arith.bitcast", bits, Type::F32);
+    let value = b.cast(arith::BITCAST, bits, Type::F32);
     let nan_code = i32c(b, 0xff);
     let is_nan = b.cmpi("eq", c, nan_code);
     let nan = b.float(f64::NAN, Type::F32);
@@ -301,19 +303,19 @@ fn decode_exponent_only(b: &mut Builder<'_>, code: Value) -> Value {
 /// exponent field, plus one from 1.5 times the power of two; below the normal range 1 for
 /// anything above `2^-127`; `0xff` for zero, negative values, infinities, NaN and past 254.
 fn encode_exponent_only(b: &mut Builder<'_>, x: Value) -> Value {
-    let bits = b.cast("arith.bitcast", x, Type::I32);
+    let bits = b.cast(arith::BITCAST, x, Type::I32);
     let twenty_three = i32c(b, 23);
-    let shifted = b.binary("arith.shrui", bits, twenty_three);
+    let shifted = b.binary(arith::SHRUI, bits, twenty_three);
     let byte = i32c(b, 0xff);
-    let field = b.binary("arith.andi", shifted, byte);
+    let field = b.binary(arith::ANDI, shifted, byte);
     let mantissa_mask = i32c(b, 0x7f_ffff);
-    let mantissa = b.binary("arith.andi", bits, mantissa_mask);
+    let mantissa = b.binary(arith::ANDI, bits, mantissa_mask);
     let half = i32c(b, 0x40_0000);
     let rounds_up = b.cmpi("uge", mantissa, half);
-    let up = b.cast("arith.extui", rounds_up, Type::I32);
-    let normal = b.binary("arith.addi", field, up);
+    let up = b.cast(arith::EXTUI, rounds_up, Type::I32);
+    let normal = b.binary(arith::ADDI, field, up);
     let above_smallest = b.cmpi("ugt", bits, half);
-    let subnormal = b.cast("arith.extui", above_smallest, Type::I32);
+    let subnormal = b.cast(arith::EXTUI, above_smallest, Type::I32);
     let zero = i32c(b, 0);
     let is_subnormal = b.cmpi("eq", field, zero);
     let code = b.select(is_subnormal, subnormal, normal);
@@ -321,8 +323,8 @@ fn encode_exponent_only(b: &mut Builder<'_>, x: Value) -> Value {
     let special = b.cmpi("eq", field, byte);
     let max = i32c(b, 254);
     let past = b.cmpi("ugt", code, max);
-    let nan = b.binary("arith.ori", not_positive, special);
-    let nan = b.binary("arith.ori", nan, past);
+    let nan = b.binary(arith::ORI, not_positive, special);
+    let nan = b.binary(arith::ORI, nan, past);
     let code = b.select(nan, byte, code);
-    b.cast("arith.trunci", code, Type::I8)
+    b.cast(arith::TRUNCI, code, Type::I8)
 }

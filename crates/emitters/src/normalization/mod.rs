@@ -31,6 +31,7 @@
 //! later reads of a row hit the L1 cache or L2 (a row of 4096 `f32` is 16 KiB), so memory
 //! traffic is one read of each input and one write of each output, as a copy's.
 
+use ir::dialects::gpu;
 use std::collections::{HashMap, HashSet};
 
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Layout, Opcode, Span};
@@ -413,8 +414,8 @@ impl<'a> Emitter<'a> {
 
         let plan = self.plan;
         let mut b = Builder::at_end(m, entry);
-        let thread = special_register(&mut b, "gpu.thread_id", "x", plan.threads as u64);
-        let block = special_register(&mut b, "gpu.block_id", "x", plan.rows as u64);
+        let thread = special_register(&mut b, gpu::THREAD_ID, "x", plan.threads as u64);
+        let block = special_register(&mut b, gpu::BLOCK_ID, "x", plan.rows as u64);
         let grid = [thread, block];
         let map = plan.element_map();
 

@@ -15,6 +15,7 @@
 //! the same index) and row broadcasts between a hero and an output, so this does not happen
 //! for the fusions they accept.
 
+use ir::dialects::xla_gpu;
 use std::collections::{HashMap, HashSet};
 
 use hlo::{Diagnostic, Span};
@@ -36,7 +37,7 @@ fn callee(m: &Module, op: OpId) -> Option<String> {
 fn calls_in(m: &Module, func: OpId) -> Vec<OpId> {
     m.collect_ops(func)
         .into_iter()
-        .filter(|&op| m.is(op, "xla_gpu.pure_call"))
+        .filter(|&op| m.is(op, xla_gpu::PURE_CALL))
         .collect()
 }
 
@@ -44,7 +45,7 @@ fn calls_in(m: &Module, func: OpId) -> Vec<OpId> {
 fn reaching(m: &Module, heroes: &HashSet<String>) -> HashSet<String> {
     let functions: Vec<(String, OpId)> = m
         .block_ops(m.body())
-        .filter(|&op| m.is(op, "func.func"))
+        .filter(|&op| m.is(op, irfunc::FUNC))
         .filter_map(|op| Some((m.symbol_name(op)?.to_owned(), op)))
         .collect();
     let mut reach: HashSet<String> = HashSet::new();
@@ -160,7 +161,7 @@ fn inline_before(m: &mut Module, func: OpId, at: OpId, args: &[Value]) -> Vec<Va
     let ops: Vec<OpId> = m.block_ops(entry).collect();
     let mut returned = Vec::new();
     for op in ops {
-        if m.is(op, "func.return") {
+        if m.is(op, irfunc::RETURN) {
             returned = m
                 .operands(op)
                 .map(|v| *mapping.get(&v).unwrap_or(&v))

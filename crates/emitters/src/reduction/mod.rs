@@ -34,6 +34,8 @@ pub mod dimensions;
 pub(crate) mod epilogue;
 pub mod tiling;
 
+use ir::dialects::arith;
+use ir::dialects::gpu;
 use std::collections::{HashMap, HashSet};
 
 use hlo::{ArrayShape, Computation, Diagnostic, InstrId, Layout, Opcode, Span};
@@ -401,8 +403,8 @@ impl<'a> Emitter<'a> {
         let epilogues = self.build_epilogues(m, num_params)?;
         let tiling = &self.plan.tiling;
         let mut b = Builder::at_end(m, entry);
-        let thread = special_register(&mut b, "gpu.thread_id", "x", tiling.threads as u64);
-        let block = special_register(&mut b, "gpu.block_id", "x", tiling.blocks as u64);
+        let thread = special_register(&mut b, gpu::THREAD_ID, "x", tiling.threads as u64);
+        let block = special_register(&mut b, gpu::BLOCK_ID, "x", tiling.blocks as u64);
         let state = State {
             params: params.to_vec(),
             thread,
@@ -721,7 +723,7 @@ impl<'a> Emitter<'a> {
                     };
                     let t = b.module.value_type(v);
                     let v = if packed(t) {
-                        b.cast("arith.extui", v, Type::I8)
+                        b.cast(arith::EXTUI, v, Type::I8)
                     } else {
                         v
                     };
@@ -753,7 +755,7 @@ impl<'a> Emitter<'a> {
                     for &init in hero_inits {
                         let t = b.module.value_type(init);
                         let fallback = if packed(t) {
-                            b.cast("arith.extui", init, Type::I8)
+                            b.cast(arith::EXTUI, init, Type::I8)
                         } else {
                             init
                         };
@@ -766,7 +768,7 @@ impl<'a> Emitter<'a> {
                             index,
                         );
                         v.push(if packed(t) {
-                            b.cast("arith.trunci", read, t)
+                            b.cast(arith::TRUNCI, read, t)
                         } else {
                             read
                         });
@@ -973,7 +975,7 @@ pub(crate) fn check_constraints(
     let mut cond: Option<Value> = None;
     for check in checks {
         cond = Some(match cond {
-            Some(acc) => b.binary("arith.andi", acc, check),
+            Some(acc) => b.binary(arith::ANDI, acc, check),
             None => check,
         });
     }

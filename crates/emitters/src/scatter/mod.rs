@@ -25,6 +25,7 @@
 
 use hlo::scatter::ScatterDimensions;
 use hlo::{ArrayShape, Diagnostic, InstrId};
+use ir::dialects::arith;
 use ir::dialects::xla_gpu;
 use ir::{Builder, InsertPoint, Type, Value};
 
@@ -200,7 +201,7 @@ impl ScatterFusion {
             .zip(&n.scatter_indices_batching_dims)
         {
             let coordinate = at[indices_dim].expect("a batching dimension is not the vector dim");
-            starts[d] = Some(b.cast("arith.index_cast", coordinate, i64_ty));
+            starts[d] = Some(b.cast(arith::INDEX_CAST, coordinate, i64_ty));
         }
         Ok(starts)
     }
@@ -221,7 +222,7 @@ impl ScatterFusion {
             let last = b.int(i128::from(operand.dims[d] - window[d]), Type::I64);
             let fits = b.cmpi("ule", start, last);
             all = Some(match all {
-                Some(so_far) => b.binary("arith.andi", so_far, fits),
+                Some(so_far) => b.binary(arith::ANDI, so_far, fits),
                 None => fits,
             });
         }
@@ -251,7 +252,7 @@ impl ScatterFusion {
             .iter()
             .zip(window)
             .map(|(start, offset)| {
-                let start = start.map(|s| b.cast("arith.index_cast", s, Type::INDEX));
+                let start = start.map(|s| b.cast(arith::INDEX_CAST, s, Type::INDEX));
                 match (start, offset) {
                     (Some(s), Some(o)) => b.addi(s, o),
                     (Some(v), None) | (None, Some(v)) => v,

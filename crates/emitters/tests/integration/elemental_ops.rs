@@ -4,6 +4,8 @@
 //! against the reference evaluator (`hlo-emit --check`).
 
 use emitters::{emit_fusion, fusions};
+use ir::dialects::math;
+use ir::dialects::scf;
 
 const FLOATS: &[&str] = &["f16", "bf16", "f32", "f64"];
 const INTS: &[&str] = &["s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64"];
@@ -202,7 +204,7 @@ fn reductions_inside_loop_fusions() {
         .map_err(|d| d.render(&source))
         .unwrap();
     let printed = fusion.module.print();
-    assert_eq!(printed.matches("scf.for").count(), 2, "{printed}");
+    assert_eq!(printed.matches(scf::FOR).count(), 2, "{printed}");
     assert!(printed.contains("func.call @add"), "{printed}");
     codegen::mlir::verify(&fusion.module.print_generic(), true).unwrap();
 }
@@ -248,7 +250,7 @@ fn long_operand_chains_need_no_stack() {
         .spawn(move || {
             let (source, module) = hlo::load("chain.hlo", text.into_bytes()).unwrap();
             let fusion = emit_fusion(&module, fusions(&module)[0]).map_err(|d| d.render(&source));
-            fusion.map(|f| f.module.print().matches("math.exp").count())
+            fusion.map(|f| f.module.print().matches(math::EXP).count())
         })
         .unwrap()
         .join()

@@ -5,6 +5,10 @@
 use crate::common;
 use emitters::{EmitterKind, PartitionedComputation, SplitReason, emit_fusion, fusions};
 use hlo::HloModule;
+use ir::dialects::arith;
+use ir::dialects::math;
+use ir::dialects::tensor;
+use ir::dialects::xla_gpu;
 
 fn load(text: &str) -> HloModule {
     hlo::load("test.hlo", text.as_bytes())
@@ -42,7 +46,7 @@ fn gelu_emits_the_seeds_loop() {
          th_x in [0, 127], bl_x in [0, 12287], vector_index in [0, 7]\">"
     ));
     assert_eq!(count(&text, "func.func private"), 1, "{text}");
-    assert_eq!(count(&text, "xla_gpu.loop"), 1);
+    assert_eq!(count(&text, xla_gpu::LOOP), 1);
     let launch = fusion.kernel.launch;
     assert_eq!((launch.blocks, launch.threads_per_block), (12288, 128));
     assert_eq!(fusion.kernel.vector_factor, 8);
@@ -70,7 +74,7 @@ fn an_operand_read_at_two_indices_gets_its_own_function() {
     // transpose fusion; `log` is still computed in one function that both read.
     let (text, fusion) = emit(&module);
     assert_eq!(fusion.emitter, EmitterKind::Transpose);
-    assert_eq!(count(&text, "math.log"), 1, "{text}");
+    assert_eq!(count(&text, math::LOG), 1, "{text}");
     assert_eq!(count(&text, "xla_gpu.pure_call @f_log"), 2, "{text}");
 }
 
@@ -89,8 +93,8 @@ fn users_reading_through_the_same_map_share_a_function() {
     );
     let (text, fusion) = emit(&module);
     assert_eq!(fusion.partition.subgraphs.len(), 1);
-    assert_eq!(count(&text, "arith.addf"), 1, "{text}");
-    assert_eq!(count(&text, "arith.subf"), 1, "{text}");
+    assert_eq!(count(&text, arith::ADDF), 1, "{text}");
+    assert_eq!(count(&text, arith::SUBF), 1, "{text}");
 }
 
 /// `depth` diamonds: `a = exp(x); x' = add(a, transpose(a))`.
@@ -133,7 +137,7 @@ fn multi_output_fusions_write_every_root() {
         }",
     );
     let (text, fusion) = emit(&module);
-    assert_eq!(count(&text, "tensor.insert"), 2, "{text}");
+    assert_eq!(count(&text, tensor::INSERT), 2, "{text}");
     // One function computes both outputs, the second at the bitcast of the loop's index.
     assert_eq!(fusion.partition.subgraphs.len(), 1);
     assert!(text.contains("into %iter_0[%0] : tensor<32xf32>"), "{text}");

@@ -9,6 +9,7 @@
 //! and the row kinds' second shuffle spans only the warps' partials.
 
 use emitters::reduction::{ReductionFusion, ReductionKind};
+use ir::dialects::math;
 
 struct Expected {
     /// The corpus files these figures hold for.
@@ -115,7 +116,7 @@ const EXPECTED: &[Expected] = &[
             "to 16 combiner=@add",
             "allocate_shared : tensor<4x2xf32>",
             "sync_threads",
-            "math.log",
+            math::LOG,
         ],
         not_ir: &[],
     },

@@ -6,6 +6,12 @@
 
 use crate::common;
 use emitters::{emit_fusion, fusions};
+use ir::dialects::arith;
+use ir::dialects::func;
+use ir::dialects::math;
+use ir::dialects::scf;
+use ir::dialects::tensor;
+use ir::dialects::xla_gpu;
 
 /// Emits the only fusion of `text`, checks real MLIR's verifier on the generic form, and
 /// returns the pretty text.
@@ -23,7 +29,7 @@ fn function<'t>(text: &'t str, name: &str) -> &'t str {
         .find(&format!("func.func private @{name}("))
         .unwrap_or_else(|| panic!("no function @{name}:\n{text}"));
     let rest = &text[start..];
-    let end = rest[1..].find("func.func").map_or(rest.len(), |e| e + 1);
+    let end = rest[1..].find(func::FUNC).map_or(rest.len(), |e| e + 1);
     &rest[..end]
 }
 
@@ -48,12 +54,12 @@ fn reduce_window_loops_over_the_window_and_skips_padding() {
         "{text}"
     );
     let f = function(&text, "fusion_rw");
-    assert_eq!(f.matches("xla_gpu.loop").count(), 1, "{f}");
+    assert_eq!(f.matches(xla_gpu::LOOP).count(), 1, "{f}");
     // The operand is computed inside the loop, at the window position, and combined by
     // the reducer starting from the init value.
     assert!(f.contains("iter_args(%iter = %cst)"), "{f}");
     assert!(f.contains("tensor.extract %arg0[%ra, %rb]"), "{f}");
-    assert!(f.contains("math.exp"), "{f}");
+    assert!(f.contains(math::EXP), "{f}");
     assert!(f.contains("xla_gpu.pure_call @add(%iter, "), "{f}");
 }
 
@@ -67,7 +73,7 @@ fn a_one_element_window_without_padding_is_one_call() {
 }}"
     ));
     let f = function(&text, "fusion_rw");
-    assert!(!f.contains("xla_gpu.loop"), "{f}");
+    assert!(!f.contains(xla_gpu::LOOP), "{f}");
     assert_eq!(f.matches("xla_gpu.pure_call @add").count(), 1, "{f}");
 }
 
@@ -120,16 +126,13 @@ fn dynamic_update_slice_selects_the_update_inside_its_window() {
     // As in XLA's test: the update spans dimension 0, so i0 is never read.
     assert!(!f.contains("tensor.extract %arg2"), "{f}");
     let i1 = f.find("tensor.extract %arg3").expect("i1 is read");
-    let branch = f.find("scf.if").expect("an scf.if on the window");
+    let branch = f.find(scf::IF).expect("an scf.if on the window");
     let update = f.find("tensor.extract %arg1").expect("the update is read");
     let operand = f.find("tensor.extract %arg0").expect("the operand is read");
     let otherwise = f.find("} else {").unwrap();
     assert!(i1 < branch && branch < update && update < otherwise && otherwise < operand);
     // The start is clamped into [0, 3 - 2].
-    assert!(
-        f.contains("arith.maxsi") && f.contains("arith.minsi"),
-        "{f}"
-    );
+    assert!(f.contains(arith::MAXSI) && f.contains(arith::MINSI), "{f}");
 }
 
 #[test]
@@ -165,19 +168,19 @@ fn dynamic_update_slices_of_every_element_type_and_index_type() {
         let text = emit(&fusion(format!(
             "d = {t}[4,6] dynamic-update-slice(in, u, i, j)\n  ROOT c = {t}[4,6] copy(d)"
         )));
-        assert!(text.contains("scf.if"), "{t}: {text}");
+        assert!(text.contains(scf::IF), "{t}: {text}");
         // In place: a loop over the update only, its start clamped (unsigned indices with an
         // unsigned minimum).
         let text = emit(&fusion(format!(
             "ROOT d = {t}[4,6] dynamic-update-slice(in, u, i, j)"
         )));
         let clamp = if i.starts_with('u') {
-            "arith.minui"
+            arith::MINUI
         } else {
-            "arith.maxsi"
+            arith::MAXSI
         };
         assert!(
-            !text.contains("scf.if") && text.contains(clamp) && text.contains("tensor.insert"),
+            !text.contains(scf::IF) && text.contains(clamp) && text.contains(tensor::INSERT),
             "{t}, {i}: {text}"
         );
     }
@@ -195,7 +198,7 @@ fn a_dynamic_update_slice_of_the_whole_array_reads_only_the_update() {
 }",
     );
     let f = function(&text, "fusion_c");
-    assert!(!f.contains("scf.if") && !f.contains("%arg0["), "{f}");
+    assert!(!f.contains(scf::IF) && !f.contains("%arg0["), "{f}");
 }
 
 #[test]
@@ -214,7 +217,7 @@ fn the_dynamic_update_slice_corpus_emits_verified_ir() {
             );
             assert_eq!(
                 fusion.kernel.in_place.len(),
-                printed.matches("tensor.insert").count(),
+                printed.matches(tensor::INSERT).count(),
                 "{name}: {printed}"
             );
             common::assert_mlir_verifies(fusion, &name);

@@ -11,6 +11,8 @@ use crate::ops::{FastMath, Op1, Op2};
 use crate::scalar::ScalarTy;
 use crate::value::Val;
 use indexing::IndexingMap;
+use ir::dialects::gpu;
+use ir::dialects::llvm;
 use ir::dialects::{enum_case, xla_gpu};
 use ir::{Attribute, BlockId, FloatKind, OpId, Value};
 
@@ -294,7 +296,7 @@ impl<'m> FnCx<'_, 'm> {
     pub(super) fn call(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
         let callee = self.callee(op, "callee")?;
-        if m.is(op, "llvm.call") {
+        if m.is(op, llvm::CALL) {
             if m.prop(op, "var_callee_type").is_some() {
                 let e = fail!(Unsupported, "variadic calls");
                 return Err(self.err(op, e));
@@ -463,9 +465,9 @@ impl<'m> FnCx<'_, 'm> {
             }
         };
         let what = match m.name(op).as_str() {
-            "gpu.thread_id" => Geometry::ThreadId(axis),
-            "gpu.block_id" => Geometry::BlockId(axis),
-            "gpu.block_dim" => Geometry::BlockDim(axis),
+            gpu::THREAD_ID => Geometry::ThreadId(axis),
+            gpu::BLOCK_ID => Geometry::BlockId(axis),
+            gpu::BLOCK_DIM => Geometry::BlockDim(axis),
             _ => Geometry::GridDim(axis),
         };
         let mut range = range_attr(m.attr(op, "xla.range"));

@@ -19,6 +19,7 @@ use crate::ops::{Cast, FastMath, FloatOp, Fma, IntOp, Op1, Op2, Overflow, PtxRou
 use crate::scalar::ScalarTy;
 use crate::value::Val;
 use hlo::narrow_float::HardwareConversion;
+use ir::dialects::{cf, llvm};
 use ir::dialects::{dense_ints, operand_segments};
 use ir::{Attribute, BlockId, FloatKind, OpId};
 use std::rc::Rc;
@@ -28,20 +29,20 @@ const MAX_FOLDED_LANES: i64 = 1 << 16;
 
 /// `llvm` float unary ops and intrinsics.
 const UNARY: &[(&str, MathFn)] = &[
-    ("llvm.fneg", MathFn::Negf),
-    ("llvm.intr.fabs", MathFn::Absf),
-    ("llvm.intr.sqrt", MathFn::Sqrt),
-    ("llvm.intr.exp", MathFn::Exp),
-    ("llvm.intr.exp2", MathFn::Exp2),
-    ("llvm.intr.log", MathFn::Log),
-    ("llvm.intr.log2", MathFn::Log2),
-    ("llvm.intr.floor", MathFn::Floor),
-    ("llvm.intr.ceil", MathFn::Ceil),
-    ("llvm.intr.trunc", MathFn::Trunc),
-    ("llvm.intr.round", MathFn::Round),
-    ("llvm.intr.roundeven", MathFn::RoundEven),
-    ("llvm.intr.rint", MathFn::RoundEven),
-    ("llvm.intr.nearbyint", MathFn::RoundEven),
+    (llvm::FNEG, MathFn::Negf),
+    (llvm::INTR_FABS, MathFn::Absf),
+    (llvm::INTR_SQRT, MathFn::Sqrt),
+    (llvm::INTR_EXP, MathFn::Exp),
+    (llvm::INTR_EXP2, MathFn::Exp2),
+    (llvm::INTR_LOG, MathFn::Log),
+    (llvm::INTR_LOG2, MathFn::Log2),
+    (llvm::INTR_FLOOR, MathFn::Floor),
+    (llvm::INTR_CEIL, MathFn::Ceil),
+    (llvm::INTR_TRUNC, MathFn::Trunc),
+    (llvm::INTR_ROUND, MathFn::Round),
+    (llvm::INTR_ROUNDEVEN, MathFn::RoundEven),
+    (llvm::INTR_RINT, MathFn::RoundEven),
+    (llvm::INTR_NEARBYINT, MathFn::RoundEven),
 ];
 
 /// NVVM intrinsics of one float operand, by name without `.ftz` (flushing subnormals
@@ -102,48 +103,54 @@ impl FnCx<'_, '_> {
             return Some(self.llvm_unary(op, f));
         }
         Some(match name {
-            "llvm.icmp" | "llvm.fcmp" => self.compare(op),
-            "llvm.select" => self.select(op),
-            "llvm.zext" | "llvm.sext" | "llvm.trunc" | "llvm.fpext" | "llvm.fptrunc"
-            | "llvm.sitofp" | "llvm.uitofp" | "llvm.fptosi" | "llvm.fptoui" | "llvm.bitcast" => {
-                self.llvm_cast(op)
-            }
-            "llvm.freeze" => {
+            llvm::ICMP | llvm::FCMP => self.compare(op),
+            llvm::SELECT => self.select(op),
+            llvm::ZEXT
+            | llvm::SEXT
+            | llvm::TRUNC
+            | llvm::FPEXT
+            | llvm::FPTRUNC
+            | llvm::SITOFP
+            | llvm::UITOFP
+            | llvm::FPTOSI
+            | llvm::FPTOUI
+            | llvm::BITCAST => self.llvm_cast(op),
+            llvm::FREEZE => {
                 let (dst, src) = (self.results(op), self.src(op, 0));
                 self.emit(op, Inst::Copy { dst, src });
                 Ok(())
             }
-            "llvm.mlir.undef" | "llvm.mlir.poison" => self.poison(op),
-            "llvm.intr.fma" | "llvm.intr.fmuladd" => {
+            llvm::MLIR_UNDEF | llvm::MLIR_POISON => self.poison(op),
+            llvm::INTR_FMA | llvm::INTR_FMULADD => {
                 let fm = self.fastmath(op);
                 self.fma(op, fm)
             }
-            "llvm.intr.copysign" => self.float_kind(op).and_then(|kind| {
+            llvm::INTR_COPYSIGN => self.float_kind(op).and_then(|kind| {
                 let fm = self.fastmath(op);
                 self.binary(op, Op2::Math(MathFn2::Copysign, kind, fm))
             }),
-            "llvm.intr.ctlz" | "llvm.intr.cttz" | "llvm.intr.ctpop" | "llvm.intr.abs" => {
+            llvm::INTR_CTLZ | llvm::INTR_CTTZ | llvm::INTR_CTPOP | llvm::INTR_ABS => {
                 self.bit_count(op, name)
             }
-            "llvm.intr.scmp" | "llvm.intr.ucmp" => self.three_way(op, name == "llvm.intr.scmp"),
-            "llvm.intr.fshl" => self.int_width(op, self.m.operand(op, 0)).map(|width| {
+            llvm::INTR_SCMP | llvm::INTR_UCMP => self.three_way(op, name == llvm::INTR_SCMP),
+            llvm::INTR_FSHL => self.int_width(op, self.m.operand(op, 0)).map(|width| {
                 let abc = [0, 1, 2].map(|i| self.operand(op, i));
                 let dst = self.results(op);
                 self.emit(op, Inst::FunnelShl { width, dst, abc });
             }),
-            "llvm.extractelement" | "llvm.insertelement" => {
-                let value = (name == "llvm.insertelement").then_some(1);
+            llvm::EXTRACTELEMENT | llvm::INSERTELEMENT => {
+                let value = (name == llvm::INSERTELEMENT).then_some(1);
                 let lane = self.operand(op, if value.is_some() { 2 } else { 1 });
                 let shape = self.vector_shape(op, 0);
                 self.lane_access(op, value, 0, shape, Box::new([Pos::Dynamic(lane)]))
             }
-            "llvm.shufflevector" => self.shuffle_vector(op),
-            "llvm.extractvalue" | "llvm.insertvalue" => self.struct_field(op),
-            "llvm.atomicrmw" => self.atomic_rmw_ptr(op),
-            "llvm.cmpxchg" => self.cmpxchg(op),
-            "llvm.call_intrinsic" => self.call_intrinsic(op),
-            "llvm.inline_asm" => self.inline_asm(op),
-            "llvm.intr.assume" | "llvm.intr.lifetime.start" | "llvm.intr.lifetime.end" => Ok(()),
+            llvm::SHUFFLEVECTOR => self.shuffle_vector(op),
+            llvm::EXTRACTVALUE | llvm::INSERTVALUE => self.struct_field(op),
+            llvm::ATOMICRMW => self.atomic_rmw_ptr(op),
+            llvm::CMPXCHG => self.cmpxchg(op),
+            llvm::CALL_INTRINSIC => self.call_intrinsic(op),
+            llvm::INLINE_ASM => self.inline_asm(op),
+            llvm::INTR_ASSUME | llvm::INTR_LIFETIME_START | llvm::INTR_LIFETIME_END => Ok(()),
             _ if name.starts_with("llvm.intr.vector.reduce.") => {
                 self.vector_reduce(op, &name["llvm.intr.vector.reduce.".len()..])?
             }
@@ -301,7 +308,7 @@ impl FnCx<'_, '_> {
         let regrouped = lanes(from_ty) != lanes(to_ty)
             || from.width() != to.width()
             || from_ty.is_vector() != to_ty.is_vector();
-        if m.is(op, "llvm.bitcast") && regrouped {
+        if m.is(op, llvm::BITCAST) && regrouped {
             // Lanes of another width (`<2 x i8>` to `<4 x i4>`, `<8 x i4>` to `i32`): the
             // bits regrouped, lane 0 lowest, as LLVM's little-endian targets lay them out.
             let (from_lanes, to_lanes) = (lanes(from_ty), lanes(to_ty));
@@ -320,20 +327,20 @@ impl FnCx<'_, '_> {
         }
         let w = |s: ScalarTy| s.width();
         let cast = match (m.name(op).as_str(), from, to) {
-            ("llvm.fpext", ScalarTy::Float(a), ScalarTy::Float(b)) => Cast::ExtF(a, b),
-            ("llvm.fptrunc", ScalarTy::Float(a), ScalarTy::Float(b)) => Cast::TruncF(a, b),
-            ("llvm.sext", _, _) => Cast::ExtSI(w(from), w(to)),
-            ("llvm.trunc", _, _) => Cast::TruncI {
+            (llvm::FPEXT, ScalarTy::Float(a), ScalarTy::Float(b)) => Cast::ExtF(a, b),
+            (llvm::FPTRUNC, ScalarTy::Float(a), ScalarTy::Float(b)) => Cast::TruncF(a, b),
+            (llvm::SEXT, _, _) => Cast::ExtSI(w(from), w(to)),
+            (llvm::TRUNC, _, _) => Cast::TruncI {
                 from: w(from),
                 to: w(to),
                 flags: Overflow::default(),
             },
-            ("llvm.sitofp", _, ScalarTy::Float(k)) => Cast::SIToFP(w(from), k),
-            ("llvm.uitofp", _, ScalarTy::Float(k)) => Cast::UIToFP(w(from), k),
-            ("llvm.fptosi", ScalarTy::Float(k), _) => Cast::FPToSI(k, w(to)),
-            ("llvm.fptoui", ScalarTy::Float(k), _) => Cast::FPToUI(k, w(to)),
-            ("llvm.zext", _, _) => Cast::Keep,
-            ("llvm.bitcast", _, _) if w(from) == w(to) => Cast::Keep,
+            (llvm::SITOFP, _, ScalarTy::Float(k)) => Cast::SIToFP(w(from), k),
+            (llvm::UITOFP, _, ScalarTy::Float(k)) => Cast::UIToFP(w(from), k),
+            (llvm::FPTOSI, ScalarTy::Float(k), _) => Cast::FPToSI(k, w(to)),
+            (llvm::FPTOUI, ScalarTy::Float(k), _) => Cast::FPToUI(k, w(to)),
+            (llvm::ZEXT, _, _) => Cast::Keep,
+            (llvm::BITCAST, _, _) if w(from) == w(to) => Cast::Keep,
             _ => {
                 let e = fail!(InvalidIr, "an invalid cast");
                 return Err(self.err(op, e));
@@ -440,7 +447,7 @@ impl FnCx<'_, '_> {
             let e = fail!(Unsupported, "nested struct positions");
             return Err(self.err(op, e));
         };
-        let value = (!m.is(op, "llvm.extractvalue")).then_some(1);
+        let value = (!m.is(op, llvm::EXTRACTVALUE)).then_some(1);
         self.lane_access(
             op,
             value,
@@ -460,7 +467,7 @@ impl FnCx<'_, '_> {
                 .and_then(Attribute::as_bool)
                 .unwrap_or(false)
         };
-        if name == "llvm.intr.abs" {
+        if name == llvm::INTR_ABS {
             let f = if flag("is_int_min_poison") {
                 Op1::AbsINotMin(w)
             } else {
@@ -470,10 +477,10 @@ impl FnCx<'_, '_> {
         }
         let zero_poison = flag("is_zero_poison");
         let f = match (name, zero_poison) {
-            ("llvm.intr.ctlz", false) => Op1::Ctlz(w),
-            ("llvm.intr.ctlz", true) => Op1::CtlzNonZero(w),
-            ("llvm.intr.cttz", false) => Op1::Cttz(w),
-            ("llvm.intr.cttz", true) => Op1::CttzNonZero(w),
+            (llvm::INTR_CTLZ, false) => Op1::Ctlz(w),
+            (llvm::INTR_CTLZ, true) => Op1::CtlzNonZero(w),
+            (llvm::INTR_CTTZ, false) => Op1::Cttz(w),
+            (llvm::INTR_CTTZ, true) => Op1::CttzNonZero(w),
             _ => Op1::Ctpop(w),
         };
         self.unary(op, f)
@@ -745,11 +752,11 @@ impl FnCx<'_, '_> {
     /// jump (patched to the block's first instruction once every block is placed).
     pub(super) fn branch(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
-        if m.is(op, "llvm.switch") {
+        if m.is(op, llvm::SWITCH) {
             return self.switch(op);
         }
         let successors = m.successors(op).to_vec();
-        if m.is(op, "llvm.br") || m.is(op, "cf.br") {
+        if m.is(op, llvm::BR) || m.is(op, cf::BR) {
             let args: Vec<usize> = (0..m.num_operands(op)).collect();
             self.jump_to(op, successors[0], &args);
             return Ok(());

@@ -9,7 +9,10 @@ use crate::inst::{GepTerm, GlobalDef, Inst, Pos, SharedDef, Src, Transfer};
 use crate::layout::{MemTy, llvm_size};
 use crate::scalar::ScalarTy;
 use crate::value::{Mem, write_le};
+use ir::dialects::llvm;
 use ir::dialects::llvm::GEP_DYNAMIC_INDEX;
+use ir::dialects::vector;
+use ir::dialects::xla_gpu;
 use ir::dialects::{dense_ints, operand_segments};
 use ir::{Attribute, DYNAMIC, DenseValues, OpId, Type};
 
@@ -20,7 +23,7 @@ impl FnCx<'_, '_> {
 
     pub(super) fn extract(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
-        let predicated = m.is(op, "xla_gpu.predicated_extract");
+        let predicated = m.is(op, xla_gpu::PREDICATED_EXTRACT);
         let t = if predicated { 2 } else { 0 };
         let ty = self.tensor_ty(op, m.value_type(m.operand(op, t)))?;
         let inst = Inst::Extract {
@@ -36,7 +39,7 @@ impl FnCx<'_, '_> {
 
     pub(super) fn insert(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
-        let predicated = m.is(op, "xla_gpu.predicated_insert");
+        let predicated = m.is(op, xla_gpu::PREDICATED_INSERT);
         let v = usize::from(predicated);
         let ty = self.tensor_ty(op, m.value_type(m.operand(op, v + 1)))?;
         let inst = Inst::Insert {
@@ -117,7 +120,7 @@ impl FnCx<'_, '_> {
 
     pub(super) fn transfer(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
-        let read = m.is(op, "vector.transfer_read");
+        let read = m.is(op, vector::TRANSFER_READ);
         let groups = operand_segments(m, op, 4)
             .map_err(|msg| fail!(InvalidIr, "{msg}"))
             .map_err(|e| self.err(op, e))?;
@@ -345,7 +348,7 @@ impl FnCx<'_, '_> {
             .prop(op, "global_name")
             .and_then(Attribute::as_symbol);
         let global = name.and_then(|n| self.b.symbols.lookup(n));
-        let Some(global) = global.filter(|&g| self.m.is(g, "llvm.mlir.global")) else {
+        let Some(global) = global.filter(|&g| self.m.is(g, llvm::MLIR_GLOBAL)) else {
             let e = fail!(Unsupported, "the address of @{}", name.unwrap_or("?"));
             return Err(self.err(op, e));
         };
@@ -380,7 +383,7 @@ impl FnCx<'_, '_> {
         {
             let undef_only = m
                 .block_ops(block)
-                .all(|op| m.is(op, "llvm.mlir.undef") || m.is(op, "llvm.return"));
+                .all(|op| m.is(op, llvm::MLIR_UNDEF) || m.is(op, llvm::RETURN));
             if !undef_only {
                 return Err(fail!(Unsupported, "globals with an initializer region"));
             }

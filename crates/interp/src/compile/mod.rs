@@ -20,7 +20,10 @@ use crate::inst::{Func, GlobalDef, Inst, Param, Program, Reg, SharedDef, Src};
 use crate::layout::TensorTy;
 use crate::scalar::ScalarTy;
 use indexing::IndexingMap;
-use ir::dialects::{func as func_dialect, llvm};
+
+use ir::dialects::scf;
+use ir::dialects::xla_gpu;
+use ir::dialects::{cf, func, llvm};
 use ir::{Attribute, BlockId, Module, OpId, SymbolTable, Type, Use, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -132,8 +135,8 @@ impl Builder<'_> {
                 return Err(self.error_at(f, e));
             });
         }
-        let results: Vec<Type> = if m.is(f, "func.func") {
-            func_dialect::function_type(m, f)
+        let results: Vec<Type> = if m.is(f, func::FUNC) {
+            func::function_type(m, f)
                 .map(|(_, r)| r.to_vec())
                 .unwrap_or_default()
         } else {
@@ -162,7 +165,7 @@ impl Builder<'_> {
     /// The entry block of a function with a body.
     fn body(&mut self, f: OpId) -> Result<BlockId> {
         let m = self.m;
-        let is_func = m.is(f, "func.func") || m.is(f, "llvm.func");
+        let is_func = m.is(f, func::FUNC) || m.is(f, llvm::FUNC);
         match m.regions(f).first().and_then(|&r| m.entry_block(r)) {
             Some(b) if is_func => Ok(b),
             _ => {
@@ -386,14 +389,14 @@ impl<'b, 'm> FnCx<'b, 'm> {
         for &op in &ops {
             let name = m.name(op);
             match (name.as_str(), exit) {
-                ("func.return" | "llvm.return", Exit::Return) => {
+                (func::RETURN | llvm::RETURN, Exit::Return) => {
                     let vals = self.operands(op, 0..m.num_operands(op));
                     self.emit(op, Inst::Return(vals));
                 }
-                ("scf.yield" | "xla_gpu.yield", Exit::Yield(targets)) => {
+                (scf::YIELD | xla_gpu::YIELD, Exit::Yield(targets)) => {
                     self.yield_copies(op, 0, targets);
                 }
-                ("scf.condition", Exit::Condition { cond, targets }) => {
+                (scf::CONDITION, Exit::Condition { cond, targets }) => {
                     let src = Src {
                         reg: self.operand(op, 0),
                         take: false,
@@ -401,16 +404,10 @@ impl<'b, 'm> FnCx<'b, 'm> {
                     self.emit(op, Inst::Copy { dst: cond, src });
                     self.yield_copies(op, 1, targets);
                 }
-                (
-                    "llvm.br" | "llvm.cond_br" | "cf.br" | "cf.cond_br" | "llvm.switch",
-                    Exit::Return,
-                ) => {
+                (llvm::BR | llvm::COND_BR | cf::BR | cf::COND_BR | llvm::SWITCH, Exit::Return) => {
                     self.branch(op)?;
                 }
-                (
-                    "func.return" | "llvm.return" | "scf.yield" | "xla_gpu.yield" | "scf.condition",
-                    _,
-                ) => {
+                (func::RETURN | llvm::RETURN | scf::YIELD | xla_gpu::YIELD | scf::CONDITION, _) => {
                     let e = fail!(InvalidIr, "'{name}' does not end this region");
                     return Err(self.err(op, e));
                 }

@@ -7,12 +7,14 @@
 //! Uses in the two branches of an `scf.if` exclude each other. Everything else shares the
 //! value (`Rc`) and copies on write, which is always correct, only slower.
 
+use ir::dialects::scf;
+use ir::dialects::xla_gpu;
 use ir::{BlockId, Module, OpId, Use, Value};
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
 /// Ops whose regions run more than once.
-const LOOPS: &[&str] = &["scf.for", "scf.while", "xla_gpu.loop"];
+const LOOPS: &[&str] = &[scf::FOR, scf::WHILE, xla_gpu::LOOP];
 
 /// One step of a use's position, from the definition's block down to the using op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,7 +160,7 @@ fn order(m: &Module, def_block: BlockId, a: &[Step], b: &[Step]) -> Order {
         ) => {
             if ra == rb {
                 ordering(pa.cmp(&pb))
-            } else if m.is(op_at(m, def_block, &a[..shared]), "scf.if") {
+            } else if m.is(op_at(m, def_block, &a[..shared]), scf::IF) {
                 Order::Exclusive
             } else {
                 ordering(ra.cmp(&rb))
@@ -227,10 +229,10 @@ mod tests {
         assert_eq!(
             movable(text),
             [
-                ("func.return".to_string(), 0),
-                ("scf.for".to_string(), 3),
-                ("scf.yield".to_string(), 0),
-                ("tensor.insert".to_string(), 1),
+                (ir::dialects::func::RETURN.to_string(), 0),
+                (ir::dialects::scf::FOR.to_string(), 3),
+                (ir::dialects::scf::YIELD.to_string(), 0),
+                (ir::dialects::tensor::INSERT.to_string(), 1),
             ]
         );
     }
@@ -249,9 +251,20 @@ mod tests {
             return %r : tensor<4xf32>
           }"#;
         let got = movable(text);
-        assert!(got.contains(&("tensor.insert".to_string(), 1)), "{got:?}");
-        assert!(got.contains(&("scf.yield".to_string(), 0)), "{got:?}");
+        assert!(
+            got.contains(&(ir::dialects::tensor::INSERT.to_string(), 1)),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&(ir::dialects::scf::YIELD.to_string(), 0)),
+            "{got:?}"
+        );
         // Both uses of %t (insert in then, yield in else) may move; both yields too.
-        assert_eq!(got.iter().filter(|(n, _)| n == "scf.yield").count(), 2);
+        assert_eq!(
+            got.iter()
+                .filter(|(n, _)| n == ir::dialects::scf::YIELD)
+                .count(),
+            2
+        );
     }
 }

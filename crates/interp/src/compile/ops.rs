@@ -8,8 +8,18 @@ use crate::ops::{Cast, FastMath, FloatOp, IntOp, Op1, Op2, Overflow};
 use crate::scalar::{ScalarTy, int_bits};
 use crate::value::{LocalStore, Tensor, Val};
 use hlo::shape::next_row_major;
+use ir::dialects::arith;
 use ir::dialects::arith::{CMPF_PREDICATES, CMPI_PREDICATES};
+use ir::dialects::func;
+use ir::dialects::gpu;
+use ir::dialects::llvm;
+use ir::dialects::math;
+use ir::dialects::nvvm;
 use ir::dialects::nvvm::SREGS;
+use ir::dialects::scf;
+use ir::dialects::tensor;
+use ir::dialects::vector;
+use ir::dialects::xla_gpu;
 use ir::{Attribute, DenseValues, FloatKind, OpId, Scalar, Type};
 use std::rc::Rc;
 
@@ -80,61 +90,70 @@ impl FnCx<'_, '_> {
             return done;
         }
         match name {
-            "arith.constant" | "llvm.mlir.constant" => self.constant(op),
-            "arith.cmpi" | "arith.cmpf" => self.compare(op),
-            "arith.select" => self.select(op),
-            "math.fma" => self.fma(op, self.fastmath(op)),
-            "math.absi" | "math.ctlz" | "math.cttz" | "math.ctpop" => {
+            arith::CONSTANT | llvm::MLIR_CONSTANT => self.constant(op),
+            arith::CMPI | arith::CMPF => self.compare(op),
+            arith::SELECT => self.select(op),
+            math::FMA => self.fma(op, self.fastmath(op)),
+            math::ABSI | math::CTLZ | math::CTTZ | math::CTPOP => {
                 let w = self.int_width(op, self.m.operand(op, 0))?;
                 let f = match name {
-                    "math.absi" => Op1::AbsI(w),
-                    "math.ctlz" => Op1::Ctlz(w),
-                    "math.cttz" => Op1::Cttz(w),
+                    math::ABSI => Op1::AbsI(w),
+                    math::CTLZ => Op1::Ctlz(w),
+                    math::CTTZ => Op1::Cttz(w),
                     _ => Op1::Ctpop(w),
                 };
                 self.unary(op, f)
             }
-            "arith.extf" | "arith.truncf" | "arith.extsi" | "arith.extui" | "arith.trunci"
-            | "arith.sitofp" | "arith.uitofp" | "arith.fptosi" | "arith.fptoui"
-            | "arith.index_cast" | "arith.index_castui" | "arith.bitcast" => self.cast(op),
-            "scf.for" => self.scf_for(op),
-            "scf.if" => self.scf_if(op),
-            "scf.while" => self.scf_while(op),
-            "xla_gpu.loop" => self.xla_loop(op),
-            "xla_gpu.apply_indexing" => self.apply_indexing(op),
-            "func.call" | "xla_gpu.pure_call" | "llvm.call" => self.call(op),
-            "xla_gpu.shuffle_reduce" => self.shuffle_reduce(op),
-            "xla_gpu.sync_threads" => {
+            arith::EXTF
+            | arith::TRUNCF
+            | arith::EXTSI
+            | arith::EXTUI
+            | arith::TRUNCI
+            | arith::SITOFP
+            | arith::UITOFP
+            | arith::FPTOSI
+            | arith::FPTOUI
+            | arith::INDEX_CAST
+            | arith::INDEX_CASTUI
+            | arith::BITCAST => self.cast(op),
+            scf::FOR => self.scf_for(op),
+            scf::IF => self.scf_if(op),
+            scf::WHILE => self.scf_while(op),
+            xla_gpu::LOOP => self.xla_loop(op),
+            xla_gpu::APPLY_INDEXING => self.apply_indexing(op),
+            func::CALL | xla_gpu::PURE_CALL | llvm::CALL => self.call(op),
+            xla_gpu::SHUFFLE_REDUCE => self.shuffle_reduce(op),
+            xla_gpu::SYNC_THREADS => {
                 self.sync_threads(op);
                 Ok(())
             }
-            "gpu.barrier" | "nvvm.barrier0" => {
+            gpu::BARRIER | nvvm::BARRIER0 => {
                 self.emit(op, Inst::Barrier);
                 Ok(())
             }
-            "gpu.thread_id" | "gpu.block_id" | "gpu.block_dim" | "gpu.grid_dim" => {
+            gpu::THREAD_ID | gpu::BLOCK_ID | gpu::BLOCK_DIM | gpu::GRID_DIM => {
                 self.gpu_geometry(op)
             }
-            "gpu.shuffle" => self.gpu_shuffle(op),
-            "nvvm.shfl.sync" => self.nvvm_shuffle(op),
-            "tensor.extract" | "xla_gpu.predicated_extract" => self.extract(op),
-            "tensor.insert" | "xla_gpu.predicated_insert" => self.insert(op),
-            "xla_gpu.atomic_rmw" => self.atomic_rmw(op),
-            "tensor.empty" => self.empty(op),
-            "xla_gpu.allocate_shared" => self.allocate_shared(op),
-            "vector.transfer_read" | "vector.transfer_write" => self.transfer(op),
-            "vector.extract" => self.vector_extract(op),
-            "vector.insert" => self.vector_insert(op),
-            "vector.broadcast" => self.broadcast(op),
-            "vector.multi_reduction" => self.multi_reduction(op),
-            "vector.transpose" => self.transpose(op),
-            "llvm.getelementptr" => self.gep(op),
-            "llvm.load" => self.load(op),
-            "llvm.store" => self.store(op),
-            "llvm.alloca" => self.alloca(op),
+            gpu::SHUFFLE => self.gpu_shuffle(op),
+            nvvm::SHFL_SYNC => self.nvvm_shuffle(op),
+            tensor::EXTRACT | xla_gpu::PREDICATED_EXTRACT => self.extract(op),
+            tensor::INSERT | xla_gpu::PREDICATED_INSERT => self.insert(op),
+            xla_gpu::ATOMIC_RMW => self.atomic_rmw(op),
+            tensor::EMPTY => self.empty(op),
+            xla_gpu::ALLOCATE_SHARED => self.allocate_shared(op),
+            vector::TRANSFER_READ | vector::TRANSFER_WRITE => self.transfer(op),
+            vector::EXTRACT => self.vector_extract(op),
+            vector::INSERT => self.vector_insert(op),
+            vector::BROADCAST => self.broadcast(op),
+            vector::MULTI_REDUCTION => self.multi_reduction(op),
+            vector::TRANSPOSE => self.transpose(op),
+            llvm::GETELEMENTPTR => self.gep(op),
+            llvm::LOAD => self.load(op),
+            llvm::STORE => self.store(op),
+            llvm::ALLOCA => self.alloca(op),
             // Lifetime markers only tell LLVM when a stack slot's contents die.
-            "llvm.intr.lifetime.start" | "llvm.intr.lifetime.end" => Ok(()),
-            "llvm.mlir.addressof" => self.address_of(op),
+            llvm::INTR_LIFETIME_START | llvm::INTR_LIFETIME_END => Ok(()),
+            llvm::MLIR_ADDRESSOF => self.address_of(op),
             _ => Err(self.unsupported(op)),
         }
     }
@@ -188,7 +207,7 @@ impl FnCx<'_, '_> {
     pub(super) fn compare(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
         let pred = m.prop(op, "predicate").and_then(Attribute::as_i64);
-        let f = if m.is(op, "arith.cmpi") || m.is(op, "llvm.icmp") {
+        let f = if m.is(op, arith::CMPI) || m.is(op, llvm::ICMP) {
             let w = self.int_width(op, m.operand(op, 0))?;
             pred.filter(|p| (0..CMPI_PREDICATES.len() as i64).contains(p))
                 .map(|p| Op2::CmpI(p as u8, w))
@@ -213,8 +232,8 @@ impl FnCx<'_, '_> {
         let name = m.name(op);
         let width = |s: ScalarTy| s.width();
         let cast = match (name.as_str(), from, to) {
-            ("arith.extf", ScalarTy::Float(a), ScalarTy::Float(b)) => Cast::ExtF(a, b),
-            ("arith.truncf", ScalarTy::Float(a), ScalarTy::Float(b)) => {
+            (arith::EXTF, ScalarTy::Float(a), ScalarTy::Float(b)) => Cast::ExtF(a, b),
+            (arith::TRUNCF, ScalarTy::Float(a), ScalarTy::Float(b)) => {
                 if let Some(Attribute::Opaque(mode)) = m.prop(op, "roundingmode")
                     && !mode.contains("to_nearest_even")
                 {
@@ -223,27 +242,27 @@ impl FnCx<'_, '_> {
                 }
                 Cast::TruncF(a, b)
             }
-            ("arith.extsi", _, _) => Cast::ExtSI(width(from), width(to)),
-            ("arith.trunci", _, _) => Cast::TruncI {
+            (arith::EXTSI, _, _) => Cast::ExtSI(width(from), width(to)),
+            (arith::TRUNCI, _, _) => Cast::TruncI {
                 from: width(from),
                 to: width(to),
                 flags: overflow(m.prop(op, "overflowFlags")),
             },
-            ("arith.sitofp", _, ScalarTy::Float(k)) => Cast::SIToFP(width(from), k),
-            ("arith.uitofp", _, ScalarTy::Float(k)) => Cast::UIToFP(width(from), k),
-            ("arith.fptosi", ScalarTy::Float(k), _) => Cast::FPToSI(k, width(to)),
-            ("arith.fptoui", ScalarTy::Float(k), _) => Cast::FPToUI(k, width(to)),
-            ("arith.index_cast", _, _) if width(to) > width(from) => {
+            (arith::SITOFP, _, ScalarTy::Float(k)) => Cast::SIToFP(width(from), k),
+            (arith::UITOFP, _, ScalarTy::Float(k)) => Cast::UIToFP(width(from), k),
+            (arith::FPTOSI, ScalarTy::Float(k), _) => Cast::FPToSI(k, width(to)),
+            (arith::FPTOUI, ScalarTy::Float(k), _) => Cast::FPToUI(k, width(to)),
+            (arith::INDEX_CAST, _, _) if width(to) > width(from) => {
                 Cast::ExtSI(width(from), width(to))
             }
-            ("arith.index_cast" | "arith.index_castui", _, _) if width(to) < width(from) => {
+            (arith::INDEX_CAST | arith::INDEX_CASTUI, _, _) if width(to) < width(from) => {
                 Cast::TruncI {
                     from: width(from),
                     to: width(to),
                     flags: Overflow::default(),
                 }
             }
-            ("arith.extui" | "arith.index_cast" | "arith.index_castui" | "arith.bitcast", _, _) => {
+            (arith::EXTUI | arith::INDEX_CAST | arith::INDEX_CASTUI | arith::BITCAST, _, _) => {
                 Cast::Keep
             }
             _ => {

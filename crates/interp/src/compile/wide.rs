@@ -9,7 +9,9 @@ use crate::ops::IntOp;
 use crate::scalar::ScalarTy;
 use crate::value::Val;
 use crate::wide::{WideInt, WideOp, words};
+use ir::dialects::arith;
 use ir::dialects::arith::CMPI_PREDICATES;
+use ir::dialects::llvm;
 use ir::{Attribute, OpId, Value};
 
 impl FnCx<'_, '_> {
@@ -54,22 +56,22 @@ impl FnCx<'_, '_> {
                 };
                 WideOp::Int(f, flags)
             }),
-            ("arith.cmpi" | "llvm.icmp", _) => m
+            (arith::CMPI | llvm::ICMP, _) => m
                 .prop(op, "predicate")
                 .and_then(Attribute::as_i64)
                 .filter(|p| (0..CMPI_PREDICATES.len() as i64).contains(p))
                 .map(|p| WideOp::Cmp(p as u8)),
-            ("arith.trunci" | "llvm.trunc", _) => Some(WideOp::Trunc(width(m.result(op, 0)))),
-            ("arith.extui" | "llvm.zext", _) => Some(WideOp::ZExt(width(m.operand(op, 0)))),
-            ("arith.extsi" | "llvm.sext", _) => Some(WideOp::SExt(width(m.operand(op, 0)))),
-            ("arith.bitcast" | "llvm.bitcast" | "llvm.freeze", _)
+            (arith::TRUNCI | llvm::TRUNC, _) => Some(WideOp::Trunc(width(m.result(op, 0)))),
+            (arith::EXTUI | llvm::ZEXT, _) => Some(WideOp::ZExt(width(m.operand(op, 0)))),
+            (arith::EXTSI | llvm::SEXT, _) => Some(WideOp::SExt(width(m.operand(op, 0)))),
+            (arith::BITCAST | llvm::BITCAST | llvm::FREEZE, _)
                 if operand.is_some() && result.is_some() =>
             {
                 let (dst, src) = (self.results(op), self.src(op, 0));
                 self.emit(op, Inst::Copy { dst, src });
                 return Some(Ok(()));
             }
-            ("arith.constant" | "llvm.mlir.constant", _) if result.is_some() => {
+            (arith::CONSTANT | llvm::MLIR_CONSTANT, _) if result.is_some() => {
                 return Some(self.wide_constant(op));
             }
             // Ops that move values whole (`select`, `extract`, loads, yields, calls ...):

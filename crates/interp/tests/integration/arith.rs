@@ -3,6 +3,8 @@
 //! IR defining `%r`, and inserts `%r` into the output tensor.
 
 use crate::common;
+use ir::dialects::arith;
+use ir::dialects::math;
 
 use common::{expect_error, run};
 use half::{bf16, f16};
@@ -73,29 +75,29 @@ fn int(op: &str, ty: &str, a: i64, b: i64) -> i64 {
 #[test]
 fn integer_arithmetic_wraps_and_rounds_as_named() {
     let cases: &[(&str, &str, i64, i64, i64)] = &[
-        ("arith.addi", "i8", 127, 1, -128),
-        ("arith.subi", "i8", -128, 1, 127),
-        ("arith.muli", "i16", 300, 300, 24464),
-        ("arith.divsi", "i32", -7, 2, -3),
-        ("arith.divui", "i8", -1, 2, 127),
-        ("arith.ceildivsi", "i32", -7, 2, -3),
-        ("arith.ceildivsi", "i32", 7, 2, 4),
-        ("arith.ceildivui", "i32", 7, 2, 4),
-        ("arith.floordivsi", "i32", -7, 2, -4),
-        ("arith.remsi", "i32", -7, 2, -1),
-        ("arith.remui", "i8", -1, 10, 5),
-        ("arith.andi", "i32", 0b1100, 0b1010, 0b1000),
-        ("arith.ori", "i32", 0b1100, 0b1010, 0b1110),
-        ("arith.xori", "i32", 0b1100, 0b1010, 0b0110),
-        ("arith.shli", "i8", 1, 7, -128),
-        ("arith.shrsi", "i8", -128, 7, -1),
-        ("arith.shrui", "i8", -128, 7, 1),
-        ("arith.maxsi", "i8", -1, 1, 1),
-        ("arith.maxui", "i8", -1, 1, -1),
-        ("arith.minsi", "i8", -1, 1, -1),
-        ("arith.minui", "i8", -1, 1, 1),
-        ("arith.addi", "i64", i64::MAX, 1, i64::MIN),
-        ("arith.muli", "index", 1 << 40, 1 << 30, 0),
+        (arith::ADDI, "i8", 127, 1, -128),
+        (arith::SUBI, "i8", -128, 1, 127),
+        (arith::MULI, "i16", 300, 300, 24464),
+        (arith::DIVSI, "i32", -7, 2, -3),
+        (arith::DIVUI, "i8", -1, 2, 127),
+        (arith::CEILDIVSI, "i32", -7, 2, -3),
+        (arith::CEILDIVSI, "i32", 7, 2, 4),
+        (arith::CEILDIVUI, "i32", 7, 2, 4),
+        (arith::FLOORDIVSI, "i32", -7, 2, -4),
+        (arith::REMSI, "i32", -7, 2, -1),
+        (arith::REMUI, "i8", -1, 10, 5),
+        (arith::ANDI, "i32", 0b1100, 0b1010, 0b1000),
+        (arith::ORI, "i32", 0b1100, 0b1010, 0b1110),
+        (arith::XORI, "i32", 0b1100, 0b1010, 0b0110),
+        (arith::SHLI, "i8", 1, 7, -128),
+        (arith::SHRSI, "i8", -128, 7, -1),
+        (arith::SHRUI, "i8", -128, 7, 1),
+        (arith::MAXSI, "i8", -1, 1, 1),
+        (arith::MAXUI, "i8", -1, 1, -1),
+        (arith::MINSI, "i8", -1, 1, -1),
+        (arith::MINUI, "i8", -1, 1, 1),
+        (arith::ADDI, "i64", i64::MAX, 1, i64::MIN),
+        (arith::MULI, "index", 1 << 40, 1 << 30, 0),
     ];
     for &(op, ty, a, b, want) in cases {
         assert_eq!(int(op, ty, a, b), want, "{op} {ty} {a} {b}");
@@ -247,14 +249,14 @@ fn float_arithmetic_rounds_to_the_type_after_each_op() {
     let got = f(body, "f32", &[f32_bits(1.0), f32_bits(2f32.powi(-8))]);
     assert_eq!(f32::from_bits(got as u32), 1.0 + 2f32.powi(-7));
     let cases: &[(&str, f32, f32, f32)] = &[
-        ("arith.subf", 1.5, 0.25, 1.25),
-        ("arith.mulf", 1.5, -2.0, -3.0),
-        ("arith.divf", 1.0, 4.0, 0.25),
-        ("arith.remf", 7.5, 2.0, 1.5),
-        ("arith.maximumf", -0.0, 0.0, 0.0),
-        ("arith.minimumf", -0.0, 0.0, -0.0),
-        ("arith.maxnumf", f32::NAN, 2.0, 2.0),
-        ("arith.minnumf", 3.0, f32::NAN, 3.0),
+        (arith::SUBF, 1.5, 0.25, 1.25),
+        (arith::MULF, 1.5, -2.0, -3.0),
+        (arith::DIVF, 1.0, 4.0, 0.25),
+        (arith::REMF, 7.5, 2.0, 1.5),
+        (arith::MAXIMUMF, -0.0, 0.0, 0.0),
+        (arith::MINIMUMF, -0.0, 0.0, -0.0),
+        (arith::MAXNUMF, f32::NAN, 2.0, 2.0),
+        (arith::MINNUMF, 3.0, f32::NAN, 3.0),
     ];
     for &(op, a, b, want) in cases {
         for ty in ["f16", "bf16", "f32", "f64"] {
@@ -292,44 +294,38 @@ fn float_arithmetic_rounds_to_the_type_after_each_op() {
 #[test]
 fn casts() {
     let cases: &[(&str, &str, &str, u64, u64)] = &[
-        ("arith.extf", "bf16", "f32", bf16_bits(1.5), f32_bits(1.5)),
+        (arith::EXTF, "bf16", "f32", bf16_bits(1.5), f32_bits(1.5)),
         (
-            "arith.truncf",
+            arith::TRUNCF,
             "f32",
             "bf16",
             f32_bits(1.0 + 2f32.powi(-8)),
             bf16_bits(1.0),
         ),
+        (arith::TRUNCF, "f64", "f32", 0.1f64.to_bits(), f32_bits(0.1)),
+        (arith::EXTSI, "i8", "i32", 0xFF, 0xFFFF_FFFF),
+        (arith::EXTUI, "i8", "i32", 0xFF, 0xFF),
+        (arith::TRUNCI, "i32", "i8", 0x1234, 0x34),
+        (arith::SITOFP, "i32", "f32", 0xFFFF_FFFE, f32_bits(-2.0)),
         (
-            "arith.truncf",
-            "f64",
-            "f32",
-            0.1f64.to_bits(),
-            f32_bits(0.1),
-        ),
-        ("arith.extsi", "i8", "i32", 0xFF, 0xFFFF_FFFF),
-        ("arith.extui", "i8", "i32", 0xFF, 0xFF),
-        ("arith.trunci", "i32", "i8", 0x1234, 0x34),
-        ("arith.sitofp", "i32", "f32", 0xFFFF_FFFE, f32_bits(-2.0)),
-        (
-            "arith.uitofp",
+            arith::UITOFP,
             "i32",
             "f32",
             0xFFFF_FFFE,
             f32_bits(4294967294.0),
         ),
-        ("arith.fptosi", "f32", "i32", f32_bits(-2.9), 0xFFFF_FFFE),
-        ("arith.fptoui", "f32", "i8", f32_bits(255.9), 255),
-        ("arith.index_cast", "i32", "index", 0xFFFF_FFFF, u64::MAX),
-        ("arith.index_cast", "index", "i32", u64::MAX, 0xFFFF_FFFF),
+        (arith::FPTOSI, "f32", "i32", f32_bits(-2.9), 0xFFFF_FFFE),
+        (arith::FPTOUI, "f32", "i8", f32_bits(255.9), 255),
+        (arith::INDEX_CAST, "i32", "index", 0xFFFF_FFFF, u64::MAX),
+        (arith::INDEX_CAST, "index", "i32", u64::MAX, 0xFFFF_FFFF),
         (
-            "arith.index_castui",
+            arith::INDEX_CASTUI,
             "i32",
             "index",
             0xFFFF_FFFF,
             0xFFFF_FFFF,
         ),
-        ("arith.bitcast", "f32", "i32", f32_bits(1.0), 0x3F80_0000),
+        (arith::BITCAST, "f32", "i32", f32_bits(1.0), 0x3F80_0000),
     ];
     for &(op, from, to, a, want) in cases {
         let body = format!("%r = {op} %a : {from} to {to}");
@@ -348,33 +344,33 @@ type Binary = fn(f32, f32) -> f32;
 fn math_functions_match_rust_std_in_f32_and_round_for_bf16() {
     let x = 0.75f32;
     let unary: &[(&str, Unary)] = &[
-        ("math.tanh", f32::tanh),
-        ("math.exp", f32::exp),
-        ("math.exp2", f32::exp2),
-        ("math.expm1", f32::exp_m1),
-        ("math.log", f32::ln),
-        ("math.log1p", f32::ln_1p),
-        ("math.log2", f32::log2),
-        ("math.log10", f32::log10),
-        ("math.sqrt", f32::sqrt),
-        ("math.rsqrt", |x| 1.0 / x.sqrt()),
-        ("math.sin", f32::sin),
-        ("math.cos", f32::cos),
-        ("math.tan", f32::tan),
-        ("math.atan", f32::atan),
-        ("math.acos", f32::acos),
-        ("math.asin", f32::asin),
-        ("math.asinh", f32::asinh),
-        ("math.atanh", f32::atanh),
-        ("math.cosh", f32::cosh),
-        ("math.sinh", f32::sinh),
-        ("math.absf", f32::abs),
-        ("math.floor", f32::floor),
-        ("math.ceil", f32::ceil),
-        ("math.round", f32::round),
-        ("math.roundeven", f32::round_ties_even),
-        ("math.trunc", f32::trunc),
-        ("math.cbrt", f32::cbrt),
+        (math::TANH, f32::tanh),
+        (math::EXP, f32::exp),
+        (math::EXP2, f32::exp2),
+        (math::EXPM1, f32::exp_m1),
+        (math::LOG, f32::ln),
+        (math::LOG1P, f32::ln_1p),
+        (math::LOG2, f32::log2),
+        (math::LOG10, f32::log10),
+        (math::SQRT, f32::sqrt),
+        (math::RSQRT, |x| 1.0 / x.sqrt()),
+        (math::SIN, f32::sin),
+        (math::COS, f32::cos),
+        (math::TAN, f32::tan),
+        (math::ATAN, f32::atan),
+        (math::ACOS, f32::acos),
+        (math::ASIN, f32::asin),
+        (math::ASINH, f32::asinh),
+        (math::ATANH, f32::atanh),
+        (math::COSH, f32::cosh),
+        (math::SINH, f32::sinh),
+        (math::ABSF, f32::abs),
+        (math::FLOOR, f32::floor),
+        (math::CEIL, f32::ceil),
+        (math::ROUND, f32::round),
+        (math::ROUNDEVEN, f32::round_ties_even),
+        (math::TRUNC, f32::trunc),
+        (math::CBRT, f32::cbrt),
     ];
     for &(op, f) in unary {
         let got = eval(&format!("%r = {op} %a : f32"), "f32", "f32", &[f32_bits(x)]).unwrap();
@@ -401,9 +397,9 @@ fn math_functions_match_rust_std_in_f32_and_round_for_bf16() {
     let erfc = eval("%r = math.erfc %a : f32", "f32", "f32", &[f32_bits(3.0)]).unwrap();
     assert!((f32::from_bits(erfc as u32) / 2.209_05e-5 - 1.0).abs() < 1e-5);
     let binary: &[(&str, Binary)] = &[
-        ("math.powf", f32::powf),
-        ("math.atan2", f32::atan2),
-        ("math.copysign", f32::copysign),
+        (math::POWF, f32::powf),
+        (math::ATAN2, f32::atan2),
+        (math::COPYSIGN, f32::copysign),
     ];
     for &(op, f) in binary {
         let body = format!("%r = {op} %a, %b : f32");
@@ -423,10 +419,10 @@ fn math_functions_match_rust_std_in_f32_and_round_for_bf16() {
     .unwrap();
     assert_eq!(f32::from_bits(fma as u32), -(2f32.powi(-24)));
     let ints: &[(&str, u64, u64)] = &[
-        ("math.absi", 0xFFFF_FFFB, 5),
-        ("math.ctlz", 1, 31),
-        ("math.cttz", 8, 3),
-        ("math.ctpop", 0xF0F0, 8),
+        (math::ABSI, 0xFFFF_FFFB, 5),
+        (math::CTLZ, 1, 31),
+        (math::CTTZ, 8, 3),
+        (math::CTPOP, 0xF0F0, 8),
     ];
     for &(op, a, want) in ints {
         let got = eval(&format!("%r = {op} %a : i32"), "i32", "i32", &[a]).unwrap();

@@ -10,6 +10,7 @@
 use emitters::transpose::{Tiling, TransposePlan, TransposeTiling};
 use emitters::{EmittedFusion, EmitterKind};
 use hlo::evaluate::{evaluate_fusion, random_arguments};
+use ir::dialects::xla_gpu;
 
 use crate::common;
 
@@ -49,8 +50,8 @@ fn check(case: &str, module: &hlo::HloModule, emitted: &EmittedFusion, seed: u64
     let fusion = emitters::fusions(module)[0];
     let computation = module.computation(fusion);
     let text = emitted.module.print();
-    assert!(text.contains("xla_gpu.allocate_shared"), "{case}:\n{text}");
-    assert!(text.contains("xla_gpu.sync_threads"), "{case}:\n{text}");
+    assert!(text.contains(xla_gpu::ALLOCATE_SHARED), "{case}:\n{text}");
+    assert!(text.contains(xla_gpu::SYNC_THREADS), "{case}:\n{text}");
     let args = random_arguments(computation, seed).unwrap();
     let expected = evaluate_fusion(module, fusion, &args).unwrap();
     let got = common::run_emitted(computation, emitted, &args, 0xff);
@@ -66,7 +67,7 @@ fn check_text(case: &str, text: &str) {
 fn assert_shared_tiles(emitted: &EmittedFusion, count: usize) {
     let printed = emitted.module.print();
     assert_eq!(
-        printed.matches("xla_gpu.allocate_shared").count(),
+        printed.matches(xla_gpu::ALLOCATE_SHARED).count(),
         count,
         "{printed}"
     );

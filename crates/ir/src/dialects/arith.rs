@@ -11,57 +11,106 @@ use crate::printer::Printer;
 use crate::types::{Type, TypeKind};
 use crate::verifier::VerifyCx;
 
+// The names of the dialect's ops, one constant each: builders and matchers use them, so
+// a misspelt op name does not compile, and the registry's test checks each is registered.
+pub const ADDF: &str = "arith.addf";
+pub const ADDI: &str = "arith.addi";
+pub const ANDI: &str = "arith.andi";
+pub const BITCAST: &str = "arith.bitcast";
+pub const CEILDIVSI: &str = "arith.ceildivsi";
+pub const CEILDIVUI: &str = "arith.ceildivui";
+pub const CMPF: &str = "arith.cmpf";
+pub const CMPI: &str = "arith.cmpi";
+pub const CONSTANT: &str = "arith.constant";
+pub const DIVF: &str = "arith.divf";
+pub const DIVSI: &str = "arith.divsi";
+pub const DIVUI: &str = "arith.divui";
+pub const EXTF: &str = "arith.extf";
+pub const EXTSI: &str = "arith.extsi";
+pub const EXTUI: &str = "arith.extui";
+pub const FLOORDIVSI: &str = "arith.floordivsi";
+pub const FPTOSI: &str = "arith.fptosi";
+pub const FPTOUI: &str = "arith.fptoui";
+pub const INDEX_CAST: &str = "arith.index_cast";
+pub const INDEX_CASTUI: &str = "arith.index_castui";
+pub const MAXIMUMF: &str = "arith.maximumf";
+pub const MAXNUMF: &str = "arith.maxnumf";
+pub const MAXSI: &str = "arith.maxsi";
+pub const MAXUI: &str = "arith.maxui";
+pub const MINIMUMF: &str = "arith.minimumf";
+pub const MINNUMF: &str = "arith.minnumf";
+pub const MINSI: &str = "arith.minsi";
+pub const MINUI: &str = "arith.minui";
+pub const MULF: &str = "arith.mulf";
+pub const MULI: &str = "arith.muli";
+pub const NEGF: &str = "arith.negf";
+pub const ORI: &str = "arith.ori";
+pub const REMF: &str = "arith.remf";
+pub const REMSI: &str = "arith.remsi";
+pub const REMUI: &str = "arith.remui";
+pub const SELECT: &str = "arith.select";
+pub const SHLI: &str = "arith.shli";
+pub const SHRSI: &str = "arith.shrsi";
+pub const SHRUI: &str = "arith.shrui";
+pub const SITOFP: &str = "arith.sitofp";
+pub const SUBF: &str = "arith.subf";
+pub const SUBI: &str = "arith.subi";
+pub const TRUNCF: &str = "arith.truncf";
+pub const TRUNCI: &str = "arith.trunci";
+pub const UITOFP: &str = "arith.uitofp";
+pub const XORI: &str = "arith.xori";
+
 /// Float binary ops and whether they commute.
 pub const FLOAT_BINARY: &[(&str, bool)] = &[
-    ("arith.addf", true),
-    ("arith.subf", false),
-    ("arith.mulf", true),
-    ("arith.divf", false),
-    ("arith.remf", false),
-    ("arith.maximumf", true),
-    ("arith.minimumf", true),
-    ("arith.maxnumf", true),
-    ("arith.minnumf", true),
+    (ADDF, true),
+    (SUBF, false),
+    (MULF, true),
+    (DIVF, false),
+    (REMF, false),
+    (MAXIMUMF, true),
+    (MINIMUMF, true),
+    (MAXNUMF, true),
+    (MINNUMF, true),
 ];
 
 /// Integer binary ops, whether they commute, and whether they carry overflow flags.
 pub const INT_BINARY: &[(&str, bool, bool)] = &[
-    ("arith.addi", true, true),
-    ("arith.subi", false, true),
-    ("arith.muli", true, true),
-    ("arith.divsi", false, false),
-    ("arith.divui", false, false),
-    ("arith.ceildivsi", false, false),
-    ("arith.ceildivui", false, false),
-    ("arith.floordivsi", false, false),
-    ("arith.remsi", false, false),
-    ("arith.remui", false, false),
-    ("arith.andi", true, false),
-    ("arith.ori", true, false),
-    ("arith.xori", true, false),
-    ("arith.shli", false, true),
-    ("arith.shrsi", false, false),
-    ("arith.shrui", false, false),
-    ("arith.maxsi", true, false),
-    ("arith.maxui", true, false),
-    ("arith.minsi", true, false),
-    ("arith.minui", true, false),
+    (ADDI, true, true),
+    (SUBI, false, true),
+    (MULI, true, true),
+    (DIVSI, false, false),
+    (DIVUI, false, false),
+    (CEILDIVSI, false, false),
+    (CEILDIVUI, false, false),
+    (FLOORDIVSI, false, false),
+    (REMSI, false, false),
+    (REMUI, false, false),
+    (ANDI, true, false),
+    (ORI, true, false),
+    (XORI, true, false),
+    (SHLI, false, true),
+    (SHRSI, false, false),
+    (SHRUI, false, false),
+    (MAXSI, true, false),
+    (MAXUI, true, false),
+    (MINSI, true, false),
+    (MINUI, true, false),
 ];
 
 /// Cast ops (`%r = arith.extf %a : bf16 to f32`).
 pub const CASTS: &[&str] = &[
-    "arith.extf",
-    "arith.truncf",
-    "arith.extsi",
-    "arith.extui",
-    "arith.trunci",
-    "arith.sitofp",
-    "arith.uitofp",
-    "arith.fptosi",
-    "arith.fptoui",
-    "arith.index_cast",
-    "arith.index_castui",
-    "arith.bitcast",
+    EXTF,
+    TRUNCF,
+    EXTSI,
+    EXTUI,
+    TRUNCI,
+    SITOFP,
+    UITOFP,
+    FPTOSI,
+    FPTOUI,
+    INDEX_CAST,
+    INDEX_CASTUI,
+    BITCAST,
 ];
 
 /// `arith.cmpi` predicates, by value.
@@ -84,7 +133,6 @@ pub const FASTMATH: PropKind = PropKind::EnumBody {
 /// One float operand and result of one type with fast-math flags: `arith.negf`, and `math.tanh %x
 /// fastmath<fast> : f32` and the other unary math functions.
 pub(super) const FLOAT_UNARY_OP: OpDef = OpDef::pure("")
-    .inherent(&["fastmath"])
     .operands(&[one("operand", &FLOAT_LIKE)])
     .results(&[one("result", &FLOAT_LIKE)])
     .props(&[optional("fastmath", FASTMATH)])
@@ -98,7 +146,7 @@ pub const OVERFLOW: PropKind = PropKind::EnumBody {
 };
 
 /// `arith.constant 1.0 : f32`: the result type is the value's.
-const CONSTANT: OpDef = OpDef::new("arith.constant")
+const CONSTANT_OP: OpDef = OpDef::new(CONSTANT)
     .traits(Traits::PURE.union(Traits::CONSTANT_LIKE))
     .inherent(&["value"])
     .operands(&[])
@@ -108,7 +156,7 @@ const CONSTANT: OpDef = OpDef::new("arith.constant")
     .name_hint(constant_name);
 
 /// `arith.select %c, %a, %b : f32` (`: i1, f32` spelled out only for a shaped condition).
-const SELECT: OpDef = OpDef::pure("arith.select")
+const SELECT_OP: OpDef = OpDef::pure(SELECT)
     .operands(&[
         one("condition", &BOOL_LIKE),
         one("true_value", &ANY),
@@ -120,7 +168,6 @@ const SELECT: OpDef = OpDef::pure("arith.select")
 
 /// `arith.addf %a, %b fastmath<fast> : f32`.
 const FLOAT_BINARY_OP: OpDef = OpDef::pure("")
-    .inherent(&["fastmath"])
     .operands(&[one("lhs", &FLOAT_LIKE), one("rhs", &FLOAT_LIKE)])
     .results(&[one("result", &FLOAT_LIKE)])
     .props(&[optional("fastmath", FASTMATH)])
@@ -136,13 +183,11 @@ const INT_BINARY_OP: OpDef = OpDef::pure("")
 
 /// `arith.addi %a, %b overflow<nsw> : i32`.
 const INT_BINARY_OVERFLOW_OP: OpDef = INT_BINARY_OP
-    .inherent(&["overflowFlags"])
     .props(&[optional("overflowFlags", OVERFLOW)])
     .format("$lhs `,` $rhs (`overflow` `` $overflowFlags^)? attr-dict `:` type($result)");
 
 /// `arith.cmpi slt, %a, %b : i32`: an `i1` of the operands' shape.
-const CMPI: OpDef = OpDef::pure("arith.cmpi")
-    .inherent(&["predicate"])
+const CMPI_OP: OpDef = OpDef::pure(CMPI)
     .operands(&[one("lhs", &INT_LIKE), one("rhs", &INT_LIKE)])
     .results(&[one("result", &BOOL_LIKE)])
     .props(&[required(
@@ -155,8 +200,7 @@ const CMPI: OpDef = OpDef::pure("arith.cmpi")
     .format("$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)");
 
 /// `arith.cmpf olt, %a, %b fastmath<fast> : f32`.
-const CMPF: OpDef = OpDef::pure("arith.cmpf")
-    .inherent(&["predicate", "fastmath"])
+const CMPF_OP: OpDef = OpDef::pure(CMPF)
     .operands(&[one("lhs", &FLOAT_LIKE), one("rhs", &FLOAT_LIKE)])
     .results(&[one("result", &BOOL_LIKE)])
     .props(&[
@@ -190,18 +234,17 @@ const CAST_OP: OpDef = OpDef::pure("")
 
 /// `arith.truncf %x fastmath<fast> : f32 to bf16`.
 const FLOAT_CAST_OP: OpDef = CAST_OP
-    .inherent(&["fastmath", "roundingmode"])
+    .inherent(&["roundingmode"])
     .props(&[optional("fastmath", FASTMATH)])
     .format("$in (`fastmath` `` $fastmath^)? attr-dict `:` type($in) `to` type($out)");
 
 /// `arith.trunci %x overflow<nsw> : i64 to i32`.
-const TRUNCI: OpDef = CAST_OP
-    .inherent(&["overflowFlags"])
+const TRUNCI_OP: OpDef = CAST_OP
     .props(&[optional("overflowFlags", OVERFLOW)])
     .format("$in (`overflow` `` $overflowFlags^)? attr-dict `:` type($in) `to` type($out)");
 
 pub fn register(r: &mut Registry) {
-    r.register(CONSTANT);
+    r.register(CONSTANT_OP);
     for &(name, commutative) in FLOAT_BINARY {
         r.register(FLOAT_BINARY_OP.named(name).traits(commutes(commutative)));
     }
@@ -214,15 +257,15 @@ pub fn register(r: &mut Registry) {
         r.register(def.named(name).traits(commutes(commutative)));
     }
     // `arith.negf %x : f32` is written like a unary math op.
-    r.register(FLOAT_UNARY_OP.named("arith.negf"));
-    r.register(CMPI);
-    r.register(CMPF);
-    r.register(SELECT);
+    r.register(FLOAT_UNARY_OP.named(NEGF));
+    r.register(CMPI_OP);
+    r.register(CMPF_OP);
+    r.register(SELECT_OP);
     for &name in CASTS {
         r.register(
             match name {
-                "arith.extf" | "arith.truncf" => FLOAT_CAST_OP,
-                "arith.trunci" => TRUNCI,
+                EXTF | TRUNCF => FLOAT_CAST_OP,
+                TRUNCI => TRUNCI_OP,
                 _ => CAST_OP,
             }
             .named(name),
@@ -245,9 +288,7 @@ const fn commutes(commutative: bool) -> Traits {
 pub fn build_constant(m: &mut Module, at: InsertPoint, value: Attribute) -> Value {
     let ty = value.ty().expect("typed constant attribute");
     m.create_result_at(
-        OpState::new("arith.constant")
-            .prop("value", value)
-            .results(&[ty]),
+        OpState::new(CONSTANT).prop("value", value).results(&[ty]),
         at,
     )
 }
@@ -277,7 +318,7 @@ pub fn build_cmpi(
         .expect("cmpi predicate");
     let ty = with_element_type(m.value_type(lhs), Type::I1);
     m.create_result_at(
-        OpState::new("arith.cmpi")
+        OpState::new(CMPI)
             .operands(&[lhs, rhs])
             .results(&[ty])
             .prop("predicate", Attribute::i64(p as i64)),
@@ -402,16 +443,14 @@ fn cast_compatible(name: &str, from: Type, to: Type) -> bool {
     let tw = t.bit_width().unwrap_or(0);
     let int = |x: Type| x.is_signless_integer();
     match name {
-        "arith.extf" => f.is_float() && t.is_float() && tw > fw,
-        "arith.truncf" => f.is_float() && t.is_float() && tw < fw,
-        "arith.extsi" | "arith.extui" => int(f) && int(t) && tw > fw,
-        "arith.trunci" => int(f) && int(t) && tw < fw,
-        "arith.sitofp" | "arith.uitofp" => int(f) && t.is_float(),
-        "arith.fptosi" | "arith.fptoui" => f.is_float() && int(t),
-        "arith.index_cast" | "arith.index_castui" => {
-            (f.is_index() && int(t)) || (int(f) && t.is_index())
-        }
-        "arith.bitcast" => (int(f) || f.is_float()) && (int(t) || t.is_float()) && fw == tw,
+        EXTF => f.is_float() && t.is_float() && tw > fw,
+        TRUNCF => f.is_float() && t.is_float() && tw < fw,
+        EXTSI | EXTUI => int(f) && int(t) && tw > fw,
+        TRUNCI => int(f) && int(t) && tw < fw,
+        SITOFP | UITOFP => int(f) && t.is_float(),
+        FPTOSI | FPTOUI => f.is_float() && int(t),
+        INDEX_CAST | INDEX_CASTUI => (f.is_index() && int(t)) || (int(f) && t.is_index()),
+        BITCAST => (int(f) || f.is_float()) && (int(t) || t.is_float()) && fw == tw,
         _ => false,
     }
 }

@@ -9,9 +9,13 @@ use crate::printer::Printer;
 use crate::registry::{OpDef, Registry};
 use crate::traits::Traits;
 
+// The names of the dialect's ops, one constant each: builders and matchers use them, so
+// a misspelt op name does not compile, and the registry's test checks each is registered.
+pub const MODULE: &str = "builtin.module";
+
 pub fn register(r: &mut Registry) {
     r.register(
-        OpDef::new("builtin.module")
+        OpDef::new(MODULE)
             .traits(
                 Traits::ISOLATED_FROM_ABOVE
                     .union(Traits::NO_TERMINATOR)

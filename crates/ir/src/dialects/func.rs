@@ -12,9 +12,15 @@ use crate::traits::Traits;
 use crate::types::Type;
 use crate::verifier::VerifyCx;
 
+// The names of the dialect's ops, one constant each: builders and matchers use them, so
+// a misspelt op name does not compile, and the registry's test checks each is registered.
+pub const CALL: &str = "func.call";
+pub const FUNC: &str = "func.func";
+pub const RETURN: &str = "func.return";
+
 pub fn register(r: &mut Registry) {
     r.register(
-        OpDef::new("func.func")
+        OpDef::new(FUNC)
             .traits(Traits::ISOLATED_FROM_ABOVE.union(Traits::SYMBOL))
             .inherent(&[
                 "sym_name",
@@ -31,12 +37,12 @@ pub fn register(r: &mut Registry) {
     );
     r.register(
         super::RETURN_LIKE
-            .named("func.return")
-            .parents(&["func.func"])
+            .named(RETURN)
+            .parents(&[FUNC])
             .verify(verify_return),
     );
     r.register(
-        OpDef::new("func.call")
+        OpDef::new(CALL)
             .inherent(&["callee", "arg_attrs", "res_attrs", "no_inline"])
             .syntax(print_call, parse_call)
             .verify(verify_call),
@@ -58,7 +64,7 @@ pub fn build_func(
 ) -> (OpId, crate::BlockId) {
     let (region, block) = m.create_region_with_block(inputs);
     let op = m.create_op(
-        OpState::new("func.func")
+        OpState::new(FUNC)
             .prop("sym_name", Attribute::string(name))
             .prop(
                 "function_type",
@@ -71,7 +77,7 @@ pub fn build_func(
 
 /// Creates `func.return %values` at `at`.
 pub fn build_return(m: &mut Module, at: InsertPoint, values: &[Value]) -> OpId {
-    m.create_op_at(OpState::new("func.return").operands(values), at)
+    m.create_op_at(OpState::new(RETURN).operands(values), at)
 }
 
 /// Creates `func.call @callee(args)` at `at`.
@@ -82,7 +88,7 @@ pub fn build_call(
     args: &[Value],
     results: &[Type],
 ) -> OpId {
-    m.create_op_at(super::call_state("func.call", callee, args, results), at)
+    m.create_op_at(super::call_state(CALL, callee, args, results), at)
 }
 
 fn print_func(p: &mut Printer<'_>, op: OpId) {
@@ -299,9 +305,7 @@ fn verify_call(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let Some(callee) = m.prop(op, "callee").and_then(Attribute::as_symbol) else {
         return Err("requires a 'callee' symbol reference attribute".into());
     };
-    let func = cx
-        .lookup_symbol(op, callee)
-        .filter(|&f| m.is(f, "func.func"));
+    let func = cx.lookup_symbol(op, callee).filter(|&f| m.is(f, FUNC));
     let Some(func) = func else {
         return Err(format!("'{callee}' does not reference a valid function"));
     };

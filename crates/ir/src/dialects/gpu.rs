@@ -15,13 +15,17 @@ use crate::module::{InsertPoint, Module, OpId, OpState, Value};
 use crate::ods::Constraint;
 use crate::types::Type;
 
+// The names of the dialect's ops, one constant each: builders and matchers use them, so
+// a misspelt op name does not compile, and the registry's test checks each is registered.
+pub const BARRIER: &str = "gpu.barrier";
+pub const BLOCK_DIM: &str = "gpu.block_dim";
+pub const BLOCK_ID: &str = "gpu.block_id";
+pub const GRID_DIM: &str = "gpu.grid_dim";
+pub const SHUFFLE: &str = "gpu.shuffle";
+pub const THREAD_ID: &str = "gpu.thread_id";
+
 /// Ops that read one dimension of a launch index or size; all yield `index`.
-pub const DIMENSION_OPS: &[&str] = &[
-    "gpu.thread_id",
-    "gpu.block_id",
-    "gpu.block_dim",
-    "gpu.grid_dim",
-];
+pub const DIMENSION_OPS: &[&str] = &[THREAD_ID, BLOCK_ID, BLOCK_DIM, GRID_DIM];
 
 /// Lanes in a warp on every NVIDIA GPU: the width of a `gpu.shuffle`, and what the emitters'
 /// tiles, reductions and `lower-xla-gpu-to-scf`'s shuffle ladders count in. Defined here
@@ -54,7 +58,6 @@ const SHUFFLE_VALUE: Constraint = Constraint::new(
 
 /// `gpu.thread_id  x upper_bound 128`: one dimension of a launch index or size.
 const DIMENSION_OP: OpDef = OpDef::pure("")
-    .inherent(&["dimension", "upper_bound"])
     .operands(&[])
     .results(&[one("result", &INDEX)])
     .props(&[
@@ -65,8 +68,7 @@ const DIMENSION_OP: OpDef = OpDef::pure("")
     .name_hint(dimension_name);
 
 /// `gpu.shuffle  xor %v, %offset, %width : f32`: the shuffled value and whether it is valid.
-const SHUFFLE: OpDef = OpDef::pure("gpu.shuffle")
-    .inherent(&["mode"])
+const SHUFFLE_OP: OpDef = OpDef::pure(SHUFFLE)
     .operands(&[
         one("value", &SHUFFLE_VALUE),
         one("offset", &I32),
@@ -89,7 +91,7 @@ const SHUFFLE: OpDef = OpDef::pure("gpu.shuffle")
     .format("$mode $value `,` $offset `,` $width attr-dict `:` type($value)");
 
 /// `gpu.barrier`.
-const BARRIER: OpDef = OpDef::new("gpu.barrier")
+const BARRIER_OP: OpDef = OpDef::new(BARRIER)
     .operands(&[])
     .results(&[])
     .format("attr-dict");
@@ -98,8 +100,8 @@ pub fn register(r: &mut Registry) {
     for &name in DIMENSION_OPS {
         r.register(DIMENSION_OP.named(name));
     }
-    r.register(SHUFFLE);
-    r.register(BARRIER);
+    r.register(SHUFFLE_OP);
+    r.register(BARRIER_OP);
 }
 
 // ----- builders -----
@@ -111,7 +113,7 @@ pub fn build_thread_id(
     dim: &str,
     upper_bound: Option<i64>,
 ) -> Value {
-    build_dimension_op(m, at, "gpu.thread_id", dim, upper_bound)
+    build_dimension_op(m, at, THREAD_ID, dim, upper_bound)
 }
 
 /// `gpu.block_id  <dim>` (with `upper_bound` when given).
@@ -121,7 +123,7 @@ pub fn build_block_id(
     dim: &str,
     upper_bound: Option<i64>,
 ) -> Value {
-    build_dimension_op(m, at, "gpu.block_id", dim, upper_bound)
+    build_dimension_op(m, at, BLOCK_ID, dim, upper_bound)
 }
 
 /// One of [`DIMENSION_OPS`] for dimension `x`, `y` or `z`. Callers add `xla.range` with
@@ -156,7 +158,7 @@ pub fn build_shuffle(
     assert!(SHUFFLE_MODES.contains(&mode), "gpu.shuffle mode '{mode}'");
     let ty = m.value_type(value);
     let op = m.create_op_at(
-        OpState::new("gpu.shuffle")
+        OpState::new(SHUFFLE)
             .operands(&[value, offset, width])
             .prop("mode", enum_attr(SHUFFLE_MODE, mode))
             .results(&[ty, Type::I1]),
@@ -167,7 +169,7 @@ pub fn build_shuffle(
 
 /// `gpu.barrier`.
 pub fn build_barrier(m: &mut Module, at: InsertPoint) -> OpId {
-    m.create_op_at(OpState::new("gpu.barrier"), at)
+    m.create_op_at(OpState::new(BARRIER), at)
 }
 
 // ----- thread_id, block_id, block_dim, grid_dim -----

@@ -16,6 +16,14 @@ pub mod tensor;
 pub mod vector;
 pub mod xla_gpu;
 
+/// The `cf` dialect's branches, which MLIR's LLVM IR import can make and the interpreter
+/// runs; not registered here (they are read and printed in the generic form).
+pub mod cf {
+    pub const BR: &str = "cf.br";
+    pub const COND_BR: &str = "cf.cond_br";
+    pub const OPS: &[&str] = &[BR, COND_BR];
+}
+
 /// What an op declaration uses, for `use crate::dialects::prelude::*` in a dialect file.
 pub mod prelude {
     pub use crate::ods::constraints::*;
@@ -68,6 +76,7 @@ pub fn register_standard(r: &mut Registry) {
     llvm::register(r);
     nvvm::register(r);
     xla_gpu::register(r);
+    r.declare_generic(cf::OPS);
 }
 
 // ----- type predicates -----

@@ -20,23 +20,42 @@ use crate::printer::Printer;
 use crate::types::Type;
 use crate::verifier::VerifyCx;
 
+// The names of the dialect's ops, one constant each: builders and matchers use them, so
+// a misspelt op name does not compile, and the registry's test checks each is registered.
+pub const BARRIER0: &str = "nvvm.barrier0";
+pub const READ_PTX_SREG_CTAID_X: &str = "nvvm.read.ptx.sreg.ctaid.x";
+pub const READ_PTX_SREG_CTAID_Y: &str = "nvvm.read.ptx.sreg.ctaid.y";
+pub const READ_PTX_SREG_CTAID_Z: &str = "nvvm.read.ptx.sreg.ctaid.z";
+pub const READ_PTX_SREG_LANEID: &str = "nvvm.read.ptx.sreg.laneid";
+pub const READ_PTX_SREG_NCTAID_X: &str = "nvvm.read.ptx.sreg.nctaid.x";
+pub const READ_PTX_SREG_NCTAID_Y: &str = "nvvm.read.ptx.sreg.nctaid.y";
+pub const READ_PTX_SREG_NCTAID_Z: &str = "nvvm.read.ptx.sreg.nctaid.z";
+pub const READ_PTX_SREG_NTID_X: &str = "nvvm.read.ptx.sreg.ntid.x";
+pub const READ_PTX_SREG_NTID_Y: &str = "nvvm.read.ptx.sreg.ntid.y";
+pub const READ_PTX_SREG_NTID_Z: &str = "nvvm.read.ptx.sreg.ntid.z";
+pub const READ_PTX_SREG_TID_X: &str = "nvvm.read.ptx.sreg.tid.x";
+pub const READ_PTX_SREG_TID_Y: &str = "nvvm.read.ptx.sreg.tid.y";
+pub const READ_PTX_SREG_TID_Z: &str = "nvvm.read.ptx.sreg.tid.z";
+pub const READ_PTX_SREG_WARPSIZE: &str = "nvvm.read.ptx.sreg.warpsize";
+pub const SHFL_SYNC: &str = "nvvm.shfl.sync";
+
 /// The special register reads defined here (thread, block and grid ids and sizes, lane id,
 /// warp size).
 pub const SREGS: &[&str] = &[
-    "nvvm.read.ptx.sreg.tid.x",
-    "nvvm.read.ptx.sreg.tid.y",
-    "nvvm.read.ptx.sreg.tid.z",
-    "nvvm.read.ptx.sreg.ntid.x",
-    "nvvm.read.ptx.sreg.ntid.y",
-    "nvvm.read.ptx.sreg.ntid.z",
-    "nvvm.read.ptx.sreg.ctaid.x",
-    "nvvm.read.ptx.sreg.ctaid.y",
-    "nvvm.read.ptx.sreg.ctaid.z",
-    "nvvm.read.ptx.sreg.nctaid.x",
-    "nvvm.read.ptx.sreg.nctaid.y",
-    "nvvm.read.ptx.sreg.nctaid.z",
-    "nvvm.read.ptx.sreg.laneid",
-    "nvvm.read.ptx.sreg.warpsize",
+    READ_PTX_SREG_TID_X,
+    READ_PTX_SREG_TID_Y,
+    READ_PTX_SREG_TID_Z,
+    READ_PTX_SREG_NTID_X,
+    READ_PTX_SREG_NTID_Y,
+    READ_PTX_SREG_NTID_Z,
+    READ_PTX_SREG_CTAID_X,
+    READ_PTX_SREG_CTAID_Y,
+    READ_PTX_SREG_CTAID_Z,
+    READ_PTX_SREG_NCTAID_X,
+    READ_PTX_SREG_NCTAID_Y,
+    READ_PTX_SREG_NCTAID_Z,
+    READ_PTX_SREG_LANEID,
+    READ_PTX_SREG_WARPSIZE,
 ];
 
 /// The `nvvm.shfl.sync` kinds.
@@ -64,15 +83,15 @@ const SREG: OpDef = OpDef::pure("")
 const LLVM_TYPE: Constraint = Constraint::new("LLVM dialect-compatible type", is_llvm_type);
 
 /// `nvvm.barrier0`.
-const BARRIER0: OpDef = OpDef::new("nvvm.barrier0")
+const BARRIER0_OP: OpDef = OpDef::new(BARRIER0)
     .operands(&[])
     .results(&[])
     .format("attr-dict");
 
 /// `nvvm.shfl.sync  bfly %mask, %v, %offset, %clamp : f32 -> f32` (the result type is
 /// `verify_shfl`'s: the value's, or a struct with a validity bit).
-const SHFL_SYNC: OpDef = OpDef::new("nvvm.shfl.sync")
-    .inherent(&["kind", "return_value_and_is_valid"])
+const SHFL_SYNC_OP: OpDef = OpDef::new(SHFL_SYNC)
+    .inherent(&["return_value_and_is_valid"])
     .operands(&[
         one("thread_mask", &I32),
         one("val", &I32_OR_F32),
@@ -97,8 +116,8 @@ pub fn register(r: &mut Registry) {
     for &name in SREGS {
         r.register(SREG.named(name));
     }
-    r.register(BARRIER0);
-    r.register(SHFL_SYNC);
+    r.register(BARRIER0_OP);
+    r.register(SHFL_SYNC_OP);
 }
 
 // ----- builders -----
@@ -116,7 +135,7 @@ pub fn build_sreg(m: &mut Module, at: InsertPoint, name: &str, range: Option<(i6
 
 /// `nvvm.barrier0`.
 pub fn build_barrier0(m: &mut Module, at: InsertPoint) -> OpId {
-    m.create_op_at(OpState::new("nvvm.barrier0"), at)
+    m.create_op_at(OpState::new(BARRIER0), at)
 }
 
 /// `nvvm.shfl.sync  <kind> %mask, %value, %offset, %clamp : t -> t`.
@@ -129,7 +148,7 @@ pub fn build_shfl_sync(
     assert!(SHFL_KINDS.contains(&kind), "nvvm.shfl.sync kind '{kind}'");
     let ty = m.value_type(value);
     m.create_result_at(
-        OpState::new("nvvm.shfl.sync")
+        OpState::new(SHFL_SYNC)
             .operands(&[mask, value, offset, clamp])
             .prop("kind", enum_attr(SHFL_KIND, kind))
             .results(&[ty]),

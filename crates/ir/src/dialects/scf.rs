@@ -13,9 +13,17 @@ use crate::traits::Traits;
 use crate::types::Type;
 use crate::verifier::VerifyCx;
 
+// The names of the dialect's ops, one constant each: builders and matchers use them, so
+// a misspelt op name does not compile, and the registry's test checks each is registered.
+pub const CONDITION: &str = "scf.condition";
+pub const FOR: &str = "scf.for";
+pub const IF: &str = "scf.if";
+pub const WHILE: &str = "scf.while";
+pub const YIELD: &str = "scf.yield";
+
 pub fn register(r: &mut Registry) {
     r.register(
-        OpDef::new("scf.for")
+        OpDef::new(FOR)
             .traits(Traits::SINGLE_BLOCK)
             .inherent(&["unsignedCmp"])
             .regions(1)
@@ -23,35 +31,29 @@ pub fn register(r: &mut Registry) {
             .verify(verify_for),
     );
     r.register(
-        OpDef::new("scf.if")
+        OpDef::new(IF)
             .traits(Traits::SINGLE_BLOCK)
             .regions(2)
             .syntax(print_if, parse_if)
             .verify(verify_if),
     );
     r.register(
-        OpDef::new("scf.while")
+        OpDef::new(WHILE)
             .regions(2)
             .syntax(print_while, parse_while)
             .verify(verify_while),
     );
     r.register(
-        OpDef::new("scf.condition")
+        OpDef::new(CONDITION)
             .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE))
-            .parents(&["scf.while"])
+            .parents(&[WHILE])
             .syntax(print_condition, parse_condition)
             .verify(verify_condition),
     );
     r.register(
         super::RETURN_LIKE
-            .named("scf.yield")
-            .parents(&[
-                "scf.for",
-                "scf.if",
-                "scf.while",
-                "scf.execute_region",
-                "scf.index_switch",
-            ])
+            .named(YIELD)
+            .parents(&[FOR, IF, WHILE, "scf.execute_region", "scf.index_switch"])
             .verify(verify_yield),
     );
 }
@@ -76,7 +78,7 @@ pub fn build_for(
     let mut operands = vec![lb, ub, step];
     operands.extend_from_slice(inits);
     let op = m.create_op_at(
-        OpState::new("scf.for")
+        OpState::new(FOR)
             .operands(&operands)
             .results(&iter_types)
             .region(region),
@@ -102,7 +104,7 @@ pub fn build_if(
         b
     });
     let op = m.create_op_at(
-        OpState::new("scf.if")
+        OpState::new(IF)
             .operands(&[cond])
             .results(results)
             .region(then_region)
@@ -125,7 +127,7 @@ pub fn build_while(
     let (before_region, before) = m.create_region_with_block(&init_types);
     let (after_region, after) = m.create_region_with_block(results);
     let op = m.create_op_at(
-        OpState::new("scf.while")
+        OpState::new(WHILE)
             .operands(inits)
             .results(results)
             .region(before_region)
@@ -140,7 +142,7 @@ pub fn build_condition(m: &mut Module, block: BlockId, cond: Value, args: &[Valu
     let mut operands = vec![cond];
     operands.extend_from_slice(args);
     m.create_op_at(
-        OpState::new("scf.condition").operands(&operands),
+        OpState::new(CONDITION).operands(&operands),
         InsertPoint::BlockEnd(block),
     )
 }
@@ -148,7 +150,7 @@ pub fn build_condition(m: &mut Module, block: BlockId, cond: Value, args: &[Valu
 /// Appends `scf.yield %values` to `block`.
 pub fn build_yield(m: &mut Module, block: BlockId, values: &[Value]) -> OpId {
     m.create_op_at(
-        OpState::new("scf.yield").operands(values),
+        OpState::new(YIELD).operands(values),
         InsertPoint::BlockEnd(block),
     )
 }
@@ -239,7 +241,7 @@ fn parse_for(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     let mut args = vec![iv];
     args.extend(iter_args);
     let region = p.parse_region(&args)?;
-    p.ensure_terminator(region, "scf.yield", state.loc);
+    p.ensure_terminator(region, YIELD, state.loc);
     p.parse_optional_attr_dict(&mut state.attrs)?;
     state.operands = operands;
     state.result_types = iter_types;
@@ -328,10 +330,10 @@ fn parse_if(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
     state.operands = p.resolve_operands(&[cond], &[Type::I1], loc)?;
     state.result_types = p.parse_optional_arrow_type_list()?;
     let then_region = p.parse_region(&[])?;
-    p.ensure_terminator(then_region, "scf.yield", state.loc);
+    p.ensure_terminator(then_region, YIELD, state.loc);
     let else_region = if p.parse_optional_keyword("else") {
         let r = p.parse_region(&[])?;
-        p.ensure_terminator(r, "scf.yield", state.loc);
+        p.ensure_terminator(r, YIELD, state.loc);
         r
     } else {
         p.module_mut().create_region()
@@ -438,11 +440,7 @@ fn verify_while(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     if m.block_arg_types(before) != inits {
         return Err("expects the 'before' region arguments to match the operand types".into());
     }
-    let Some(condition) = m
-        .block_ops(before)
-        .last()
-        .filter(|&t| m.is(t, "scf.condition"))
-    else {
+    let Some(condition) = m.block_ops(before).last().filter(|&t| m.is(t, CONDITION)) else {
         return Err("expects the 'before' region to terminate with 'scf.condition'".into());
     };
     let forwarded: Vec<Type> = m.operand_types(condition).into_iter().skip(1).collect();
@@ -512,14 +510,14 @@ fn verify_yield(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
     match m.parent_op(op) {
         // The "after" region yields the next iteration's inits.
-        Some(parent) if m.is(parent, "scf.while") => {
+        Some(parent) if m.is(parent, WHILE) => {
             let expected = m.operand_types(parent);
             if m.operand_types(op) != expected {
                 return Err("expects the operands to match the 'scf.while' operand types".into());
             }
             Ok(())
         }
-        Some(parent) if m.is(parent, "scf.for") || m.is(parent, "scf.if") => {
+        Some(parent) if m.is(parent, FOR) || m.is(parent, IF) => {
             super::yields_parent_results(m, op, parent)
         }
         _ => Ok(()),

@@ -5,9 +5,15 @@ use crate::module::{InsertPoint, Module, OpId, OpState, Value};
 use crate::types::{DYNAMIC, Type};
 use crate::verifier::VerifyCx;
 
+// The names of the dialect's ops, one constant each: builders and matchers use them, so
+// a misspelt op name does not compile, and the registry's test checks each is registered.
+pub const EMPTY: &str = "tensor.empty";
+pub const EXTRACT: &str = "tensor.extract";
+pub const INSERT: &str = "tensor.insert";
+
 /// The dialect's ops, declared.
 const OPS: &[OpDef] = &[
-    OpDef::pure("tensor.extract")
+    OpDef::pure(EXTRACT)
         .operands(&[one("tensor", &RANKED_TENSOR), variadic("indices", &INDEX)])
         .results(&[one("result", &ANY)])
         .rules(&[TypeRule::Derived {
@@ -19,7 +25,7 @@ const OPS: &[OpDef] = &[
         .format("$tensor `[` $indices `]` attr-dict `:` type($tensor)")
         .verify(verify_extract)
         .name_hint(|_, _| Some("extracted".into())),
-    OpDef::pure("tensor.insert")
+    OpDef::pure(INSERT)
         .operands(&[
             one("scalar", &ANY),
             one("dest", &RANKED_TENSOR),
@@ -42,7 +48,7 @@ const OPS: &[OpDef] = &[
         .format("$scalar `into` $dest `[` $indices `]` attr-dict `:` type($dest)")
         .verify(verify_insert)
         .name_hint(|_, _| Some("inserted".into())),
-    OpDef::pure("tensor.empty")
+    OpDef::pure(EMPTY)
         .operands(&[variadic("dynamicSizes", &INDEX)])
         .results(&[one("result", &RANKED_TENSOR)])
         .format("`(`$dynamicSizes`)` attr-dict `:` type($result)")
@@ -64,9 +70,7 @@ pub fn build_extract(m: &mut Module, at: InsertPoint, tensor: Value, indices: &[
     let mut operands = vec![tensor];
     operands.extend_from_slice(indices);
     m.create_result_at(
-        OpState::new("tensor.extract")
-            .operands(&operands)
-            .results(&[elem]),
+        OpState::new(EXTRACT).operands(&operands).results(&[elem]),
         at,
     )
 }
@@ -82,17 +86,12 @@ pub fn build_insert(
     let ty = m.value_type(tensor);
     let mut operands = vec![scalar, tensor];
     operands.extend_from_slice(indices);
-    m.create_result_at(
-        OpState::new("tensor.insert")
-            .operands(&operands)
-            .results(&[ty]),
-        at,
-    )
+    m.create_result_at(OpState::new(INSERT).operands(&operands).results(&[ty]), at)
 }
 
 /// `tensor.empty() : ty` (static shape).
 pub fn build_empty(m: &mut Module, at: InsertPoint, ty: Type) -> Value {
-    m.create_result_at(OpState::new("tensor.empty").results(&[ty]), at)
+    m.create_result_at(OpState::new(EMPTY).results(&[ty]), at)
 }
 
 /// `tensor` (ranked, as declared) has one index operand per dimension after the first

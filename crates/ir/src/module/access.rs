@@ -10,9 +10,18 @@ impl Module {
         self.ops[op.index()].name
     }
 
-    /// Whether `op` is named `name`.
+    /// Whether `op` is named `name`, which a dialect must declare ([`Module::declares`]):
+    /// a misspelt name would otherwise match nothing, silently. (Name it with the
+    /// dialect's constant: `arith::ADDF`.)
     pub fn is(&self, op: OpId, name: &str) -> bool {
+        debug_assert!(self.declares(name), "no dialect declares the op '{name}'");
         self.ops[op.index()].name.as_str() == name
+    }
+
+    /// Whether a dialect of the module's registry declares the op `name`
+    /// ([`Registry::knows`]).
+    pub fn declares(&self, name: &str) -> bool {
+        self.registry().knows(name)
     }
 
     pub fn loc(&self, op: OpId) -> Loc {
@@ -314,6 +323,7 @@ impl Module {
     /// Every op of the module named `name`, in pre-order: the list a rewrite that visits one
     /// kind of op takes before it changes the module.
     pub fn ops_named(&self, name: &str) -> Vec<OpId> {
+        debug_assert!(self.declares(name), "no dialect declares the op '{name}'");
         let mut out = Vec::new();
         self.walk(self.top(), |op| {
             if self.is(op, name) {

@@ -1,6 +1,12 @@
 //! Building IR with the builder, rewriting it (replace-all-uses, erase, move, clone), walking
 //! it, and the verifier's isolation check on IR the parser cannot produce.
 
+use ir::dialects::arith;
+use ir::dialects::builtin;
+use ir::dialects::func;
+use ir::dialects::math;
+use ir::dialects::scf;
+use ir::dialects::tensor;
 use ir::{Attribute, Builder, InsertPoint, Module, OpState, Type, Value};
 
 fn gelu_module() -> Module {
@@ -30,7 +36,7 @@ fn gelu_module() -> Module {
             let half = b.float(0.5, Type::BF16);
             let x = b.extract(args[0], &args[1..]);
             let x2 = b.mulf(x, x);
-            let th = b.unary("math.tanh", x2);
+            let th = b.unary(math::TANH, x2);
             let r = b.mulf(th, half);
             b.ret(&[r]);
         },
@@ -119,7 +125,7 @@ fn replace_all_uses_and_erase() {
     );
     assert_eq!(m.uses(two).count(), 1);
     let u = m.uses(two).next().unwrap();
-    assert!(m.is(u.op, "arith.mulf"));
+    assert!(m.is(u.op, arith::MULF));
     assert_eq!(u.index, 1);
 }
 
@@ -189,23 +195,23 @@ fn walk_visits_in_textual_order() {
     assert_eq!(
         names,
         [
-            "builtin.module",
-            "func.func",
-            "arith.constant",
-            "arith.constant",
-            "arith.constant",
-            "scf.for",
-            "func.call",
-            "tensor.insert",
-            "scf.yield",
-            "func.return",
-            "func.func",
-            "arith.constant",
-            "tensor.extract",
-            "arith.mulf",
-            "math.tanh",
-            "arith.mulf",
-            "func.return",
+            builtin::MODULE,
+            func::FUNC,
+            arith::CONSTANT,
+            arith::CONSTANT,
+            arith::CONSTANT,
+            scf::FOR,
+            func::CALL,
+            tensor::INSERT,
+            scf::YIELD,
+            func::RETURN,
+            func::FUNC,
+            arith::CONSTANT,
+            tensor::EXTRACT,
+            arith::MULF,
+            math::TANH,
+            arith::MULF,
+            func::RETURN,
         ]
     );
     let post: Vec<_> = m
@@ -213,8 +219,8 @@ fn walk_visits_in_textual_order() {
         .into_iter()
         .map(|op| m.name(op).as_str())
         .collect();
-    assert_eq!(post.first(), Some(&"arith.constant"));
-    assert_eq!(post.last(), Some(&"builtin.module"));
+    assert_eq!(post.first(), Some(&arith::CONSTANT));
+    assert_eq!(post.last(), Some(&builtin::MODULE));
     assert_eq!(m.num_ops(), names.len());
 }
 
@@ -293,7 +299,7 @@ fn replace_all_uses_is_linear_in_uses() {
     m.set_operand(ret, 0, d);
     let ops: Vec<_> = m.block_ops(entry).collect();
     for &op in ops.iter().rev() {
-        if m.is(op, "arith.addi") {
+        if m.is(op, arith::ADDI) {
             m.erase_op(op);
         }
     }

@@ -3,6 +3,7 @@
 //! custom syntax; the builders make what the pipeline needs; invalid ops are rejected with
 //! MLIR's own messages.
 
+use ir::dialects::arith;
 use ir::dialects::{gpu, llvm, nvvm, vector};
 use ir::{Attribute, InsertPoint, Module, Registry, Type};
 
@@ -145,15 +146,15 @@ fn build_vector_and_gpu() -> Module {
     let c1 = ir::dialects::arith::build_index_constant(&mut m, at, 1);
     let e0 = vector::build_extract(&mut m, at, read, &[vector::Position::Dynamic(c1)]);
     let e3 = vector::build_extract(&mut m, at, read, &[vector::Position::Static(3)]);
-    let sum = ir::dialects::arith::build_binary(&mut m, at, "arith.addf", e0, e3);
+    let sum = ir::dialects::arith::build_binary(&mut m, at, arith::ADDF, e0, e3);
     let ins = vector::build_insert(&mut m, at, sum, read, &[vector::Position::Static(0)]);
     let splat = vector::build_broadcast(&mut m, at, sum, v4);
-    let both = ir::dialects::arith::build_binary(&mut m, at, "arith.mulf", ins, splat);
+    let both = ir::dialects::arith::build_binary(&mut m, at, arith::MULF, ins, splat);
     let written = vector::build_transfer_write(&mut m, at, both, output, &[tid], &[true]);
     let c16 = ir::dialects::arith::build_constant(&mut m, at, Attribute::i32(16));
     let c32 = ir::dialects::arith::build_constant(&mut m, at, Attribute::i32(32));
     let (shuffled, _valid) = gpu::build_shuffle(&mut m, at, "xor", x, c16, c32);
-    ir::dialects::arith::build_binary(&mut m, at, "arith.addf", x, shuffled);
+    ir::dialects::arith::build_binary(&mut m, at, arith::ADDF, x, shuffled);
     gpu::build_barrier(&mut m, at);
     ir::dialects::func::build_return(&mut m, at, &[written]);
     m
@@ -212,8 +213,8 @@ fn build_llvm_and_nvvm() -> Module {
     m.insert_op(f, top);
     let at = InsertPoint::BlockEnd(entry);
     let (input, output) = (m.block_arg(entry, 0), m.block_arg(entry, 1));
-    let tid = nvvm::build_sreg(&mut m, at, "nvvm.read.ptx.sreg.tid.x", Some((0, 128)));
-    let ctaid = nvvm::build_sreg(&mut m, at, "nvvm.read.ptx.sreg.ctaid.x", None);
+    let tid = nvvm::build_sreg(&mut m, at, nvvm::READ_PTX_SREG_TID_X, Some((0, 128)));
+    let ctaid = nvvm::build_sreg(&mut m, at, nvvm::READ_PTX_SREG_CTAID_X, None);
     let index = llvm::GepIndex::Value(tid);
     let src = llvm::build_gep(&mut m, at, input, &[index], Type::BF16, true);
     let v4 = Type::vector(&[4], Type::BF16);
@@ -785,4 +786,52 @@ fn invalid_ops_are_rejected_with_mlir_messages() {
 fn parsers_and_verifiers_never_panic_on_mutated_input() {
     let generic = parse("gpu_ops.mlir", GPU_OPS_TEXT.as_str()).print_generic();
     common::assert_never_panics(&[GPU_OPS_TEXT.as_str(), generic.as_str()], 29, 1000);
+}
+
+/// Every op-name constant a dialect exports (`pub const ADDF: &str = "arith.addf";`) names
+/// an op the registry declares, or one MLIR's LLVM IR import makes (`llvm::IMPORTED_OPS`,
+/// `cf::OPS`): builders and matchers use the constants, so a misspelt one would match
+/// nothing, silently. And every registered op has its constant.
+#[test]
+fn op_name_constants_name_declared_ops() {
+    let registry = Registry::standard();
+    let module = Module::new();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/dialects");
+    let mut files = vec![dir.clone()];
+    let mut constants = Vec::new();
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            let line = line.trim_start();
+            let Some(rest) = line.strip_prefix("pub const ") else {
+                continue;
+            };
+            if let Some((constant, value)) = rest.split_once(": &str = \"")
+                && !constant.ends_with("_ATTR")
+                && let Some(name) = value.strip_suffix("\";")
+                && name.contains('.')
+                && !name.starts_with('#')
+            {
+                constants.push(name.to_string());
+            }
+        }
+    }
+    for name in &constants {
+        assert!(
+            module.declares(name),
+            "the constant for '{name}' names no declared op"
+        );
+    }
+    for name in registry.op_names() {
+        assert!(
+            constants.iter().any(|c| c == name),
+            "'{name}' is registered but its dialect exports no constant for it"
+        );
+    }
+    for name in llvm::IMPORTED_OPS {
+        assert!(registry.lookup(name).is_none(), "'{name}' is registered");
+    }
 }

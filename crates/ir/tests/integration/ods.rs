@@ -18,7 +18,6 @@ const PAIR: OpDef = OpDef::pure("test.pair")
 
 /// Brackets, the empty literal, an arrow, buildable index operands and an enum case.
 const SPACED: OpDef = OpDef::new("test.spaced")
-    .inherent(&["kind"])
     .operands(&[one("source", &ANY), variadic("indices", &INDEX)])
     .results(&[one("result", &ANY)])
     .props(&[required(
@@ -38,7 +37,6 @@ const SPACED: OpDef = OpDef::new("test.spaced")
 
 /// An optional group anchored on a property: `test.flag %a unit<u> : i32`.
 const FLAGGED: OpDef = OpDef::new("test.flagged")
-    .inherent(&["flag", "order"])
     .operands(&[one("input", &INT_LIKE)])
     .results(&[])
     .props(&[

@@ -7,6 +7,8 @@
 
 use super::super::arith::cmpf;
 use super::{add, b_zero, mul, multiply, part_type};
+use ir::dialects::arith;
+use ir::dialects::math;
 use ir::{Builder, Type, Value};
 
 /// A complex number's real and imaginary parts.
@@ -57,7 +59,7 @@ fn float(b: &mut Builder<'_>, part: Type, value: f64) -> Value {
 }
 
 fn sub(b: &mut Builder<'_>, x: Value, y: Value) -> Value {
-    b.binary("arith.subf", x, y)
+    b.binary(arith::SUBF, x, y)
 }
 
 /// `e^z`: e^re as e^(re/2) twice, multiplied in after cos and sin: the result is finite
@@ -68,8 +70,8 @@ pub(super) fn exp(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
     let pt = part_type(b, re);
     let one_half = float(b, pt, 0.5);
     let half_re = mul(b, re, one_half);
-    let half = b.unary("math.exp", half_re);
-    let (cos, sin) = (b.unary("math.cos", im), b.unary("math.sin", im));
+    let half = b.unary(math::EXP, half_re);
+    let (cos, sin) = (b.unary(math::COS, im), b.unary(math::SIN, im));
     let (out_re, out_im) = (mul(b, half, cos), mul(b, half, sin));
     let (out_re, out_im) = (mul(b, out_re, half), mul(b, out_im, half));
     let zero = b_zero(b, pt);
@@ -89,12 +91,12 @@ pub(super) fn exp(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 pub(super) fn exp_m1(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
     let pt = part_type(b, re);
     let (exp_re, exp_im) = exp(b, (re, im));
-    let expm1 = b.unary("math.expm1", re);
-    let cos = b.unary("math.cos", im);
+    let expm1 = b.unary(math::EXPM1, re);
+    let cos = b.unary(math::COS, im);
     let scaled = mul(b, expm1, cos);
     let one_half = float(b, pt, 0.5);
     let half_im = mul(b, im, one_half);
-    let half_sin = b.unary("math.sin", half_im);
+    let half_sin = b.unary(math::SIN, half_im);
     let square = mul(b, half_sin, half_sin);
     let twice = add(b, square, square);
     let near = sub(b, scaled, twice);
@@ -108,10 +110,10 @@ pub(super) fn exp_m1(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 fn log_magnitude(b: &mut Builder<'_>, re: Value, im: Value) -> Value {
     let pt = part_type(b, re);
     let (larger, square) = larger_and_squared_ratio(b, re, im);
-    let log1p = b.unary("math.log1p", square);
+    let log1p = b.unary(math::LOG1P, square);
     let half = float(b, pt, 0.5);
     let correction = mul(b, log1p, half);
-    let log_larger = b.unary("math.log", larger);
+    let log_larger = b.unary(math::LOG, larger);
     let sum = add(b, log_larger, correction);
     let zero = b_zero(b, pt);
     let at_zero = cmpf(b, "oeq", larger, zero);
@@ -121,7 +123,7 @@ fn log_magnitude(b: &mut Builder<'_>, re: Value, im: Value) -> Value {
 /// `log z = log|z| + i atan2(im, re)` (the argument ±π on the negative real axis, by the
 /// zero's sign).
 pub(super) fn log(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
-    (log_magnitude(b, re, im), b.binary("math.atan2", im, re))
+    (log_magnitude(b, re, im), b.binary(math::ATAN2, im, re))
 }
 
 /// `log(1 + z)`: for |re|, |im| < 0.5 the real part is `log1p(re (2 + re) + im^2) / 2`,
@@ -136,17 +138,17 @@ pub(super) fn log_1p(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
     let product = mul(b, re, two_plus);
     let im_squared = mul(b, im, im);
     let sum = add(b, product, im_squared);
-    let log1p = b.unary("math.log1p", sum);
+    let log1p = b.unary(math::LOG1P, sum);
     let half = float(b, pt, 0.5);
     let near_re = mul(b, log1p, half);
     let small = {
-        let (abs_re, abs_im) = (b.unary("math.absf", re), b.unary("math.absf", im));
-        let larger = b.binary("arith.maximumf", abs_re, abs_im);
+        let (abs_re, abs_im) = (b.unary(math::ABSF, re), b.unary(math::ABSF, im));
+        let larger = b.binary(arith::MAXIMUMF, abs_re, abs_im);
         cmpf(b, "olt", larger, half)
     };
     (
         b.select(small, near_re, far_re),
-        b.binary("math.atan2", im, shifted),
+        b.binary(math::ATAN2, im, shifted),
     )
 }
 
@@ -155,15 +157,15 @@ pub(super) fn log_1p(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 pub(super) fn cube_root(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
     let pt = part_type(b, re);
     let (larger, root) = larger_and_root(b, re, im);
-    let (cbrt_larger, cbrt_root) = (b.unary("math.cbrt", larger), b.unary("math.cbrt", root));
+    let (cbrt_larger, cbrt_root) = (b.unary(math::CBRT, larger), b.unary(math::CBRT, root));
     let size = mul(b, cbrt_larger, cbrt_root);
     let zero = b_zero(b, pt);
     let at_zero = cmpf(b, "oeq", larger, zero);
     let size = b.select(at_zero, zero, size);
-    let argument = b.binary("math.atan2", im, re);
+    let argument = b.binary(math::ATAN2, im, re);
     let three = float(b, pt, 3.0);
-    let angle = b.binary("arith.divf", argument, three);
-    let (cos, sin) = (b.unary("math.cos", angle), b.unary("math.sin", angle));
+    let angle = b.binary(arith::DIVF, argument, three);
+    let (cos, sin) = (b.unary(math::COS, angle), b.unary(math::SIN, angle));
     (mul(b, size, cos), mul(b, size, sin))
 }
 
@@ -172,13 +174,13 @@ pub(super) fn cube_root(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 /// where the products may not: there e^(|im|/2) is multiplied in twice, after the halving.
 fn trig_times_hyperbolic(b: &mut Builder<'_>, (re, im): Parts) -> [Value; 4] {
     let pt = part_type(b, re);
-    let (sin, cos) = (b.unary("math.sin", re), b.unary("math.cos", re));
-    let (cosh, sinh) = (b.unary("math.cosh", im), b.unary("math.sinh", im));
-    let abs_im = b.unary("math.absf", im);
+    let (sin, cos) = (b.unary(math::SIN, re), b.unary(math::COS, re));
+    let (cosh, sinh) = (b.unary(math::COSH, im), b.unary(math::SINH, im));
+    let abs_im = b.unary(math::ABSF, im);
     let half = float(b, pt, 0.5);
     let half_abs = mul(b, abs_im, half);
-    let root = b.unary("math.exp", half_abs);
-    let signed_half = b.binary("math.copysign", half, im);
+    let root = b.unary(math::EXP, half_abs);
+    let signed_half = b.binary(math::COPYSIGN, half, im);
     let limit = float(b, pt, limits(pt).hyperbolic);
     let far = cmpf(b, "ogt", abs_im, limit);
     // `root` first: a tiny `trig` (sin of a subnormal) halved first would round to 0, and
@@ -212,10 +214,10 @@ pub(super) fn sin(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 pub(super) fn cos(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
     let pt = part_type(b, re);
     let [_, _, cos_cosh, sin_sinh] = trig_times_hyperbolic(b, (re, im));
-    let negated = b.unary("arith.negf", sin_sinh);
+    let negated = b.unary(arith::NEGF, sin_sinh);
     let zero = b_zero(b, pt);
     let on_axis = cmpf(b, "oeq", re, zero);
-    let neg_re = b.unary("arith.negf", re);
+    let neg_re = b.unary(arith::NEGF, re);
     (cos_cosh, b.select(on_axis, neg_re, negated))
 }
 
@@ -225,30 +227,30 @@ pub(super) fn cos(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 /// is 1 in f32).
 pub(super) fn tanh(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
     let pt = part_type(b, re);
-    let t = b.unary("math.tan", im);
-    let s = b.unary("math.sinh", re);
+    let t = b.unary(math::TAN, im);
+    let s = b.unary(math::SINH, re);
     let one = float(b, pt, 1.0);
     let t_squared = mul(b, t, t);
     let beta = add(b, one, t_squared);
     let s_squared = mul(b, s, s);
     let rho_squared = add(b, one, s_squared);
-    let rho = b.unary("math.sqrt", rho_squared);
+    let rho = b.unary(math::SQRT, rho_squared);
     let beta_s_squared = mul(b, beta, s_squared);
     let denominator = add(b, one, beta_s_squared);
     let beta_rho = mul(b, beta, rho);
     let numerator = mul(b, beta_rho, s);
-    let near_re = b.binary("arith.divf", numerator, denominator);
-    let near_im = b.binary("arith.divf", t, denominator);
-    let abs_re = b.unary("math.absf", re);
-    let far_re = b.binary("math.copysign", one, re);
+    let near_re = b.binary(arith::DIVF, numerator, denominator);
+    let near_im = b.binary(arith::DIVF, t, denominator);
+    let abs_re = b.unary(math::ABSF, re);
+    let far_re = b.binary(math::COPYSIGN, one, re);
     let far_im = {
-        let (sin, cos) = (b.unary("math.sin", im), b.unary("math.cos", im));
+        let (sin, cos) = (b.unary(math::SIN, im), b.unary(math::COS, im));
         let four = float(b, pt, 4.0);
         let product = mul(b, sin, cos);
         let product = mul(b, product, four);
         let minus_two = float(b, pt, -2.0);
         let exponent = mul(b, abs_re, minus_two);
-        let decay = b.unary("math.exp", exponent);
+        let decay = b.unary(math::EXP, exponent);
         mul(b, product, decay)
     };
     let limit = float(b, pt, limits(pt).tanh_one);
@@ -261,9 +263,9 @@ pub(super) fn tanh(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 
 /// `tan z = -i tanh(i z)`.
 pub(super) fn tan(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
-    let neg_im = b.unary("arith.negf", im);
+    let neg_im = b.unary(arith::NEGF, im);
     let (x, y) = tanh(b, (neg_im, re));
-    (y, b.unary("arith.negf", x))
+    (y, b.unary(arith::NEGF, x))
 }
 
 /// `z / |z|` as `(z / m) / sqrt(1 + (n/m)^2)`, so that |z| never overflows; zero at zero.
@@ -271,8 +273,8 @@ pub(super) fn sign(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
     let pt = part_type(b, re);
     let (larger, root) = larger_and_root(b, re, im);
     let mut unit = |part: Value| {
-        let scaled = b.binary("arith.divf", part, larger);
-        b.binary("arith.divf", scaled, root)
+        let scaled = b.binary(arith::DIVF, part, larger);
+        b.binary(arith::DIVF, scaled, root)
     };
     let (unit_re, unit_im) = (unit(re), unit(im));
     let zero = b_zero(b, pt);
@@ -293,7 +295,7 @@ pub(super) fn power(b: &mut Builder<'_>, z: Parts, w: Parts) -> Parts {
     let zero = b_zero(b, pt);
     let is_zero = |b: &mut Builder<'_>, (x, y): Parts| {
         let (x0, y0) = (cmpf(b, "oeq", x, zero), cmpf(b, "oeq", y, zero));
-        b.binary("arith.andi", x0, y0)
+        b.binary(arith::ANDI, x0, y0)
     };
     let (z_zero, w_zero) = (is_zero(b, z), is_zero(b, w));
     let w_right = cmpf(b, "ogt", w.0, zero);
@@ -311,8 +313,8 @@ pub(super) fn power(b: &mut Builder<'_>, z: Parts, w: Parts) -> Parts {
 pub(super) fn square_root(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
     let pt = part_type(b, re);
     let larger = {
-        let (a, c) = (b.unary("math.absf", re), b.unary("math.absf", im));
-        b.binary("arith.maximumf", a, c)
+        let (a, c) = (b.unary(math::ABSF, re), b.unary(math::ABSF, im));
+        b.binary(arith::MAXIMUMF, a, c)
     };
     let huge = {
         let limit = b.float(limits(pt).huge, pt);
@@ -332,19 +334,19 @@ pub(super) fn square_root(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
     let unscale = b.select(tiny, down, unscale);
     let (re_s, im_s) = (mul(b, re, scale), mul(b, im, scale));
     let size = magnitude(b, re_s, im_s);
-    let abs_re = b.unary("math.absf", re_s);
+    let abs_re = b.unary(math::ABSF, re_s);
     let sum = add(b, size, abs_re);
     let half = b.float(0.5, pt);
     let halved = mul(b, sum, half);
-    let root = b.unary("math.sqrt", halved);
+    let root = b.unary(math::SQRT, halved);
     let t = mul(b, root, unscale);
     let two_t = add(b, t, t);
     let other = {
-        let abs_im = b.unary("math.absf", im);
-        b.binary("arith.divf", abs_im, two_t)
+        let abs_im = b.unary(math::ABSF, im);
+        b.binary(arith::DIVF, abs_im, two_t)
     };
-    let im_over = b.binary("arith.divf", im, two_t);
-    let signed_t = b.binary("math.copysign", t, im);
+    let im_over = b.binary(arith::DIVF, im, two_t);
+    let signed_t = b.binary(math::COPYSIGN, t, im);
     let zero = b_zero(b, pt);
     let right = cmpf(b, "oge", re, zero);
     let out_re = b.select(right, t, other);
@@ -361,16 +363,16 @@ pub(super) fn square_root(b: &mut Builder<'_>, (re, im): Parts) -> Parts {
 /// callers select their zero case on `m`).
 fn larger_and_squared_ratio(b: &mut Builder<'_>, re: Value, im: Value) -> (Value, Value) {
     let pt = part_type(b, re);
-    let (a, c) = (b.unary("math.absf", re), b.unary("math.absf", im));
-    let larger = b.binary("arith.maximumf", a, c);
-    let smaller = b.binary("arith.minimumf", a, c);
-    let ratio = b.binary("arith.divf", smaller, larger);
+    let (a, c) = (b.unary(math::ABSF, re), b.unary(math::ABSF, im));
+    let larger = b.binary(arith::MAXIMUMF, a, c);
+    let smaller = b.binary(arith::MINIMUMF, a, c);
+    let ratio = b.binary(arith::DIVF, smaller, larger);
     // An infinite part makes |z| infinite whatever the other, NaN included (IEEE's hypot;
     // ∞/∞ and the NaN would make it NaN).
     let infinity = float(b, pt, f64::INFINITY);
     let infinite = {
         let (x, y) = (cmpf(b, "oeq", a, infinity), cmpf(b, "oeq", c, infinity));
-        b.binary("arith.ori", x, y)
+        b.binary(arith::ORI, x, y)
     };
     let zero = b_zero(b, pt);
     let ratio = b.select(infinite, zero, ratio);
@@ -397,5 +399,5 @@ fn larger_and_root(b: &mut Builder<'_>, re: Value, im: Value) -> (Value, Value) 
     let (larger, square) = larger_and_squared_ratio(b, re, im);
     let one = float(b, pt, 1.0);
     let sum = add(b, one, square);
-    (larger, b.unary("math.sqrt", sum))
+    (larger, b.unary(math::SQRT, sum))
 }

@@ -13,6 +13,8 @@ use super::narrow_float::convert_any;
 use super::*;
 use functions::*;
 use ir::ComplexPattern;
+use ir::dialects::arith;
+use ir::dialects::math;
 
 impl ElementalEmitter<'_, '_> {
     /// An elementwise op with a complex operand or result, or `real`/`imag`/`complex`
@@ -46,7 +48,7 @@ impl ElementalEmitter<'_, '_> {
             Select => b.select(x, args[1], args[2]),
             Negate => {
                 let (re, im) = parts(b, x);
-                let (re, im) = (b.unary("arith.negf", re), b.unary("arith.negf", im));
+                let (re, im) = (b.unary(arith::NEGF, re), b.unary(arith::NEGF, im));
                 assemble(b, re, im)
             }
             Abs => {
@@ -86,8 +88,8 @@ impl ElementalEmitter<'_, '_> {
                 let (re, im) = match instr.opcode {
                     Add => (add(b, p.0, q.0), add(b, p.1, q.1)),
                     Subtract => (
-                        b.binary("arith.subf", p.0, q.0),
-                        b.binary("arith.subf", p.1, q.1),
+                        b.binary(arith::SUBF, p.0, q.0),
+                        b.binary(arith::SUBF, p.1, q.1),
                     ),
                     Multiply => multiply(b, p, q),
                     _ => divide(b, p, q),
@@ -102,12 +104,12 @@ impl ElementalEmitter<'_, '_> {
                 let (p, q) = (parts(b, x), parts(b, args[1]));
                 let re = cmpf(b, "oeq", p.0, q.0);
                 let im = cmpf(b, "oeq", p.1, q.1);
-                let equal = b.binary("arith.andi", re, im);
+                let equal = b.binary(arith::ANDI, re, im);
                 if direction == "EQ" {
                     equal
                 } else {
                     let yes = b.int(1, Type::I1);
-                    b.binary("arith.xori", equal, yes)
+                    b.binary(arith::XORI, equal, yes)
                 }
             }
             _ => return refused(),
@@ -172,11 +174,11 @@ fn b_zero(b: &mut Builder<'_>, part: Type) -> Value {
 }
 
 fn add(b: &mut Builder<'_>, x: Value, y: Value) -> Value {
-    b.binary("arith.addf", x, y)
+    b.binary(arith::ADDF, x, y)
 }
 
 fn mul(b: &mut Builder<'_>, x: Value, y: Value) -> Value {
-    b.binary("arith.mulf", x, y)
+    b.binary(arith::MULF, x, y)
 }
 
 /// The layout of a complex pattern or of one whose parts have `v`'s type.
@@ -190,26 +192,26 @@ fn layout(b: &Builder<'_>, v: Value) -> ComplexPattern {
 /// The real and imaginary parts of a complex pattern (`c64`'s `i64`, `c128`'s `i128`).
 fn parts(b: &mut Builder<'_>, z: Value) -> (Value, Value) {
     let c = layout(b, z);
-    let low = b.cast("arith.trunci", z, c.half);
+    let low = b.cast(arith::TRUNCI, z, c.half);
     let shift = b.int(i128::from(c.half_bits()), c.pattern);
-    let high = b.binary("arith.shrui", z, shift);
-    let high = b.cast("arith.trunci", high, c.half);
+    let high = b.binary(arith::SHRUI, z, shift);
+    let high = b.cast(arith::TRUNCI, high, c.half);
     (
-        b.cast("arith.bitcast", low, c.part),
-        b.cast("arith.bitcast", high, c.part),
+        b.cast(arith::BITCAST, low, c.part),
+        b.cast(arith::BITCAST, high, c.part),
     )
 }
 
 /// The complex pattern of two parts (f32: `c64`'s `i64`; f64: `c128`'s `i128`).
 fn assemble(b: &mut Builder<'_>, re: Value, im: Value) -> Value {
     let c = layout(b, re);
-    let re = b.cast("arith.bitcast", re, c.half);
-    let im = b.cast("arith.bitcast", im, c.half);
-    let low = b.cast("arith.extui", re, c.pattern);
-    let high = b.cast("arith.extui", im, c.pattern);
+    let re = b.cast(arith::BITCAST, re, c.half);
+    let im = b.cast(arith::BITCAST, im, c.half);
+    let low = b.cast(arith::EXTUI, re, c.pattern);
+    let high = b.cast(arith::EXTUI, im, c.pattern);
     let shift = b.int(i128::from(c.half_bits()), c.pattern);
-    let high = b.binary("arith.shli", high, shift);
-    b.binary("arith.ori", low, high)
+    let high = b.binary(arith::SHLI, high, shift);
+    b.binary(arith::ORI, low, high)
 }
 
 /// `(a+bi)(c+di) = (ac-bd) + (ad+bc)i`.
@@ -220,33 +222,33 @@ fn multiply(
 ) -> (Value, Value) {
     let (ac, bd) = (mul(b, a, c), mul(b, bi, d));
     let (ad, bc) = (mul(b, a, d), mul(b, bi, c));
-    (b.binary("arith.subf", ac, bd), add(b, ad, bc))
+    (b.binary(arith::SUBF, ac, bd), add(b, ad, bc))
 }
 
 /// Smith's algorithm (see `hlo::evaluate::complex::divide`): both branches computed, the
 /// one for the larger part of the divisor selected.
 fn divide(b: &mut Builder<'_>, (a, bi): (Value, Value), (c, d): (Value, Value)) -> (Value, Value) {
-    let (abs_c, abs_d) = (b.unary("math.absf", c), b.unary("math.absf", d));
+    let (abs_c, abs_d) = (b.unary(math::ABSF, c), b.unary(math::ABSF, d));
     let c_larger = cmpf(b, "oge", abs_c, abs_d);
     // |c| >= |d|: r = d/c, t = c + d*r, ((a + b*r)/t, (b - a*r)/t).
-    let r1 = b.binary("arith.divf", d, c);
+    let r1 = b.binary(arith::DIVF, d, c);
     let dr = mul(b, d, r1);
     let t1 = add(b, c, dr);
     let br = mul(b, bi, r1);
     let n_re1 = add(b, a, br);
     let ar = mul(b, a, r1);
-    let n_im1 = b.binary("arith.subf", bi, ar);
-    let re1 = b.binary("arith.divf", n_re1, t1);
-    let im1 = b.binary("arith.divf", n_im1, t1);
+    let n_im1 = b.binary(arith::SUBF, bi, ar);
+    let re1 = b.binary(arith::DIVF, n_re1, t1);
+    let im1 = b.binary(arith::DIVF, n_im1, t1);
     // Otherwise: r = c/d, t = c*r + d, ((a*r + b)/t, (b*r - a)/t).
-    let r2 = b.binary("arith.divf", c, d);
+    let r2 = b.binary(arith::DIVF, c, d);
     let cr = mul(b, c, r2);
     let t2 = add(b, cr, d);
     let ar2 = mul(b, a, r2);
     let n_re2 = add(b, ar2, bi);
     let br2 = mul(b, bi, r2);
-    let n_im2 = b.binary("arith.subf", br2, a);
-    let re2 = b.binary("arith.divf", n_re2, t2);
-    let im2 = b.binary("arith.divf", n_im2, t2);
+    let n_im2 = b.binary(arith::SUBF, br2, a);
+    let re2 = b.binary(arith::DIVF, n_re2, t2);
+    let im2 = b.binary(arith::DIVF, n_im2, t2);
     (b.select(c_larger, re1, re2), b.select(c_larger, im1, im2))
 }

@@ -186,7 +186,7 @@ pub(super) fn verify_return(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
             m.num_operands(op)
         ));
     }
-    let Some(func) = m.parent_op(op).filter(|&f| m.is(f, "llvm.func")) else {
+    let Some(func) = m.parent_op(op).filter(|&f| m.is(f, super::FUNC)) else {
         return Ok(());
     };
     let Some(sig) = Signature::of(m, func) else {
@@ -229,7 +229,7 @@ pub(super) fn verify_call(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
             "'{callee}' does not reference a symbol in the current scope"
         ));
     };
-    let sig = Signature::of(m, func).filter(|_| m.is(func, "llvm.func"));
+    let sig = Signature::of(m, func).filter(|_| m.is(func, super::FUNC));
     let Some(sig) = sig else {
         return Err(format!(
             "'{callee}' does not reference a valid LLVM function"

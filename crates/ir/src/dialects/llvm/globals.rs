@@ -46,7 +46,7 @@ pub(super) fn verify_initializer(m: &Module, op: OpId, ty: Type) -> Result<(), S
     if m.prop(op, "value").is_some() {
         return Err("cannot have both initializer value and region".into());
     }
-    let Some(ret) = m.last_op(block).filter(|&r| m.is(r, "llvm.return")) else {
+    let Some(ret) = m.last_op(block).filter(|&r| m.is(r, super::RETURN)) else {
         return Err("expects its initializer region to end with 'llvm.return'".into());
     };
     let Some(returned) = m.operands(ret).next() else {
@@ -146,13 +146,13 @@ pub(super) fn verify_addressof(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String
     };
     let target = cx
         .lookup_symbol(op, name)
-        .filter(|&t| m.is(t, "llvm.mlir.global") || m.is(t, "llvm.func"));
+        .filter(|&t| m.is(t, super::MLIR_GLOBAL) || m.is(t, super::FUNC));
     let Some(target) = target else {
         return Err("must reference a global defined by 'llvm.mlir.global', 'llvm.mlir.alias' or 'llvm.func' or 'llvm.mlir.ifunc'".into());
     };
     let space = m.prop(target, "addr_space").and_then(Attribute::as_i64);
     let r = m.value_type(m.result(op, 0));
-    if m.is(target, "llvm.mlir.global") && space != r.ptr_addr_space().map(i64::from) {
+    if m.is(target, super::MLIR_GLOBAL) && space != r.ptr_addr_space().map(i64::from) {
         return Err(
             "pointer address space must match address space of the referenced global or alias"
                 .into(),

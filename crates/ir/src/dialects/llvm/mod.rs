@@ -36,6 +36,188 @@ use functions::*;
 use globals::*;
 use memory::*;
 
+// The names of the dialect's ops, one constant each: builders and matchers use them, so
+// a misspelt op name does not compile, and the registry's test checks each is registered.
+pub const CALL: &str = "llvm.call";
+pub const FUNC: &str = "llvm.func";
+pub const GETELEMENTPTR: &str = "llvm.getelementptr";
+pub const LOAD: &str = "llvm.load";
+pub const MLIR_ADDRESSOF: &str = "llvm.mlir.addressof";
+pub const MLIR_CONSTANT: &str = "llvm.mlir.constant";
+pub const MLIR_GLOBAL: &str = "llvm.mlir.global";
+pub const RETURN: &str = "llvm.return";
+pub const STORE: &str = "llvm.store";
+
+// The ops MLIR's import of LLVM IR makes (`codegen::import`) that the interpreter runs
+// and this registry does not declare: they are read and printed in the generic form.
+// One constant each, as for the registered ops, and the list `Module::is` accepts.
+pub const ADD: &str = "llvm.add";
+pub const ALLOCA: &str = "llvm.alloca";
+pub const AND: &str = "llvm.and";
+pub const ASHR: &str = "llvm.ashr";
+pub const ATOMICRMW: &str = "llvm.atomicrmw";
+pub const BITCAST: &str = "llvm.bitcast";
+pub const BR: &str = "llvm.br";
+pub const CALL_INTRINSIC: &str = "llvm.call_intrinsic";
+pub const CMPXCHG: &str = "llvm.cmpxchg";
+pub const COND_BR: &str = "llvm.cond_br";
+pub const EXTRACTELEMENT: &str = "llvm.extractelement";
+pub const EXTRACTVALUE: &str = "llvm.extractvalue";
+pub const FADD: &str = "llvm.fadd";
+pub const FCMP: &str = "llvm.fcmp";
+pub const FDIV: &str = "llvm.fdiv";
+pub const FMUL: &str = "llvm.fmul";
+pub const FNEG: &str = "llvm.fneg";
+pub const FPEXT: &str = "llvm.fpext";
+pub const FPTOSI: &str = "llvm.fptosi";
+pub const FPTOUI: &str = "llvm.fptoui";
+pub const FPTRUNC: &str = "llvm.fptrunc";
+pub const FREEZE: &str = "llvm.freeze";
+pub const FREM: &str = "llvm.frem";
+pub const FSUB: &str = "llvm.fsub";
+pub const ICMP: &str = "llvm.icmp";
+pub const INLINE_ASM: &str = "llvm.inline_asm";
+pub const INSERTELEMENT: &str = "llvm.insertelement";
+pub const INSERTVALUE: &str = "llvm.insertvalue";
+pub const INTR_ABS: &str = "llvm.intr.abs";
+pub const INTR_ASSUME: &str = "llvm.intr.assume";
+pub const INTR_CEIL: &str = "llvm.intr.ceil";
+pub const INTR_COPYSIGN: &str = "llvm.intr.copysign";
+pub const INTR_CTLZ: &str = "llvm.intr.ctlz";
+pub const INTR_CTPOP: &str = "llvm.intr.ctpop";
+pub const INTR_CTTZ: &str = "llvm.intr.cttz";
+pub const INTR_EXP: &str = "llvm.intr.exp";
+pub const INTR_EXP2: &str = "llvm.intr.exp2";
+pub const INTR_FABS: &str = "llvm.intr.fabs";
+pub const INTR_FLOOR: &str = "llvm.intr.floor";
+pub const INTR_FMA: &str = "llvm.intr.fma";
+pub const INTR_FMULADD: &str = "llvm.intr.fmuladd";
+pub const INTR_FSHL: &str = "llvm.intr.fshl";
+pub const INTR_LIFETIME_END: &str = "llvm.intr.lifetime.end";
+pub const INTR_LIFETIME_START: &str = "llvm.intr.lifetime.start";
+pub const INTR_LOG: &str = "llvm.intr.log";
+pub const INTR_LOG2: &str = "llvm.intr.log2";
+pub const INTR_MAXIMUM: &str = "llvm.intr.maximum";
+pub const INTR_MAXNUM: &str = "llvm.intr.maxnum";
+pub const INTR_MINIMUM: &str = "llvm.intr.minimum";
+pub const INTR_MINNUM: &str = "llvm.intr.minnum";
+pub const INTR_NEARBYINT: &str = "llvm.intr.nearbyint";
+pub const INTR_RINT: &str = "llvm.intr.rint";
+pub const INTR_ROUND: &str = "llvm.intr.round";
+pub const INTR_ROUNDEVEN: &str = "llvm.intr.roundeven";
+pub const INTR_SCMP: &str = "llvm.intr.scmp";
+pub const INTR_SMAX: &str = "llvm.intr.smax";
+pub const INTR_SMIN: &str = "llvm.intr.smin";
+pub const INTR_SQRT: &str = "llvm.intr.sqrt";
+pub const INTR_TRUNC: &str = "llvm.intr.trunc";
+pub const INTR_UCMP: &str = "llvm.intr.ucmp";
+pub const INTR_UMAX: &str = "llvm.intr.umax";
+pub const INTR_UMIN: &str = "llvm.intr.umin";
+pub const LSHR: &str = "llvm.lshr";
+pub const MLIR_POISON: &str = "llvm.mlir.poison";
+pub const MLIR_UNDEF: &str = "llvm.mlir.undef";
+pub const MUL: &str = "llvm.mul";
+pub const OR: &str = "llvm.or";
+pub const SDIV: &str = "llvm.sdiv";
+pub const SELECT: &str = "llvm.select";
+pub const SEXT: &str = "llvm.sext";
+pub const SHL: &str = "llvm.shl";
+pub const SHUFFLEVECTOR: &str = "llvm.shufflevector";
+pub const SITOFP: &str = "llvm.sitofp";
+pub const SREM: &str = "llvm.srem";
+pub const SUB: &str = "llvm.sub";
+pub const SWITCH: &str = "llvm.switch";
+pub const TRUNC: &str = "llvm.trunc";
+pub const UDIV: &str = "llvm.udiv";
+pub const UITOFP: &str = "llvm.uitofp";
+pub const UREM: &str = "llvm.urem";
+pub const XOR: &str = "llvm.xor";
+pub const ZEXT: &str = "llvm.zext";
+pub const IMPORTED_OPS: &[&str] = &[
+    ADD,
+    ALLOCA,
+    AND,
+    ASHR,
+    ATOMICRMW,
+    BITCAST,
+    BR,
+    CALL_INTRINSIC,
+    CMPXCHG,
+    COND_BR,
+    EXTRACTELEMENT,
+    EXTRACTVALUE,
+    FADD,
+    FCMP,
+    FDIV,
+    FMUL,
+    FNEG,
+    FPEXT,
+    FPTOSI,
+    FPTOUI,
+    FPTRUNC,
+    FREEZE,
+    FREM,
+    FSUB,
+    ICMP,
+    INLINE_ASM,
+    INSERTELEMENT,
+    INSERTVALUE,
+    INTR_ABS,
+    INTR_ASSUME,
+    INTR_CEIL,
+    INTR_COPYSIGN,
+    INTR_CTLZ,
+    INTR_CTPOP,
+    INTR_CTTZ,
+    INTR_EXP,
+    INTR_EXP2,
+    INTR_FABS,
+    INTR_FLOOR,
+    INTR_FMA,
+    INTR_FMULADD,
+    INTR_FSHL,
+    INTR_LIFETIME_END,
+    INTR_LIFETIME_START,
+    INTR_LOG,
+    INTR_LOG2,
+    INTR_MAXIMUM,
+    INTR_MAXNUM,
+    INTR_MINIMUM,
+    INTR_MINNUM,
+    INTR_NEARBYINT,
+    INTR_RINT,
+    INTR_ROUND,
+    INTR_ROUNDEVEN,
+    INTR_SCMP,
+    INTR_SMAX,
+    INTR_SMIN,
+    INTR_SQRT,
+    INTR_TRUNC,
+    INTR_UCMP,
+    INTR_UMAX,
+    INTR_UMIN,
+    LSHR,
+    MLIR_POISON,
+    MLIR_UNDEF,
+    MUL,
+    OR,
+    SDIV,
+    SELECT,
+    SEXT,
+    SHL,
+    SHUFFLEVECTOR,
+    SITOFP,
+    SREM,
+    SUB,
+    SWITCH,
+    TRUNC,
+    UDIV,
+    UITOFP,
+    UREM,
+    XOR,
+    ZEXT,
+];
+
 /// `llvm.getelementptr`'s marker for a dynamic index in `rawConstantIndices`.
 pub const GEP_DYNAMIC_INDEX: i64 = i32::MIN as i64;
 
@@ -87,11 +269,11 @@ const SIZED_LLVM_TYPE: Constraint = Constraint::new("LLVM type with size", is_si
 
 /// The dialect's ops, declared.
 const OPS: &[OpDef] = &[
-    OpDef::pure("llvm.getelementptr")
+    OpDef::pure(GETELEMENTPTR)
         .inherent(&["elem_type", "noWrapFlags", "rawConstantIndices"])
         .syntax(print_gep, parse_gep)
         .verify(verify_gep),
-    OpDef::new("llvm.load")
+    OpDef::new(LOAD)
         .inherent(&[
             "access_groups",
             "alias_scopes",
@@ -110,7 +292,7 @@ const OPS: &[OpDef] = &[
         .results(&[one("res", &SIZED_LLVM_TYPE)])
         .syntax(print_load, parse_load)
         .verify(verify_ordering),
-    OpDef::new("llvm.store")
+    OpDef::new(STORE)
         .inherent(&[
             "access_groups",
             "alias_scopes",
@@ -127,7 +309,7 @@ const OPS: &[OpDef] = &[
         .results(&[])
         .syntax(print_store, parse_store)
         .verify(verify_ordering),
-    OpDef::new("llvm.mlir.global")
+    OpDef::new(MLIR_GLOBAL)
         .traits(
             Traits::ISOLATED_FROM_ABOVE
                 .union(Traits::SYMBOL)
@@ -156,20 +338,20 @@ const OPS: &[OpDef] = &[
         .results(&[])
         .syntax(print_global, parse_global)
         .verify(verify_global),
-    OpDef::pure("llvm.mlir.addressof")
+    OpDef::pure(MLIR_ADDRESSOF)
         .inherent(&["global_name"])
         .operands(&[])
         .results(&[one("res", &LLVM_PTR)])
         .syntax(print_addressof, parse_addressof)
         .verify(verify_addressof),
-    OpDef::new("llvm.mlir.constant")
+    OpDef::new(MLIR_CONSTANT)
         .traits(Traits::PURE.union(Traits::CONSTANT_LIKE))
         .inherent(&["value"])
         .operands(&[])
         .results(&[one("res", &ANY)])
         .syntax(print_constant, parse_constant)
         .verify(verify_constant),
-    OpDef::new("llvm.func")
+    OpDef::new(FUNC)
         .traits(Traits::ISOLATED_FROM_ABOVE.union(Traits::SYMBOL))
         .inherent(FUNC_PROPS)
         .regions(1)
@@ -177,10 +359,8 @@ const OPS: &[OpDef] = &[
         .results(&[])
         .syntax(print_func, parse_func)
         .verify(verify_func),
-    super::RETURN_LIKE
-        .named("llvm.return")
-        .verify(verify_return),
-    OpDef::new("llvm.call")
+    super::RETURN_LIKE.named(RETURN).verify(verify_return),
+    OpDef::new(CALL)
         .inherent(&[
             "CConv",
             "TailCallKind",
@@ -210,6 +390,7 @@ const OPS: &[OpDef] = &[
 
 pub fn register(r: &mut Registry) {
     r.register_all(OPS);
+    r.declare_generic(IMPORTED_OPS);
 }
 
 /// The properties of `llvm.func` (MLIR 22's `LLVMFuncOp::getAttributeNames`).
@@ -426,7 +607,7 @@ pub fn build_gep(
     let flags = if inbounds { GEP_INBOUNDS } else { 0 };
     let ty = m.value_type(base);
     m.create_result_at(
-        OpState::new("llvm.getelementptr")
+        OpState::new(GETELEMENTPTR)
             .operands(&operands)
             .prop("elem_type", Attribute::Type(elem_type))
             .prop("noWrapFlags", Attribute::i32(flags as i32))
@@ -438,7 +619,7 @@ pub fn build_gep(
 
 /// `llvm.load %ptr [invariant] : !llvm.ptr -> ty`. Set `alignment` on the op for vectors.
 pub fn build_load(m: &mut Module, at: InsertPoint, ptr: Value, ty: Type, invariant: bool) -> Value {
-    let mut state = OpState::new("llvm.load")
+    let mut state = OpState::new(LOAD)
         .operands(&[ptr])
         .prop("ordering", Attribute::i64(0))
         .results(&[ty]);
@@ -451,7 +632,7 @@ pub fn build_load(m: &mut Module, at: InsertPoint, ptr: Value, ty: Type, invaria
 /// `llvm.store %value, %ptr`.
 pub fn build_store(m: &mut Module, at: InsertPoint, value: Value, ptr: Value) -> OpId {
     m.create_op_at(
-        OpState::new("llvm.store")
+        OpState::new(STORE)
             .operands(&[value, ptr])
             .prop("ordering", Attribute::i64(0)),
         at,
@@ -487,7 +668,7 @@ pub fn build_atomic_rmw(
 ) -> Value {
     let ty = m.value_type(value);
     m.create_result_at(
-        OpState::new("llvm.atomicrmw")
+        OpState::new(ATOMICRMW)
             .operands(&[ptr, value])
             .prop("bin_op", Attribute::i64(bin_op as i64))
             .prop("ordering", Attribute::i64(MONOTONIC))
@@ -502,7 +683,7 @@ pub fn build_cmpxchg(m: &mut Module, at: InsertPoint, ptr: Value, cmp: Value, ne
     let ty = m.value_type(cmp);
     let result = Type::opaque(&format!("!llvm.struct<({ty}, i1)>"));
     m.create_result_at(
-        OpState::new("llvm.cmpxchg")
+        OpState::new(CMPXCHG)
             .operands(&[ptr, cmp, new])
             .prop("failure_ordering", Attribute::i64(MONOTONIC))
             .prop("success_ordering", Attribute::i64(MONOTONIC))
@@ -522,7 +703,7 @@ pub fn build_call_intrinsic(
     result: Type,
 ) -> Value {
     m.create_result_at(
-        OpState::new("llvm.call_intrinsic")
+        OpState::new(CALL_INTRINSIC)
             .operands(operands)
             .prop("intrin", Attribute::string(name))
             .prop("op_bundle_sizes", super::dense_i32_array(&[]))
@@ -546,7 +727,7 @@ pub fn build_inline_asm(
     result: Type,
 ) -> Value {
     m.create_result_at(
-        OpState::new("llvm.inline_asm")
+        OpState::new(INLINE_ASM)
             .operands(operands)
             .prop("asm_string", Attribute::string(asm))
             .prop("constraints", Attribute::string(constraints))
@@ -564,7 +745,7 @@ pub fn build_extract_value(
     ty: Type,
 ) -> Value {
     m.create_result_at(
-        OpState::new("llvm.extractvalue")
+        OpState::new(EXTRACTVALUE)
             .operands(&[container])
             .prop(
                 "position",
@@ -591,7 +772,7 @@ pub fn build_global(
 ) -> OpId {
     assert!(LINKAGES.contains(&linkage), "llvm linkage '{linkage}'");
     let region = m.create_region();
-    let mut state = OpState::new("llvm.mlir.global")
+    let mut state = OpState::new(MLIR_GLOBAL)
         .prop("sym_name", Attribute::string(name))
         .prop("global_type", Attribute::Type(ty))
         .prop("linkage", enum_attr(LINKAGE, linkage))
@@ -608,7 +789,7 @@ pub fn build_global(
 /// `llvm.mlir.addressof @name : ptr_ty`.
 pub fn build_addressof(m: &mut Module, at: InsertPoint, name: &str, ptr_ty: Type) -> Value {
     m.create_result_at(
-        OpState::new("llvm.mlir.addressof")
+        OpState::new(MLIR_ADDRESSOF)
             .prop("global_name", Attribute::symbol(name))
             .results(&[ptr_ty]),
         at,
@@ -618,7 +799,7 @@ pub fn build_addressof(m: &mut Module, at: InsertPoint, name: &str, ptr_ty: Type
 /// `llvm.mlir.constant(value) : ty`.
 pub fn build_constant(m: &mut Module, at: InsertPoint, value: Attribute, ty: Type) -> Value {
     m.create_result_at(
-        OpState::new("llvm.mlir.constant")
+        OpState::new(MLIR_CONSTANT)
             .prop("value", value)
             .results(&[ty]),
         at,
@@ -627,7 +808,7 @@ pub fn build_constant(m: &mut Module, at: InsertPoint, value: Attribute, ty: Typ
 
 /// The properties every `llvm.func` has (external linkage, C calling convention).
 fn func_state(name: &str, signature: &Signature, region: crate::RegionId) -> OpState {
-    OpState::new("llvm.func")
+    OpState::new(FUNC)
         .prop("sym_name", Attribute::string(name))
         .prop("function_type", Attribute::Type(signature.to_type()))
         .prop("CConv", enum_attr(CCONV, "ccc"))
@@ -653,7 +834,7 @@ pub fn build_func(m: &mut Module, name: &str, signature: &Signature) -> (OpId, B
 /// `llvm.return [%value]`.
 pub fn build_return(m: &mut Module, at: InsertPoint, value: Option<Value>) -> OpId {
     let operands: Vec<Value> = value.into_iter().collect();
-    m.create_op_at(OpState::new("llvm.return").operands(&operands), at)
+    m.create_op_at(OpState::new(RETURN).operands(&operands), at)
 }
 
 /// `llvm.call @callee(args) : (...) -> result`.
@@ -666,7 +847,7 @@ pub fn build_call(
 ) -> OpId {
     let results: Vec<Type> = result.into_iter().collect();
     m.create_op_at(
-        super::call_state("llvm.call", callee, args, &results)
+        super::call_state(CALL, callee, args, &results)
             .prop("CConv", enum_attr(CCONV, "ccc"))
             .prop("TailCallKind", enum_attr(TAIL_CALL_KIND, "none"))
             .prop(

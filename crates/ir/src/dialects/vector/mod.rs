@@ -36,33 +36,43 @@ use whole::{
     verify_multi_reduction, verify_transpose,
 };
 
+// The names of the dialect's ops, one constant each: builders and matchers use them, so
+// a misspelt op name does not compile, and the registry's test checks each is registered.
+pub const BROADCAST: &str = "vector.broadcast";
+pub const EXTRACT: &str = "vector.extract";
+pub const INSERT: &str = "vector.insert";
+pub const MULTI_REDUCTION: &str = "vector.multi_reduction";
+pub const TRANSFER_READ: &str = "vector.transfer_read";
+pub const TRANSFER_WRITE: &str = "vector.transfer_write";
+pub const TRANSPOSE: &str = "vector.transpose";
+
 /// The dialect's ops, declared.
 const OPS: &[OpDef] = &[
-    OpDef::pure("vector.transfer_read")
+    OpDef::pure(TRANSFER_READ)
         .inherent(&["in_bounds", "permutation_map", "operandSegmentSizes"])
         .syntax(print_transfer_read, parse_transfer_read)
         .verify(verify_transfer_read),
-    OpDef::pure("vector.transfer_write")
+    OpDef::pure(TRANSFER_WRITE)
         .inherent(&["in_bounds", "permutation_map", "operandSegmentSizes"])
         .syntax(print_transfer_write, parse_transfer_write)
         .verify(verify_transfer_write),
-    OpDef::pure("vector.extract")
+    OpDef::pure(EXTRACT)
         .inherent(&["static_position"])
         .syntax(print_extract, parse_extract)
         .verify(verify_extract),
-    OpDef::pure("vector.insert")
+    OpDef::pure(INSERT)
         .inherent(&["static_position"])
         .syntax(print_insert, parse_insert)
         .verify(verify_insert),
-    OpDef::pure("vector.multi_reduction")
+    OpDef::pure(MULTI_REDUCTION)
         .inherent(&["kind", "reduction_dims"])
         .syntax(print_multi_reduction, parse_multi_reduction)
         .verify(verify_multi_reduction),
-    OpDef::pure("vector.transpose")
+    OpDef::pure(TRANSPOSE)
         .inherent(&["permutation"])
         .syntax(print_transpose, parse_transpose)
         .verify(verify_transpose),
-    OpDef::pure("vector.broadcast")
+    OpDef::pure(BROADCAST)
         .operands(&[one("source", &ANY)])
         .results(&[one("vector", &VECTOR)])
         .format("$source attr-dict `:` type($source) `to` type($vector)")
@@ -98,7 +108,7 @@ pub fn build_transfer_read(
     operands.extend_from_slice(indices);
     operands.push(padding);
     m.create_result_at(
-        transfer_state("vector.transfer_read", source_rank, vector_ty, in_bounds)
+        transfer_state(TRANSFER_READ, source_rank, vector_ty, in_bounds)
             .operands(&operands)
             .prop(
                 "operandSegmentSizes",
@@ -124,7 +134,7 @@ pub fn build_transfer_write(
     operands.extend_from_slice(indices);
     m.create_result_at(
         transfer_state(
-            "vector.transfer_write",
+            TRANSFER_WRITE,
             dest_ty.rank().unwrap_or(0),
             m.value_type(vector),
             in_bounds,
@@ -148,7 +158,7 @@ pub fn build_extract(
     positions: &[Position],
 ) -> Value {
     let ty = extracted_type(m.value_type(vector), positions.len());
-    m.create_result_at(position_op("vector.extract", &[vector], positions, ty), at)
+    m.create_result_at(position_op(EXTRACT, &[vector], positions, ty), at)
 }
 
 /// `vector.insert %value, %dest[positions]`, returning the updated vector.
@@ -160,16 +170,13 @@ pub fn build_insert(
     positions: &[Position],
 ) -> Value {
     let ty = m.value_type(dest);
-    m.create_result_at(
-        position_op("vector.insert", &[value, dest], positions, ty),
-        at,
-    )
+    m.create_result_at(position_op(INSERT, &[value, dest], positions, ty), at)
 }
 
 /// `vector.broadcast %source : type to vector_ty` (a splat when `source` is a scalar).
 pub fn build_broadcast(m: &mut Module, at: InsertPoint, source: Value, vector_ty: Type) -> Value {
     m.create_result_at(
-        OpState::new("vector.broadcast")
+        OpState::new(BROADCAST)
             .operands(&[source])
             .results(&[vector_ty]),
         at,

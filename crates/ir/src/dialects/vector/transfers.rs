@@ -50,7 +50,7 @@ fn is_minor_identity(text: &str, dims: usize, results: usize) -> bool {
 
 /// The tensor and vector types of transfer `op` (read or write).
 fn transfer_types(m: &Module, op: OpId) -> (Type, Type) {
-    if m.is(op, "vector.transfer_read") {
+    if m.is(op, super::TRANSFER_READ) {
         (
             m.value_type(m.operand(op, 0)),
             m.value_type(m.result(op, 0)),

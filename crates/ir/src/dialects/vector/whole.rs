@@ -38,7 +38,7 @@ pub fn build_multi_reduction(
 ) -> Value {
     let ty = m.value_type(acc);
     m.create_result_at(
-        OpState::new("vector.multi_reduction")
+        OpState::new(super::MULTI_REDUCTION)
             .operands(&[source, acc])
             .prop("kind", enum_attr(KIND_OPEN, kind))
             .prop("reduction_dims", Attribute::dense_i64_array(dims))
@@ -54,7 +54,7 @@ pub fn build_transpose(m: &mut Module, at: InsertPoint, v: Value, permutation: &
     let permuted: Vec<i64> = permutation.iter().map(|&p| shape[p as usize]).collect();
     let result = Type::vector(&permuted, ty.element_type_or_self());
     m.create_result_at(
-        OpState::new("vector.transpose")
+        OpState::new(super::TRANSPOSE)
             .operands(&[v])
             .prop("permutation", Attribute::dense_i64_array(permutation))
             .results(&[result]),

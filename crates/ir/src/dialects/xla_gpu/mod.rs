@@ -32,6 +32,7 @@ use super::{expect_operand_types, expect_results};
 use crate::Ident;
 use crate::attrs::{self, Attribute, Scalar};
 use crate::diag::DResult;
+use crate::dialects::func;
 use crate::dialects::prelude::*;
 use crate::lexer::Token;
 use crate::module::{BlockId, InsertPoint, Module, OpId, OpState, Value};
@@ -47,6 +48,19 @@ use std::sync::Arc;
 mod ops;
 
 use ops::*;
+
+// The names of the dialect's ops, one constant each: builders and matchers use them, so
+// a misspelt op name does not compile, and the registry's test checks each is registered.
+pub const ALLOCATE_SHARED: &str = "xla_gpu.allocate_shared";
+pub const APPLY_INDEXING: &str = "xla_gpu.apply_indexing";
+pub const ATOMIC_RMW: &str = "xla_gpu.atomic_rmw";
+pub const LOOP: &str = "xla_gpu.loop";
+pub const PREDICATED_EXTRACT: &str = "xla_gpu.predicated_extract";
+pub const PREDICATED_INSERT: &str = "xla_gpu.predicated_insert";
+pub const PURE_CALL: &str = "xla_gpu.pure_call";
+pub const SHUFFLE_REDUCE: &str = "xla_gpu.shuffle_reduce";
+pub const SYNC_THREADS: &str = "xla_gpu.sync_threads";
+pub const YIELD: &str = "xla_gpu.yield";
 
 /// The property holding the map of `xla_gpu.loop` and `xla_gpu.apply_indexing`.
 pub const MAP_ATTR: &str = "indexing_map_attr";
@@ -64,7 +78,7 @@ const STATIC_TENSOR: crate::ods::Constraint =
 
 /// The dialect's ops, declared.
 const OPS: &[OpDef] = &[
-    OpDef::new("xla_gpu.loop")
+    OpDef::new(LOOP)
         .traits(Traits::PURE.union(Traits::SINGLE_BLOCK))
         .inherent(&[MAP_ATTR, SEGMENTS_ATTR])
         .regions(1)
@@ -72,42 +86,42 @@ const OPS: &[OpDef] = &[
         .verify(verify_loop)
         .name_hint(|_, _| Some("xla_loop".into())),
     super::RETURN_LIKE
-        .named("xla_gpu.yield")
+        .named(YIELD)
         .traits(Traits::TERMINATOR.union(Traits::RETURN_LIKE))
-        .parents(&["xla_gpu.loop", "xla_gpu.atomic_rmw"])
+        .parents(&[LOOP, ATOMIC_RMW])
         .verify(verify_yield),
-    OpDef::pure("xla_gpu.apply_indexing")
+    OpDef::pure(APPLY_INDEXING)
         .inherent(&[MAP_ATTR])
         .syntax(print_apply_indexing, parse_apply_indexing)
         .verify(verify_apply_indexing),
-    OpDef::pure("xla_gpu.pure_call")
+    OpDef::pure(PURE_CALL)
         .inherent(&["callee"])
         .syntax(print_pure_call, parse_pure_call)
         .verify(verify_pure_call)
         .name_hint(|_, _| Some("pure_call".into())),
-    OpDef::new("xla_gpu.allocate_shared")
+    OpDef::new(ALLOCATE_SHARED)
         .operands(&[])
         .results(&[one("result", &STATIC_TENSOR)])
         .format("attr-dict `:` type($result)")
         .name_hint(|_, _| Some("shmem".into())),
-    OpDef::new("xla_gpu.sync_threads")
+    OpDef::new(SYNC_THREADS)
         .syntax(print_sync_threads, parse_sync_threads)
         .verify(verify_sync_threads)
         .name_hint(|_, _| Some("synced_tensor".into())),
-    OpDef::pure("xla_gpu.shuffle_reduce")
+    OpDef::pure(SHUFFLE_REDUCE)
         .inherent(&["combiner", "max_distance"])
         .syntax(print_shuffle_reduce, parse_shuffle_reduce)
         .verify(verify_shuffle_reduce),
-    OpDef::pure("xla_gpu.predicated_insert")
+    OpDef::pure(PREDICATED_INSERT)
         .syntax(print_predicated_insert, parse_predicated_insert)
         .verify(verify_predicated_insert),
     // Not pure: it writes the element in place, visible to every thread at once.
-    OpDef::new("xla_gpu.atomic_rmw")
+    OpDef::new(ATOMIC_RMW)
         .traits(Traits::SINGLE_BLOCK)
         .regions(1)
         .syntax(print_atomic_rmw, parse_atomic_rmw)
         .verify(verify_atomic_rmw),
-    OpDef::pure("xla_gpu.predicated_extract")
+    OpDef::pure(PREDICATED_EXTRACT)
         .syntax(print_predicated_extract, parse_predicated_extract)
         .verify(verify_predicated_extract),
 ];
@@ -225,7 +239,7 @@ pub fn build_loop(
     let mut operands = dims.to_vec();
     operands.extend_from_slice(inits);
     let op = m.create_op_at(
-        OpState::new("xla_gpu.loop")
+        OpState::new(LOOP)
             .operands(&operands)
             .results(&iter_types)
             .prop(MAP_ATTR, Attribute::IndexingMap(map))
@@ -239,7 +253,7 @@ pub fn build_loop(
 /// Appends `xla_gpu.yield %values` to `block`.
 pub fn build_yield(m: &mut Module, block: BlockId, values: &[Value]) -> OpId {
     m.create_op_at(
-        OpState::new("xla_gpu.yield").operands(values),
+        OpState::new(YIELD).operands(values),
         InsertPoint::BlockEnd(block),
     )
 }
@@ -257,7 +271,7 @@ pub fn build_apply_indexing(
     let mut operands = dims.to_vec();
     operands.extend_from_slice(symbols);
     let op = m.create_op_at(
-        OpState::new("xla_gpu.apply_indexing")
+        OpState::new(APPLY_INDEXING)
             .operands(&operands)
             .results(&results)
             .prop(MAP_ATTR, Attribute::IndexingMap(map)),
@@ -274,24 +288,19 @@ pub fn build_pure_call(
     args: &[Value],
     results: &[Type],
 ) -> OpId {
-    m.create_op_at(
-        super::call_state("xla_gpu.pure_call", callee, args, results),
-        at,
-    )
+    m.create_op_at(super::call_state(PURE_CALL, callee, args, results), at)
 }
 
 /// `xla_gpu.allocate_shared : ty`.
 pub fn build_allocate_shared(m: &mut Module, at: InsertPoint, ty: Type) -> Value {
-    m.create_result_at(OpState::new("xla_gpu.allocate_shared").results(&[ty]), at)
+    m.create_result_at(OpState::new(ALLOCATE_SHARED).results(&[ty]), at)
 }
 
 /// `xla_gpu.sync_threads %tensors`: the synchronized tensors, one per operand.
 pub fn build_sync_threads(m: &mut Module, at: InsertPoint, tensors: &[Value]) -> Vec<Value> {
     let types: Vec<Type> = tensors.iter().map(|&v| m.value_type(v)).collect();
     let op = m.create_op_at(
-        OpState::new("xla_gpu.sync_threads")
-            .operands(tensors)
-            .results(&types),
+        OpState::new(SYNC_THREADS).operands(tensors).results(&types),
         at,
     );
     m.results(op).collect()
@@ -309,7 +318,7 @@ pub fn build_shuffle_reduce(
 ) -> Vec<Value> {
     let types: Vec<Type> = operands.iter().map(|&v| m.value_type(v)).collect();
     let op = m.create_op_at(
-        OpState::new("xla_gpu.shuffle_reduce")
+        OpState::new(SHUFFLE_REDUCE)
             .operands(operands)
             .results(&types)
             .prop("combiner", Attribute::symbol(combiner))
@@ -336,7 +345,7 @@ pub fn build_atomic_rmw(
     let mut operands = vec![tensor];
     operands.extend_from_slice(indices);
     let op = m.create_op_at(
-        OpState::new("xla_gpu.atomic_rmw")
+        OpState::new(ATOMIC_RMW)
             .operands(&operands)
             .results(&[ty])
             .region(region),
@@ -356,7 +365,7 @@ pub fn build_predicated_insert(
 ) -> Value {
     let ty = m.value_type(dest);
     let operands = [&[cond, value, dest][..], indices].concat();
-    let state = OpState::new("xla_gpu.predicated_insert").operands(&operands);
+    let state = OpState::new(PREDICATED_INSERT).operands(&operands);
     m.create_result_at(state.results(&[ty]), at)
 }
 
@@ -371,7 +380,7 @@ pub fn build_predicated_extract(
 ) -> Value {
     let ty = m.value_type(fallback);
     let operands = [&[cond, fallback, src][..], indices].concat();
-    let state = OpState::new("xla_gpu.predicated_extract").operands(&operands);
+    let state = OpState::new(PREDICATED_EXTRACT).operands(&operands);
     m.create_result_at(state.results(&[ty]), at)
 }
 
@@ -463,7 +472,7 @@ fn check_callee(
     let m = cx.module;
     let func = cx
         .lookup_symbol(op, callee)
-        .filter(|&f| m.is(f, "func.func"));
+        .filter(|&f| m.is(f, func::FUNC));
     let Some(actual) = func
         .and_then(|f| m.prop(f, "function_type"))
         .and_then(Attribute::as_type)

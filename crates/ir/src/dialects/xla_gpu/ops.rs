@@ -63,7 +63,7 @@ pub(super) fn parse_loop(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()>
     operands.extend(p.resolve_operands(&inits, &iter_types, loc)?);
     args.extend(iter_args);
     let region = p.parse_region(&args)?;
-    p.ensure_terminator(region, "xla_gpu.yield", state.loc);
+    p.ensure_terminator(region, super::YIELD, state.loc);
     p.parse_optional_attr_dict(&mut state.attrs)?;
     attrs::set_named(&mut state.props, Ident::new(MAP_ATTR), map);
     attrs::set_named(
@@ -135,7 +135,7 @@ pub(super) fn verify_yield(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
     match m.parent_op(op) {
         // The new element, not the updated tensor the op returns.
-        Some(parent) if m.is(parent, "xla_gpu.atomic_rmw") => {
+        Some(parent) if m.is(parent, super::ATOMIC_RMW) => {
             let elem = m.value_type(m.result(parent, 0)).element_type();
             let found: Vec<Type> = m.operand_types(op);
             if found.len() != 1 || Some(found[0]) != elem {
