@@ -33,61 +33,54 @@ pub struct HloPass {
     pub run: fn(&mut HloModule) -> Result<bool, Diagnostic>,
 }
 
+impl HloPass {
+    const fn new(
+        name: &'static str,
+        display_name: &'static str,
+        run: fn(&mut HloModule) -> Result<bool, Diagnostic>,
+    ) -> HloPass {
+        HloPass {
+            name,
+            display_name,
+            run,
+        }
+    }
+}
+
 /// Fusions made plain instructions again (`inline_fusions.rs`).
-pub const INLINE_FUSIONS: HloPass = HloPass {
-    name: "inline-fusions",
-    display_name: "InlineFusions",
-    run: inline_fusions::run,
-};
+pub const INLINE_FUSIONS: HloPass =
+    HloPass::new("inline-fusions", "InlineFusions", inline_fusions::run);
 
 /// Calls replaced by their callees' instructions (`inline_calls.rs`).
-pub const INLINE_CALLS: HloPass = HloPass {
-    name: "inline-calls",
-    display_name: "InlineCalls",
-    run: inline_calls::run,
-};
+pub const INLINE_CALLS: HloPass = HloPass::new("inline-calls", "InlineCalls", inline_calls::run);
 
 /// Computations nothing reaches removed (`dead_computations.rs`).
-pub const REMOVE_DEAD_COMPUTATIONS: HloPass = HloPass {
-    name: "remove-dead-computations",
-    display_name: "RemoveDeadComputations",
-    run: dead_computations::run,
-};
+pub const REMOVE_DEAD_COMPUTATIONS: HloPass = HloPass::new(
+    "remove-dead-computations",
+    "RemoveDeadComputations",
+    dead_computations::run,
+);
 
 /// Gathers in XLA's canonical form (`canonicalize_gathers.rs`).
-pub const CANONICALIZE_GATHERS: HloPass = HloPass {
-    name: "canonicalize-gathers",
-    display_name: "CanonicalizeGathers",
-    run: canonicalize_gathers::run,
-};
+pub const CANONICALIZE_GATHERS: HloPass = HloPass::new(
+    "canonicalize-gathers",
+    "CanonicalizeGathers",
+    canonicalize_gathers::run,
+);
 
 /// Exact algebraic rewrites (`simplify.rs`).
-pub const ALGEBRAIC_SIMPLIFIER: HloPass = HloPass {
-    name: "algebraic-simplifier",
-    display_name: "AlgebraicSimplifier",
-    run: simplify::run,
-};
+pub const ALGEBRAIC_SIMPLIFIER: HloPass =
+    HloPass::new("algebraic-simplifier", "AlgebraicSimplifier", simplify::run);
 
 /// One instruction per value (`cse.rs`).
-pub const HLO_CSE: HloPass = HloPass {
-    name: "hlo-cse",
-    display_name: "HloCSE",
-    run: cse::run,
-};
+pub const HLO_CSE: HloPass = HloPass::new("hlo-cse", "HloCSE", cse::run);
 
 /// Elementwise ops moved before reshapes (`move_reshapes.rs`).
-pub const MOVE_RESHAPES: HloPass = HloPass {
-    name: "move-reshapes",
-    display_name: "ReshapeMover",
-    run: move_reshapes::run,
-};
+pub const MOVE_RESHAPES: HloPass =
+    HloPass::new("move-reshapes", "ReshapeMover", move_reshapes::run);
 
 /// The kernels: instructions grouped into fusions (`fuse.rs`).
-pub const FUSE: HloPass = HloPass {
-    name: "fuse",
-    display_name: "Fuse",
-    run: fuse::run,
-};
+pub const FUSE: HloPass = HloPass::new("fuse", "Fuse", fuse::run);
 
 /// Whether the fusion passes run by default: a module with an `HloModule` header (a whole
 /// program) whose entry holds no fusion. A bare list of computations is XLA's emitter
