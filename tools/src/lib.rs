@@ -1,6 +1,9 @@
 //! What the binaries share beyond the driver crate (which holds everything they run):
 //! reading the command line and the input, writing the output, and the allocator.
 
+pub mod fuzz;
+pub mod shrink;
+
 use std::process::ExitCode;
 
 /// Parses the command line with `command`, as clap's `get_matches` does, except that

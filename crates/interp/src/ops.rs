@@ -240,6 +240,10 @@ pub(crate) enum Op1 {
     CttzNonZero(u32),
     Ctpop(u32),
     Cast(Cast),
+    /// LLVM's `is.fpclass`: whether the value's class is one of `mask`'s (bit 0 signalling
+    /// NaN, 1 quiet NaN, 2 -inf, 3 -normal, 4 -subnormal, 5 -0, 6 +0, 7 +subnormal,
+    /// 8 +normal, 9 +inf).
+    FpClass(FloatKind, u32),
 }
 
 /// An op of two operands.
@@ -258,6 +262,13 @@ pub(crate) enum Op2 {
         signed: bool,
         width: u32,
         result: u32,
+    },
+    /// LLVM's saturating `uadd.sat`, `usub.sat`, `sadd.sat`, `ssub.sat` on `width`-bit
+    /// integers: the exact sum or difference, clamped to the type's range.
+    Saturating {
+        signed: bool,
+        subtract: bool,
+        width: u32,
     },
     /// PTX's `cvt.rn.satfinite.{e4m3,e5m2}x2.f32`: two f32 to two f8 codes in an `i16`,
     /// `a`'s in the high byte.
@@ -302,6 +313,55 @@ impl Op1 {
             Op1::CttzNonZero(w) => Op1::Cttz(w).eval(a),
             Op1::Ctpop(_) => Ok(u64::from(a.count_ones())),
             Op1::Cast(c) => cast(c, a),
+            Op1::FpClass(kind, classes) => Ok(u64::from(classes >> fp_class(kind, a) & 1 == 1)),
+        }
+    }
+}
+
+/// The bit of `is.fpclass`'s mask that the `kind` value of bits `a` has.
+fn fp_class(kind: FloatKind, a: u64) -> u32 {
+    let width = kind.width();
+    let mantissa_bits = kind.precision() - 1;
+    let negative = a >> (width - 1) & 1 == 1;
+    let exponent = a >> mantissa_bits & mask(kind.exponent_bits());
+    let mantissa = a & mask(mantissa_bits);
+    let all_ones = mask(kind.exponent_bits());
+    match (exponent, mantissa) {
+        (e, m) if e == all_ones && m != 0 => {
+            // The quiet bit is the mantissa's highest.
+            if m >> (mantissa_bits - 1) & 1 == 1 {
+                1
+            } else {
+                0
+            }
+        }
+        (e, _) if e == all_ones => {
+            if negative {
+                2
+            } else {
+                9
+            }
+        }
+        (0, 0) => {
+            if negative {
+                5
+            } else {
+                6
+            }
+        }
+        (0, _) => {
+            if negative {
+                4
+            } else {
+                7
+            }
+        }
+        _ => {
+            if negative {
+                3
+            } else {
+                8
+            }
         }
     }
 }
@@ -324,6 +384,24 @@ impl Op2 {
                 let r = float2!(kind, a, b, |x, y| f.f32_or_f64(x, y));
                 fm.check(kind, r)?;
                 Ok(r)
+            }
+            Op2::Saturating {
+                signed,
+                subtract,
+                width,
+            } => {
+                let (a, b) = if signed {
+                    (i128::from(sext(a, width)), i128::from(sext(b, width)))
+                } else {
+                    (i128::from(a & mask(width)), i128::from(b & mask(width)))
+                };
+                let exact = if subtract { a - b } else { a + b };
+                let (low, high) = if signed {
+                    (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
+                } else {
+                    (0, (1i128 << width) - 1)
+                };
+                Ok(exact.clamp(low, high) as u64 & mask(width))
             }
             Op2::CmpI(pred, w) => Ok(u64::from(cmpi(pred, w, a, b))),
             Op2::CmpF(pred, kind) => Ok(u64::from(cmpf(pred, to_f64(kind, a), to_f64(kind, b)))),
@@ -583,6 +661,55 @@ fn cast(c: Cast, a: u64) -> R {
 
 #[cfg(test)]
 mod tests {
+
+    /// LLVM's saturating arithmetic clamps to the type's range.
+    #[test]
+    fn saturating_arithmetic_clamps() {
+        let op = |signed, subtract, width| Op2::Saturating {
+            signed,
+            subtract,
+            width,
+        };
+        assert_eq!(op(false, true, 8).eval(3, 5), Ok(0));
+        assert_eq!(op(false, true, 8).eval(5, 3), Ok(2));
+        assert_eq!(op(false, false, 8).eval(200, 100), Ok(255));
+        assert_eq!(op(true, false, 8).eval(100, 100), Ok(127));
+        assert_eq!(op(true, true, 8).eval(0x80, 1), Ok(0x80)); // -128 - 1
+        assert_eq!(op(true, true, 32).eval(5, 7), Ok(0xffff_fffe)); // -2
+        assert_eq!(op(false, false, 64).eval(u64::MAX, 1), Ok(u64::MAX));
+    }
+
+    /// `is.fpclass`'s classes, by bit, of f32 and f16 values (LangRef's table).
+    #[test]
+    fn fp_classes_are_llvm_s() {
+        let f32_of = |x: f32| u64::from(x.to_bits());
+        let cases = [
+            (f32_of(f32::from_bits(0x7fa0_0000)), 0), // signalling NaN
+            (f32_of(f32::NAN), 1),
+            (f32_of(f32::NEG_INFINITY), 2),
+            (f32_of(-1.5), 3),
+            (f32_of(-1e-40), 4),
+            (f32_of(-0.0), 5),
+            (f32_of(0.0), 6),
+            (f32_of(1e-40), 7),
+            (f32_of(2.0), 8),
+            (f32_of(f32::INFINITY), 9),
+        ];
+        for (bits, class) in cases {
+            assert_eq!(fp_class(FloatKind::F32, bits), class, "{bits:#x}");
+            let op = Op1::FpClass(FloatKind::F32, 1 << class);
+            assert_eq!(op.eval(bits), Ok(1));
+            assert_eq!(
+                Op1::FpClass(FloatKind::F32, !(1 << class) & 0x3ff).eval(bits),
+                Ok(0)
+            );
+        }
+        // f16: 0x0001 is subnormal there (a normal number in f32 or f64).
+        assert_eq!(fp_class(FloatKind::F16, 0x0001), 7);
+        assert_eq!(fp_class(FloatKind::F16, 0x7c00), 9);
+        assert_eq!(fp_class(FloatKind::F16, 0x7e00), 1);
+    }
+
     use super::*;
     use crate::scalar::from_f64;
 

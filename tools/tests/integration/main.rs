@@ -9,6 +9,7 @@ mod deliverable;
 mod distribution;
 mod docs;
 mod flags;
+mod fuzz;
 mod gpu_bundle;
 mod hostile;
 mod jax_corpus;

@@ -133,6 +133,23 @@ impl FnCx<'_, '_> {
                 self.bit_count(op, name)
             }
             llvm::INTR_SCMP | llvm::INTR_UCMP => self.three_way(op, name == llvm::INTR_SCMP),
+            llvm::INTR_UADD_SAT
+            | llvm::INTR_USUB_SAT
+            | llvm::INTR_SADD_SAT
+            | llvm::INTR_SSUB_SAT => self.int_width(op, self.m.operand(op, 0)).and_then(|width| {
+                let signed = matches!(name, llvm::INTR_SADD_SAT | llvm::INTR_SSUB_SAT);
+                let subtract = matches!(name, llvm::INTR_USUB_SAT | llvm::INTR_SSUB_SAT);
+                let f = Op2::Saturating {
+                    signed,
+                    subtract,
+                    width,
+                };
+                self.binary(op, f)
+            }),
+            llvm::INTR_IS_FPCLASS => self.float_kind(op).and_then(|kind| {
+                let classes = self.m.prop(op, "bit").and_then(Attribute::as_i64);
+                self.unary(op, Op1::FpClass(kind, classes.unwrap_or(0) as u32))
+            }),
             llvm::INTR_FSHL => self.int_width(op, self.m.operand(op, 0)).map(|width| {
                 let abc = [0, 1, 2].map(|i| self.operand(op, i));
                 let dst = self.results(op);

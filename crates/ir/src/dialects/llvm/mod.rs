@@ -93,6 +93,11 @@ pub const INTR_FLOOR: &str = "llvm.intr.floor";
 pub const INTR_FMA: &str = "llvm.intr.fma";
 pub const INTR_FMULADD: &str = "llvm.intr.fmuladd";
 pub const INTR_FSHL: &str = "llvm.intr.fshl";
+pub const INTR_IS_FPCLASS: &str = "llvm.intr.is.fpclass";
+pub const INTR_SADD_SAT: &str = "llvm.intr.sadd.sat";
+pub const INTR_SSUB_SAT: &str = "llvm.intr.ssub.sat";
+pub const INTR_UADD_SAT: &str = "llvm.intr.uadd.sat";
+pub const INTR_USUB_SAT: &str = "llvm.intr.usub.sat";
 pub const INTR_LIFETIME_END: &str = "llvm.intr.lifetime.end";
 pub const INTR_LIFETIME_START: &str = "llvm.intr.lifetime.start";
 pub const INTR_LOG: &str = "llvm.intr.log";
@@ -176,6 +181,11 @@ pub const IMPORTED_OPS: &[&str] = &[
     INTR_FMA,
     INTR_FMULADD,
     INTR_FSHL,
+    INTR_IS_FPCLASS,
+    INTR_SADD_SAT,
+    INTR_SSUB_SAT,
+    INTR_UADD_SAT,
+    INTR_USUB_SAT,
     INTR_LIFETIME_END,
     INTR_LIFETIME_START,
     INTR_LOG,
