@@ -214,7 +214,7 @@ impl Fusion {
     /// One random op on what exists; nothing when the op drawn does not apply.
     fn step(&mut self) {
         let v = self.some_value();
-        match self.rng.u8(0..20) {
+        match self.rng.u8(0..22) {
             0..=2 => self.unary(&v),
             3..=5 => self.binary(&v),
             6 => self.compare_select(&v),
@@ -233,6 +233,8 @@ impl Fusion {
             16 => self.dynamic_slice(&v),
             17 => self.dynamic_update_slice(&v),
             18 => self.narrow_round_trip(&v),
+            19 => self.reduce_window(&v),
+            20 => self.dot(&v),
             _ => self.reduce(&v),
         }
     }
@@ -537,19 +539,7 @@ impl Fusion {
         if v.dims.is_empty() {
             return;
         }
-        let (kind, init) = match v.ty {
-            Pred => ("or", "false".to_string()),
-            ty if ty.is_float() => match self.rng.u8(0..3) {
-                0 => ("maximum", "-inf".to_string()),
-                1 => ("minimum", "inf".to_string()),
-                _ => ("add", "0".to_string()),
-            },
-            ty => match self.rng.u8(0..3) {
-                0 => ("maximum", int_min(ty)),
-                1 => ("minimum", int_max(ty)),
-                _ => ("add", "0".to_string()),
-            },
-        };
+        let (kind, init) = self.combiner(v.ty);
         let reduced: Vec<usize> = (0..v.dims.len()).filter(|_| self.rng.bool()).collect();
         let reduced = if reduced.is_empty() {
             vec![self.rng.usize(0..v.dims.len())]
@@ -570,6 +560,74 @@ impl Fusion {
             list.join(",")
         );
         self.add(v.ty, dims, text);
+    }
+
+    /// A window of random size, stride and padding slid over every dimension, combined
+    /// as a reduce would.
+    fn reduce_window(&mut self, v: &Value) {
+        if v.dims.is_empty() {
+            return;
+        }
+        let (kind, init) = self.combiner(v.ty);
+        let (mut size, mut stride, mut pad, mut dims) = (vec![], vec![], vec![], vec![]);
+        for &d in &v.dims {
+            let s = self.rng.i64(1..=d.min(4));
+            let t = self.rng.i64(1..=3);
+            let (low, high) = (self.rng.i64(0..=1), self.rng.i64(0..=1));
+            let out = (d + low + high - s) / t + 1;
+            size.push(s.to_string());
+            stride.push(t.to_string());
+            pad.push(format!("{low}_{high}"));
+            dims.push(out);
+        }
+        let reducer = self.reducer(kind, v.ty);
+        let init = self.add(v.ty, Vec::new(), format!("constant({init})"));
+        let text = format!(
+            "reduce-window({}, {}), window={{size={} stride={} pad={}}}, to_apply={reducer}",
+            v.name,
+            init.name,
+            size.join("x"),
+            stride.join("x"),
+            pad.join("x")
+        );
+        self.add(v.ty, dims, text);
+    }
+
+    /// A matrix product of `v` (rank 2, float or 32-bit integer) with a new `[k, n]`
+    /// operand.
+    fn dot(&mut self, v: &Value) {
+        if v.dims.len() != 2 || !(v.ty.is_float() || v.ty == S32) {
+            return;
+        }
+        let (m, k) = (v.dims[0], v.dims[1]);
+        let n = self.pick(&[1, 3, 8, 17]);
+        if m * n > MAX_ELEMENTS || m * n * k > 1 << 16 {
+            return;
+        }
+        let w = self.operand_like(v.ty, &[k, n]);
+        let text = format!(
+            "dot({}, {}), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}",
+            v.name, w.name
+        );
+        self.add(v.ty, vec![m, n], text);
+    }
+
+    /// A combiner for values of `ty` (a sum, maximum or minimum; `or` for pred) and its
+    /// identity, the init value XLA's emitters need.
+    fn combiner(&mut self, ty: PrimitiveType) -> (&'static str, String) {
+        match ty {
+            Pred => ("or", "false".to_string()),
+            ty if ty.is_float() => match self.rng.u8(0..3) {
+                0 => ("maximum", "-inf".to_string()),
+                1 => ("minimum", "inf".to_string()),
+                _ => ("add", "0".to_string()),
+            },
+            ty => match self.rng.u8(0..3) {
+                0 => ("maximum", int_min(ty)),
+                1 => ("minimum", int_max(ty)),
+                _ => ("add", "0".to_string()),
+            },
+        }
     }
 
     /// The scalar computation `kind(a, b)` of `ty`, defined once.

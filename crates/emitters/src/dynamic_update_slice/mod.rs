@@ -51,6 +51,17 @@ impl InPlaceDynamicUpdateSlice {
         if heroes.is_empty() || !heroes.iter().all(dus) {
             return None;
         }
+        // The output's buffer is the operand's, so the two must lay their elements out
+        // alike (XLA shares a buffer only between equal shapes, layouts included); else the
+        // loop emitter writes the output anew.
+        let same_layout = |h: InstrId| {
+            let out = c.instruction(h).shape.as_array();
+            let operand = c.instruction(c.instruction(h).operands[0]).shape.as_array();
+            matches!((out, operand), (Some(o), Some(p)) if o.layout_or_default() == p.layout_or_default())
+        };
+        if !heroes.iter().all(|&h| same_layout(h)) {
+            return None;
+        }
         let operands: Vec<InstrId> = heroes
             .iter()
             .map(|&h| c.instruction(h).operands[0])

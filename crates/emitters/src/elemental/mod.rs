@@ -742,6 +742,7 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
             types,
         } = self.reduction(id, index)?;
         let inputs = self.instr(id).operands[..n].to_vec();
+        let map = with_full_output_domain(IndexingMap::clone(&map), &self.instr(id).shape);
         if map.range_vars.is_empty() && map.constraints.is_empty() {
             // A window of one element that never reaches padding.
             let input_index = self.apply(&map, index, &[]);
@@ -812,6 +813,29 @@ impl<'a, 'm> ElementalEmitter<'a, 'm> {
         Ok(self.cx.scalar_functions[&called.id].clone())
     }
 }
+/// `map` over every index of the output `shape`: simplifying a window of one element whose
+/// padding some outputs reach turns its bounds constraint into narrower ranges of the
+/// output dimensions (`d0 in [1, 1]`), which a caller at any output index would not test;
+/// they become constraints again, so that the window of an output in the padding is empty
+/// and the result is the init value.
+fn with_full_output_domain(mut map: IndexingMap, shape: &Shape) -> IndexingMap {
+    let Some(out) = leaves(shape).into_iter().next() else {
+        return map;
+    };
+    let mut narrowed = Vec::new();
+    for (i, (d, &size)) in map.dims.iter_mut().zip(&out.dims).enumerate() {
+        let full = indexing::Interval::new(0, size - 1);
+        if d.bounds != full {
+            narrowed.push((indexing::dim(i), d.bounds));
+            d.bounds = full;
+        }
+    }
+    for (e, bounds) in narrowed {
+        map.add_constraint(e, bounds);
+    }
+    map
+}
+
 /// The leaves of `shape` as tensor types.
 pub fn leaf_tensor_types(shape: &Shape) -> Result<Vec<Type>, String> {
     leaves(shape).into_iter().map(tensor_type).collect()

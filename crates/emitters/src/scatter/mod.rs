@@ -59,6 +59,22 @@ impl ScatterFusion {
         let k = instr.operands.len() / 2;
         let operand_params = kernel::in_place_parameters(analysis, &instr.operands[..k])
             .map_err(|why| crate::unsupported(span, format!("scatter operand {why}")))?;
+        // Each output's buffer is its operand's: they must lay the elements out alike (XLA's
+        // layout assignment gives an in-place op's operand its result's layout).
+        let results = crate::types::leaves(&instr.shape);
+        for (operand, result) in instr.operands[..k].iter().zip(&results) {
+            let operand_shape = c.instruction(*operand).shape.as_array();
+            if operand_shape.is_some_and(|o| o.layout_or_default() != result.layout_or_default()) {
+                return Err(crate::unsupported(
+                    span,
+                    format!(
+                        "a scatter whose operand '{}' is laid out otherwise than its result \
+                         (it is written in place)",
+                        c.instruction(*operand).name
+                    ),
+                ));
+            }
+        }
         let unique = instr.bool_value("unique_indices").unwrap_or(false);
         if k > 1 && !unique {
             return Err(crate::unsupported(
