@@ -1,6 +1,5 @@
 //! Shrinking a failing fusion (delta debugging over its instructions): the smallest module
-//! found that still fails the same way, for `hlo-fuzz --shrink` and by hand
-//! (`hlo-fuzz --shrink-file F`).
+//! found that still fails the same way, for `hlo-fuzz --shrink`.
 //!
 //! The module is the generator's form (`fuzzing::programs`): one fusion computation, scalar
 //! reducers, and an ENTRY that passes its parameters to the fusion. Three edits are tried,
@@ -188,21 +187,14 @@ impl Module {
                         l.root = true;
                     }
                 } else {
-                    let shapes = split_tuple_shape(&line.shape);
-                    line.shape = format!(
-                        "({})",
-                        kept.iter()
-                            .map(|&k| shapes[k].clone())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                    line.rest = format!(
-                        "tuple({})",
-                        kept.iter()
-                            .map(|&k| outputs[k].clone())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
+                    // The kept items of `all`, comma-separated.
+                    let kept_of = |all: &[String]| {
+                        let items: Vec<&str> = kept.iter().map(|&k| all[k].as_str()).collect();
+                        items.join(", ")
+                    };
+                    let outputs: Vec<String> = outputs.iter().map(|o| o.to_string()).collect();
+                    line.shape = format!("({})", kept_of(&split_tuple_shape(&line.shape)));
+                    line.rest = format!("tuple({})", kept_of(&outputs));
                 }
                 m.remove_dead();
                 out.push(m);
@@ -246,7 +238,10 @@ impl Module {
 
 /// The shapes of a tuple shape `(a, b[2,3], c)`.
 fn split_tuple_shape(shape: &str) -> Vec<String> {
-    let inner = &shape[1..shape.len() - 1];
+    let inner = shape
+        .strip_prefix('(')
+        .and_then(|s| s.strip_suffix(')'))
+        .unwrap_or(shape);
     let mut parts = Vec::new();
     let mut depth = 0;
     let mut current = String::new();
@@ -298,6 +293,17 @@ pub fn shrink(text: &str, budget: usize, mut fails: impl FnMut(&str) -> bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A shape that is not a tuple is its own one part (no slicing past its ends).
+    #[test]
+    fn tuple_shapes_split_at_the_top_level() {
+        assert_eq!(
+            split_tuple_shape("(f32[2,3]{1,0}, s8[])"),
+            ["f32[2,3]{1,0}", "s8[]"]
+        );
+        assert_eq!(split_tuple_shape("("), ["("]);
+        assert_eq!(split_tuple_shape(""), [""]);
+    }
 
     /// A program that "fails" when it holds a `sine` shrinks to one parameter and the sine.
     #[test]

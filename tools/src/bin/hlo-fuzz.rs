@@ -53,9 +53,16 @@ fn main() -> ExitCode {
             .and_then(|exe| exe.parent().map(|dir| dir.join("hlo-emit")))
             .unwrap_or_else(|| PathBuf::from("hlo-emit"))
     });
+    let Some(end) = cli.seed.checked_add(cli.count) else {
+        eprintln!(
+            "error: --seed {} --count {}: the last seed is past 2^64",
+            cli.seed, cli.count
+        );
+        return ExitCode::FAILURE;
+    };
     let options = FuzzOptions {
         hlo_emit,
-        seeds: cli.seed..cli.seed + cli.count,
+        seeds: cli.seed..end,
         jobs: cli.jobs,
         timeout: Duration::from_secs(cli.timeout),
         shrink: cli.shrink,

@@ -29,3 +29,26 @@ fn random_fusions_match_the_evaluator_at_every_stage() {
         .count();
     assert!(passed >= 160, "only {passed} of 200 passed:\n{summary}");
 }
+
+/// Seeds past 2^64 are refused with an error, not an overflow; no program is a run of none.
+#[test]
+fn hostile_seed_ranges_are_refused_or_empty() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_hlo-fuzz"))
+            .args(args)
+            .arg("--out")
+            .arg(std::env::temp_dir().join(format!("hlo-fuzz-hostile-{}", std::process::id())))
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--seed", "18446744073709551615", "--count", "5"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("error: --seed 18446744073709551615 --count 5: the last seed is past 2^64"),
+        "{out:?}"
+    );
+    let out = run(&["--count", "0", "--jobs", "0"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("0 programs"));
+}
