@@ -1,7 +1,9 @@
-//! Differential fuzzing of the whole compiler (`hlo-fuzz`): random fusions
-//! (`fuzzing::programs`), each through `hlo-emit --check` (every stage down to the O3 module
-//! against the HLO evaluator), `hlo-emit --emit=sass` (ptxas on the PTX) and the HLO
-//! print/parse round trip; failures sorted by kind, never stopping at one.
+//! Differential fuzzing of the whole compiler (`hlo-fuzz`): random fusions or unfused
+//! programs (`fuzzing::programs`), each through `hlo-emit --check` (every stage down to the
+//! O3 module against the HLO evaluator; for a program also the fusion pipeline and the
+//! whole program's kernels against the evaluator on the unfused module), `hlo-emit
+//! --emit=sass` (ptxas on the PTX) and the HLO print/parse round trip; failures sorted by
+//! kind, never stopping at one.
 //!
 //! Each program runs in a process of its own, so that a panic, an abort or a hang is a
 //! verdict about that program and not the end of the run; a hang is a run past the time
@@ -23,6 +25,9 @@ pub enum Verdict {
     Unsupported(String),
     /// Too large for the host's check (its own located refusal).
     TooLarge,
+    /// Every kernel checked, but the program not run as a whole (the reason, as the
+    /// report says it): a gap in the check, listed apart.
+    NotWhole(String),
     /// A stage's result differs from the evaluator's: the stage named.
     Mismatch(String),
     /// A located error that is not a refusal: a valid program rejected.
@@ -44,6 +49,7 @@ impl Verdict {
             Verdict::Pass => "pass",
             Verdict::Unsupported(_) => "unsupported",
             Verdict::TooLarge => "too large for the host",
+            Verdict::NotWhole(_) => "program not checked as a whole",
             Verdict::Mismatch(_) => "mismatch",
             Verdict::Error(_) => "error on a valid input",
             Verdict::Ptxas(_) => "ptxas rejection",
@@ -67,8 +73,27 @@ impl Verdict {
     pub fn is_failure(&self) -> bool {
         !matches!(
             self,
-            Verdict::Pass | Verdict::Unsupported(_) | Verdict::TooLarge
+            Verdict::Pass | Verdict::Unsupported(_) | Verdict::TooLarge | Verdict::NotWhole(_)
         )
+    }
+}
+
+/// What the generator makes of a seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// A module calling one fusion (`fuzzing::programs::fusion`).
+    Fusions,
+    /// An unfused program, as JAX prints one (`fuzzing::programs::program`).
+    Programs,
+}
+
+impl Mode {
+    /// The module of `seed`.
+    pub fn generate(self, seed: u64) -> String {
+        match self {
+            Mode::Fusions => fuzzing::programs::fusion(seed),
+            Mode::Programs => fuzzing::programs::program(seed),
+        }
     }
 }
 
@@ -76,6 +101,7 @@ impl Verdict {
 pub struct FuzzOptions {
     /// The `hlo-emit` to run.
     pub hlo_emit: PathBuf,
+    pub mode: Mode,
     pub seeds: std::ops::Range<u64>,
     /// Programs run at once.
     pub jobs: usize,
@@ -129,7 +155,7 @@ pub fn run(options: &FuzzOptions) -> Result<Report, String> {
 
 /// The verdict of one seed; a failing program is kept under `options.out`.
 fn run_seed(options: &FuzzOptions, seed: u64) -> Verdict {
-    let text = fuzzing::programs::fusion(seed);
+    let text = options.mode.generate(seed);
     let path = options.out.join(format!("seed-{seed}.hlo"));
     if let Err(e) = std::fs::write(&path, &text) {
         return Verdict::Error(format!("cannot write '{}': {e}", path.display()));
@@ -138,6 +164,21 @@ fn run_seed(options: &FuzzOptions, seed: u64) -> Verdict {
     if verdict.is_failure() {
         keep(options, &path, &verdict, &output);
         if options.shrink > 0 {
+            // A program is shrunk from its flat form (the same instructions, all in the
+            // ENTRY) when that fails the same way; one with calls is kept as it is.
+            let text = match options.mode {
+                Mode::Programs => {
+                    let flat = fuzzing::programs::flat_program(seed);
+                    let _ = std::fs::write(&path, &flat);
+                    let (flat_verdict, _) = judge(options, &path, &flat);
+                    if flat_verdict.same_failure(&verdict) {
+                        flat
+                    } else {
+                        text
+                    }
+                }
+                Mode::Fusions => text,
+            };
             let shrunk = shrink_failure(options, &text, &verdict, &format!("seed-{seed}"));
             let dir = options.out.join(verdict.kind().replace(' ', "-"));
             let _ = std::fs::write(dir.join(format!("seed-{seed}.min.hlo")), shrunk);
@@ -166,7 +207,7 @@ fn judge(options: &FuzzOptions, path: &Path, text: &str) -> (Verdict, String) {
     }
     let checked = hlo_emit(options, &[path.as_os_str(), "--check".as_ref()]);
     let verdict = classify(&checked);
-    if verdict != Verdict::Pass {
+    if !matches!(verdict, Verdict::Pass | Verdict::NotWhole(_)) {
         return (verdict, checked.text());
     }
     let assembled = hlo_emit(
@@ -179,7 +220,8 @@ fn judge(options: &FuzzOptions, path: &Path, text: &str) -> (Verdict, String) {
         ],
     );
     match classify(&assembled) {
-        Verdict::Pass => (Verdict::Pass, String::new()),
+        // The check's own gap stands when the PTX assembles.
+        Verdict::Pass => (verdict, String::new()),
         Verdict::Error(e) if e.contains("ptxas") || e.contains("nvdisasm") => {
             (Verdict::Ptxas(e), assembled.text())
         }
@@ -285,6 +327,18 @@ fn classify(run: &Run) -> Verdict {
         return Verdict::Crash(format!("killed by a signal ({status})"));
     }
     if status.success() {
+        // `check: program: not run as a whole: <file:line:col: why>`
+        if let Some(line) = run
+            .stdout
+            .lines()
+            .find(|l| l.contains("not run as a whole: "))
+        {
+            let why = line
+                .split("not run as a whole: ")
+                .nth(1)
+                .unwrap_or_default();
+            return Verdict::NotWhole(reason(why.rsplit(": ").next().unwrap_or(why)));
+        }
         return Verdict::Pass;
     }
     if let Some(line) = run.stdout.lines().find(|l| {
@@ -348,11 +402,13 @@ impl Report {
     pub fn summary(&self) -> String {
         let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        let mut not_whole: BTreeMap<String, usize> = BTreeMap::new();
         let mut failures: BTreeMap<String, Vec<u64>> = BTreeMap::new();
         for (seed, verdict) in &self.verdicts {
             *kinds.entry(verdict.kind()).or_default() += 1;
             match verdict {
                 Verdict::Unsupported(why) => *reasons.entry(why.clone()).or_default() += 1,
+                Verdict::NotWhole(why) => *not_whole.entry(why.clone()).or_default() += 1,
                 v if v.is_failure() => failures.entry(format!("{v:?}")).or_default().push(*seed),
                 _ => {}
             }
@@ -365,8 +421,14 @@ impl Report {
         for (kind, n) in &kinds {
             out.push_str(&format!("  {n:6}  {kind}\n"));
         }
-        if !reasons.is_empty() {
-            out.push_str("unsupported, by reason:\n");
+        for (title, reasons) in [
+            ("unsupported, by reason", reasons),
+            ("not checked as a whole, by reason", not_whole),
+        ] {
+            if reasons.is_empty() {
+                continue;
+            }
+            out.push_str(&format!("{title}:\n"));
             let mut by_count: Vec<_> = reasons.into_iter().collect();
             by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
             for (why, n) in by_count {

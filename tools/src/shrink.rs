@@ -1,8 +1,10 @@
-//! Shrinking a failing fusion (delta debugging over its instructions): the smallest module
+//! Shrinking a failing program (delta debugging over its instructions): the smallest module
 //! found that still fails the same way, for `hlo-fuzz --shrink`.
 //!
-//! The module is the generator's form (`fuzzing::programs`): one fusion computation, scalar
-//! reducers, and an ENTRY that passes its parameters to the fusion. Three edits are tried,
+//! The module is in one of the generator's forms (`fuzzing::programs`): one fusion
+//! computation, scalar reducers, and an ENTRY that passes its parameters to the fusion; or
+//! a flat program, scalar reducers and every instruction in the ENTRY. The instructions of
+//! the fusion, or of the flat ENTRY, are shrunk. Three edits are tried,
 //! each kept when the result still fails as the original did: drop an output of a tuple
 //! ROOT; make an instruction a new parameter of its shape (what computed it goes, unless
 //! something else reads it); read an operand of the same shape in place of an instruction.
@@ -89,34 +91,49 @@ impl Line {
     }
 }
 
-/// A module in the generator's form, taken apart.
+/// The computation whose instructions are shrunk: a fusion's, or a flat program's ENTRY.
+const FUSION: &str = "fused_computation {\n";
+const FLAT_ENTRY: &str = "ENTRY main {\n";
+
+/// A module in one of the generator's forms, taken apart.
 #[derive(Clone, Debug)]
 struct Module {
-    /// Everything before the fusion computation (header, reducers).
+    /// Everything before the shrunk computation (header, reducers).
     head: String,
+    /// [`FUSION`] or [`FLAT_ENTRY`].
+    computation: &'static str,
     body: Vec<Line>,
 }
 
 impl Module {
     fn parse(text: &str) -> Option<Module> {
-        let start = text.find("fused_computation {\n")?;
-        let body_start = start + "fused_computation {\n".len();
-        let end = body_start + text[body_start..].find("\n}\n")?;
+        let computation = if text.contains(FUSION) {
+            FUSION
+        } else if text.contains(" call(") {
+            // A program with calls: not a form the edits keep valid.
+            return None;
+        } else {
+            FLAT_ENTRY
+        };
+        let start = text.find(computation)?;
+        let body_start = start + computation.len();
+        let end = body_start + text[body_start..].find("\n}")?;
         let body = text[body_start..end]
             .lines()
             .map(Line::parse)
             .collect::<Option<Vec<_>>>()?;
         Some(Module {
             head: text[..start].to_string(),
+            computation,
             body,
         })
     }
 
-    /// The text: the fusion with its parameters renumbered in order, and an ENTRY that
-    /// passes one parameter of each shape.
+    /// The text: the shrunk computation with its parameters renumbered in order, and for
+    /// a fusion an ENTRY that passes one parameter of each shape.
     fn print(&self) -> String {
         let mut text = self.head.clone();
-        text.push_str("fused_computation {\n");
+        text.push_str(self.computation);
         let mut parameters = Vec::new();
         for line in &self.body {
             let mut line = line.clone();
@@ -126,6 +143,10 @@ impl Module {
             }
             text.push_str(&line.print());
             text.push('\n');
+        }
+        if self.computation == FLAT_ENTRY {
+            text.push_str("}\n");
+            return text;
         }
         text.push_str("}\n\nENTRY main {\n");
         let mut arguments = Vec::new();
@@ -332,5 +353,28 @@ mod tests {
                 && body[1].contains("ROOT")
                 && body[1].contains(" sine(")
         );
+    }
+
+    /// A flat program shrinks in its ENTRY: to its parameters and the one op that fails.
+    #[test]
+    fn a_flat_program_shrinks_in_its_entry() {
+        let text = (0..200u64)
+            .map(fuzzing::programs::flat_program)
+            .find(|text| {
+                let root_tanh = text
+                    .lines()
+                    .any(|l| l.contains("ROOT") && l.contains(" tanh("));
+                root_tanh && text.lines().count() > 14
+            })
+            .expect("a generated program whose ROOT is a tanh");
+        let shrunk = shrink(&text, 2000, |t| t.contains(" tanh("));
+        assert!(
+            hlo::load("shrunk.hlo", shrunk.as_bytes()).is_ok(),
+            "{shrunk}"
+        );
+        let entry: Vec<&str> = shrunk.split(FLAT_ENTRY).nth(1).unwrap().lines().collect();
+        assert_eq!(entry.len(), 3, "{text}\nshrunk to\n{shrunk}");
+        assert!(entry[0].contains("parameter(0)") && entry[1].contains("ROOT"));
+        assert!(entry[1].contains(" tanh(") && entry[2] == "}");
     }
 }

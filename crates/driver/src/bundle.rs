@@ -183,6 +183,12 @@ pub fn write_bundle(
                 write(&file, Buffer::from_host_array(v, None)?.bytes())?;
                 json!({"kind": "values", "file": file})
             }
+            Init::Host => {
+                return Err(format!(
+                    "error: unsupported in a GPU bundle: '{}' runs on the host",
+                    buffer.name
+                ));
+            }
             Init::Output { kernel, index } => {
                 let file = format!("expected-{b:02}-{}.bin", file_safe(&buffer.name));
                 let value = &values[b];

@@ -51,6 +51,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use emitters::reduction::ReductionDimensions;
 use hlo::{
     AttrValue, Attribute, Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction,
     Opcode, Payload,
@@ -101,8 +102,8 @@ pub(crate) struct Group {
 /// Instructions that stay in the entry: parameters and plumbing; what XLA:GPU hands to
 /// libraries or the runtime rather than to a fusion emitter (matrix products and
 /// convolutions go to cuBLAS/cuDNN, custom calls, collectives, I/O, random numbers);
-/// anything that calls a computation other than a reduce's reducer or a
-/// scatter's combiner (control flow, maps, sorts); tuple shapes other than a variadic
+/// anything that calls a computation other than the reducer of a reduce or a
+/// reduce-window or a scatter's combiner (control flow, maps, sorts); tuple shapes other than a variadic
 /// reduce's or scatter's.
 /// They are listed as left to the runtime.
 fn fusible(instr: &Instruction) -> bool {
@@ -160,7 +161,7 @@ fn fusible(instr: &Instruction) -> bool {
             | TopK
     );
     !stays
-        && (matches!(instr.opcode, Reduce | Scatter)
+        && (matches!(instr.opcode, Reduce | ReduceWindow | Scatter)
             || (instr.called_computations().next().is_none() && instr.shape.as_array().is_some()))
 }
 
@@ -446,14 +447,25 @@ fn side_output_of_reduction(
     position: &[usize],
 ) -> Option<usize> {
     let instr = &entry.instructions[p.0];
-    if groups.len() < 2 || cheap(instr) || instr.shape.as_array().is_none() {
+    // A reduce would be a second hero, reducing another shape: not a side output.
+    if groups.len() < 2
+        || cheap(instr)
+        || instr.shape.as_array().is_none()
+        || instr.opcode == Opcode::Reduce
+    {
         return None;
     }
     let &first = groups.iter().min_by_key(|&&g| position[roots[g].0])?;
     let hero = &entry.instructions[roots[first].0];
+    // The reduction emitter writes side outputs at the input's index; a reduce it does not
+    // take goes to the loop emitter, whose outputs must all have the reduce's shape.
     let reads_like_hero = hero.opcode == Opcode::Reduce
         && hero.operands.len() == 2
-        && entry.instructions[hero.operands[0].0].shape == instr.shape;
+        && entry.instructions[hero.operands[0].0].shape == instr.shape
+        && instr
+            .shape
+            .as_array()
+            .is_some_and(|input| ReductionDimensions::takes(hero, input));
     (hero_found[first] && reads_like_hero).then_some(first)
 }
 

@@ -5,15 +5,17 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use hlo_emit_tools::fuzz::{FuzzOptions, run};
+use hlo_emit_tools::fuzz::{FuzzOptions, Mode, run};
 
-/// Runs random valid HLO fusions (one per seed) through `hlo-emit --check` (every stage
-/// down to the O3 module against the HLO evaluator), `hlo-emit --emit=sass` (ptxas) and the
-/// HLO print/parse round trip, and sorts what happens: pass, unsupported (by reason), too
-/// large for the host, and the failures: mismatch at a stage, error on a valid input,
-/// ptxas rejection, round trip, panic or abort, hang. Failing programs are kept under
-/// --out with their output and the command that replays them. Exit status 1 when any
-/// program failed.
+/// Runs random valid HLO (one module per seed: a fusion, or with --programs an unfused
+/// program as JAX prints one) through `hlo-emit --check` (every stage down to the O3 module
+/// against the HLO evaluator; for a program the fusion pipeline too, and its kernels run
+/// as a whole against the evaluator on the unfused module), `hlo-emit --emit=sass` (ptxas)
+/// and the HLO print/parse round trip, and sorts what happens: pass, unsupported (by
+/// reason), too large for the host, not checked as a whole (by reason), and the failures:
+/// mismatch at a stage, error on a valid input, ptxas rejection, round trip, panic or
+/// abort, hang. Failing programs are kept under --out with their output and the command
+/// that replays them. Exit status 1 when any program failed.
 #[derive(Parser)]
 #[command(name = "hlo-fuzz", version)]
 struct Cli {
@@ -23,6 +25,14 @@ struct Cli {
     /// How many programs (seeds `seed..seed + count`).
     #[arg(long, default_value_t = 100)]
     count: u64,
+    /// Unfused programs (calls, tuples, reductions broadcast back into elementwise code)
+    /// through the fusion pipeline, instead of single fusions.
+    #[arg(long)]
+    programs: bool,
+    /// Print the module of --seed (in the mode chosen) and run nothing: how a seed is
+    /// replayed by hand.
+    #[arg(long)]
+    print: bool,
     /// Programs run at once.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
@@ -60,8 +70,18 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     };
+    let mode = if cli.programs {
+        Mode::Programs
+    } else {
+        Mode::Fusions
+    };
+    if cli.print {
+        print!("{}", mode.generate(cli.seed));
+        return ExitCode::SUCCESS;
+    }
     let options = FuzzOptions {
         hlo_emit,
+        mode,
         seeds: cli.seed..end,
         jobs: cli.jobs,
         timeout: Duration::from_secs(cli.timeout),

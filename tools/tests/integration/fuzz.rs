@@ -1,18 +1,21 @@
-//! The fuzzer's smoke run (issue 44): random fusions of fixed seeds through `hlo-emit
-//! --check` (every stage down to the O3 module against the evaluator), ptxas and the HLO
-//! print/parse round trip. None may fail; a refusal (`unsupported: ...`) is not a failure,
-//! and most must pass, so that the generator keeps making programs the compiler takes.
+//! The fuzzer's smoke runs (issue 44): random fusions and random unfused programs of fixed
+//! seeds through `hlo-emit --check` (every stage down to the O3 module against the
+//! evaluator; for programs the fusion pipeline and the whole program too), ptxas and the
+//! HLO print/parse round trip. None may fail; a refusal (`unsupported: ...`) is not a
+//! failure, and most must pass, so that the generator keeps making programs the compiler
+//! takes.
 
 use std::time::Duration;
 
-use hlo_emit_tools::fuzz::{FuzzOptions, Verdict, run};
+use hlo_emit_tools::fuzz::{FuzzOptions, Mode, Verdict, run};
 
-#[test]
-fn random_fusions_match_the_evaluator_at_every_stage() {
-    let out = std::env::temp_dir().join(format!("hlo-fuzz-smoke-{}", std::process::id()));
+/// The report of `count` seeds of `mode` from 0 (no failure allowed) and how many passed.
+fn smoke(mode: Mode, count: u64) -> (String, usize) {
+    let out = std::env::temp_dir().join(format!("hlo-fuzz-smoke-{mode:?}-{}", std::process::id()));
     let options = FuzzOptions {
         hlo_emit: env!("CARGO_BIN_EXE_hlo-emit").into(),
-        seeds: 0..200,
+        mode,
+        seeds: 0..count,
         jobs: 2,
         timeout: Duration::from_secs(300),
         shrink: 0,
@@ -27,7 +30,20 @@ fn random_fusions_match_the_evaluator_at_every_stage() {
         .iter()
         .filter(|(_, v)| *v == Verdict::Pass)
         .count();
+    (summary, passed)
+}
+
+#[test]
+fn random_fusions_match_the_evaluator_at_every_stage() {
+    let (summary, passed) = smoke(Mode::Fusions, 200);
     assert!(passed >= 160, "only {passed} of 200 passed:\n{summary}");
+}
+
+/// Programs pass as a whole: a program not checked as a whole is not a pass.
+#[test]
+fn random_programs_match_the_evaluator_as_a_whole() {
+    let (summary, passed) = smoke(Mode::Programs, 100);
+    assert!(passed >= 95, "only {passed} of 100 passed:\n{summary}");
 }
 
 /// Seeds past 2^64 are refused with an error, not an overflow; no program is a run of none.

@@ -58,6 +58,15 @@ impl ReductionDimensions {
         }
     }
 
+    /// Whether the reduction emitters take `reduce` (whose first operand has shape
+    /// `operand`) as a hero (XLA's `IsRealReductionHero`): its dimensions are contiguous,
+    /// and it is faster than the loop emitter and race free; any other reduce is computed
+    /// by the loop emitter, whose outputs all share one index space.
+    pub fn takes(reduce: &Instruction, operand: &ArrayShape) -> bool {
+        ReductionDimensions::of(reduce, operand)
+            .is_some_and(|d| d.is_faster_than_elemental() && d.is_race_free())
+    }
+
     /// The components of `reduce` (whose first operand has shape `operand`), or `None` when
     /// neither its kept nor its reduced dimensions are contiguous in memory, or the layout
     /// is tiled (XLA:GPU has no tiled layouts; the index math here would not hold).

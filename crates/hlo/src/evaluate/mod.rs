@@ -148,6 +148,26 @@ pub fn evaluate_fusion(
     Ok(evaluate(module, fusion, args)?.into_leaves())
 }
 
+/// Runs one instruction of `computation` on values of its operands: what a runtime does
+/// with an instruction no kernel computes (a matrix product handed to a library).
+pub fn evaluate_instruction(
+    module: &HloModule,
+    computation: ComputationId,
+    instr: InstrId,
+    operands: &[HostValue],
+) -> R<HostValue> {
+    let c = module.computation(computation);
+    let instr = c.instruction(instr);
+    check_element_types(&instr.shape).map_err(|m| located(instr, m))?;
+    let evaluator = Evaluator {
+        module,
+        lanes: None,
+        push_sums: 0.0,
+    };
+    let operands: Vec<&HostValue> = operands.iter().collect();
+    evaluator.instruction(c, instr, &operands)
+}
+
 /// Every parameter has an argument of its shape (layouts aside).
 fn check_arguments(computation: &Computation, args: &[HostValue]) -> R<()> {
     let params = computation.parameters();

@@ -1,218 +1,13 @@
-//! Random valid HLO fusions, for differential fuzzing of the whole compiler: each seed gives
-//! one module (an ENTRY that calls one fusion) whose fusion is a random graph of the ops the
-//! emitters take: elementwise math of every type class, compare, select, clamp, convert,
-//! broadcast, reshape, transpose, slice, reverse, iota, concatenate and reduce, over random
-//! shapes (1, odd, prime sizes) with shared subexpressions and several outputs. Sizes stay
-//! small (at most [`MAX_ELEMENTS`] per array) so that `--check` interprets every stage fast.
-//!
-//! The same seed gives the same text on every machine (`fastrand` with the seed; no
-//! hashing of addresses), so a failure is replayed by its seed alone.
+//! The ops the generator draws: one method per op (or family), each adding what it needs
+//! to the graph and doing nothing when it does not apply to the value drawn.
 
-use std::fmt::Write;
+use hlo::PrimitiveType::*;
 
-use hlo::PrimitiveType::{self, *};
+use super::graph::{Graph, MAX_ELEMENTS, TYPES, Value};
 
-/// The most elements of one array.
-pub const MAX_ELEMENTS: i64 = 2048;
-
-/// Element types the generator draws from.
-const TYPES: &[PrimitiveType] = &[
-    F32, F32, F32, F16, BF16, F64, S8, S16, S32, S32, S64, U8, U16, U32, U64, Pred,
-];
-
-/// Dimension sizes: units, odd and prime sizes, powers of two.
-const SIZES: &[i64] = &[1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, 32, 64, 128];
-
-/// A value of the fusion: its name, element type and dimensions.
-#[derive(Clone, Debug)]
-struct Value {
-    name: String,
-    ty: PrimitiveType,
-    dims: Vec<i64>,
-}
-
-impl Value {
-    fn shape(&self) -> String {
-        shape(self.ty, &self.dims)
-    }
-
-    fn elements(&self) -> i64 {
-        self.dims.iter().product()
-    }
-}
-
-fn shape(ty: PrimitiveType, dims: &[i64]) -> String {
-    let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
-    format!("{ty}[{}]", dims.join(","))
-}
-
-/// The fusion being built.
-struct Fusion {
-    rng: fastrand::Rng,
-    /// Instruction lines of the fusion computation, in order.
-    body: Vec<String>,
-    values: Vec<Value>,
-    parameters: Vec<Value>,
-    /// Each parameter's layout (`{1,0}`), or nothing for the default.
-    layouts: Vec<String>,
-    /// Scalar computations the reduces call, by name, with their text.
-    reducers: Vec<(String, String)>,
-    next: usize,
-}
-
-/// The module of seed `seed`: HLO text that parses and verifies.
-pub fn fusion(seed: u64) -> String {
-    let mut f = Fusion {
-        rng: fastrand::Rng::with_seed(seed),
-        body: Vec::new(),
-        values: Vec::new(),
-        parameters: Vec::new(),
-        layouts: Vec::new(),
-        reducers: Vec::new(),
-        next: 0,
-    };
-    let dims = f.random_dims();
-    for _ in 0..f.rng.usize(1..=3) {
-        let ty = f.pick(TYPES);
-        f.parameter(ty, dims.clone());
-    }
-    for _ in 0..f.rng.usize(2..=12) {
-        f.step();
-    }
-    f.module(seed)
-}
-
-impl Fusion {
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.rng.usize(0..items.len())]
-    }
-
-    fn fresh(&mut self, prefix: &str) -> String {
-        self.next += 1;
-        format!("{prefix}{}", self.next)
-    }
-
-    /// Dimensions of rank 0 to 3 with at most [`MAX_ELEMENTS`] elements.
-    fn random_dims(&mut self) -> Vec<i64> {
-        let rank = self.rng.usize(0..=3);
-        let mut dims = Vec::new();
-        for _ in 0..rank {
-            let size = self.pick(SIZES);
-            if dims.iter().product::<i64>() * size <= MAX_ELEMENTS {
-                dims.push(size);
-            }
-        }
-        dims
-    }
-
-    fn parameter(&mut self, ty: PrimitiveType, dims: Vec<i64>) -> Value {
-        let index = self.parameters.len();
-        let value = Value {
-            name: format!("p{index}"),
-            ty,
-            dims,
-        };
-        let layout = self.layout(value.dims.len());
-        self.body.push(format!(
-            "{} = {}{layout} parameter({index})",
-            value.name,
-            value.shape()
-        ));
-        self.layouts.push(layout);
-        self.parameters.push(value.clone());
-        self.values.push(value.clone());
-        value
-    }
-
-    /// A parameter's layout: mostly none (row major), sometimes another order of the
-    /// dimensions (`{0,1}`): the kernel then reads it transposed in memory.
-    fn layout(&mut self, rank: usize) -> String {
-        if rank < 2 || self.rng.u8(0..4) != 0 {
-            return String::new();
-        }
-        let mut order: Vec<usize> = (0..rank).collect();
-        self.rng.shuffle(&mut order);
-        let list: Vec<String> = order.iter().map(usize::to_string).collect();
-        format!("{{{}}}", list.join(","))
-    }
-
-    /// Adds `name = shape op` and returns the value.
-    fn add(&mut self, ty: PrimitiveType, dims: Vec<i64>, op: String) -> Value {
-        let name = self.fresh("v");
-        let value = Value { name, ty, dims };
-        self.body
-            .push(format!("{} = {} {op}", value.name, value.shape()));
-        self.values.push(value.clone());
-        value
-    }
-
-    /// A value already built, recent ones more often (chains get deep).
-    fn some_value(&mut self) -> Value {
-        let n = self.values.len();
-        let k = if self.rng.bool() {
-            n - 1 - self.rng.usize(0..n.min(3))
-        } else {
-            self.rng.usize(0..n)
-        };
-        self.values[k].clone()
-    }
-
-    /// A value of `ty` and `dims`: an existing one, or a broadcast constant, or a convert.
-    fn operand_like(&mut self, ty: PrimitiveType, dims: &[i64]) -> Value {
-        let same: Vec<Value> = self
-            .values
-            .iter()
-            .filter(|v| v.ty == ty && v.dims == dims)
-            .cloned()
-            .collect();
-        if !same.is_empty() && self.rng.u8(0..3) > 0 {
-            return same[self.rng.usize(0..same.len())].clone();
-        }
-        let other: Vec<Value> = self
-            .values
-            .iter()
-            .filter(|v| v.dims == dims && v.ty != ty)
-            .cloned()
-            .collect();
-        if !other.is_empty() && self.rng.bool() {
-            let v = other[self.rng.usize(0..other.len())].clone();
-            return self.add(ty, dims.to_vec(), format!("convert({})", v.name));
-        }
-        let literal = self.literal(ty);
-        self.splat(ty, dims, &literal)
-    }
-
-    /// `literal` broadcast to `dims`.
-    fn splat(&mut self, ty: PrimitiveType, dims: &[i64], literal: &str) -> Value {
-        let scalar = self.add(ty, Vec::new(), format!("constant({literal})"));
-        if dims.is_empty() {
-            return scalar;
-        }
-        self.add(
-            ty,
-            dims.to_vec(),
-            format!("broadcast({}), dimensions={{}}", scalar.name),
-        )
-    }
-
-    /// A random constant of `ty`, as HLO writes it.
-    fn literal(&mut self, ty: PrimitiveType) -> String {
-        if ty == Pred {
-            return self.rng.bool().to_string();
-        }
-        if ty.is_float() {
-            return self
-                .pick(&["0", "1", "-1", "0.5", "2", "-3.25", "1e-3", "100"])
-                .to_string();
-        }
-        let signed = ty.is_signed_int();
-        let max = if ty.bit_width() >= 32 { 1000 } else { 100 };
-        let v = self.rng.i64(if signed { -max } else { 0 }..=max);
-        v.to_string()
-    }
-
+impl Graph {
     /// One random op on what exists; nothing when the op drawn does not apply.
-    fn step(&mut self) {
+    pub fn step(&mut self) {
         let v = self.some_value();
         match self.rng.u8(0..22) {
             0..=2 => self.unary(&v),
@@ -239,7 +34,7 @@ impl Fusion {
         }
     }
 
-    fn unary(&mut self, v: &Value) {
+    pub fn unary(&mut self, v: &Value) {
         let op = if v.ty == Pred {
             "not"
         } else if v.ty.is_float() {
@@ -612,131 +407,51 @@ impl Fusion {
         self.add(v.ty, vec![m, n], text);
     }
 
-    /// A combiner for values of `ty` (a sum, maximum or minimum; `or` for pred) and its
-    /// identity, the init value XLA's emitters need.
-    fn combiner(&mut self, ty: PrimitiveType) -> (&'static str, String) {
-        match ty {
-            Pred => ("or", "false".to_string()),
-            ty if ty.is_float() => match self.rng.u8(0..3) {
-                0 => ("maximum", "-inf".to_string()),
-                1 => ("minimum", "inf".to_string()),
-                _ => ("add", "0".to_string()),
-            },
-            ty => match self.rng.u8(0..3) {
-                0 => ("maximum", int_min(ty)),
-                1 => ("minimum", int_max(ty)),
-                _ => ("add", "0".to_string()),
-            },
+    /// A reduction broadcast back over `v` and combined with it, as a softmax or a norm
+    /// does: `v - max(v)`, `v / sum(v)`; the reduced value now and then reshaped with its
+    /// unit dimensions kept and dropped again, as JAX prints `keepdims`.
+    pub fn normalize(&mut self, v: &Value) {
+        if v.dims.is_empty() || v.ty == Pred {
+            return;
         }
-    }
-
-    /// The scalar computation `kind(a, b)` of `ty`, defined once.
-    fn reducer(&mut self, kind: &str, ty: PrimitiveType) -> String {
-        let name = format!("{kind}_{ty}");
-        if !self.reducers.iter().any(|(n, _)| *n == name) {
-            let text = format!(
-                "{name} {{\n  a = {ty}[] parameter(0)\n  b = {ty}[] parameter(1)\n  ROOT r = {ty}[] {kind}(a, b)\n}}\n"
-            );
-            self.reducers.push((name.clone(), text));
-        }
-        name
-    }
-
-    /// The module: the reducers, the fusion (its ROOT one value or a tuple of up to three)
-    /// and an ENTRY that calls it.
-    fn module(mut self, seed: u64) -> String {
-        let last = self.values.last().expect("a parameter at least").clone();
-        let mut outputs = vec![last.clone()];
-        for _ in 0..self.rng.usize(0..=2) {
-            // XLA fuses outputs of one shape (a loop fusion writes them at one index);
-            // now and then another shape, which the emitters must refuse or take.
-            let v = self.some_value();
-            let fits = v.dims == last.dims || self.rng.u8(0..10) == 0;
-            if fits && !outputs.iter().any(|o| o.name == v.name) {
-                outputs.push(v);
-            }
-        }
-        let mut text = format!("HloModule fuzz_{seed}\n\n");
-        for (_, reducer) in &self.reducers {
-            text.push_str(reducer);
-            text.push('\n');
-        }
-        text.push_str("fused_computation {\n");
-        for line in &self.body {
-            let _ = writeln!(text, "  {line}");
-        }
-        let root_shape = if outputs.len() == 1 {
-            outputs[0].shape()
-        } else {
-            let shapes: Vec<String> = outputs.iter().map(Value::shape).collect();
-            let names: Vec<&str> = outputs.iter().map(|o| o.name.as_str()).collect();
-            let tuple = format!("({})", shapes.join(", "));
-            let _ = writeln!(text, "  ROOT out = {tuple} tuple({})", names.join(", "));
-            tuple
-        };
-        if outputs.len() == 1 {
-            // The last line becomes the ROOT (a parameter cannot be one: it is copied).
-            let root = &outputs[0];
-            if self.parameters.iter().any(|p| p.name == root.name) {
-                let _ = writeln!(text, "  ROOT out = {root_shape} copy({})", root.name);
-            } else {
-                let line = text.rfind(&format!("  {} = ", root.name)).expect("defined");
-                text.insert_str(line + 2, "ROOT ");
-            }
-        }
-        text.push_str("}\n\nENTRY main {\n");
-        let mut arguments = Vec::new();
-        for (p, layout) in self.parameters.iter().zip(&self.layouts) {
-            let _ = writeln!(
-                text,
-                "  {} = {}{layout} parameter({})",
-                p.name,
-                p.shape(),
-                arguments.len()
-            );
-            arguments.push(p.name.clone());
-        }
-        let _ = writeln!(
-            text,
-            "  ROOT fusion = {root_shape} fusion({}), kind=kLoop, calls=fused_computation\n}}",
-            arguments.join(", ")
+        let (kind, init) = self.combiner(v.ty);
+        let rank = v.dims.len();
+        let first_reduced = self.rng.usize(0..rank);
+        let kept: Vec<usize> = (0..first_reduced).collect();
+        let reduced: Vec<String> = (first_reduced..rank).map(|d| d.to_string()).collect();
+        let reducer = self.reducer(kind, v.ty);
+        let init = self.add(v.ty, Vec::new(), format!("constant({init})"));
+        let dims: Vec<i64> = kept.iter().map(|&d| v.dims[d]).collect();
+        let text = format!(
+            "reduce({}, {}), dimensions={{{}}}, to_apply={reducer}",
+            v.name,
+            init.name,
+            reduced.join(",")
         );
-        text
-    }
-}
-
-fn int_min(ty: PrimitiveType) -> String {
-    if ty.is_unsigned_int() {
-        return "0".to_string();
-    }
-    let bits = ty.bit_width();
-    format!("-{}", 1u128 << (bits - 1))
-}
-
-fn int_max(ty: PrimitiveType) -> String {
-    let bits = ty.bit_width();
-    let max = if ty.is_unsigned_int() {
-        (1u128 << bits) - 1
-    } else {
-        (1u128 << (bits - 1)) - 1
-    };
-    max.to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every module of the first seeds parses and verifies, and a seed gives the same text
-    /// twice.
-    #[test]
-    fn generated_fusions_are_valid_and_deterministic() {
-        for seed in 0..500 {
-            let text = fusion(seed);
-            assert_eq!(text, fusion(seed));
-            if let Err(e) = hlo::load("fuzz.hlo", text.as_bytes()) {
-                panic!("seed {seed}:\n{text}\n{e}");
-            }
+        let mut r = self.add(v.ty, dims.clone(), text);
+        if self.rng.bool() {
+            // JAX's keepdims: to unit dimensions, an identity broadcast, and back.
+            let mut unit = dims.clone();
+            unit.extend(std::iter::repeat_n(1, rank - first_reduced));
+            let kept_unit = self.add(v.ty, unit.clone(), format!("reshape({})", r.name));
+            let all: Vec<String> = (0..rank).map(|d| d.to_string()).collect();
+            let text = format!(
+                "broadcast({}), dimensions={{{}}}",
+                kept_unit.name,
+                all.join(",")
+            );
+            let same = self.add(v.ty, unit, text);
+            r = self.add(v.ty, dims, format!("reshape({})", same.name));
         }
+        let list: Vec<String> = kept.iter().map(usize::to_string).collect();
+        let text = format!("broadcast({}), dimensions={{{}}}", r.name, list.join(","));
+        let back = self.add(v.ty, v.dims.clone(), text);
+        let op = if v.ty.is_float() {
+            self.pick(&["subtract", "divide", "multiply", "add"])
+        } else {
+            self.pick(&["subtract", "add", "maximum"])
+        };
+        let text = format!("{op}({}, {})", v.name, back.name);
+        self.add(v.ty, v.dims.clone(), text);
     }
 }
