@@ -70,6 +70,7 @@ pub mod lower_to_llvm;
 pub mod lower_xla_gpu_to_scf;
 pub mod simplify_affine;
 pub mod simplify_arith;
+pub mod test_passes;
 pub mod unroll_loops;
 pub mod vectorize_loads_stores;
 
@@ -91,6 +92,7 @@ pub use pass::{Pass, op_error};
 pub use registry::{PassConstructor, PassInfo, PassRegistry};
 pub use simplify_affine::SimplifyAffine;
 pub use simplify_arith::SimplifyArith;
+pub use test_passes::{TestPassCrash, TestPassFailure, TestPassWrongResult};
 pub use timing::Timings;
 pub use unroll_loops::UnrollLoops;
 pub use vectorize_loads_stores::VectorizeLoadsStores;
@@ -112,6 +114,9 @@ const PASSES: &[PassConstructor] = &[
     || Box::new(ExpandFloatOps),
     || Box::new(LowerToLlvm),
     || Box::new(SimplifyArith),
+    || Box::new(TestPassFailure),
+    || Box::new(TestPassCrash),
+    || Box::new(TestPassWrongResult),
 ];
 
 impl PassRegistry {

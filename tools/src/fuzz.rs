@@ -160,7 +160,10 @@ fn run_seed(options: &FuzzOptions, seed: u64) -> Verdict {
     if let Err(e) = std::fs::write(&path, &text) {
         return Verdict::Error(format!("cannot write '{}': {e}", path.display()));
     }
-    let (verdict, output) = judge(options, &path, &text);
+    // A pass that fails or that --check blames leaves a crash reproducer here (its note in
+    // the output kept with the program).
+    let reproducers = options.out.join("reproducers").join(format!("seed-{seed}"));
+    let (verdict, output) = judge(options, &path, &text, Some(&reproducers));
     if verdict.is_failure() {
         keep(options, &path, &verdict, &output);
         if options.shrink > 0 {
@@ -170,7 +173,7 @@ fn run_seed(options: &FuzzOptions, seed: u64) -> Verdict {
                 Mode::Programs => {
                     let flat = fuzzing::programs::flat_program(seed);
                     let _ = std::fs::write(&path, &flat);
-                    let (flat_verdict, _) = judge(options, &path, &flat);
+                    let (flat_verdict, _) = judge(options, &path, &flat, None);
                     if flat_verdict.same_failure(&verdict) {
                         flat
                     } else {
@@ -194,18 +197,30 @@ pub fn shrink_failure(options: &FuzzOptions, text: &str, verdict: &Verdict, name
     let path = options.out.join(format!("{name}.shrink.hlo"));
     let shrunk = crate::shrink::shrink(text, options.shrink, |candidate| {
         std::fs::write(&path, candidate).is_ok()
-            && judge(options, &path, candidate).0.same_failure(verdict)
+            && judge(options, &path, candidate, None)
+                .0
+                .same_failure(verdict)
     });
     let _ = std::fs::remove_file(&path);
     shrunk
 }
 
-/// The round trip, then `--check`, then ptxas: the first that fails, with its output.
-fn judge(options: &FuzzOptions, path: &Path, text: &str) -> (Verdict, String) {
+/// The round trip, then `--check` (writing crash reproducers into `reproducers` when
+/// given), then ptxas: the first that fails, with its output.
+fn judge(
+    options: &FuzzOptions,
+    path: &Path,
+    text: &str,
+    reproducers: Option<&Path>,
+) -> (Verdict, String) {
     if let Err(why) = round_trip(text) {
         return (Verdict::RoundTrip(why.clone()), why);
     }
-    let checked = hlo_emit(options, &[path.as_os_str(), "--check".as_ref()]);
+    let mut args = vec![path.as_os_str(), "--check".as_ref()];
+    if let Some(dir) = reproducers {
+        args.extend(["--crash-reproducer".as_ref(), dir.as_os_str()]);
+    }
+    let checked = hlo_emit(options, &args);
     let verdict = classify(&checked);
     if !matches!(verdict, Verdict::Pass | Verdict::NotWhole(_)) {
         return (verdict, checked.text());

@@ -358,13 +358,13 @@ mod tests {
     /// A flat program shrinks in its ENTRY: to its parameters and the one op that fails.
     #[test]
     fn a_flat_program_shrinks_in_its_entry() {
-        let text = (0..200u64)
+        let text = (0..5000u64)
             .map(fuzzing::programs::flat_program)
             .find(|text| {
                 let root_tanh = text
                     .lines()
                     .any(|l| l.contains("ROOT") && l.contains(" tanh("));
-                root_tanh && text.lines().count() > 14
+                root_tanh && text.lines().count() > 12
             })
             .expect("a generated program whose ROOT is a tanh");
         let shrunk = shrink(&text, 2000, |t| t.contains(" tanh("));

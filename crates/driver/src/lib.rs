@@ -7,9 +7,11 @@
 //! - [`check`]: `--check`, the meaning of every stage against the HLO reference evaluator.
 //! - [`program`]: whole programs: the launch sequence as JSON and the program-level check.
 //! - [`bundle`]: the GPU bundles of `--gpu-bundle`.
+//! - [`reproducer`]: crash reproducers (`--crash-reproducer`), replayed by `hlo-opt`.
 
 pub mod bundle;
 pub mod check;
 pub mod pipeline;
 pub mod program;
+pub mod reproducer;
 pub mod runner;

@@ -53,6 +53,9 @@ pub const FUSION_PASSES: &[HloPass] = &[
     // pass.
     fusion::ALGEBRAIC_SIMPLIFIER,
     fusion::HLO_CSE,
+    // What the program computes and never returns goes (XLA runs HloDCE before fusion):
+    // the fusion pass would otherwise give it a kernel, or a sibling's kernel an output.
+    fusion::HLO_DCE,
     // The kernels: reductions as heroes with their prologues, elementwise producers into
     // their consumers, cheap ones duplicated (the rules are in `fusion/src/fuse.rs`).
     // Without it the whole program would be one loop kernel that recomputes every
@@ -244,6 +247,16 @@ impl Options {
             Stage::Ptx => "ptx",
             Stage::Sass => "sass",
         })
+    }
+
+    /// Our passes a run makes: `passes` up to the first run of the last stage (all of them
+    /// when that is an LLVM stage).
+    pub fn passes_to_run(&self) -> &[String] {
+        let last = self.last_stage();
+        match self.passes.iter().position(|p| p == last) {
+            Some(at) => &self.passes[..=at],
+            None => &self.passes,
+        }
     }
 }
 

@@ -103,7 +103,8 @@ impl<'a> Runner<'a> {
     pub fn new(source: &'a SourceFile, options: &'a Options) -> Result<Runner<'a>, String> {
         validate(options)?;
         let registry = PassRegistry::standard();
-        let passes = pass_list(&options.passes, options.last_stage())
+        let passes = options
+            .passes_to_run()
             .iter()
             .map(|p| {
                 registry
@@ -448,15 +449,6 @@ fn manager(passes: Vec<Box<dyn Pass>>) -> PassManager {
         pm.add(pass);
     }
     pm
-}
-
-/// The passes to run: `pipeline` up to the first run of `last` (all of them when `last` is
-/// an LLVM stage).
-fn pass_list<'p>(pipeline: &'p [String], last: &str) -> &'p [String] {
-    match pipeline.iter().position(|p| p == last) {
-        Some(at) => &pipeline[..=at],
-        None => pipeline,
-    }
 }
 
 /// What the dump observer prints, and after which stages (`--dump-after-each-pass`,

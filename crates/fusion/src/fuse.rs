@@ -428,7 +428,8 @@ fn output_of_consumer(
         outside_users == [entry.root] && entry.instruction(entry.root).opcode == Opcode::Tuple;
     let same_shape = instr.shape.as_array().is_some()
         && instr.shape == entry.instructions[roots[g].0].shape
-        && instr.opcode != Opcode::Reduce;
+        && instr.opcode != Opcode::Reduce
+        && !in_place_hero(instr);
     (only_results_outside && same_shape).then_some(g)
 }
 
@@ -447,11 +448,14 @@ fn side_output_of_reduction(
     position: &[usize],
 ) -> Option<usize> {
     let instr = &entry.instructions[p.0];
-    // A reduce would be a second hero, reducing another shape: not a side output.
+    // A reduce would be a second hero, reducing another shape, and a scatter or a
+    // dynamic-update-slice roots a fusion of its own (it is written in place): neither is a
+    // side output.
     if groups.len() < 2
         || cheap(instr)
         || instr.shape.as_array().is_none()
         || instr.opcode == Opcode::Reduce
+        || in_place_hero(instr)
     {
         return None;
     }
@@ -494,6 +498,11 @@ fn merge_siblings(entry: &Computation, groups: Vec<Group>) -> Vec<Group> {
     type Key = (bool, Vec<i64>, Vec<i64>);
     let key = |g: &Group| -> Option<Key> {
         let root = &entry.instructions[g.root.0];
+        // An in-place fusion (a scatter, a dynamic-update-slice) writes only part of its
+        // output, and its emitter writes no other output.
+        if in_place_hero(root) {
+            return None;
+        }
         if g.has_reduce {
             // A reduction's side outputs have other shapes than its reduce.
             if !g.extra_outputs.is_empty() {

@@ -7,6 +7,7 @@
 
 mod canonicalize_gathers;
 mod cse;
+mod dce;
 mod dead_computations;
 mod explain;
 mod fuse;
@@ -74,6 +75,9 @@ pub const ALGEBRAIC_SIMPLIFIER: HloPass =
 
 /// One instruction per value (`cse.rs`).
 pub const HLO_CSE: HloPass = HloPass::new("hlo-cse", "HloCSE", cse::run);
+
+/// Dead instructions removed (`dce.rs`).
+pub const HLO_DCE: HloPass = HloPass::new("hlo-dce", "HloDCE", dce::run);
 
 /// Elementwise ops moved before reshapes (`move_reshapes.rs`).
 pub const MOVE_RESHAPES: HloPass =

@@ -103,6 +103,9 @@ mod tests {
                 "lower-xla-gpu-to-scf",
                 "simplify-affine",
                 "simplify-arith",
+                "test-pass-crash",
+                "test-pass-failure",
+                "test-pass-wrong-result",
                 "unroll-loops",
                 "vectorize-loads-stores",
             ]

@@ -1,13 +1,16 @@
 //! `hlo-emit`: compiles XLA HLO fusions to NVIDIA GPU kernels, printing any stage.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 use driver::bundle::{self, BundleOptions};
-use driver::check::{CheckOptions, ModuleCheck, check_module};
+use driver::check::{CheckOptions, CrashReproducer, ModuleCheck, check_module};
 use driver::pipeline::{self, Options, Stage};
 use driver::program;
+use driver::reproducer::{Recorded, Recorder, SharedRecord, lock};
 use driver::runner::{Dump, DumpChoice, Dumps, Runner};
 use hlo_emit_tools::{read_input, write_output};
 use ir::PrintOptions;
@@ -137,6 +140,18 @@ struct Cli {
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "1")]
     check: Option<u64>,
 
+    /// When one of our passes fails on a fusion (an error, a verifier error after it, a
+    /// panic) or `--check` blames it, write a crash reproducer into DIR, as MLIR's
+    /// `--mlir-pass-pipeline-crash-reproducer` does: the pass's input IR, the pass and the
+    /// flags in one file (`<fusion>.<pass>.reproducer.mlir`), which `hlo-opt
+    /// --run-reproducer FILE` replays (for a check failure, against the evaluator).
+    #[arg(
+        long,
+        visible_alias = "mlir-pass-pipeline-crash-reproducer",
+        value_name = "DIR"
+    )]
+    crash_reproducer: Option<PathBuf>,
+
     /// Instead of printing, write what `tools/gpu-bench` runs on a GPU machine into DIR: the
     /// PTX of every kernel, `manifest.json` (launch dimensions, buffers, how the inputs are
     /// drawn) and the reference evaluator's outputs (sampled when large). The ENTRY must be a
@@ -234,10 +249,18 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(code) => return code,
     };
+    // The run's record for a crash reproducer, kept here: the compiler thread may panic.
+    let record: Option<SharedRecord> = cli.crash_reproducer.as_ref().map(|_| {
+        let flags: Vec<String> = std::env::args().collect();
+        Arc::new(Mutex::new(Recorded::new(&cli.arch, &flags.join(" "))))
+    });
+    let dir = cli.crash_reproducer.clone();
+    let shared = record.clone();
     let compiler = std::thread::Builder::new()
         .name("hlo-emit".into())
         .stack_size(COMPILER_STACK_BYTES)
         .spawn(move || {
+            let record = shared.as_ref();
             if let Some(layout) = &cli.explain_layout {
                 return explain_layout(&cli, layout);
             }
@@ -248,7 +271,7 @@ fn main() -> ExitCode {
             if cli.split_input_file {
                 run_pieces(&cli, &name, &bytes)
             } else {
-                run(&cli, &name, bytes, 0)
+                run(&cli, &name, bytes, 0, record)
             }
         });
     let result = match compiler {
@@ -256,6 +279,10 @@ fn main() -> ExitCode {
             .join()
             .unwrap_or_else(|_| Err("error: internal compiler error (see above)".to_string())),
         Err(e) => Err(format!("error: cannot start the compiler thread: {e}")),
+    };
+    let result = match (result, &dir, &record) {
+        (Err(message), Some(dir), Some(record)) => Err(with_reproducer(message, dir, record)),
+        (result, _, _) => result,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -275,7 +302,7 @@ fn run_pieces(cli: &Cli, name: &str, bytes: &[u8]) -> Result<(), String> {
         if index > 0 {
             write_output(None, "// -----\n")?;
         }
-        if let Err(message) = run(cli, name, piece.to_vec(), *lines_before) {
+        if let Err(message) = run(cli, name, piece.to_vec(), *lines_before, None) {
             eprintln!("{message}");
             failed += 1;
         }
@@ -307,9 +334,36 @@ fn split_input(bytes: &[u8]) -> Vec<(usize, &[u8])> {
     pieces
 }
 
+/// `message`, the error of a run, with a note on the crash reproducer written for it when
+/// it failed in one of our passes (a `--check` failure has written its own).
+fn with_reproducer(message: String, dir: &std::path::Path, record: &SharedRecord) -> String {
+    if message.starts_with("error: --check failed") {
+        return message;
+    }
+    let Some(reproducer) = lock(record).failed_pass(&message) else {
+        return message;
+    };
+    match reproducer.write(dir) {
+        Ok(path) => format!(
+            "{message}\nnote: crash reproducer of pass '{}' on fusion '{}' written to {}",
+            reproducer.pass,
+            reproducer.fusion,
+            path.display()
+        ),
+        Err(e) => format!("{message}\n{e}"),
+    }
+}
+
 /// Compiles `bytes`, which start after `lines_before` lines of the file `name`: one run of
-/// the pipeline, which the dumps (and `--check`) observe.
-fn run(cli: &Cli, name: &str, bytes: Vec<u8>, lines_before: usize) -> Result<(), String> {
+/// the pipeline, which the dumps (and `--check`) observe, and `record` (for a crash
+/// reproducer) when given.
+fn run(
+    cli: &Cli,
+    name: &str,
+    bytes: Vec<u8>,
+    lines_before: usize,
+    record: Option<&SharedRecord>,
+) -> Result<(), String> {
     let (source, mut module) = hlo::load_piece(name, bytes, lines_before)?;
     let options = Options {
         stop_at: match cli.emit {
@@ -383,6 +437,16 @@ fn run(cli: &Cli, name: &str, bytes: Vec<u8>, lines_before: usize) -> Result<(),
         choice,
         sink: &mut sink,
     };
+    let mut recorder = record.map(|record| {
+        let mut r = lock(record);
+        r.hlo = module.to_string();
+        r.pipeline = options.passes_to_run().to_vec();
+        Recorder(record.clone())
+    });
+    let mut observers: Vec<&mut dyn driver::runner::Observer> = vec![&mut dumps];
+    if let Some(recorder) = &mut recorder {
+        observers.push(recorder);
+    }
     if let Some(inputs) = cli.check {
         let passes = pipeline::requested_passes(cli.pass_pipeline.as_deref());
         let what = ModuleCheck {
@@ -395,12 +459,17 @@ fn run(cli: &Cli, name: &str, bytes: Vec<u8>, lines_before: usize) -> Result<(),
             inputs,
             stage_times: cli.time_passes,
             arch: cli.arch.clone(),
+            crash_reproducer: cli
+                .crash_reproducer
+                .clone()
+                .zip(record.cloned())
+                .map(|(dir, record)| CrashReproducer { dir, record }),
             ..CheckOptions::default()
         };
         let out = &mut std::io::stdout();
-        return check_module(&source, &module, &what, &options, &mut [&mut dumps], out);
+        return check_module(&source, &module, &what, &options, &mut observers, out);
     }
-    let compiled = runner.compile(&module, &fusions, &mut [&mut dumps])?;
+    let compiled = runner.compile(&module, &fusions, &mut observers)?;
     if cli.time_passes {
         eprint!("{}", runner.timings.report());
     }

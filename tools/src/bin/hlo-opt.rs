@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Arg, ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser};
+use driver::check::{CheckOptions, check_pass_replay};
+use driver::reproducer::Reproducer;
 use hlo_emit_tools::{read_input_text, write_output};
 use ir::{Diagnostic, Loc, PrintOptions, Registry, parse_module_with};
 use passes::{DumpOptions, PassManager, PassRegistry, Timings};
@@ -67,6 +69,15 @@ struct Cli {
     )]
     print_ir_after_change: bool,
 
+    /// Replay a crash reproducer that `hlo-emit --crash-reproducer DIR` wrote (the input is
+    /// that file): its pass runs on its input IR and the output is verified, so a pass that
+    /// failed, panicked or broke the verifier does so again; when `--check` had blamed the
+    /// pass, the pass's input and output then run in the interpreter against the evaluator
+    /// on the reproducer's HLO, and the mismatch is reported again. Exit status 1 when the
+    /// failure is reproduced.
+    #[arg(long, conflicts_with_all = ["pass_pipeline", "split_input_file"])]
+    run_reproducer: bool,
+
     /// Print a table of wall time per pass (and parsing, verification, printing) to
     /// standard error.
     #[arg(long = "time-passes", visible_alias = "mlir-timing")]
@@ -83,7 +94,12 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
-    match pass_manager(&cli, &matches, &registry).and_then(|pm| run(&cli, &pm)) {
+    let result = if cli.run_reproducer {
+        run_reproducer(&cli, &matches, &registry)
+    } else {
+        pass_manager(&cli, &matches, &registry).and_then(|pm| run(&cli, &pm))
+    };
+    match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(message) => {
@@ -163,6 +179,71 @@ fn print_options(cli: &Cli) -> PrintOptions {
     PrintOptions {
         generic: cli.mlir_print_op_generic,
     }
+}
+
+/// `--run-reproducer`: the reproducer's pass on its input, verified, then (for a failed
+/// check) both against the evaluator; `Ok(false)` when the failure is reproduced.
+fn run_reproducer(
+    cli: &Cli,
+    matches: &ArgMatches,
+    registry: &PassRegistry,
+) -> Result<bool, String> {
+    if registry
+        .iter()
+        .any(|p| matches.indices_of(p.name).is_some())
+    {
+        return Err(
+            "error: --run-reproducer runs the reproducer's own pass: give no pass flags".into(),
+        );
+    }
+    let (name, text) = read_input_text(&cli.input)?;
+    let reproducer = Reproducer::parse(&name, &text)?;
+    let pass = registry.create(&reproducer.pass).ok_or_else(|| {
+        format!(
+            "error: {name}: the reproducer's pass '{}' is not registered",
+            reproducer.pass
+        )
+    })?;
+    eprintln!(
+        "replaying pass '{}' on fusion '{}' (the run reported: {})",
+        reproducer.pass, reproducer.fusion, reproducer.failure
+    );
+    let mut module = parse_module_with(&reproducer.input, &name, Registry::standard())
+        .map_err(|d| d.render(&text))?;
+    module.verify().map_err(|d| d.render(&text))?;
+    let before = module.clone();
+    let mut pm = PassManager::new();
+    pm.add(pass);
+    let mut timings = Timings::default();
+    if let Err(e) = pm.run(&mut module, &mut std::io::stderr().lock(), &mut timings) {
+        eprintln!(
+            "{}",
+            match e.diagnostic() {
+                Some(d) => d.render(&text),
+                None => format!("error: {e}"),
+            }
+        );
+        return Ok(false);
+    }
+    if let Some((inputs, hlo_text)) = &reproducer.check {
+        let hlo_name = format!("{name} (its HLO)");
+        let (source, hlo) = hlo::load(&hlo_name, hlo_text.as_bytes())?;
+        let options = CheckOptions {
+            inputs: *inputs,
+            arch: reproducer.arch.clone(),
+            ..CheckOptions::default()
+        };
+        let stages = (reproducer.pass.as_str(), &before, &module);
+        let out = &mut std::io::stdout();
+        if !check_pass_replay(&source, &hlo, &reproducer.fusion, stages, &options, out)? {
+            return Ok(false);
+        }
+    }
+    eprintln!("the failure is not reproduced: the pass succeeded");
+    let mut out = module.print_with(print_options(cli));
+    out.push('\n');
+    write_output(cli.output.as_ref(), &out)?;
+    Ok(true)
 }
 
 /// Processes every chunk; `Ok(false)` if any of them failed (its errors are printed).

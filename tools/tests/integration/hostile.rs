@@ -599,3 +599,75 @@ fn endless_loops_stop_at_the_step_limit() {
     );
     located_error(&outcome, &cycle, "instructions without finishing").unwrap();
 }
+
+/// A crash reproducer edited by hand (or cut short) is replayed, refused with an error, or
+/// reports the failure it holds; never a panic.
+#[test]
+fn edited_crash_reproducers_are_errors_or_replays() {
+    let dir = tempdir("reproducer");
+    let hlo = write(
+        &dir,
+        "add.hlo",
+        "HloModule m\n\nfusion {\n  p = f32[4,8] parameter(0)\n  q = f32[4,8] parameter(1)\n  ROOT s = f32[4,8] add(p, q)\n}\n\nENTRY main {\n  a = f32[4,8] parameter(0)\n  b = f32[4,8] parameter(1)\n  ROOT f = f32[4,8] fusion(a, b), kind=kLoop, calls=fusion\n}\n",
+    );
+    let reproducers = dir.path().join("reproducers");
+    let pipeline = "--pass-pipeline=inline,lower-xla-gpu-to-scf,test-pass-wrong-result";
+    let out = run(
+        HLO_EMIT,
+        &[
+            &hlo,
+            "--check",
+            pipeline,
+            "--crash-reproducer",
+            reproducers.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let original =
+        std::fs::read_to_string(reproducers.join("fusion.test-pass-wrong-result.reproducer.mlir"))
+            .unwrap_or_else(|e| panic!("{e}: {}", out.stderr));
+    let edits: [(&str, &str, &str); 9] = [
+        (
+            "builtin.module(test-pass-wrong-result)",
+            "builtin.module(cse,canonicalize)",
+            "is not one pass",
+        ),
+        (
+            "builtin.module(test-pass-wrong-result)",
+            "builtin.module(frob)",
+            "is not registered",
+        ),
+        (
+            "check_inputs: 1",
+            "check_inputs: 0",
+            "check_inputs is not a count",
+        ),
+        (
+            "fusion: \"fusion\"",
+            "fusion: \"nope\"",
+            "has no fusion 'nope'",
+        ),
+        ("hlo: \"HloModule", "hlo: \"HloModul", "error: expected '{'"),
+        (
+            "arch: \"sm_90\"",
+            "arch: \"sm_9x\"",
+            "unknown GPU architecture 'sm_9x'",
+        ),
+        ("hlo: \"", "hlo: 12", "the reproducer has no 'hlo'"),
+        ("{-#", "{-", "no reproducer trailer"),
+        ("\"func.func\"", "\"func.fun\"", "error:"),
+    ];
+    for (from, to, expected) in edits {
+        assert!(original.contains(from), "{from}");
+        let path = write(&dir, "edited.mlir", &original.replacen(from, to, 1));
+        let out = run(HLO_OPT, &["--run-reproducer", &path], None);
+        assert_eq!(out.code, Some(1), "{from} -> {to}: {}", out.stderr);
+        assert!(
+            out.stderr.contains(expected),
+            "{from} -> {to}: {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    }
+}

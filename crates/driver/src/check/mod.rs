@@ -60,6 +60,7 @@ use compare::host_leaves;
 pub(crate) use compare::{Comparison, Reference, compare_array, show_index};
 pub use module::{ModuleCheck, check_module};
 use stages::check_fusions;
+pub use stages::check_pass_replay;
 
 /// The standard pipeline's passes, all of which the interpreter follows.
 pub fn checked_passes() -> Vec<Box<dyn Pass>> {
@@ -120,6 +121,16 @@ pub struct CheckOptions {
     /// The GPU the checked kernels are emitted and optimized for (`--arch`): the code
     /// checked is the code that becomes that GPU's PTX, in the same run.
     pub arch: String,
+    /// Where a reproducer of each pass the check blames goes (`--crash-reproducer`), with
+    /// the record of the run (a [`crate::reproducer::Recorder`] among its observers).
+    pub crash_reproducer: Option<CrashReproducer>,
+}
+
+/// Where `--check` writes crash reproducers, and the run's record they are made from.
+#[derive(Clone)]
+pub struct CrashReproducer {
+    pub dir: std::path::PathBuf,
+    pub record: crate::reproducer::SharedRecord,
 }
 
 impl Default for CheckOptions {
@@ -129,6 +140,7 @@ impl Default for CheckOptions {
             optimize: None,
             stage_times: false,
             arch: crate::pipeline::Options::default().arch,
+            crash_reproducer: None,
         }
     }
 }

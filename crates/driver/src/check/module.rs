@@ -5,6 +5,7 @@ use std::io::Write;
 use hlo::{ComputationId, HloModule, SourceFile};
 
 use super::{CheckOptions, check_fusions, passes_to_check};
+use crate::reproducer::lock;
 use crate::runner::Observers;
 
 /// What [`check_module`] checks.
@@ -43,10 +44,29 @@ pub fn check_module(
         out,
     )?;
     if !checked.failed.is_empty() {
-        return Err(format!(
-            "error: --check failed for fusion(s) {}",
-            checked.failed.join(", ")
-        ));
+        let names: Vec<&str> = checked.failed.iter().map(|(f, _)| f.as_str()).collect();
+        let mut message = format!("error: --check failed for fusion(s) {}", names.join(", "));
+        if let Some(r) = &options.crash_reproducer {
+            for (fusion, stage) in &checked.failed {
+                let failure = format!("error: --check failed for fusion '{fusion}'");
+                let reproducer =
+                    lock(&r.record).failed_check(fusion, *stage, options.inputs, &failure);
+                match reproducer {
+                    Some(reproducer) => {
+                        let path = reproducer.write(&r.dir)?;
+                        message.push_str(&format!(
+                            "\nnote: crash reproducer of pass '{}' on fusion '{fusion}' written to {}",
+                            reproducer.pass,
+                            path.display()
+                        ));
+                    }
+                    None => message.push_str(&format!(
+                        "\nnote: no crash reproducer for fusion '{fusion}': the stage that failed is not one of our passes (the emitter or an LLVM stage)"
+                    )),
+                }
+            }
+        }
+        return Err(message);
     }
     let linked = (&checked.kernels[..], checked.linked.as_deref());
     if what.whole_program

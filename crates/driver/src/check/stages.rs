@@ -26,8 +26,9 @@ type Verdict = Result<Comparison, String>;
 
 /// What [`check_fusions`] found.
 pub(crate) struct Checked {
-    /// The fusions whose check failed (reported).
-    pub failed: Vec<String>,
+    /// The fusions whose check failed (reported), each with the index of its first stage
+    /// that failed (the emitter's is 0).
+    pub failed: Vec<(String, usize)>,
     /// The kernels of the run.
     pub kernels: Vec<CompiledKernel>,
     /// The linked module after O3, imported into the llvm dialect: what became PTX. `None`
@@ -93,7 +94,8 @@ pub(crate) fn check_fusions(
         // After a failed run, the last fusion's stages stop where the run did.
         let complete = run.is_ok() || f + 1 < checks.len();
         if !check.report(out, (options, complete), |k| received.remove(&(f, k)))? {
-            failed.push(check.checker.name.clone());
+            let stage = check.first_failure.load(Ordering::Relaxed);
+            failed.push((check.checker.name.clone(), stage));
         }
     }
     let compiled = run?;
@@ -102,6 +104,50 @@ pub(crate) fn check_fusions(
         kernels: compiled.kernels,
         linked,
     })
+}
+
+/// Replays `--check`'s verdict on one pass, from a crash reproducer (`hlo-opt
+/// --run-reproducer`): fusion `fusion` of `module` is emitted for `options.arch` (for its
+/// launch and its outputs written in place, as in the run), then the pass's input `before`
+/// and its output `after` run in the interpreter against the evaluator, reported as
+/// `--check` reports stages. `Ok(false)` when either differs (reported).
+pub fn check_pass_replay(
+    source: &SourceFile,
+    module: &HloModule,
+    fusion: &str,
+    (pass, before, after): (&str, &ir::Module, &ir::Module),
+    options: &CheckOptions,
+    out: &mut dyn Write,
+) -> Result<bool, String> {
+    let id = module
+        .computations
+        .iter()
+        .position(|c| c.name == fusion)
+        .map(ComputationId)
+        .ok_or_else(|| format!("error: the reproducer's HLO has no fusion '{fusion}'"))?;
+    codegen::ptx::check_arch(&options.arch).map_err(|e| format!("error: {e}"))?;
+    let emitted = emitters::emit_fusion_for(module, id, crate::pipeline::target(&options.arch))
+        .map_err(|d| module.with_call_stack(d).render(source))?;
+    let launch = (&emitted.kernel.launch, &emitted.kernel.in_place[..]);
+    let checker = StageChecker::new(source, module, id, launch, options.inputs)?;
+    checker.report_head(out, options.inputs)?;
+    let mut previous = None;
+    let input_matches = checker.report(
+        out,
+        (0, "input"),
+        checker.run(before, "main"),
+        &mut previous,
+    )?;
+    if !input_matches {
+        report(
+            out,
+            format_args!(
+                "error: the reproducer's input already differs from the evaluator: the pass is not what changed the result"
+            ),
+        )?;
+        return Ok(false);
+    }
+    checker.report(out, (1, pass), checker.run(after, "main"), &mut previous)
 }
 
 /// The check's observer: starts each fusion's check at its emitter stage and hands every
@@ -179,32 +225,8 @@ impl Checker<'_, '_, '_> {
             .fusions
             .get(self.checks.len())
             .ok_or("error: the run compiled more fusions than the check was given")?;
-        let computation = self.module.computation(id);
-        fits_the_host(self.source, computation, "check", self.inputs)?;
-        let outputs = leaves(&computation.instruction(computation.root).shape);
-        let cases = (0..self.inputs)
-            .map(|seed| {
-                make_case(
-                    self.source,
-                    self.module,
-                    id,
-                    seed,
-                    &outputs,
-                    &kernel.in_place,
-                )
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let checker = StageChecker {
-            name: computation.name.clone(),
-            launch: Launch {
-                blocks: kernel.launch.blocks,
-                threads: kernel.launch.threads_per_block,
-            },
-            cases,
-            in_place: kernel.in_place.iter().map(|&(output, _)| output).collect(),
-            outputs,
-            reduced: largest_reduction(computation),
-        };
+        let emitted = (&kernel.launch, &kernel.in_place[..]);
+        let checker = StageChecker::new(self.source, self.module, id, emitted, self.inputs)?;
         self.checks.push(FusionCheck {
             checker: Arc::new(checker),
             stages: vec![("emit".to_string(), false)],
@@ -329,6 +351,34 @@ struct StageChecker {
 }
 
 impl StageChecker {
+    /// The check of fusion `id` of `module`, emitted with `launch` and `in_place` outputs
+    /// (`(output, parameter)`), on `inputs` seeded inputs drawn and evaluated here.
+    fn new(
+        source: &SourceFile,
+        module: &HloModule,
+        id: ComputationId,
+        (launch, in_place): (&emitters::LaunchDimensions, &[(usize, usize)]),
+        inputs: u64,
+    ) -> Result<StageChecker, String> {
+        let computation = module.computation(id);
+        fits_the_host(source, computation, "check", inputs)?;
+        let outputs = leaves(&computation.instruction(computation.root).shape);
+        let cases = (0..inputs)
+            .map(|seed| make_case(source, module, id, seed, &outputs, in_place))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(StageChecker {
+            name: computation.name.clone(),
+            launch: Launch {
+                blocks: launch.blocks,
+                threads: launch.threads_per_block,
+            },
+            cases,
+            in_place: in_place.iter().map(|&(output, _)| output).collect(),
+            outputs,
+            reduced: largest_reduction(computation),
+        })
+    }
+
     /// Compiles and runs kernel `entry` of a stage's module on every case (on a worker
     /// thread).
     fn run(&self, ir: &ir::Module, entry: &str) -> Verdict {

@@ -47,6 +47,10 @@ pub(super) struct Graph {
     pub layouts: Vec<String>,
     /// Scalar computations the reduces call, by name, with their text.
     pub reducers: Vec<(String, String)>,
+    /// Whether the graph is an unfused program (the fusion pipeline runs on it) rather
+    /// than a fusion: gathers are then written as JAX writes them, not in XLA's canonical
+    /// form, and scatters are drawn (the fusion pipeline gives each a fusion it roots).
+    pub unfused: bool,
     next: usize,
 }
 
@@ -60,6 +64,7 @@ impl Graph {
             parameters: Vec::new(),
             layouts: Vec::new(),
             reducers: Vec::new(),
+            unfused: false,
             next: 0,
         }
     }

@@ -3,13 +3,16 @@
 //!
 //! - *fusions* ([`fusion`]): an ENTRY that calls one fusion whose computation is a random
 //!   graph of the ops the emitters take: elementwise math of every type class, compare,
-//!   select, clamp, convert, broadcast, reshape, transpose, slice, reverse, iota,
-//!   concatenate, pad, dynamic slices, reduce, reduce-window and dot, over random shapes
-//!   (1, odd, prime sizes) with shared subexpressions and several outputs;
+//!   select, clamp, convert, bitcast-convert, broadcast, reshape, transpose, slice,
+//!   reverse, iota, concatenate, pad, dynamic slices, gather (XLA's canonical form),
+//!   reduce, reduce-window, dot, round trips through the narrow float and sub-byte types
+//!   and through c64/c128 arithmetic, over random shapes (1, odd, prime sizes) with shared
+//!   subexpressions and several outputs;
 //! - *programs* ([`program`]): the same kind of graph unfused, as JAX prints a jitted
 //!   function: instructions in the ENTRY, in a computation it calls, or split between a
 //!   called computation (its results a tuple) and the ENTRY; reductions broadcast back into
-//!   elementwise code; several outputs of any shape. These go through the fusion pipeline.
+//!   elementwise code; gathers as JAX writes them and scatters; several outputs of any
+//!   shape. These go through the fusion pipeline.
 //!
 //! Sizes stay small (at most [`MAX_ELEMENTS`] per array) so that `--check` interprets every
 //! stage fast. The same seed gives the same text on every machine (`fastrand` with the

@@ -31,6 +31,7 @@ pub fn flat_program(seed: u64) -> String {
 
 fn build(seed: u64, flat: bool) -> String {
     let mut g = Graph::new(seed);
+    g.unfused = true;
     let dims = g.random_dims();
     for _ in 0..g.rng.usize(1..=3) {
         let ty = g.pick(TYPES);

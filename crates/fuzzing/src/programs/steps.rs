@@ -9,7 +9,7 @@ impl Graph {
     /// One random op on what exists; nothing when the op drawn does not apply.
     pub fn step(&mut self) {
         let v = self.some_value();
-        match self.rng.u8(0..22) {
+        match self.rng.u8(0..26) {
             0..=2 => self.unary(&v),
             3..=5 => self.binary(&v),
             6 => self.compare_select(&v),
@@ -30,6 +30,10 @@ impl Graph {
             18 => self.narrow_round_trip(&v),
             19 => self.reduce_window(&v),
             20 => self.dot(&v),
+            22 => self.gather(&v),
+            23 => self.scatter(&v),
+            24 => self.bitcast_convert(&v),
+            25 => self.complex_round_trip(&v),
             _ => self.reduce(&v),
         }
     }
@@ -453,5 +457,106 @@ impl Graph {
         };
         let text = format!("{op}({}, {})", v.name, back.name);
         self.add(v.ty, v.dims.clone(), text);
+    }
+
+    /// Rows of `v` (rank 2) at indices of a new parameter (the check draws indices in and
+    /// out of range, which XLA clamps): in a program as JAX lowers `table[ids]`, in a
+    /// fusion in XLA's canonical form (no collapsed dimension) and reshaped.
+    fn gather(&mut self, v: &Value) {
+        if v.dims.len() != 2 {
+            return;
+        }
+        let cols = v.dims[1];
+        let n = self.pick(&[1, 3, 8, 17]);
+        if n * cols > MAX_ELEMENTS {
+            return;
+        }
+        let index_type = self.pick(&[S32, S64, U32, S8]);
+        let ids = self.parameter(index_type, vec![n, 1]);
+        let (offset_dims, collapsed, dims) = if self.unfused {
+            ("1", "0", vec![n, cols])
+        } else {
+            ("1,2", "", vec![n, 1, cols])
+        };
+        let text = format!(
+            "gather({}, {}), offset_dims={{{offset_dims}}}, collapsed_slice_dims={{{collapsed}}}, start_index_map={{0}}, index_vector_dim=1, slice_sizes={{1,{cols}}}",
+            v.name, ids.name
+        );
+        let rows = self.add(v.ty, dims, text);
+        if !self.unfused {
+            self.add(v.ty, vec![n, cols], format!("reshape({})", rows.name));
+        }
+    }
+
+    /// `v` (rank 2) with rows combined with updates at indices of a new parameter (repeated
+    /// and out of range too: such updates are dropped). Float rows take a maximum or a
+    /// minimum, whose result does not depend on the order of the updates; integers any
+    /// combiner. Programs only: a scatter roots its fusion and updates a buffer in place,
+    /// which the fusion pipeline arranges.
+    fn scatter(&mut self, v: &Value) {
+        if !self.unfused || v.dims.len() != 2 || v.ty == Pred {
+            return;
+        }
+        let cols = v.dims[1];
+        let n = self.pick(&[1, 2, 5]);
+        let ids = self.parameter(S32, vec![n, 1]);
+        let updates = self.operand_like(v.ty, &[n, cols]);
+        let kind = match self.combiner(v.ty) {
+            ("add", _) if v.ty.is_float() => "maximum",
+            (kind, _) => kind,
+        };
+        let reducer = self.reducer(kind, v.ty);
+        let text = format!(
+            "scatter({}, {}, {}), update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply={reducer}",
+            v.name, ids.name, updates.name
+        );
+        self.add(v.ty, v.dims.clone(), text);
+    }
+
+    /// `v`'s bits as another type of their width: a float's as an integer (any pattern),
+    /// or an integer's as a float (NaNs and infinities among them).
+    fn bitcast_convert(&mut self, v: &Value) {
+        let to = match v.ty {
+            F32 => self.pick(&[S32, U32]),
+            S32 | U32 => F32,
+            F16 => self.pick(&[S16, U16, BF16]),
+            BF16 => self.pick(&[S16, F16]),
+            S16 | U16 => self.pick(&[F16, BF16]),
+            F64 => self.pick(&[S64, U64]),
+            S64 | U64 => F64,
+            S8 => U8,
+            U8 => S8,
+            _ => return,
+        };
+        self.add(to, v.dims.clone(), format!("bitcast-convert({})", v.name));
+    }
+
+    /// `v` and another value as the parts of a complex number (c64 from f32, c128 from
+    /// f64), through complex arithmetic and back to a real part, an imaginary part or a
+    /// magnitude.
+    fn complex_round_trip(&mut self, v: &Value) {
+        let complex = match v.ty {
+            F32 => C64,
+            F64 => C128,
+            _ => return,
+        };
+        let w = self.operand_like(v.ty, &v.dims);
+        let dims = v.dims.clone();
+        let c = self.add(
+            complex,
+            dims.clone(),
+            format!("complex({}, {})", v.name, w.name),
+        );
+        let op = self.pick(&["add", "subtract", "multiply", "negate"]);
+        let text = if op == "negate" {
+            format!("negate({})", c.name)
+        } else {
+            format!("{op}({}, {})", c.name, c.name)
+        };
+        let d = self.add(complex, dims.clone(), text);
+        // Other ops do not take complex values: they leave the pool.
+        self.values.retain(|x| x.ty != complex);
+        let part = self.pick(&["real", "imag", "abs"]);
+        self.add(v.ty, dims, format!("{part}({})", d.name));
     }
 }
