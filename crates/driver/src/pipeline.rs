@@ -56,6 +56,10 @@ pub const FUSION_PASSES: &[HloPass] = &[
     // What the program computes and never returns goes (XLA runs HloDCE before fusion):
     // the fusion pass would otherwise give it a kernel, or a sibling's kernel an output.
     fusion::HLO_DCE,
+    // A scatter or dynamic-update-slice writes into the buffer of the operand it updates,
+    // so that operand takes the result's layout (a copy where it differs), as XLA's layout
+    // assignment arranges.
+    fusion::IN_PLACE_LAYOUTS,
     // The kernels: reductions as heroes with their prologues, elementwise producers into
     // their consumers, cheap ones duplicated (the rules are in `fusion/src/fuse.rs`).
     // Without it the whole program would be one loop kernel that recomputes every

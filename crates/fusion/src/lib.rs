@@ -11,6 +11,7 @@ mod dce;
 mod dead_computations;
 mod explain;
 mod fuse;
+mod in_place_layouts;
 mod inline_calls;
 mod inline_fusions;
 mod move_reshapes;
@@ -78,6 +79,10 @@ pub const HLO_CSE: HloPass = HloPass::new("hlo-cse", "HloCSE", cse::run);
 
 /// Dead instructions removed (`dce.rs`).
 pub const HLO_DCE: HloPass = HloPass::new("hlo-dce", "HloDCE", dce::run);
+
+/// The operands updated in place laid out as their results (`in_place_layouts.rs`).
+pub const IN_PLACE_LAYOUTS: HloPass =
+    HloPass::new("in-place-layouts", "InPlaceLayouts", in_place_layouts::run);
 
 /// Elementwise ops moved before reshapes (`move_reshapes.rs`).
 pub const MOVE_RESHAPES: HloPass =

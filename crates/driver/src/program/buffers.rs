@@ -86,10 +86,7 @@ fn drawn(shape: &ArrayShape, seed: u64, low: i128, high: i128) -> Result<HostArr
 }
 
 pub(crate) fn minor_to_major(shape: &ArrayShape) -> Vec<i64> {
-    match &shape.layout {
-        Some(l) => l.minor_to_major.clone(),
-        None => (0..shape.dims.len() as i64).rev().collect(),
-    }
+    shape.layout_or_default().minor_to_major
 }
 
 /// The bytes of a buffer of `shape`: `pred` takes a byte, `s2`/`s4`/`u2`/`u4` are packed.

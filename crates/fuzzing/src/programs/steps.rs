@@ -513,9 +513,15 @@ impl Graph {
         self.add(v.ty, v.dims.clone(), text);
     }
 
-    /// `v`'s bits as another type of their width: a float's as an integer (any pattern),
-    /// or an integer's as a float (NaNs and infinities among them).
+    /// `v`'s bits as another type of their width: an integer's as a float (NaNs and
+    /// infinities among them), or a float parameter's as an integer. Only a parameter's:
+    /// a computed float is right within a rounding bound, and its bits, compared exactly as
+    /// an integer, would not be.
     fn bitcast_convert(&mut self, v: &Value) {
+        let parameter = self.parameters.iter().any(|p| p.name == v.name);
+        if v.ty.is_float() && !parameter {
+            return;
+        }
         let to = match v.ty {
             F32 => self.pick(&[S32, U32]),
             S32 | U32 => F32,

@@ -162,6 +162,13 @@ fn push_sums(
         Value::Float(f) => f,
         _ => 0.0,
     };
+    // The largest finite value: past it, a partial sum in some order may overflow.
+    let largest = match ty {
+        PrimitiveType::F64 => f64::MAX,
+        PrimitiveType::F32 => f64::from(f32::MAX),
+        PrimitiveType::F16 => 65504.0,
+        _ => 3.389_531_389_251_535_5e38,
+    };
     let terms = steps.len() as f64 + 1.0;
     let magnitude_of_init = float(init.value(0)).abs();
     let pushed = Elements::from_values(ty, outputs.len(), |k| {
@@ -170,6 +177,11 @@ fn push_sums(
             .map(|&step| float(x.value(outputs[k] + step)).abs())
             .sum::<f64>()
             + magnitude_of_init;
+        // Terms whose magnitudes add up past the largest finite value can overflow in
+        // another order (`65504 + 32768 - 32768` in f16): any result is then possible.
+        if magnitudes > largest {
+            return Value::Float(sign * f64::INFINITY);
+        }
         let bound = (terms - 1.0) * unit_roundoff * magnitudes;
         Value::Float(float(sums.value(k)) + sign * bound)
     })?;
