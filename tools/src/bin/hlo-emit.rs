@@ -148,7 +148,8 @@ struct Cli {
     #[arg(
         long,
         visible_alias = "mlir-pass-pipeline-crash-reproducer",
-        value_name = "DIR"
+        value_name = "DIR",
+        conflicts_with = "split_input_file"
     )]
     crash_reproducer: Option<PathBuf>,
 
