@@ -627,7 +627,7 @@ fn edited_crash_reproducers_are_errors_or_replays() {
     let original =
         std::fs::read_to_string(reproducers.join("fusion.test-pass-wrong-result.reproducer.mlir"))
             .unwrap_or_else(|e| panic!("{e}: {}", out.stderr));
-    let edits: [(&str, &str, &str); 9] = [
+    let edits: [(&str, &str, &str); 10] = [
         (
             "builtin.module(test-pass-wrong-result)",
             "builtin.module(cse,canonicalize)",
@@ -642,6 +642,11 @@ fn edited_crash_reproducers_are_errors_or_replays() {
             "check_inputs: 1",
             "check_inputs: 0",
             "check_inputs is not a count",
+        ),
+        (
+            "check_inputs: 1",
+            "check_inputs: 18446744073709551615",
+            "too large to check on the host",
         ),
         (
             "fusion: \"fusion\"",
