@@ -2,7 +2,8 @@
 //! programs (`fuzzing::programs`), each through `hlo-emit --check` (every stage down to the
 //! O3 module against the HLO evaluator; for a program also the fusion pipeline and the
 //! whole program's kernels against the evaluator on the unfused module), `hlo-emit
-//! --emit=sass` (ptxas on the PTX) and the HLO print/parse round trip; failures sorted by
+//! --emit=sass` (ptxas on the PTX), the HLO print/parse round trip and the evaluator's
+//! elementwise results against a second source (`fuzzing::oracle`); failures sorted by
 //! kind, never stopping at one.
 //!
 //! Each program runs in a process of its own, so that a panic, an abort or a hang is a
@@ -36,6 +37,9 @@ pub enum Verdict {
     Ptxas(String),
     /// Printing the parsed module and parsing it again gave another module.
     RoundTrip(String),
+    /// The evaluator's result for an element differs from the second source's
+    /// (`fuzzing::oracle`): a mistake the evaluator and the interpreter may share.
+    Oracle(String),
     /// A panic or an abort (a signal).
     Crash(String),
     /// Still running at the time limit.
@@ -54,6 +58,7 @@ impl Verdict {
             Verdict::Error(_) => "error on a valid input",
             Verdict::Ptxas(_) => "ptxas rejection",
             Verdict::RoundTrip(_) => "print/parse round trip",
+            Verdict::Oracle(_) => "evaluator against the second source",
             Verdict::Crash(_) => "panic or abort",
             Verdict::Hang => "hang",
         }
@@ -118,6 +123,8 @@ pub struct FuzzOptions {
 /// The verdict of every seed, in seed order.
 pub struct Report {
     pub verdicts: Vec<(u64, Verdict)>,
+    /// Elements the evaluator computed and the second source confirmed.
+    pub oracle_elements: usize,
     pub seconds: f64,
 }
 
@@ -128,6 +135,7 @@ pub fn run(options: &FuzzOptions) -> Result<Report, String> {
         .map_err(|e| format!("error: cannot create '{}': {e}", options.out.display()))?;
     let next = AtomicU64::new(options.seeds.start);
     let verdicts = Mutex::new(Vec::new());
+    let oracle_elements = AtomicU64::new(0);
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1) {
             scope.spawn(|| {
@@ -136,7 +144,8 @@ pub fn run(options: &FuzzOptions) -> Result<Report, String> {
                     if seed >= options.seeds.end {
                         return;
                     }
-                    let verdict = run_seed(options, seed);
+                    let (verdict, compared) = run_seed(options, seed);
+                    oracle_elements.fetch_add(compared as u64, Ordering::Relaxed);
                     verdicts
                         .lock()
                         .expect("no worker panics")
@@ -149,21 +158,30 @@ pub fn run(options: &FuzzOptions) -> Result<Report, String> {
     verdicts.sort();
     Ok(Report {
         verdicts,
+        oracle_elements: oracle_elements.into_inner() as usize,
         seconds: start.elapsed().as_secs_f64(),
     })
 }
 
-/// The verdict of one seed; a failing program is kept under `options.out`.
-fn run_seed(options: &FuzzOptions, seed: u64) -> Verdict {
+/// The verdict of one seed and the elements the second source confirmed; a failing program
+/// is kept under `options.out`.
+fn run_seed(options: &FuzzOptions, seed: u64) -> (Verdict, usize) {
     let text = options.mode.generate(seed);
     let path = options.out.join(format!("seed-{seed}.hlo"));
     if let Err(e) = std::fs::write(&path, &text) {
-        return Verdict::Error(format!("cannot write '{}': {e}", path.display()));
+        return (
+            Verdict::Error(format!("cannot write '{}': {e}", path.display())),
+            0,
+        );
     }
     // A pass that fails or that --check blames leaves a crash reproducer here (its note in
     // the output kept with the program).
     let reproducers = options.out.join("reproducers").join(format!("seed-{seed}"));
-    let (verdict, output) = judge(options, &path, &text, Some(&reproducers));
+    let Judgement {
+        verdict,
+        output,
+        compared,
+    } = judge(options, &path, &text, Some(&reproducers));
     if verdict.is_failure() {
         keep(options, &path, &verdict, &output);
         if options.shrink > 0 {
@@ -173,8 +191,10 @@ fn run_seed(options: &FuzzOptions, seed: u64) -> Verdict {
                 Mode::Programs => {
                     let flat = fuzzing::programs::flat_program(seed);
                     let _ = std::fs::write(&path, &flat);
-                    let (flat_verdict, _) = judge(options, &path, &flat, None);
-                    if flat_verdict.same_failure(&verdict) {
+                    if judge(options, &path, &flat, None)
+                        .verdict
+                        .same_failure(&verdict)
+                    {
                         flat
                     } else {
                         text
@@ -188,7 +208,7 @@ fn run_seed(options: &FuzzOptions, seed: u64) -> Verdict {
         }
     }
     let _ = std::fs::remove_file(&path);
-    verdict
+    (verdict, compared)
 }
 
 /// `text` (which fails as `verdict` says) shrunk to the smallest program found that fails
@@ -198,24 +218,36 @@ pub fn shrink_failure(options: &FuzzOptions, text: &str, verdict: &Verdict, name
     let shrunk = crate::shrink::shrink(text, options.shrink, |candidate| {
         std::fs::write(&path, candidate).is_ok()
             && judge(options, &path, candidate, None)
-                .0
+                .verdict
                 .same_failure(verdict)
     });
     let _ = std::fs::remove_file(&path);
     shrunk
 }
 
-/// The round trip, then `--check` (writing crash reproducers into `reproducers` when
-/// given), then ptxas: the first that fails, with its output.
-fn judge(
-    options: &FuzzOptions,
-    path: &Path,
-    text: &str,
-    reproducers: Option<&Path>,
-) -> (Verdict, String) {
+/// What [`judge`] found: the verdict, the output behind it, and how many elements the
+/// second source confirmed.
+struct Judgement {
+    verdict: Verdict,
+    output: String,
+    compared: usize,
+}
+
+/// The round trip, the second source, then `--check` (writing crash reproducers into
+/// `reproducers` when given), then ptxas: the first that fails, with its output.
+fn judge(options: &FuzzOptions, path: &Path, text: &str, reproducers: Option<&Path>) -> Judgement {
+    let judged = |verdict: Verdict, output: String, compared: usize| Judgement {
+        verdict,
+        output,
+        compared,
+    };
     if let Err(why) = round_trip(text) {
-        return (Verdict::RoundTrip(why.clone()), why);
+        return judged(Verdict::RoundTrip(why.clone()), why, 0);
     }
+    let compared = match second_source(text) {
+        Ok(compared) => compared,
+        Err(verdict) => return judged(verdict, String::new(), 0),
+    };
     let mut args = vec![path.as_os_str(), "--check".as_ref()];
     if let Some(dir) = reproducers {
         args.extend(["--crash-reproducer".as_ref(), dir.as_os_str()]);
@@ -223,7 +255,7 @@ fn judge(
     let checked = hlo_emit(options, &args);
     let verdict = classify(&checked);
     if !matches!(verdict, Verdict::Pass | Verdict::NotWhole(_)) {
-        return (verdict, checked.text());
+        return judged(verdict, checked.text(), compared);
     }
     let assembled = hlo_emit(
         options,
@@ -236,11 +268,27 @@ fn judge(
     );
     match classify(&assembled) {
         // The check's own gap stands when the PTX assembles.
-        Verdict::Pass => (verdict, String::new()),
+        Verdict::Pass => judged(verdict, String::new(), compared),
         Verdict::Error(e) if e.contains("ptxas") || e.contains("nvdisasm") => {
-            (Verdict::Ptxas(e), assembled.text())
+            judged(Verdict::Ptxas(e), assembled.text(), compared)
         }
-        other => (other, assembled.text()),
+        other => judged(other, assembled.text(), compared),
+    }
+}
+
+/// The evaluator's elementwise results for the module in `text` against the second source
+/// (`fuzzing::oracle`), in this process: the elements confirmed, or the disagreement (a
+/// panic of the evaluator's is a crash).
+fn second_source(text: &str) -> Result<usize, Verdict> {
+    let Ok((_, module)) = hlo::load("fuzz.hlo", text.as_bytes()) else {
+        return Ok(0);
+    };
+    match std::panic::catch_unwind(|| fuzzing::oracle::check(&module, 1)) {
+        Ok(Ok(checked)) => Ok(checked.elements),
+        Ok(Err(why)) => Err(Verdict::Oracle(why)),
+        Err(_) => Err(Verdict::Crash(
+            "the evaluator panicked under the second source's walk".to_string(),
+        )),
     }
 }
 
@@ -429,9 +477,10 @@ impl Report {
             }
         }
         let mut out = format!(
-            "{} programs in {:.1} s\n",
+            "{} programs in {:.1} s; {} elements confirmed by the second source\n",
             self.verdicts.len(),
-            self.seconds
+            self.seconds,
+            self.oracle_elements
         );
         for (kind, n) in &kinds {
             out.push_str(&format!("  {n:6}  {kind}\n"));

@@ -8,6 +8,7 @@
 //! input goes to the reader under `catch_unwind`: a panic is a failure, and so is an error
 //! that is not located inside the input.
 
+pub mod oracle;
 pub mod programs;
 pub mod readers;
 

@@ -10,11 +10,13 @@ use hlo_emit_tools::fuzz::{FuzzOptions, Mode, run};
 /// Runs random valid HLO (one module per seed: a fusion, or with --programs an unfused
 /// program as JAX prints one) through `hlo-emit --check` (every stage down to the O3 module
 /// against the HLO evaluator; for a program the fusion pipeline too, and its kernels run
-/// as a whole against the evaluator on the unfused module), `hlo-emit --emit=sass` (ptxas)
-/// and the HLO print/parse round trip, and sorts what happens: pass, unsupported (by
-/// reason), too large for the host, not checked as a whole (by reason), and the failures:
-/// mismatch at a stage, error on a valid input, ptxas rejection, round trip, panic or
-/// abort, hang. Failing programs are kept under --out with their output and the command
+/// as a whole against the evaluator on the unfused module), `hlo-emit --emit=sass` (ptxas),
+/// the HLO print/parse round trip and a second source for the evaluator itself (every
+/// element of its elementwise float ops and converts against musl's libm in f64, f16/bf16
+/// rounded by formula and ml_dtypes' tables of the narrow floats), and sorts what happens:
+/// pass, unsupported (by reason), too large for the host, not checked as a whole (by
+/// reason), and the failures: mismatch at a stage, evaluator against the second source,
+/// error on a valid input, ptxas rejection, round trip, panic or abort, hang. Failing programs are kept under --out with their output and the command
 /// that replays them. Exit status 1 when any program failed.
 #[derive(Parser)]
 #[command(name = "hlo-fuzz", version)]
