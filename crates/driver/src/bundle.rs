@@ -199,7 +199,7 @@ pub fn write_bundle(
                     value.elements().strided(stride),
                 )?;
                 write(&file, Buffer::from_host_array(&sample, None)?.bytes())?;
-                let tolerance = Tolerance::for_output(shape.element_type, buffer.reduced)
+                let tolerance = Tolerance::for_output(shape.element_type, buffer.sensitivity)
                     .map_or(Json::Null, |t| json!({"abs": t.abs, "rel": t.rel}));
                 entry["expected"] = json!({
                     "file": file,

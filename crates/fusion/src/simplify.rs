@@ -15,6 +15,8 @@
 //!   `and(x, x)`, `or(x, x)`, `-(-x)`, `not(not(x))`, `select(p, a, a)` and a select on a
 //!   constant predicate; `convert(convert(x))` back to `x`'s type through a type that holds
 //!   every value of it (JAX's dtype round trips).
+//! * **Reductions of one element**: a reduce over dimensions of size 1 whose init is its
+//!   reducer's identity (exactly: `-0` for a float sum) is a reshape.
 //! * **Tuples taken apart**: `get-tuple-element(tuple(a, b), index=1)` is `b` (an inlined
 //!   multi-output fusion).
 //!
@@ -32,6 +34,13 @@ use hlo::{
 use crate::{operands_first, program_results, remove_dead_code, same_shape};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
+    // The op each computation applies to its two parameters, if that is all it does (a
+    // reducer's): read before the entry is borrowed for rewriting.
+    let reducers: Vec<Option<Opcode>> = module
+        .computations
+        .iter()
+        .map(Computation::binary_op_of_parameters)
+        .collect();
     let entry_id = module.entry;
     let c = &mut module.computations[entry_id.0];
     let results = program_results(c);
@@ -49,7 +58,7 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
         }
         // A rewrite in place may enable another (`reshape(reshape(x))` that is then `x`);
         // each rewrite removes an operand edge or an instruction from the chain, so this ends.
-        while let Some(rewrite) = simplified(c, i) {
+        while let Some(rewrite) = simplified(c, i, &reducers) {
             match rewrite {
                 Rewrite::Into(j) => {
                     let becomes_parameter =
@@ -81,7 +90,7 @@ enum Rewrite {
     InPlace(Box<Instruction>),
 }
 
-fn simplified(c: &Computation, i: InstrId) -> Option<Rewrite> {
+fn simplified(c: &Computation, i: InstrId, reducers: &[Option<Opcode>]) -> Option<Rewrite> {
     let instr = &c.instructions[i.0];
     let operand = |k: usize| instr.operands.get(k).map(|&o| (o, &c.instructions[o.0]));
     let (first, x) = operand(0)?;
@@ -138,6 +147,29 @@ fn simplified(c: &Computation, i: InstrId) -> Option<Rewrite> {
                 Value::Pred(false) => into(*on_false),
                 _ => None,
             }
+        }
+        // A reduce over dimensions of size 1 combines each element with the init value
+        // alone: the element itself when the init is the reducer's identity (JAX's bounds
+        // check of a gather's one-number index vectors is such a `reduce(and)`).
+        (Opcode::Reduce, _) if instr.operands.len() == 2 => {
+            let input = x.shape.as_array()?;
+            let unit = instr
+                .int_list("dimensions")?
+                .iter()
+                .all(|&d| input.dims.get(d as usize) == Some(&1));
+            let reducer = reducers
+                .get(instr.called("to_apply")?.id.0)
+                .copied()
+                .flatten()?;
+            let init = splat(c, instr.operands[1])?;
+            (unit && identity(reducer, init, element_type)).then(|| {
+                Rewrite::InPlace(Box::new(Instruction {
+                    opcode: Opcode::Reshape,
+                    operands: vec![first],
+                    attributes: Vec::new(),
+                    ..instr.clone()
+                }))
+            })
         }
         (Opcode::Maximum | Opcode::Minimum | Opcode::And | Opcode::Or, _)
             if operand(1)?.0 == first =>
@@ -294,6 +326,41 @@ fn neutral(op: Opcode, v: Value, element_type: PrimitiveType) -> bool {
         Opcode::Add if element_type.is_float() => negative_zero,
         Opcode::Add | Opcode::Subtract => element_type.is_int() && is(0.0),
         _ => false,
+    }
+}
+
+/// Whether `op(v, x)` is `x` for every `x` of `element_type`, bit for bit: a reducer's
+/// identity (for float sums only -0, since `+0 + -0` is `+0`).
+fn identity(op: Opcode, v: Value, element_type: PrimitiveType) -> bool {
+    let float = element_type.is_float();
+    match (op, v) {
+        (Opcode::And | Opcode::Multiply, Value::Pred(b)) | (Opcode::Or, Value::Pred(b)) => {
+            b == (op != Opcode::Or)
+        }
+        (Opcode::Add | Opcode::Or | Opcode::Xor, Value::Int(0)) => !float,
+        (Opcode::Add, Value::Float(f)) => f == 0.0 && f.is_sign_negative(),
+        (Opcode::Multiply, Value::Int(1)) => !float,
+        (Opcode::Multiply, Value::Float(f)) => f == 1.0,
+        (Opcode::Maximum, Value::Float(f)) => f == f64::NEG_INFINITY,
+        (Opcode::Minimum, Value::Float(f)) => f == f64::INFINITY,
+        (Opcode::Maximum, Value::Int(n)) => {
+            !float && element_type.is_int() && n == int_bound(element_type, false)
+        }
+        (Opcode::Minimum, Value::Int(n)) => {
+            !float && element_type.is_int() && n == int_bound(element_type, true)
+        }
+        _ => false,
+    }
+}
+
+/// The largest (`top`) or smallest value of integer type `ty`.
+fn int_bound(ty: PrimitiveType, top: bool) -> i128 {
+    let bits = ty.bit_width();
+    match (ty.is_signed_int(), top) {
+        (true, true) => (1i128 << (bits - 1)) - 1,
+        (true, false) => -(1i128 << (bits - 1)),
+        (false, true) => (1i128 << bits) - 1,
+        (false, false) => 0,
     }
 }
 

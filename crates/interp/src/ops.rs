@@ -239,6 +239,10 @@ pub(crate) enum Op1 {
     CtlzNonZero(u32),
     CttzNonZero(u32),
     Ctpop(u32),
+    /// LLVM's `bitreverse` and `bswap` of a `u32`-bit value (O3 makes them of index
+    /// arithmetic that permutes bits, as in a tiled layout's address).
+    BitReverse(u32),
+    ByteSwap(u32),
     Cast(Cast),
     /// LLVM's `is.fpclass`: whether the value's class is one of `mask`'s (bit 0 signalling
     /// NaN, 1 quiet NaN, 2 -inf, 3 -normal, 4 -subnormal, 5 -0, 6 +0, 7 +subnormal,
@@ -312,6 +316,8 @@ impl Op1 {
             Op1::CtlzNonZero(w) => Op1::Ctlz(w).eval(a),
             Op1::CttzNonZero(w) => Op1::Cttz(w).eval(a),
             Op1::Ctpop(_) => Ok(u64::from(a.count_ones())),
+            Op1::BitReverse(w) => Ok((a & mask(w)).reverse_bits() >> (64 - w)),
+            Op1::ByteSwap(w) => Ok((a & mask(w)).swap_bytes() >> (64 - w)),
             Op1::Cast(c) => cast(c, a),
             Op1::FpClass(kind, classes) => Ok(u64::from(classes >> fp_class(kind, a) & 1 == 1)),
         }
@@ -868,6 +874,10 @@ mod tests {
         assert_eq!(Op1::CttzNonZero(64).eval(8), Ok(3));
         assert_eq!(Op1::AbsINotMin(8).eval(0x80), Err(Fault::Poison));
         assert_eq!(Op1::AbsINotMin(8).eval(0xff), Ok(1));
+        assert_eq!(Op1::BitReverse(8).eval(0b0000_0110), Ok(0b0110_0000));
+        assert_eq!(Op1::BitReverse(32).eval(1), Ok(1 << 31));
+        assert_eq!(Op1::ByteSwap(16).eval(0x12_34), Ok(0x34_12));
+        assert_eq!(Op1::ByteSwap(32).eval(0x11_22_33_44), Ok(0x44_33_22_11));
         let scmp = Op2::ThreeWay {
             signed: true,
             width: 32,

@@ -15,15 +15,80 @@ pub struct Tolerance {
     pub rel: f64,
 }
 
+/// What an output element's bound depends on besides its own type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sensitivity {
+    /// The most elements one reduce upstream combines into one (1 without reduces).
+    pub reduced: u64,
+    /// The loosest float type of a function upstream that kernels approximate
+    /// (`hlo::evaluate::is_approximated`: libdevice's `expf`, a complex function in f32...):
+    /// an output of a wider type is only as close as that type allows.
+    pub approximated: Option<PrimitiveType>,
+}
+
+impl Sensitivity {
+    /// Nothing upstream: an element computed directly from the inputs.
+    pub const NONE: Sensitivity = Sensitivity {
+        reduced: 1,
+        approximated: None,
+    };
+
+    /// What `computation` (a fusion) computes its outputs from.
+    pub fn of(computation: &hlo::Computation) -> Sensitivity {
+        let approximated = computation
+            .instructions
+            .iter()
+            .filter(|i| {
+                i.operands.first().is_some_and(|&o| {
+                    let operand = computation.instruction(o).shape.as_array();
+                    operand
+                        .is_some_and(|a| hlo::evaluate::is_approximated(i.opcode, a.element_type))
+                })
+            })
+            .filter_map(|i| i.shape.as_array().map(|a| a.element_type))
+            .map(|ty| ty.complex_component().unwrap_or(ty))
+            .fold(None, loosest);
+        Sensitivity {
+            reduced: super::largest_reduction(computation),
+            approximated,
+        }
+    }
+
+    /// An element computed from elements of both sensitivities.
+    pub fn join(self, other: Sensitivity) -> Sensitivity {
+        Sensitivity {
+            reduced: self.reduced.max(other.reduced),
+            approximated: [self.approximated, other.approximated]
+                .into_iter()
+                .flatten()
+                .fold(None, loosest),
+        }
+    }
+}
+
+/// Of a type so far (`None`: none yet) and `ty`, the one with the looser bound.
+fn loosest(so_far: Option<PrimitiveType>, ty: PrimitiveType) -> Option<PrimitiveType> {
+    let rel = |t: PrimitiveType| Tolerance::for_type(t).map_or(0.0, |b| b.rel);
+    match so_far {
+        Some(s) if rel(s) >= rel(ty) => Some(s),
+        _ => Some(ty),
+    }
+}
+
 impl Tolerance {
-    /// The bound for elements of `ty` computed by a fusion whose largest reduce combines
-    /// `n` elements into one (1 without reduces): the type's relative bound times `sqrt(n)`,
-    /// its absolute bound times `n`; `None` means exact.
-    pub fn for_output(ty: PrimitiveType, n: u64) -> Option<Tolerance> {
-        let n = n.max(1) as f64;
-        Tolerance::for_type(ty).map(|t| Tolerance {
-            abs: t.abs * n,
-            rel: t.rel * n.sqrt(),
+    /// The bound for elements of `ty` computed with `sensitivity`: the type's bound (or
+    /// the approximated type's, when that is looser), relative times `sqrt(n)` and
+    /// absolute times `n` for a reduce of `n` elements into one; `None` means exact.
+    pub fn for_output(ty: PrimitiveType, sensitivity: Sensitivity) -> Option<Tolerance> {
+        let n = sensitivity.reduced.max(1) as f64;
+        let own = Tolerance::for_type(ty)?;
+        let base = match sensitivity.approximated.and_then(Tolerance::for_type) {
+            Some(t) if t.rel > own.rel => t,
+            _ => own,
+        };
+        Some(Tolerance {
+            abs: base.abs * n,
+            rel: base.rel * n.sqrt(),
         })
     }
 
@@ -69,6 +134,7 @@ impl Reference {
             for ((value, up), down) in values.iter().zip(&up).zip(&down) {
                 // An infinity or a NaN on one side only (a sum that overflows in some
                 // order; `log1p` of a product that crosses -1) moved without bound.
+                // An integer converted from a sum moves by whole steps.
                 let moved = |other: &HostArray, i| match (value.value(i), other.value(i)) {
                     (Value::Float(a), Value::Float(b)) if a != b && !(a.is_nan() && b.is_nan()) => {
                         if a.is_finite() && b.is_finite() {
@@ -77,6 +143,7 @@ impl Reference {
                             f64::INFINITY
                         }
                     }
+                    (Value::Int(a), Value::Int(b)) => a.abs_diff(b) as f64,
                     _ => 0.0,
                 };
                 slack.push(
@@ -161,7 +228,7 @@ pub(super) fn compare_stage(
     launch: Launch,
     cases: &[Case],
     (outputs, in_place): (&[ArrayShape], &[usize]),
-    reduced: u64,
+    sensitivity: Sensitivity,
 ) -> Result<Comparison, String> {
     let mut c = Comparison::new();
     for case in cases {
@@ -181,7 +248,7 @@ pub(super) fn compare_stage(
                 .to_host_array(shape)
                 .map_err(|m| format!("output {k}: {m}"))?;
             let slack = case.expected.slack(k);
-            compare_array(&mut c, (case.seed, k), reduced, &got, want, slack);
+            compare_array(&mut c, (case.seed, k), sensitivity, &got, want, slack);
         }
     }
     Ok(c)
@@ -236,13 +303,13 @@ fn written_once(counts: &[u8], shape: &ArrayShape, k: usize) -> Result<(), Strin
 pub(crate) fn compare_array(
     c: &mut Comparison,
     case: (u64, usize),
-    reduced: u64,
+    sensitivity: Sensitivity,
     got: &HostArray,
     want: &HostArray,
     slack: &[f64],
 ) {
     let (seed, output) = case;
-    let tolerance = Tolerance::for_output(want.element_type(), reduced);
+    let tolerance = Tolerance::for_output(want.element_type(), sensitivity);
     for i in 0..want.len() {
         let (g, w) = (got.value(i), want.value(i));
         let (abs, rel, same_bits, within) = difference(&g, &w, tolerance);
@@ -304,9 +371,15 @@ pub(super) fn difference(
         }
         _ => {
             // Exact types (integers, f8/f4 encodings read as their values): NaN matches NaN.
+            // An integer's distance is kept: one converted from a float sum may be off by
+            // what the sum's slack allows.
             let nan = |v: &Value| matches!(v, Value::Float(x) if x.is_nan());
             let same = g == w || (nan(g) && nan(w));
-            let err = if same { 0.0 } else { f64::INFINITY };
+            let err = match (g, w) {
+                _ if same => 0.0,
+                (Value::Int(a), Value::Int(b)) => a.abs_diff(*b) as f64,
+                _ => f64::INFINITY,
+            };
             (err, err, same, same)
         }
     }

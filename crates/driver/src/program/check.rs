@@ -8,7 +8,8 @@ use interp::{Buffer, Kernel, Launch};
 
 use super::{Chain, HostStep, Init, filled, kernel_name, plan_checked_chain};
 use crate::check::{
-    Comparison, Reference, compare_array, fits_the_host, show, show_index, unwritten_output,
+    Comparison, Reference, Sensitivity, compare_array, fits_the_host, show, show_index,
+    unwritten_output,
 };
 use crate::pipeline::CompiledKernel;
 
@@ -74,12 +75,11 @@ pub fn check_program(
         let code = Kernel::compile(linked, name).map_err(|e| format!("error: {name}: {e}"))?;
         launches.push((name, launch, code, compiled.in_place.clone()));
     }
-    let reduced = chain
+    let sensitivity = chain
         .results
         .iter()
-        .map(|&b| chain.buffers[b].reduced)
-        .max();
-    let reduced = reduced.unwrap_or(1);
+        .map(|&b| chain.buffers[b].sensitivity)
+        .fold(Sensitivity::NONE, Sensitivity::join);
     let mut c = Comparison::new();
     for seed in 0..inputs {
         let located = |d: hlo::Diagnostic| d.render(source);
@@ -156,7 +156,14 @@ pub fn check_program(
                 .ok_or_else(|| format!("error: result {k} is never written"))?
                 .to_host_array(&chain.buffers[b].shape)
                 .map_err(|m| format!("result {k}: {m}"))?;
-            compare_array(&mut c, (seed, k), reduced, &got, want, expected.slack(k));
+            compare_array(
+                &mut c,
+                (seed, k),
+                sensitivity,
+                &got,
+                want,
+                expected.slack(k),
+            );
         }
     }
     let summary = c.summary();

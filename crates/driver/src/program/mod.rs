@@ -23,6 +23,7 @@ pub(crate) use launch::kernel_name;
 pub use launch::launch_json;
 pub(crate) use plan::{plan_chain, plan_checked_chain};
 
+use crate::check::Sensitivity;
 use hlo::evaluate::HostArray;
 use hlo::{ArrayShape, ComputationId, InstrId};
 
@@ -34,8 +35,9 @@ pub(crate) struct BufferPlan {
     pub(crate) name: String,
     pub(crate) shape: ArrayShape,
     pub(crate) init: Init,
-    /// The largest reduce upstream of this buffer (1 without reduces): its tolerance factor.
-    pub(crate) reduced: u64,
+    /// What its elements are computed from (reduces, approximated functions) upstream:
+    /// what its tolerance depends on.
+    pub(crate) sensitivity: Sensitivity,
 }
 
 pub(crate) enum Init {

@@ -9,7 +9,7 @@ use hlo::{
 };
 
 use super::{BufferPlan, Chain, FLOAT_SCALE, HostStep, Init, KernelPlan, byte_size};
-use crate::check::{largest_reduction, leaves};
+use crate::check::{Sensitivity, leaves};
 
 /// Reads the ENTRY as a chain of kernels (see the module documentation), for a GPU bundle
 /// or the launch JSON: an instruction no kernel computes breaks the chain.
@@ -73,7 +73,7 @@ fn plan(source: &SourceFile, module: &HloModule, host_steps: bool) -> Result<Cha
             name: instr.name.clone(),
             shape,
             init,
-            reduced: 1,
+            sensitivity: Sensitivity::NONE,
         });
     }
     for id in ComputationGraph::new(entry).post_order() {
@@ -89,7 +89,7 @@ fn plan(source: &SourceFile, module: &HloModule, host_steps: bool) -> Result<Cha
                     name: instr.name.clone(),
                     shape,
                     init: Init::Constant(value),
-                    reduced: 1,
+                    sensitivity: Sensitivity::NONE,
                 });
             }
             Opcode::Fusion => {
@@ -106,9 +106,8 @@ fn plan(source: &SourceFile, module: &HloModule, host_steps: bool) -> Result<Cha
                         _ => return Err(refuse(instr, "a fusion operand that is a tuple")),
                     }
                 }
-                let upstream = arguments.iter().map(|&b| chain.buffers[b].reduced).max();
-                let reduced =
-                    largest_reduction(module.computation(fusion)).max(upstream.unwrap_or(1));
+                let sensitivity =
+                    upstream(&chain, &arguments).join(Sensitivity::of(module.computation(fusion)));
                 let kernel = chain.kernels.len();
                 let tuple = instr.shape.as_array().is_none();
                 let mut outputs = Vec::new();
@@ -118,7 +117,7 @@ fn plan(source: &SourceFile, module: &HloModule, host_steps: bool) -> Result<Cha
                         name: leaf_name(&instr.name, index, tuple),
                         shape,
                         init: Init::Output { kernel, index },
-                        reduced,
+                        sensitivity,
                     });
                 }
                 held.insert(id, outputs.clone());
@@ -159,7 +158,10 @@ fn plan(source: &SourceFile, module: &HloModule, host_steps: bool) -> Result<Cha
                     })
                     .collect::<Result<_, _>>()?;
                 let shape = array_shape(instr).map_err(|what| refuse(instr, &what))?;
-                let upstream = arguments.iter().map(|&b| chain.buffers[b].reduced).max();
+                let sensitivity = upstream(&chain, &arguments).join(Sensitivity {
+                    reduced: terms_per_element(entry, instr),
+                    approximated: None,
+                });
                 held.insert(id, vec![chain.buffers.len()]);
                 chain.host_steps.push(HostStep {
                     instruction: id,
@@ -171,7 +173,7 @@ fn plan(source: &SourceFile, module: &HloModule, host_steps: bool) -> Result<Cha
                     name: instr.name.clone(),
                     shape,
                     init: Init::Host,
-                    reduced: terms_per_element(entry, instr).max(upstream.unwrap_or(1)),
+                    sensitivity,
                 });
             }
             other => {
@@ -334,10 +336,10 @@ fn plan_separate(
                 name: format!("{prefix}{}", instr.name),
                 shape,
                 init,
-                reduced: 1,
+                sensitivity: Sensitivity::NONE,
             });
         }
-        let reduced = largest_reduction(computation);
+        let sensitivity = Sensitivity::of(computation);
         let root = computation.root_instruction();
         let kernel = chain.kernels.len();
         let mut outputs = Vec::new();
@@ -350,7 +352,7 @@ fn plan_separate(
                 ),
                 shape,
                 init: Init::Output { kernel, index },
-                reduced,
+                sensitivity,
             });
         }
         chain.kernels.push(KernelPlan {
@@ -533,4 +535,12 @@ fn uniform_constant(instr: &hlo::Instruction) -> Option<f64> {
         }
         _ => None,
     }
+}
+
+/// What the buffers `arguments` of `chain` were computed from, together.
+fn upstream(chain: &Chain, arguments: &[usize]) -> Sensitivity {
+    arguments
+        .iter()
+        .map(|&b| chain.buffers[b].sensitivity)
+        .fold(Sensitivity::NONE, Sensitivity::join)
 }

@@ -145,7 +145,7 @@ impl Walk<'_> {
         };
         // The float ops are modeled on floats; convert on every real type.
         let is_convert = instr.opcode == Opcode::Convert;
-        if !is_convert && !(to.is_float() && from.iter().all(|f| f.is_float())) {
+        if !(is_convert || to.is_float() && from.iter().all(|f| f.is_float())) {
             return Ok(());
         }
         if arrays.iter().any(|a| a.len() != result.len()) {

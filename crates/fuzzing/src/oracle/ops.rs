@@ -26,9 +26,12 @@ pub(super) struct Expectation {
     pub ulps: u32,
 }
 
-/// A float function of one argument with its bound in f32/f64 (the bound through f32 is 1
-/// for every function that is not exact).
-fn unary(op: Opcode) -> Option<(fn(f64) -> f64, u32)> {
+/// A float function and its bound in ulps in f32/f64 (through f32 the bound is 1 for every
+/// function that is not exact).
+type Modeled<F> = Option<(F, u32)>;
+
+/// A float function of one argument.
+fn unary(op: Opcode) -> Modeled<fn(f64) -> f64> {
     use Opcode::*;
     Some(match op {
         Abs => (libm::fabs, 0),
@@ -72,8 +75,8 @@ fn unary(op: Opcode) -> Option<(fn(f64) -> f64, u32)> {
     })
 }
 
-/// A float function of two arguments with its bound in f32/f64.
-fn binary(op: Opcode) -> Option<(fn(f64, f64) -> f64, u32)> {
+/// A float function of two arguments.
+fn binary(op: Opcode) -> Modeled<fn(f64, f64) -> f64> {
     use Opcode::*;
     Some(match op {
         Add => (|x, y| x + y, 0),

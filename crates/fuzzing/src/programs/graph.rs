@@ -32,7 +32,7 @@ impl Value {
     }
 }
 
-fn shape(ty: PrimitiveType, dims: &[i64]) -> String {
+pub(super) fn shape(ty: PrimitiveType, dims: &[i64]) -> String {
     let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
     format!("{ty}[{}]", dims.join(","))
 }
@@ -111,15 +111,29 @@ impl Graph {
     }
 
     /// A parameter's layout: mostly none (row major), sometimes another order of the
-    /// dimensions (`{0,1}`): the kernel then reads it transposed in memory.
+    /// dimensions (`{0,1}`: the kernel then reads it transposed in memory), and now and
+    /// then tiled as well (`{1,0:T(2,4)}`: the minor dimensions cut into tiles, padded to
+    /// whole tiles).
     fn layout(&mut self, rank: usize) -> String {
-        if rank < 2 || self.rng.u8(0..4) != 0 {
+        let tiled = rank >= 1 && self.rng.u8(0..6) == 0;
+        if !tiled && (rank < 2 || self.rng.u8(0..4) != 0) {
             return String::new();
         }
         let mut order: Vec<usize> = (0..rank).collect();
-        self.rng.shuffle(&mut order);
+        if self.rng.bool() {
+            self.rng.shuffle(&mut order);
+        }
         let list: Vec<String> = order.iter().map(usize::to_string).collect();
-        format!("{{{}}}", list.join(","))
+        let tile = if tiled {
+            let tile_rank = self.rng.usize(1..=rank.min(2));
+            let sizes: Vec<String> = (0..tile_rank)
+                .map(|_| self.pick(&[1, 2, 4, 8]).to_string())
+                .collect();
+            format!(":T({})", sizes.join(","))
+        } else {
+            String::new()
+        };
+        format!("{{{}{tile}}}", list.join(","))
     }
 
     /// Adds `name = shape op` and returns the value.
@@ -217,11 +231,27 @@ impl Graph {
 
     /// The scalar computation `kind(a, b)` of `ty`, defined once.
     pub fn reducer(&mut self, kind: &str, ty: PrimitiveType) -> String {
-        let name = format!("{kind}_{ty}");
-        if !self.reducers.iter().any(|(n, _)| *n == name) {
-            let text = format!(
+        self.define_once(format!("{kind}_{ty}"), |name| {
+            format!(
                 "{name} {{\n  a = {ty}[] parameter(0)\n  b = {ty}[] parameter(1)\n  ROOT r = {ty}[] {kind}(a, b)\n}}\n"
-            );
+            )
+        })
+    }
+
+    /// The reducer of an argmax over values of `ty` with s32 indices, defined once: the
+    /// larger value, and on a tie the smaller index.
+    pub fn argmax_reducer(&mut self, ty: PrimitiveType) -> String {
+        self.define_once(format!("argmax_{ty}"), |name| {
+            format!(
+                "{name} {{\n  a = {ty}[] parameter(0)\n  ai = s32[] parameter(1)\n  b = {ty}[] parameter(2)\n  bi = s32[] parameter(3)\n  gt = pred[] compare(a, b), direction=GT\n  eq = pred[] compare(a, b), direction=EQ\n  first = pred[] compare(ai, bi), direction=LT\n  tie = pred[] and(eq, first)\n  pick = pred[] or(gt, tie)\n  v = {ty}[] select(pick, a, b)\n  i = s32[] select(pick, ai, bi)\n  ROOT r = ({ty}[], s32[]) tuple(v, i)\n}}\n"
+            )
+        })
+    }
+
+    /// The computation `name`, its text made by `text` the first time it is asked for.
+    fn define_once(&mut self, name: String, text: impl FnOnce(&str) -> String) -> String {
+        if !self.reducers.iter().any(|(n, _)| *n == name) {
+            let text = text(&name);
             self.reducers.push((name.clone(), text));
         }
         name

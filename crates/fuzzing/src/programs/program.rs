@@ -81,7 +81,13 @@ fn build(seed: u64, flat: bool) -> String {
 /// `name` and shape of an instruction line `name = shape op(...)`.
 fn name_and_shape(line: &str) -> (&str, &str) {
     let (name, rest) = line.split_once(" = ").expect("an instruction line");
-    (name, rest.split(' ').next().expect("a shape"))
+    // A tuple's shape (`(f32[], s32[])`, a variadic reduce's) runs to its closing paren.
+    let end = if rest.starts_with('(') {
+        rest.find(") ").map_or(rest.len(), |i| i + 1)
+    } else {
+        rest.find(' ').unwrap_or(rest.len())
+    };
+    (name, &rest[..end])
 }
 
 /// The names a line reads (every token of its right-hand side).

@@ -3,7 +3,7 @@
 
 use hlo::PrimitiveType::*;
 
-use super::graph::{Graph, MAX_ELEMENTS, TYPES, Value};
+use super::graph::{Graph, MAX_ELEMENTS, TYPES, Value, int_min, shape};
 
 impl Graph {
     /// One random op on what exists; nothing when the op drawn does not apply.
@@ -30,6 +30,7 @@ impl Graph {
             18 => self.narrow_round_trip(&v),
             19 => self.reduce_window(&v),
             20 => self.dot(&v),
+            21 => self.argmax(&v),
             22 => self.gather(&v),
             23 => self.scatter(&v),
             24 => self.bitcast_convert(&v),
@@ -60,6 +61,9 @@ impl Graph {
                 "log-plus-one",
                 "cbrt",
                 "round-nearest-even",
+                "round-nearest-afz",
+                "tan",
+                "erf",
             ])
         } else if v.ty.is_signed_int() {
             self.pick(&[
@@ -73,7 +77,24 @@ impl Graph {
         } else {
             self.pick(&["negate", "not", "popcnt", "count-leading-zeros"])
         };
-        self.add(v.ty, v.dims.clone(), format!("{op}({})", v.name));
+        // A periodic function of a large argument turns the ulp by which a kernel may
+        // legitimately differ before it (libdevice's `expf`, `div.full`) into any output:
+        // its operand is clamped to a small range, as XLA's tests draw trig inputs. Large
+        // arguments on exact inputs are `testdata/lit/check/trig-large-arguments.hlo`.
+        let operand = match op {
+            "sine" | "cosine" => self.clamped(v, "4"),
+            "tan" => self.clamped(v, "1.2"),
+            _ => v.clone(),
+        };
+        self.add(v.ty, v.dims.clone(), format!("{op}({})", operand.name));
+    }
+
+    /// `v` clamped into `[-bound, bound]`.
+    fn clamped(&mut self, v: &Value, bound: &str) -> Value {
+        let lo = self.splat(v.ty, &v.dims, &format!("-{bound}"));
+        let hi = self.splat(v.ty, &v.dims, bound);
+        let text = format!("clamp({}, {}, {})", lo.name, v.name, hi.name);
+        self.add(v.ty, v.dims.clone(), text)
     }
 
     fn binary(&mut self, v: &Value) {
@@ -393,22 +414,76 @@ impl Graph {
     }
 
     /// A matrix product of `v` (rank 2, float or 32-bit integer) with a new `[k, n]`
-    /// operand.
+    /// operand; of rank 3, a batched one (`[b, m, k] x [b, k, n]`, the batch dimension
+    /// first, as JAX's `einsum('bmk,bkn->bmn')`).
     fn dot(&mut self, v: &Value) {
-        if v.dims.len() != 2 || !(v.ty.is_float() || v.ty == S32) {
+        let batched = v.dims.len() == 3;
+        if !(v.dims.len() == 2 || batched) || !(v.ty.is_float() || v.ty == S32) {
             return;
         }
-        let (m, k) = (v.dims[0], v.dims[1]);
+        let (batch, m, k) = if batched {
+            (vec![v.dims[0]], v.dims[1], v.dims[2])
+        } else {
+            (vec![], v.dims[0], v.dims[1])
+        };
+        let b: i64 = batch.iter().product();
         let n = self.pick(&[1, 3, 8, 17]);
-        if m * n > MAX_ELEMENTS || m * n * k > 1 << 16 {
+        if b * m * n > MAX_ELEMENTS || b * m * n * k > 1 << 16 {
             return;
         }
-        let w = self.operand_like(v.ty, &[k, n]);
-        let text = format!(
-            "dot({}, {}), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}",
-            v.name, w.name
+        let w = self.operand_like(v.ty, &[batch.clone(), vec![k, n]].concat());
+        let text = if batched {
+            format!(
+                "dot({}, {}), lhs_batch_dims={{0}}, lhs_contracting_dims={{2}}, rhs_batch_dims={{0}}, rhs_contracting_dims={{1}}",
+                v.name, w.name
+            )
+        } else {
+            format!(
+                "dot({}, {}), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}",
+                v.name, w.name
+            )
+        };
+        self.add(v.ty, [batch, vec![m, n]].concat(), text);
+    }
+
+    /// The largest element of `v` along one dimension and its index, as JAX's `argmax`:
+    /// a variadic reduce of `v` and an iota, whose reducer keeps the larger value and, on a
+    /// tie, the smaller index (so any order of combining gives one answer); the value and
+    /// the index are read back with `get-tuple-element`.
+    fn argmax(&mut self, v: &Value) {
+        if v.dims.is_empty() || v.ty == Pred {
+            return;
+        }
+        let along = self.rng.usize(0..v.dims.len());
+        let iota = self.add(
+            S32,
+            v.dims.clone(),
+            format!("iota(), iota_dimension={along}"),
         );
-        self.add(v.ty, vec![m, n], text);
+        let dims: Vec<i64> = (0..v.dims.len())
+            .filter(|&d| d != along)
+            .map(|d| v.dims[d])
+            .collect();
+        let lowest = if v.ty.is_float() {
+            "-inf".to_string()
+        } else {
+            int_min(v.ty)
+        };
+        let init = self.add(v.ty, Vec::new(), format!("constant({lowest})"));
+        let zero = self.add(S32, Vec::new(), "constant(0)".to_string());
+        let reducer = self.argmax_reducer(v.ty);
+        let name = self.fresh("v");
+        let (value_shape, index_shape) = (shape(v.ty, &dims), shape(S32, &dims));
+        self.body.push(format!(
+            "{name} = ({value_shape}, {index_shape}) reduce({}, {}, {}, {}), dimensions={{{along}}}, to_apply={reducer}",
+            v.name, iota.name, init.name, zero.name
+        ));
+        self.add(
+            v.ty,
+            dims.clone(),
+            format!("get-tuple-element({name}), index=0"),
+        );
+        self.add(S32, dims, format!("get-tuple-element({name}), index=1"));
     }
 
     /// A reduction broadcast back over `v` and combined with it, as a softmax or a norm

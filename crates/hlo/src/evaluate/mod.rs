@@ -57,6 +57,7 @@
 //! Seeded random inputs come from [`random_arguments`], [`random_value`] and
 //! [`random_array`], with ranges chosen by [`RandomRange`].
 
+mod approximated;
 mod complex;
 mod dot;
 mod elementwise;
@@ -70,6 +71,7 @@ mod sub_byte;
 mod value;
 mod window;
 
+pub use approximated::is_approximated;
 pub use complex::{C64, C128, Complex};
 pub use math::erf;
 pub use narrow_float::{

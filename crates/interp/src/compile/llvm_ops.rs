@@ -132,6 +132,12 @@ impl FnCx<'_, '_> {
             llvm::INTR_CTLZ | llvm::INTR_CTTZ | llvm::INTR_CTPOP | llvm::INTR_ABS => {
                 self.bit_count(op, name)
             }
+            llvm::INTR_BITREVERSE => self
+                .int_width(op, self.m.operand(op, 0))
+                .and_then(|w| self.unary(op, Op1::BitReverse(w))),
+            llvm::INTR_BSWAP => self
+                .int_width(op, self.m.operand(op, 0))
+                .and_then(|w| self.unary(op, Op1::ByteSwap(w))),
             llvm::INTR_SCMP | llvm::INTR_UCMP => self.three_way(op, name == llvm::INTR_SCMP),
             llvm::INTR_UADD_SAT
             | llvm::INTR_USUB_SAT

@@ -80,6 +80,8 @@ pub const INLINE_ASM: &str = "llvm.inline_asm";
 pub const INSERTELEMENT: &str = "llvm.insertelement";
 pub const INSERTVALUE: &str = "llvm.insertvalue";
 pub const INTR_ABS: &str = "llvm.intr.abs";
+pub const INTR_BITREVERSE: &str = "llvm.intr.bitreverse";
+pub const INTR_BSWAP: &str = "llvm.intr.bswap";
 pub const INTR_ASSUME: &str = "llvm.intr.assume";
 pub const INTR_CEIL: &str = "llvm.intr.ceil";
 pub const INTR_COPYSIGN: &str = "llvm.intr.copysign";
@@ -168,6 +170,8 @@ pub const IMPORTED_OPS: &[&str] = &[
     INSERTELEMENT,
     INSERTVALUE,
     INTR_ABS,
+    INTR_BITREVERSE,
+    INTR_BSWAP,
     INTR_ASSUME,
     INTR_CEIL,
     INTR_COPYSIGN,
