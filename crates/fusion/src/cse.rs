@@ -20,8 +20,15 @@ use hlo::{AttrValue, Diagnostic, HloModule, InstrId, Instruction, Opcode, Payloa
 use crate::{is_pure, operands_first, program_results, remove_dead_code, same_shape};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
-    let entry_id = module.entry;
-    let c = &mut module.computations[entry_id.0];
+    let mut changed = false;
+    for id in crate::control_computations(module) {
+        changed |= deduplicate(&mut module.computations[id.0]);
+    }
+    Ok(changed)
+}
+
+/// One instruction per value in `c`: whether any went.
+fn deduplicate(c: &mut hlo::Computation) -> bool {
     let results = program_results(c);
     let mut replacement: Vec<InstrId> = (0..c.instructions.len()).map(InstrId).collect();
     // Values seen so far by hash (the first of each hash; others of the same hash, rare,
@@ -62,7 +69,7 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     if changed {
         remove_dead_code(c);
     }
-    Ok(changed)
+    changed
 }
 
 /// Keys that are hashes already are their own hash.

@@ -10,8 +10,12 @@ use hlo::{Diagnostic, HloModule};
 use crate::remove_dead_code;
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
-    let entry = &mut module.computations[module.entry.0];
-    let before = entry.instructions.len();
-    remove_dead_code(entry);
-    Ok(entry.instructions.len() != before)
+    let mut changed = false;
+    for id in crate::control_computations(module) {
+        let c = &mut module.computations[id.0];
+        let before = c.instructions.len();
+        remove_dead_code(c);
+        changed |= c.instructions.len() != before;
+    }
+    Ok(changed)
 }

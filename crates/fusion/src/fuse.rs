@@ -1,5 +1,8 @@
 //! `fuse`: groups the entry's instructions into fusions after XLA:GPU's rules, so that a
-//! program becomes the kernels XLA would launch.
+//! program becomes the kernels XLA would launch. The bodies and conditions of `while` loops
+//! and the branches of `conditional`s are fused the same way, each on its own
+//! ([`crate::control_computations`]): the loop is the runtime's, its body's kernels run
+//! once an iteration, as in XLA:GPU.
 //!
 //! Producers are decided after all their users (reverse topological order), as XLA's
 //! `InstructionFusion` visits them:
@@ -60,11 +63,21 @@ use hlo::{
 use crate::{Names, elementwise, operands_first, positions, users};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
-    let entry = module.entry_computation();
+    let mut changed = false;
+    for id in crate::control_computations(module) {
+        changed |= fuse_computation(module, id);
+    }
+    Ok(changed)
+}
+
+/// Fuses the instructions of computation `id` (the entry, a loop's body or condition, a
+/// branch): whether it made any fusion.
+fn fuse_computation(module: &mut HloModule, id: ComputationId) -> bool {
+    let entry = module.computation(id);
     let groups = merge_siblings(entry, group(entry));
     let groups = crate::rows::merge_row_normalizations(entry, groups);
     if groups.is_empty() {
-        return Ok(false);
+        return false;
     }
     let first_new = module.computations.len();
     let mut fused = Vec::new();
@@ -83,10 +96,9 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let new_entry = rewrite_entry(entry, &groups, &fusion_of_root, |c| {
         &fused[c.0 - first_new].name
     });
-    let entry_id = module.entry;
-    module.computations[entry_id.0] = new_entry;
+    module.computations[id.0] = new_entry;
     module.computations.extend(fused);
-    Ok(true)
+    true
 }
 
 /// One fusion: its root (the value it produces) and its members, in topological order.

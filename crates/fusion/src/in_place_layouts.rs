@@ -11,7 +11,16 @@ use hlo::{Diagnostic, HloModule, InstrId, Instruction, Opcode, Payload, Shape};
 use crate::Names;
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
-    let c = &mut module.computations[module.entry.0];
+    let mut changed = false;
+    for id in crate::control_computations(module) {
+        changed |= copy_to_result_layouts(&mut module.computations[id.0]);
+    }
+    Ok(changed)
+}
+
+/// The in-place ops of `c` with their updated operands in their results' layouts: whether
+/// a copy was added.
+fn copy_to_result_layouts(c: &mut hlo::Computation) -> bool {
     let mut names: Option<Names> = None;
     let mut changed = false;
     for i in 0..c.instructions.len() {
@@ -58,5 +67,5 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
             changed = true;
         }
     }
-    Ok(changed)
+    changed
 }

@@ -91,6 +91,28 @@ pub const MOVE_RESHAPES: HloPass =
 /// The kernels: instructions grouped into fusions (`fuse.rs`).
 pub const FUSE: HloPass = HloPass::new("fuse", "Fuse", fuse::run);
 
+/// The computations the fusion passes work on: the entry and, reachable from it, the
+/// bodies and conditions of `while` loops and the branches of `conditional`s, each once,
+/// the entry first. Each runs as a program of its own under the runtime (XLA:GPU's loop is
+/// a runtime loop over its body's kernels), so each is simplified and fused on its own.
+pub(crate) fn control_computations(module: &HloModule) -> Vec<hlo::ComputationId> {
+    let mut order = vec![module.entry];
+    let mut next = 0;
+    while let Some(&id) = order.get(next) {
+        next += 1;
+        for instr in &module.computation(id).instructions {
+            if matches!(instr.opcode, Opcode::While | Opcode::Conditional) {
+                for callee in instr.called_computations() {
+                    if !order.contains(&callee.id) {
+                        order.push(callee.id);
+                    }
+                }
+            }
+        }
+    }
+    order
+}
+
 /// Whether the fusion passes run by default: a module with an `HloModule` header (a whole
 /// program) whose entry holds no fusion. A bare list of computations is XLA's emitter
 /// test form, whose last computation already is one fusion body.

@@ -15,8 +15,15 @@ use hlo::{AttrValue, Attribute, Diagnostic, HloModule, InstrId, Instruction, Opc
 use crate::{Names, elementwise, operands_first, remove_dead_code};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
-    let entry_id = module.entry;
-    let computation = &mut module.computations[entry_id.0];
+    let mut changed = false;
+    for id in crate::control_computations(module) {
+        changed |= move_reshapes(&mut module.computations[id.0]);
+    }
+    Ok(changed)
+}
+
+/// The reshapes of `computation` moved after the elementwise ops they feed: whether any.
+fn move_reshapes(computation: &mut hlo::Computation) -> bool {
     // The names in use, gathered at the first move (most programs have none to make).
     let mut names: Option<Names> = None;
     let mut changed = false;
@@ -83,7 +90,7 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     if changed {
         remove_dead_code(computation);
     }
-    Ok(changed)
+    changed
 }
 
 /// The shape `i` is computed with once moved (but for its element type): that of the

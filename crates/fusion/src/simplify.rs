@@ -41,8 +41,15 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
         .iter()
         .map(Computation::binary_op_of_parameters)
         .collect();
-    let entry_id = module.entry;
-    let c = &mut module.computations[entry_id.0];
+    let mut changed = false;
+    for id in crate::control_computations(module) {
+        changed |= simplify(&mut module.computations[id.0], &reducers);
+    }
+    Ok(changed)
+}
+
+/// Every rewrite of `c` that applies: whether any did.
+fn simplify(c: &mut Computation, reducers: &[Option<Opcode>]) -> bool {
     let results = program_results(c);
     let mut replacement: Vec<InstrId> = (0..c.instructions.len()).map(InstrId).collect();
     let mut changed = false;
@@ -79,7 +86,7 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     if changed {
         remove_dead_code(c);
     }
-    Ok(changed)
+    changed
 }
 
 /// What instruction `i` simplifies to.

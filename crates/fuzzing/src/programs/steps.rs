@@ -535,31 +535,63 @@ impl Graph {
     }
 
     /// Rows of `v` (rank 2) at indices of a new parameter (the check draws indices in and
-    /// out of range, which XLA clamps): in a program as JAX lowers `table[ids]`, in a
-    /// fusion in XLA's canonical form (no collapsed dimension) and reshaped.
+    /// out of range, which XLA clamps). In a fusion in XLA's canonical form (no collapsed
+    /// dimension) and reshaped; in a program in the forms JAX lowers: `table[ids]` with 1-d
+    /// or 2-d ids (the index vector implicit), and `take_along_axis` (a batching dimension,
+    /// the index vector last), which the fusion pipeline normalizes.
     fn gather(&mut self, v: &Value) {
         if v.dims.len() != 2 {
             return;
         }
-        let cols = v.dims[1];
+        let (rows, cols) = (v.dims[0], v.dims[1]);
         let n = self.pick(&[1, 3, 8, 17]);
         if n * cols > MAX_ELEMENTS {
             return;
         }
         let index_type = self.pick(&[S32, S64, U32, S8]);
-        let ids = self.parameter(index_type, vec![n, 1]);
-        let (offset_dims, collapsed, dims) = if self.unfused {
-            ("1", "0", vec![n, cols])
-        } else {
-            ("1,2", "", vec![n, 1, cols])
-        };
-        let text = format!(
-            "gather({}, {}), offset_dims={{{offset_dims}}}, collapsed_slice_dims={{{collapsed}}}, start_index_map={{0}}, index_vector_dim=1, slice_sizes={{1,{cols}}}",
-            v.name, ids.name
-        );
-        let rows = self.add(v.ty, dims, text);
         if !self.unfused {
-            self.add(v.ty, vec![n, cols], format!("reshape({})", rows.name));
+            let ids = self.parameter(index_type, vec![n, 1]);
+            let text = format!(
+                "gather({}, {}), offset_dims={{1,2}}, collapsed_slice_dims={{}}, start_index_map={{0}}, index_vector_dim=1, slice_sizes={{1,{cols}}}",
+                v.name, ids.name
+            );
+            let gathered = self.add(v.ty, vec![n, 1, cols], text);
+            self.add(v.ty, vec![n, cols], format!("reshape({})", gathered.name));
+            return;
+        }
+        match self.rng.u8(0..3) {
+            0 => {
+                let ids = self.parameter(index_type, vec![n]);
+                let text = format!(
+                    "gather({}, {}), offset_dims={{1}}, collapsed_slice_dims={{0}}, start_index_map={{0}}, index_vector_dim=1, slice_sizes={{1,{cols}}}",
+                    v.name, ids.name
+                );
+                self.add(v.ty, vec![n, cols], text);
+            }
+            1 => {
+                let m = self.pick(&[2, 3]);
+                if m * n * cols > MAX_ELEMENTS {
+                    return;
+                }
+                let ids = self.parameter(index_type, vec![m, n]);
+                let text = format!(
+                    "gather({}, {}), offset_dims={{2}}, collapsed_slice_dims={{0}}, start_index_map={{0}}, index_vector_dim=2, slice_sizes={{1,{cols}}}",
+                    v.name, ids.name
+                );
+                self.add(v.ty, vec![m, n, cols], text);
+            }
+            _ => {
+                // `take_along_axis(v, ids, axis=1)`: row r's ids pick from row r.
+                if rows * n > MAX_ELEMENTS {
+                    return;
+                }
+                let ids = self.parameter(index_type, vec![rows, n, 1]);
+                let text = format!(
+                    "gather({}, {}), offset_dims={{}}, collapsed_slice_dims={{1}}, start_index_map={{1}}, operand_batching_dims={{0}}, start_indices_batching_dims={{0}}, index_vector_dim=2, slice_sizes={{1,1}}",
+                    v.name, ids.name
+                );
+                self.add(v.ty, vec![rows, n], text);
+            }
         }
     }
 
