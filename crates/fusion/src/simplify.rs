@@ -65,7 +65,7 @@ fn simplify(c: &mut Computation, reducers: &[Option<Opcode>]) -> bool {
         }
         // A rewrite in place may enable another (`reshape(reshape(x))` that is then `x`);
         // each rewrite removes an operand edge or an instruction from the chain, so this ends.
-        while let Some(rewrite) = simplified(c, i, &reducers) {
+        while let Some(rewrite) = simplified(c, i, reducers) {
             match rewrite {
                 Rewrite::Into(j) => {
                     let becomes_parameter =

@@ -6,6 +6,7 @@ use hlo::evaluate::{HostValue, evaluate_instruction, fusion_arguments};
 use hlo::{HloModule, SourceFile};
 use interp::{Buffer, Kernel, Launch};
 
+use super::control::{self, Held, Runner};
 use super::{Chain, HostStep, Init, filled, kernel_name, plan_checked_chain};
 use crate::check::{
     Comparison, Reference, Sensitivity, compare_array, fits_the_host, show, show_index,
@@ -34,6 +35,22 @@ pub fn check_program(
         writeln!(out, "check: program: not run as a whole: {why}")
             .map_err(|e| format!("error: cannot write the report: {e}"))
     };
+    if control::has_control_flow(module) {
+        let Some(linked) = linked else {
+            not_run(
+                out,
+                "the pass pipeline does not reach LLVM (it ends before 'lower-to-llvm')",
+            )?;
+            return Ok(true);
+        };
+        return check_with_control_flow(
+            source,
+            (reference, module),
+            (kernels, linked),
+            inputs,
+            out,
+        );
+    }
     let chain = match plan_checked_chain(source, module) {
         Ok(chain) => chain,
         // What the program's buffers cannot hold (an f8 parameter to draw): the fusions'
@@ -232,4 +249,73 @@ fn run_host_step(
     let layout = chain.buffers[step.output].shape.layout.as_ref();
     buffers[step.output] = Some(Buffer::from_host_array(&array, layout)?);
     Ok(())
+}
+
+/// [`check_program`] for a module with a `while` or a `conditional`: the fused module run
+/// as the runtime runs it ([`Runner`]: kernels launched, loops looped on the host), its
+/// results against the evaluator's on `reference`.
+fn check_with_control_flow(
+    source: &SourceFile,
+    (reference, module): (&HloModule, &HloModule),
+    (kernels, linked): (&[CompiledKernel], &ir::Module),
+    inputs: u64,
+    out: &mut dyn Write,
+) -> Result<bool, String> {
+    let entry = reference.computation(reference.entry);
+    fits_the_host(source, entry, "check", inputs)?;
+    let sensitivity = emitters::fusions(module)
+        .into_iter()
+        .map(|id| Sensitivity::of(module.computation(id)))
+        .fold(Sensitivity::NONE, Sensitivity::join);
+    let mut runner = Runner::new(source, module, (kernels, linked));
+    let mut c = Comparison::new();
+    for seed in 0..inputs {
+        let located = |d: hlo::Diagnostic| d.render(source);
+        let args = fusion_arguments(reference, reference.entry, seed).map_err(located)?;
+        let expected = Reference::of(reference, reference.entry, &args).map_err(located)?;
+        let fused_entry = module.computation(module.entry);
+        let held = args
+            .iter()
+            .zip(fused_entry.parameters())
+            .map(|(arg, p)| Held::of_host(arg, &fused_entry.instruction(p).shape))
+            .collect::<Result<Vec<_>, _>>()?;
+        let results = runner.run(module.entry, &held)?.leaves()?;
+        for (k, (got, want)) in results.iter().zip(&expected.values).enumerate() {
+            compare_array(&mut c, (seed, k), sensitivity, got, want, expected.slack(k));
+        }
+    }
+    let counts = &runner.counts;
+    let against = if std::ptr::eq(reference, module) {
+        "the evaluator on the ENTRY"
+    } else {
+        "the evaluator on the unfused module"
+    };
+    let count = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let head = format!(
+        "check: program: {}, {} and {} in the interpreter, the linked module after O3, against {against}",
+        count(counts.launches, "kernel launch", "kernel launches"),
+        count(counts.iterations, "loop iteration", "loop iterations"),
+        count(counts.host, "instruction on the host", "instructions on the host"),
+    );
+    let summary = c.summary();
+    let report = |out: &mut dyn Write, line: String| {
+        writeln!(out, "{line}").map_err(|e| format!("error: cannot write the report: {e}"))
+    };
+    let Some(m) = c.mismatch else {
+        report(out, format!("{head}: {summary}: ok"))?;
+        return Ok(true);
+    };
+    report(out, format!("{head}: {summary}: MISMATCH"))?;
+    report(
+        out,
+        format!(
+            "error: the program's result {} element [{}], input seed {}: got {}, expected {}",
+            m.output,
+            show_index(&m.index),
+            m.seed,
+            show(&m.got),
+            show(&m.want)
+        ),
+    )?;
+    Ok(false)
 }

@@ -14,6 +14,7 @@
 
 mod buffers;
 mod check;
+mod control;
 mod launch;
 mod plan;
 

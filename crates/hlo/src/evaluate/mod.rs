@@ -52,7 +52,10 @@
 //! * **dot**: per result element, `acc += lhs * rhs` over the contracted dimensions in
 //!   row-major order from 0, in the result's type (bf16 in f32, rounded at the end), as
 //!   XLA's elemental emitter loops.
-//! * `call` and `fusion` evaluate the called computation.
+//! * `call` and `fusion` evaluate the called computation; `while` runs its body while its
+//!   condition holds (at most [`MAX_LOOP_ITERATIONS`] times, refused past that);
+//!   `conditional` runs the branch its predicate or index picks (an index out of range
+//!   picks the last).
 //!
 //! Seeded random inputs come from [`random_arguments`], [`random_value`] and
 //! [`random_array`], with ranges chosen by [`RandomRange`].
@@ -201,6 +204,21 @@ fn check_arguments(computation: &Computation, args: &[HostValue]) -> R<()> {
     Ok(())
 }
 
+/// The most iterations the evaluator runs one loop for.
+pub const MAX_LOOP_ITERATIONS: u64 = 100_000;
+
+/// The truth of a scalar `pred` value (a loop's condition).
+fn scalar_truth(value: &HostValue) -> Result<bool, String> {
+    match value
+        .as_array()
+        .filter(|a| a.len() == 1)
+        .map(|a| a.value(0))
+    {
+        Some(crate::literal::Value::Pred(p)) => Ok(p),
+        _ => Err("a loop condition that is not a scalar pred".to_string()),
+    }
+}
+
 /// A diagnostic at `instr` whose message ends by naming it.
 fn located(instr: &Instruction, message: impl std::fmt::Display) -> Diagnostic {
     Diagnostic::new(instr.spans.whole, format!("{message} in '{}'", instr.name))
@@ -319,6 +337,8 @@ impl<'m> Evaluator<'m> {
         match instr.opcode {
             Opcode::Call => self.call(instr, "to_apply", operands),
             Opcode::Fusion => self.call(instr, "calls", operands),
+            Opcode::While => self.run_loop(instr, operands),
+            Opcode::Conditional => self.run_branch(instr, operands),
             Opcode::Reduce => reduce::reduce(self, instr, operands),
             Opcode::ReduceWindow => window::reduce_window(self, instr, operands),
             Opcode::Map => reduce::map(self, instr, operands),
@@ -334,6 +354,66 @@ impl<'m> Evaluator<'m> {
             .called(attribute)
             .ok_or_else(|| located(instr, format!("{} without {attribute}=", instr.opcode)))?;
         self.run(callee.id, operands.iter().map(|&v| v.clone()).collect())
+    }
+
+    /// `while`: the body run on the state while the condition holds, at most
+    /// [`MAX_LOOP_ITERATIONS`] times (refused past that: a reference that loops for ever is
+    /// no reference).
+    fn run_loop(&self, instr: &Instruction, operands: &[&HostValue]) -> R<HostValue> {
+        let (Some(condition), Some(body)) = (instr.called("condition"), instr.called("body"))
+        else {
+            return Err(located(instr, "while without condition= and body="));
+        };
+        let mut state = operands
+            .first()
+            .map(|&v| v.clone())
+            .ok_or_else(|| located(instr, "while without an operand"))?;
+        for iteration in 0.. {
+            let holds = self.run(condition.id, vec![state.clone()])?;
+            if !scalar_truth(&holds).map_err(|m| located(instr, m))? {
+                break;
+            }
+            if iteration == MAX_LOOP_ITERATIONS {
+                return Err(located(
+                    instr,
+                    format!(
+                        "unsupported: a loop running past {MAX_LOOP_ITERATIONS} iterations \
+                         (the evaluator runs loops up to that many)"
+                    ),
+                ));
+            }
+            state = self.run(body.id, vec![state])?;
+        }
+        Ok(state)
+    }
+
+    /// `conditional`: the branch a predicate (true: the first) or an index (out of range:
+    /// the last, as XLA defines it) picks, run on its operand.
+    fn run_branch(&self, instr: &Instruction, operands: &[&HostValue]) -> R<HostValue> {
+        let branches: Vec<ComputationId> = instr.called_computations().map(|c| c.id).collect();
+        let selector = operands
+            .first()
+            .and_then(|v| v.as_array())
+            .filter(|a| a.len() == 1)
+            .map(|a| a.value(0))
+            .ok_or_else(|| located(instr, "conditional without a scalar selector"))?;
+        let picked = match selector {
+            crate::literal::Value::Pred(p) => usize::from(!p),
+            crate::literal::Value::Int(i) => usize::try_from(i)
+                .unwrap_or(usize::MAX)
+                .min(branches.len().saturating_sub(1)),
+            _ => {
+                return Err(located(
+                    instr,
+                    "conditional selector that is not an integer",
+                ));
+            }
+        };
+        let (Some(&branch), Some(&operand)) = (branches.get(picked), operands.get(1 + picked))
+        else {
+            return Err(located(instr, "conditional without the branch it picks"));
+        };
+        self.run(branch, vec![operand.clone()])
     }
 
     /// Ops that need nothing but their operands and attributes.
