@@ -295,7 +295,11 @@ fn check_with_control_flow(
         "check: program: {}, {} and {} in the interpreter, the linked module after O3, against {against}",
         count(counts.launches, "kernel launch", "kernel launches"),
         count(counts.iterations, "loop iteration", "loop iterations"),
-        count(counts.host, "instruction on the host", "instructions on the host"),
+        count(
+            counts.host,
+            "instruction on the host",
+            "instructions on the host"
+        ),
     );
     let summary = c.summary();
     let report = |out: &mut dyn Write, line: String| {
