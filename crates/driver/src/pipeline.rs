@@ -53,6 +53,10 @@ pub const FUSION_PASSES: &[HloPass] = &[
     // pass.
     fusion::ALGEBRAIC_SIMPLIFIER,
     fusion::HLO_CSE,
+    // A reduce whose kept and reduced dimensions interleave (group norm over NHWC) is one
+    // no reduction emitter takes; through a transpose that puts the reduced dimensions
+    // last it is a row reduction, as XLA's ReductionLayoutNormalizer makes it.
+    fusion::NORMALIZE_REDUCTIONS,
     // What the program computes and never returns goes (XLA runs HloDCE before fusion):
     // the fusion pass would otherwise give it a kernel, or a sibling's kernel an output.
     fusion::HLO_DCE,
@@ -123,6 +127,8 @@ pub fn select_fusions(
     module: &HloModule,
     wanted: Option<&str>,
 ) -> Result<Vec<ComputationId>, String> {
+    // A sort or a top-k left outside the fusions would silently be missing from the kernels.
+    emitters::refuse_kernels_left_out(module).map_err(|d| d.render(source))?;
     let mut fusions = emitters::fusions(module);
     if let Some(wanted) = wanted {
         let names: Vec<&str> = fusions

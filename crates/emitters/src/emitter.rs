@@ -76,6 +76,7 @@ pub fn analyze(c: &Computation) -> FusionAnalysis<'_> {
 pub fn emitter_for(analysis: &FusionAnalysis) -> Result<Box<dyn FusionEmitter>, Diagnostic> {
     let computation = analysis.computation;
     kernel::refuse_empty_arrays(computation)?;
+    kernel::refuse_ops_without_emitter(computation)?;
     let (kind, heroes) = choose_emitter(analysis);
     if kind == EmitterKind::Scatter {
         return Ok(Box::new(ScatterFusion::analyze(analysis)?));

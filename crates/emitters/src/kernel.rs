@@ -4,7 +4,7 @@
 //! thread and block ids with the ranges the launch gives them, and the `xla_gpu.loop` over
 //! a thread's elements.
 
-use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Span};
+use hlo::{ArrayShape, Computation, ComputationId, Diagnostic, HloModule, InstrId, Opcode, Span};
 use ir::dialects::arith;
 
 use crate::analysis::FusionAnalysis;
@@ -300,6 +300,38 @@ pub(crate) fn emit_loop(
 /// nothing to launch for an empty output, and a reduction over an empty dimension would
 /// need a kernel that only writes init values. Located at the first such instruction; a
 /// ROOT of no arrays at all (an empty tuple) too.
+/// Refuses a fusion holding an op no emitter here compiles ([`without_emitter`]).
+pub(crate) fn refuse_ops_without_emitter(computation: &Computation) -> Result<(), Diagnostic> {
+    match computation.instructions.iter().find_map(without_emitter) {
+        Some(refusal) => Err(refusal),
+        None => Ok(()),
+    }
+}
+
+/// The refusal of `instr` when no emitter here compiles its op, located at it and saying
+/// what XLA:GPU does with it (the general "no indexing map" refusal would not say).
+pub(crate) fn without_emitter(instr: &hlo::Instruction) -> Option<Diagnostic> {
+    const TOP_K: &str = "XLA:GPU runs its top-k kernel or decomposes top-k into a sort and a slice; hlo-emit has no sort emitter yet";
+    let top_k_call = instr
+        .attribute("custom_call_target")
+        .is_some_and(|a| matches!(&a.value, hlo::AttrValue::Str(s) if s == "TopK"));
+    let what = match instr.opcode {
+        Opcode::Sort => {
+            "XLA:GPU sorts with a kernel of its own (a bitonic sort in shared memory, then merge steps) or CUB's radix sort; hlo-emit has no sort emitter yet"
+        }
+        Opcode::TopK => TOP_K,
+        Opcode::CustomCall if top_k_call => TOP_K,
+        Opcode::CustomCall => {
+            "XLA:GPU hands a custom-call to the runtime (a library call or a registered kernel), not to a fusion emitter"
+        }
+        _ => return None,
+    };
+    Some(unsupported(
+        instr.spans.whole,
+        format!("{} '{}': {what}", instr.opcode, instr.name),
+    ))
+}
+
 pub(crate) fn refuse_empty_arrays(computation: &Computation) -> Result<(), Diagnostic> {
     // A ROOT of no arrays (`()`, an empty tuple) writes nothing: no kernel.
     if leaves(&computation.root_instruction().shape).is_empty() {

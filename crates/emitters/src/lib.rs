@@ -211,6 +211,19 @@ pub fn left_to_runtime(module: &HloModule) -> Vec<(ComputationId, InstrId)> {
     out
 }
 
+/// Refuses a program that leaves to the runtime an instruction XLA:GPU compiles to a kernel
+/// of its own and that no emitter here compiles (a `sort`, a `topk`): left out, the program
+/// would compile without it. Located at the instruction, saying what XLA:GPU does.
+pub fn refuse_kernels_left_out(module: &HloModule) -> Result<(), Diagnostic> {
+    for (c, i) in left_to_runtime(module) {
+        let instr = module.computation(c).instruction(i);
+        if matches!(instr.opcode, Opcode::Sort | Opcode::TopK) {
+            return Err(kernel::without_emitter(instr).expect("sort and topk have none"));
+        }
+    }
+    Ok(())
+}
+
 /// The scalar computations `fusion` calls, transitively (reducers and their callees).
 fn called_scalar_computations(module: &HloModule, fusion: ComputationId) -> Vec<ComputationId> {
     let mut out: Vec<ComputationId> = Vec::new();

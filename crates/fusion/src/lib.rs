@@ -15,6 +15,7 @@ mod in_place_layouts;
 mod inline_calls;
 mod inline_fusions;
 mod move_reshapes;
+mod normalize_reductions;
 mod rows;
 mod simplify;
 
@@ -87,6 +88,14 @@ pub const IN_PLACE_LAYOUTS: HloPass =
 /// Elementwise ops moved before reshapes (`move_reshapes.rs`).
 pub const MOVE_RESHAPES: HloPass =
     HloPass::new("move-reshapes", "ReshapeMover", move_reshapes::run);
+
+/// Reduces whose kept and reduced dimensions interleave read a transposed operand
+/// (`normalize_reductions.rs`).
+pub const NORMALIZE_REDUCTIONS: HloPass = HloPass::new(
+    "normalize-reductions",
+    "ReductionLayoutNormalizer",
+    normalize_reductions::run,
+);
 
 /// The kernels: instructions grouped into fusions (`fuse.rs`).
 pub const FUSE: HloPass = HloPass::new("fuse", "Fuse", fuse::run);
