@@ -62,12 +62,7 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
             // The original instruction becomes the last step; it keeps its name, metadata
             // and layout.
             let original = &mut computation.instructions[i];
-            let metadata: Vec<Attribute> = original
-                .attributes
-                .iter()
-                .filter(|a| a.name == "metadata")
-                .cloned()
-                .collect();
+            let metadata = crate::metadata(original);
             let shape = original.shape.clone();
             *original = Instruction {
                 name: original.name.clone(),

@@ -23,7 +23,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use hlo::{Computation, Diagnostic, HloModule, InstrId, Opcode};
+use hlo::{Computation, Diagnostic, HloModule, InstrId, Instruction, Opcode};
 
 pub use explain::explain_fusion;
 
@@ -99,6 +99,17 @@ pub const NORMALIZE_REDUCTIONS: HloPass = HloPass::new(
 
 /// The kernels: instructions grouped into fusions (`fuse.rs`).
 pub const FUSE: HloPass = HloPass::new("fuse", "Fuse", fuse::run);
+
+/// The `metadata` attribute of `instr` (XLA's op name and source line), which an
+/// instruction rewritten into another op keeps.
+pub(crate) fn metadata(instr: &Instruction) -> Vec<hlo::Attribute> {
+    instr
+        .attributes
+        .iter()
+        .filter(|a| a.name == "metadata")
+        .cloned()
+        .collect()
+}
 
 /// The computations the fusion passes work on: the entry and, reachable from it, the
 /// bodies and conditions of `while` loops and the branches of `conditional`s, each once,

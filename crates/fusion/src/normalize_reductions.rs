@@ -166,17 +166,11 @@ fn elementwise(
         vec![element, init]
     };
     // It keeps its name, layout and metadata.
-    let metadata: Vec<Attribute> = reduce
-        .attributes
-        .iter()
-        .filter(|a| a.name == "metadata")
-        .cloned()
-        .collect();
     c.instructions[i] = Instruction {
         opcode: op,
         operands,
         payload: Payload::None,
-        attributes: metadata,
+        attributes: crate::metadata(&reduce),
         ..reduce
     };
 }

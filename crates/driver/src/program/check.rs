@@ -35,36 +35,27 @@ pub fn check_program(
         writeln!(out, "check: program: not run as a whole: {why}")
             .map_err(|e| format!("error: cannot write the report: {e}"))
     };
-    if control::has_control_flow(module) {
-        let Some(linked) = linked else {
-            not_run(
-                out,
-                "the pass pipeline does not reach LLVM (it ends before 'lower-to-llvm')",
-            )?;
-            return Ok(true);
-        };
-        return check_with_control_flow(
-            source,
-            (reference, module),
-            (kernels, linked),
-            inputs,
-            out,
-        );
-    }
-    let chain = match plan_checked_chain(source, module) {
-        Ok(chain) => chain,
-        // What the program's buffers cannot hold (an f8 parameter to draw): the fusions'
-        // own checks stand, as for a module that is not a chain of fusions.
-        Err(why) => {
-            // A note, not an error: the located reason without its `error:` tag.
-            not_run(out, &why.replacen(": error: ", ": ", 1))?;
-            return Ok(true);
+    // A program with a loop or a conditional is no chain: it runs as the runtime runs it.
+    let chain = if control::has_control_flow(module) {
+        None
+    } else {
+        match plan_checked_chain(source, module) {
+            Ok(chain) => Some(chain),
+            // What the program's buffers cannot hold (an f8 parameter to draw): the
+            // fusions' own checks stand, as for a module that is not a chain of fusions.
+            Err(why) => {
+                // A note, not an error: the located reason without its `error:` tag.
+                not_run(out, &why.replacen(": error: ", ": ", 1))?;
+                return Ok(true);
+            }
         }
     };
-    if chain.separate {
+    if let Some(chain) = &chain
+        && chain.separate
+    {
         // Without a note the module is its one fusion, which the fusion check has run.
-        if let Some(why) = chain.note {
-            not_run(out, &why)?;
+        if let Some(why) = &chain.note {
+            not_run(out, why)?;
         }
         return Ok(true);
     }
@@ -74,6 +65,15 @@ pub fn check_program(
             "the pass pipeline does not reach LLVM (it ends before 'lower-to-llvm')",
         )?;
         return Ok(true);
+    };
+    let Some(chain) = chain else {
+        return check_with_control_flow(
+            source,
+            (reference, module),
+            (kernels, linked),
+            inputs,
+            out,
+        );
     };
     let entry = reference.computation(reference.entry);
     fits_the_host(source, entry, "check", inputs)?;
@@ -183,15 +183,7 @@ pub fn check_program(
             );
         }
     }
-    let summary = c.summary();
-    let against = if std::ptr::eq(reference, module) {
-        "the evaluator on the ENTRY"
-    } else {
-        "the evaluator on the unfused module"
-    };
-    let report = |out: &mut dyn Write, line: String| {
-        writeln!(out, "{line}").map_err(|e| format!("error: cannot write the report: {e}"))
-    };
+    let against = against(reference, module);
     let mut launches = match chain.kernels.len() {
         1 => "1 kernel launch".to_string(),
         n => format!("{n} kernel launches in order"),
@@ -202,18 +194,45 @@ pub fn check_program(
         n => launches.push_str(&format!(" and {n} instructions evaluated on the host")),
     }
     let head = format!("check: program: {launches}, the linked module after O3, against {against}");
-    let Some(m) = c.mismatch else {
+    report_program(out, &head, &c, |k| {
+        Some(chain.buffers[chain.results[k]].name.clone())
+    })
+}
+
+/// What the program's results are compared with: the evaluator on the module as written.
+fn against(reference: &HloModule, module: &HloModule) -> &'static str {
+    if std::ptr::eq(reference, module) {
+        "the evaluator on the ENTRY"
+    } else {
+        "the evaluator on the unfused module"
+    }
+}
+
+/// Reports a whole program's comparison under `head`: `ok`, or `MISMATCH` and the first
+/// element out of bounds, in the result `name` names (its buffer's name, where it has one).
+fn report_program(
+    out: &mut dyn Write,
+    head: &str,
+    c: &Comparison,
+    name: impl Fn(usize) -> Option<String>,
+) -> Result<bool, String> {
+    let report = |out: &mut dyn Write, line: String| {
+        writeln!(out, "{line}").map_err(|e| format!("error: cannot write the report: {e}"))
+    };
+    let summary = c.summary();
+    let Some(m) = &c.mismatch else {
         report(out, format!("{head}: {summary}: ok"))?;
         return Ok(true);
     };
     report(out, format!("{head}: {summary}: MISMATCH"))?;
-    let b = chain.results[m.output];
+    let named = name(m.output)
+        .map(|n| format!(" ('{n}')"))
+        .unwrap_or_default();
     report(
         out,
         format!(
-            "error: the program's result {} ('{}') element [{}], input seed {}: got {}, expected {}",
+            "error: the program's result {}{named} element [{}], input seed {}: got {}, expected {}",
             m.output,
-            chain.buffers[b].name,
             show_index(&m.index),
             m.seed,
             show(&m.got),
@@ -285,11 +304,7 @@ fn check_with_control_flow(
         }
     }
     let counts = &runner.counts;
-    let against = if std::ptr::eq(reference, module) {
-        "the evaluator on the ENTRY"
-    } else {
-        "the evaluator on the unfused module"
-    };
+    let against = against(reference, module);
     let count = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let head = format!(
         "check: program: {}, {} and {} in the interpreter, the linked module after O3, against {against}",
@@ -301,25 +316,5 @@ fn check_with_control_flow(
             "instructions on the host"
         ),
     );
-    let summary = c.summary();
-    let report = |out: &mut dyn Write, line: String| {
-        writeln!(out, "{line}").map_err(|e| format!("error: cannot write the report: {e}"))
-    };
-    let Some(m) = c.mismatch else {
-        report(out, format!("{head}: {summary}: ok"))?;
-        return Ok(true);
-    };
-    report(out, format!("{head}: {summary}: MISMATCH"))?;
-    report(
-        out,
-        format!(
-            "error: the program's result {} element [{}], input seed {}: got {}, expected {}",
-            m.output,
-            show_index(&m.index),
-            m.seed,
-            show(&m.got),
-            show(&m.want)
-        ),
-    )?;
-    Ok(false)
+    report_program(out, &head, &c, |_| None)
 }
