@@ -676,3 +676,82 @@ fn edited_crash_reproducers_are_errors_or_replays() {
         assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     }
 }
+
+/// A program whose loop never ends (its condition ignores the state), or whose loop state
+/// the body makes wrong-shaped, or whose conditional picks by an index far out of range:
+/// `--check` ends with a located refusal or a run, never a hang or a panic. The endless loop
+/// stops at the evaluator's iteration bound (it runs the module as written first).
+#[test]
+fn endless_loops_and_wild_branches_end_in_a_located_error_or_a_run() {
+    let dir = tempdir("hlo-loops");
+    let program = |condition_root: &str| {
+        format!(
+            "HloModule loops
+
+body {{
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[4] get-tuple-element(s), index=1
+  y = f32[4] negate(x)
+  ROOT t = (s32[], f32[4]) tuple(i, y)
+}}
+
+condition {{
+  s = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  {condition_root}
+}}
+
+ENTRY main {{
+  zero = s32[] constant(0)
+  x = f32[4] parameter(0)
+  init = (s32[], f32[4]) tuple(zero, x)
+  loop = (s32[], f32[4]) while(init), condition=condition, body=body
+  ROOT out = f32[4] get-tuple-element(loop), index=1
+}}
+"
+        )
+    };
+    // The counter never moves: `0 < 1` for ever.
+    let endless = write(
+        &dir,
+        "endless.hlo",
+        &program("one = s32[] constant(1)\n  ROOT lt = pred[] compare(i, one), direction=LT"),
+    );
+    let outcome = run(HLO_EMIT, &[&endless, "--check"], None);
+    located_error(&outcome, &endless, "unsupported: a loop running past 100000 iterations")
+        .unwrap();
+    // Never entered: the loop returns its initial state.
+    let never = write(
+        &dir,
+        "never.hlo",
+        &program("one = s32[] constant(0)\n  ROOT lt = pred[] compare(i, one), direction=LT"),
+    );
+    let outcome = run(HLO_EMIT, &[&never, "--check"], None);
+    assert_eq!(outcome.code, Some(0), "{}", outcome.stderr);
+    // A conditional picked by a parameter: any s32 index, negative and huge included.
+    let branches = write(
+        &dir,
+        "branches.hlo",
+        "HloModule branches
+
+b0 {
+  x = f32[8] parameter(0)
+  ROOT y = f32[8] negate(x)
+}
+
+b1 {
+  x = f32[8] parameter(0)
+  ROOT y = f32[8] abs(x)
+}
+
+ENTRY main {
+  i = s32[] parameter(0)
+  x = f32[8] parameter(1)
+  ROOT r = f32[8] conditional(i, x, x), branch_computations={b0, b1}
+}
+",
+    );
+    let outcome = run(HLO_EMIT, &[&branches, "--check=8"], None);
+    assert_eq!(outcome.code, Some(0), "{}", outcome.stderr);
+}
