@@ -719,8 +719,12 @@ ENTRY main {{
         &program("one = s32[] constant(1)\n  ROOT lt = pred[] compare(i, one), direction=LT"),
     );
     let outcome = run(HLO_EMIT, &[&endless, "--check"], None);
-    located_error(&outcome, &endless, "unsupported: a loop running past 100000 iterations")
-        .unwrap();
+    located_error(
+        &outcome,
+        &endless,
+        "unsupported: a loop running past 100000 iterations",
+    )
+    .unwrap();
     // Never entered: the loop returns its initial state.
     let never = write(
         &dir,
