@@ -324,6 +324,9 @@ pub(crate) fn without_emitter(instr: &hlo::Instruction) -> Option<Diagnostic> {
         Opcode::CustomCall => {
             "XLA:GPU hands a custom-call to the runtime (a library call or a registered kernel), not to a fusion emitter"
         }
+        Opcode::Convolution => {
+            "XLA:GPU hands a convolution to cuDNN, not to a fusion emitter (with --fuse the module is fused anew and the convolution is left to the runtime)"
+        }
         _ => return None,
     };
     Some(unsupported(

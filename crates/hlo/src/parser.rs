@@ -68,8 +68,16 @@ const COMPARISON_TYPES: &[&str] = &["FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED",
 
 fn attr_kind(name: &str) -> AttrKind {
     match name {
-        "index" | "index_vector_dim" | "iota_dimension" | "exponent_bits" | "mantissa_bits"
-        | "channel_id" | "k" | "feature_index" => AttrKind::Int,
+        "index"
+        | "index_vector_dim"
+        | "iota_dimension"
+        | "exponent_bits"
+        | "mantissa_bits"
+        | "channel_id"
+        | "k"
+        | "feature_index"
+        | "feature_group_count"
+        | "batch_group_count" => AttrKind::Int,
         "indices_are_sorted"
         | "unique_indices"
         | "is_stable"

@@ -227,7 +227,8 @@ fn chain_breaker(entry: &hlo::Computation, host_steps: bool) -> Option<&hlo::Ins
 
 /// Whether `--check` runs `instr`, an ENTRY instruction no kernel computes, in the evaluator
 /// as a [`HostStep`]: an array computed from array operands by what the evaluator knows
-/// (a matrix product, a copy, a constant, data movement or elementwise math left unfused);
+/// (a matrix product, a convolution, a copy, a constant, data movement or elementwise math
+/// left unfused);
 /// not control flow, whose computations launch kernels of their own, nor a custom call.
 fn evaluated_on_host(entry: &hlo::Computation, instr: &hlo::Instruction) -> bool {
     use Opcode::*;
@@ -236,7 +237,8 @@ fn evaluated_on_host(entry: &hlo::Computation, instr: &hlo::Instruction) -> bool
         || op.is_elementwise_binary()
         || matches!(
             op,
-            Dot | Copy
+            Dot | Convolution
+                | Copy
                 | Constant
                 | Convert
                 | BitcastConvert

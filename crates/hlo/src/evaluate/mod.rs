@@ -49,6 +49,8 @@
 //!   between base-dilated elements, as XLA's evaluator does. Reducers and `map`
 //!   computations are evaluated on whole vectors of element positions at once, which
 //!   computes exactly what one call per element would.
+//! * **convolution** (floats): per output element, the window's products summed in f64 and
+//!   rounded once (XLA:GPU hands it to cuDNN, whose order is its own).
 //! * **dot**: per result element, `acc += lhs * rhs` over the contracted dimensions in
 //!   row-major order from 0, in the result's type (bf16 in f32, rounded at the end), as
 //!   XLA's elemental emitter loops.
@@ -62,6 +64,7 @@
 
 mod approximated;
 mod complex;
+mod convolution;
 mod dot;
 mod elementwise;
 mod math;
@@ -436,6 +439,14 @@ impl<'m> Evaluator<'m> {
                     .as_array()
                     .ok_or("unsupported: a tuple-shaped dot")?;
                 dot::dot(instr, array(operands[0])?, array(operands[1])?, result)
+                    .map(HostValue::Array)
+            }
+            Convolution if self.lanes.is_none() => {
+                let result = instr
+                    .shape
+                    .as_array()
+                    .ok_or("unsupported: a tuple-shaped convolution")?;
+                convolution::convolution(instr, array(operands[0])?, array(operands[1])?, result)
                     .map(HostValue::Array)
             }
             Copy => Ok(operands[0].clone()),

@@ -1552,3 +1552,34 @@ fn variadic_scatter_combines_both_operands() {
     assert_eq!(s32s(&parts[0]), vec![7, 1, 13]);
     assert_eq!(f32s(&parts[1]), &[3.0, 1.0, 8.0]);
 }
+
+/// A strided, padded, dilated, grouped convolution in NHWC agrees with JAX's
+/// (`lax.conv_general_dilated`, run in f64 when this test was written: x[n,h,w,c] =
+/// (flat index mod 7) - 3, w[h,w,i,o] = (flat index mod 5) - 2, strides (2, 1), padding
+/// ((1, 1), (0, 2)), rhs_dilation (1, 2), 2 feature groups; its sum 15, sum of squares 2901,
+/// first six elements -2, 1, 9, 6, 1, -4 and element [1, 2, 2, 5] 4).
+#[test]
+fn a_grouped_dilated_convolution_is_jax_s() {
+    let text = "HloModule conv
+
+ENTRY main {
+  x = f64[2,5,5,4]{3,2,1,0} parameter(0)
+  w = f64[3,3,2,6]{3,2,1,0} parameter(1)
+  ROOT y = f64[2,3,3,6]{3,2,1,0} convolution(x, w), window={size=3x3 stride=2x1 pad=1_1x0_2 rhs_dilate=1x2}, dim_labels=b01f_01io->b01f, feature_group_count=2
+}
+";
+    let x: Vec<f64> = (0..200).map(|i| f64::from(i % 7) - 3.0).collect();
+    let w: Vec<f64> = (0..108).map(|i| f64::from(i % 5) - 2.0).collect();
+    let y = run(
+        text,
+        vec![array(&[2, 5, 5, 4], F64(x)), array(&[3, 3, 2, 6], F64(w))],
+    );
+    let F64(y) = elements(&y) else {
+        panic!("f64 result expected");
+    };
+    assert_eq!(y.len(), 2 * 3 * 3 * 6);
+    assert_eq!(y.iter().sum::<f64>(), 15.0);
+    assert_eq!(y.iter().map(|v| v * v).sum::<f64>(), 2901.0);
+    assert_eq!(y[..6], [-2.0, 1.0, 9.0, 6.0, 1.0, -4.0]);
+    assert_eq!(y[((3 + 2) * 3 + 2) * 6 + 5], 4.0);
+}
