@@ -358,7 +358,8 @@ pub(crate) fn refuse_empty_arrays(computation: &Computation) -> Result<(), Diagn
         Some((instr, shape)) => Err(unsupported(
             instr.spans.whole,
             format!(
-                "'{}' has no elements ({shape}): fusions over empty arrays are not emitted",
+                "an empty array: '{}' has no elements ({shape}); XLA launches no kernel for \
+                 a fusion over one, and none is emitted here",
                 instr.name
             ),
         )),

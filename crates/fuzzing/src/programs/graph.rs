@@ -78,12 +78,19 @@ impl Graph {
         format!("{prefix}{}", self.next)
     }
 
-    /// Dimensions of rank 0 to 3 with at most [`MAX_ELEMENTS`] elements.
+    /// Dimensions of rank 0 to 3 with at most [`MAX_ELEMENTS`] elements; one dimension in
+    /// 256 has size 0 (an empty array: the emitters refuse a fusion over one, located, where
+    /// XLA launches no kernel; the reference and the generator's other steps must still take
+    /// it without a panic).
     pub fn random_dims(&mut self) -> Vec<i64> {
         let rank = self.rng.usize(0..=3);
         let mut dims = Vec::new();
         for _ in 0..rank {
-            let size = self.pick(SIZES);
+            let size = if self.rng.u8(..) == 0 {
+                0
+            } else {
+                self.pick(SIZES)
+            };
             if dims.iter().product::<i64>() * size <= MAX_ELEMENTS {
                 dims.push(size);
             }

@@ -9,6 +9,17 @@ impl Graph {
     /// One random op on what exists; nothing when the op drawn does not apply.
     pub fn step(&mut self) {
         let v = self.some_value();
+        // An empty array takes elementwise ops, reshapes and transposes: slices, windows,
+        // gathers and pads have no element to start from.
+        if v.elements() == 0 {
+            match self.rng.u8(0..4) {
+                0 => self.unary(&v),
+                1 => self.binary(&v),
+                2 => self.reshape(&v),
+                _ => self.transpose(&v),
+            }
+            return;
+        }
         match self.rng.u8(0..26) {
             0..=2 => self.unary(&v),
             3..=5 => self.binary(&v),
@@ -175,6 +186,10 @@ impl Graph {
                 p += 1;
             }
         }
+        // An empty array reshapes to another empty one.
+        if v.elements() == 0 {
+            factors.push(0);
+        }
         self.rng.shuffle(&mut factors);
         let mut dims: Vec<i64> = Vec::new();
         for f in factors {
@@ -202,7 +217,8 @@ impl Graph {
     }
 
     fn slice(&mut self, v: &Value) {
-        if v.dims.is_empty() {
+        // Windows and slices of at least one element need elements to take them from.
+        if v.dims.is_empty() || v.elements() == 0 {
             return;
         }
         let mut ranges = Vec::new();
@@ -306,7 +322,7 @@ impl Graph {
     }
 
     fn dynamic_slice(&mut self, v: &Value) {
-        if v.dims.is_empty() {
+        if v.dims.is_empty() || v.elements() == 0 {
             return;
         }
         let sizes: Vec<i64> = v.dims.iter().map(|&d| self.rng.i64(1..=d)).collect();
@@ -322,7 +338,7 @@ impl Graph {
     }
 
     fn dynamic_update_slice(&mut self, v: &Value) {
-        if v.dims.is_empty() {
+        if v.dims.is_empty() || v.elements() == 0 {
             return;
         }
         let sizes: Vec<i64> = v.dims.iter().map(|&d| self.rng.i64(1..=d)).collect();
@@ -385,7 +401,8 @@ impl Graph {
     /// A window of random size, stride and padding slid over every dimension, combined
     /// as a reduce would.
     fn reduce_window(&mut self, v: &Value) {
-        if v.dims.is_empty() {
+        // Windows and slices of at least one element need elements to take them from.
+        if v.dims.is_empty() || v.elements() == 0 {
             return;
         }
         let (kind, init) = self.combiner(v.ty);

@@ -70,7 +70,7 @@ impl RandomRange {
     }
 
     /// The range fusion `fusion`'s `parameter` draws from in [`fusion_arguments`]: its
-    /// reducer's identity (`Between(v, v)`) when it is only ever a reduce's init value, else
+    /// reducer's identity (`Between(v, v)`) when it is a reduce's init value (read otherwise too or not), else
     /// [`RandomRange::for_parameter`].
     pub fn for_fusion_parameter(
         module: &HloModule,
@@ -231,8 +231,8 @@ pub fn random_arguments(
         .collect()
 }
 
-/// [`random_arguments`] for fusion `fusion` of `module`, except that a parameter used only
-/// as the init value of reduces or reduce-windows gets its reducer's identity (0 for add,
+/// [`random_arguments`] for fusion `fusion` of `module`, except that a parameter used as the
+/// init value of reduces or reduce-windows (whatever else reads it) gets its reducer's identity (0 for add,
 /// or, xor; 1 for multiply, and; -inf for maximum; +inf for minimum; the type's lowest or
 /// highest value for integers). XLA's reduction emitters combine the init value with every
 /// thread's partial result, which XLA permits because reductions are only defined for an
@@ -367,8 +367,10 @@ fn reducer_identity(
         {
             let is_init = matches!(user.opcode, Opcode::Reduce | Opcode::ReduceWindow)
                 && k >= user.operands.len() / 2;
+            // Read otherwise too (a constant 0 that CSE made one value with a broadcast of
+            // zeros): the kernel is only right for an identity init, so that is drawn.
             if !is_init {
-                return None;
+                continue;
             }
             let reducer = module.computation(user.called("to_apply")?.id);
             let this = match reducer.root_instruction().opcode {
