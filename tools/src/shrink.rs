@@ -364,7 +364,7 @@ mod tests {
     /// A flat program shrinks in its ENTRY: to its parameters and the one op that fails.
     #[test]
     fn a_flat_program_shrinks_in_its_entry() {
-        let text = (0..5000u64)
+        let text = (0..50000u64)
             .map(fuzzing::programs::flat_program)
             .find(|text| {
                 let root_tanh = text
