@@ -20,11 +20,7 @@ use hlo::{AttrValue, Diagnostic, HloModule, InstrId, Instruction, Opcode, Payloa
 use crate::{is_pure, operands_first, program_results, remove_dead_code, same_shape};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
-    let mut changed = false;
-    for id in crate::control_computations(module) {
-        changed |= deduplicate(&mut module.computations[id.0]);
-    }
-    Ok(changed)
+    Ok(crate::rewrite_control_computations(module, deduplicate))
 }
 
 /// One instruction per value in `c`: whether any went.

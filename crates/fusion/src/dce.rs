@@ -10,12 +10,9 @@ use hlo::{Diagnostic, HloModule};
 use crate::remove_dead_code;
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
-    let mut changed = false;
-    for id in crate::control_computations(module) {
-        let c = &mut module.computations[id.0];
+    Ok(crate::rewrite_control_computations(module, |c| {
         let before = c.instructions.len();
         remove_dead_code(c);
-        changed |= c.instructions.len() != before;
-    }
-    Ok(changed)
+        c.instructions.len() != before
+    }))
 }

@@ -11,11 +11,10 @@ use hlo::{Diagnostic, HloModule, InstrId, Instruction, Opcode, Payload, Shape};
 use crate::Names;
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
-    let mut changed = false;
-    for id in crate::control_computations(module) {
-        changed |= copy_to_result_layouts(&mut module.computations[id.0]);
-    }
-    Ok(changed)
+    Ok(crate::rewrite_control_computations(
+        module,
+        copy_to_result_layouts,
+    ))
 }
 
 /// The in-place ops of `c` with their updated operands in their results' layouts: whether

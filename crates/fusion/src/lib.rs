@@ -111,6 +111,41 @@ pub(crate) fn metadata(instr: &Instruction) -> Vec<hlo::Attribute> {
         .collect()
 }
 
+/// Runs `rewrite` on each of [`control_computations`]: whether it changed any.
+pub(crate) fn rewrite_control_computations(
+    module: &mut HloModule,
+    mut rewrite: impl FnMut(&mut Computation) -> bool,
+) -> bool {
+    let mut changed = false;
+    for id in control_computations(module) {
+        changed |= rewrite(&mut module.computations[id.0]);
+    }
+    changed
+}
+
+/// The op each computation applies to its two parameters, if that is all it does (a
+/// reducer's), and whether it takes them in order (`op(first, second)`): read before a
+/// pass borrows a computation for rewriting.
+pub(crate) fn reducer_ops(module: &HloModule) -> Vec<Option<ReducerOp>> {
+    module
+        .computations
+        .iter()
+        .map(|c| {
+            let op = c.binary_op_of_parameters()?;
+            let in_order = c.root_instruction().operands.first() == c.parameters().first();
+            Some(ReducerOp { op, in_order })
+        })
+        .collect()
+}
+
+/// A reducer that is one binary op of its parameters ([`reducer_ops`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReducerOp {
+    pub(crate) op: Opcode,
+    /// `op(accumulator, element)` rather than `op(element, accumulator)`.
+    pub(crate) in_order: bool,
+}
+
 /// The computations the fusion passes work on: the entry and, reachable from it, the
 /// bodies and conditions of `while` loops and the branches of `conditional`s, each once,
 /// the entry first. Each runs as a program of its own under the runtime (XLA:GPU's loop is

@@ -15,11 +15,7 @@ use hlo::{AttrValue, Attribute, Diagnostic, HloModule, InstrId, Instruction, Opc
 use crate::{Names, elementwise, operands_first, remove_dead_code};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
-    let mut changed = false;
-    for id in crate::control_computations(module) {
-        changed |= move_reshapes(&mut module.computations[id.0]);
-    }
-    Ok(changed)
+    Ok(crate::rewrite_control_computations(module, move_reshapes))
 }
 
 /// The reshapes of `computation` moved after the elementwise ops they feed: whether any.

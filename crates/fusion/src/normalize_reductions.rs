@@ -15,30 +15,18 @@
 use emitters::reduction::ReductionDimensions;
 use hlo::{AttrValue, Attribute, Diagnostic, HloModule, InstrId, Instruction, Opcode, Payload};
 
-use crate::Names;
+use crate::{Names, ReducerOp};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
-    // The binary op each computation applies to its parameters (first, second), if that is
-    // all it does: a reducer's.
-    let reducers: Vec<Option<(Opcode, bool)>> = module
-        .computations
-        .iter()
-        .map(|c| {
-            let op = c.binary_op_of_parameters()?;
-            let params = c.parameters();
-            Some((op, c.root_instruction().operands[0] == params[0]))
-        })
-        .collect();
-    let mut changed = false;
-    for id in crate::control_computations(module) {
-        changed |= normalize(&mut module.computations[id.0], &reducers);
-    }
-    Ok(changed)
+    let reducers = crate::reducer_ops(module);
+    Ok(crate::rewrite_control_computations(module, |c| {
+        normalize(c, &reducers)
+    }))
 }
 
 /// Every reduce of `c` whose dimensions interleave, or that reduces one element per output,
 /// rewritten: whether any was.
-fn normalize(c: &mut hlo::Computation, reducers: &[Option<(Opcode, bool)>]) -> bool {
+fn normalize(c: &mut hlo::Computation, reducers: &[Option<ReducerOp>]) -> bool {
     let mut names: Option<Names> = None;
     let mut changed = false;
     for i in 0..c.instructions.len() {
@@ -63,9 +51,9 @@ fn normalize(c: &mut hlo::Computation, reducers: &[Option<(Opcode, bool)>]) -> b
         let reducer = reduce
             .called("to_apply")
             .and_then(|r| reducers.get(r.id.0).copied().flatten());
-        if let (true, 1, Some((op, init_first))) = (one_element, inputs, reducer) {
+        if let (true, 1, Some(ReducerOp { op, in_order })) = (one_element, inputs, reducer) {
             let names = names.get_or_insert_with(|| Names::of(c));
-            elementwise(c, i, names, op, init_first);
+            elementwise(c, i, names, op, in_order);
             changed = true;
             continue;
         }

@@ -31,25 +31,17 @@ use hlo::{
     Payload, PrimitiveType, Value,
 };
 
-use crate::{operands_first, program_results, remove_dead_code, same_shape};
+use crate::{ReducerOp, operands_first, program_results, remove_dead_code, same_shape};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
-    // The op each computation applies to its two parameters, if that is all it does (a
-    // reducer's): read before the entry is borrowed for rewriting.
-    let reducers: Vec<Option<Opcode>> = module
-        .computations
-        .iter()
-        .map(Computation::binary_op_of_parameters)
-        .collect();
-    let mut changed = false;
-    for id in crate::control_computations(module) {
-        changed |= simplify(&mut module.computations[id.0], &reducers);
-    }
-    Ok(changed)
+    let reducers = crate::reducer_ops(module);
+    Ok(crate::rewrite_control_computations(module, |c| {
+        simplify(c, &reducers)
+    }))
 }
 
 /// Every rewrite of `c` that applies: whether any did.
-fn simplify(c: &mut Computation, reducers: &[Option<Opcode>]) -> bool {
+fn simplify(c: &mut Computation, reducers: &[Option<ReducerOp>]) -> bool {
     let results = program_results(c);
     let mut replacement: Vec<InstrId> = (0..c.instructions.len()).map(InstrId).collect();
     let mut changed = false;
@@ -97,7 +89,7 @@ enum Rewrite {
     InPlace(Box<Instruction>),
 }
 
-fn simplified(c: &Computation, i: InstrId, reducers: &[Option<Opcode>]) -> Option<Rewrite> {
+fn simplified(c: &Computation, i: InstrId, reducers: &[Option<ReducerOp>]) -> Option<Rewrite> {
     let instr = &c.instructions[i.0];
     let operand = |k: usize| instr.operands.get(k).map(|&o| (o, &c.instructions[o.0]));
     let (first, x) = operand(0)?;
@@ -169,7 +161,7 @@ fn simplified(c: &Computation, i: InstrId, reducers: &[Option<Opcode>]) -> Optio
                 .copied()
                 .flatten()?;
             let init = splat(c, instr.operands[1])?;
-            (unit && identity(reducer, init, element_type)).then(|| {
+            (unit && identity(reducer.op, init, element_type)).then(|| {
                 Rewrite::InPlace(Box::new(Instruction {
                     opcode: Opcode::Reshape,
                     operands: vec![first],

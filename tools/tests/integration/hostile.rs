@@ -759,3 +759,42 @@ ENTRY main {
     let outcome = run(HLO_EMIT, &[&branches, "--check=8"], None);
     assert_eq!(outcome.code, Some(0), "{}", outcome.stderr);
 }
+
+/// A convolution left to the runtime (computed on the host by `--check`) with hostile
+/// attributes: zero, negative, too many feature groups, malformed dim_labels, a zero stride
+/// and a huge padding: each a located error, never a panic.
+#[test]
+fn hostile_convolution_attributes_are_located_errors() {
+    let dir = tempdir("hlo-conv");
+    let program = |attributes: &str| {
+        format!(
+            "HloModule c
+
+ENTRY main {{
+  x = f32[1,4,4,2]{{3,2,1,0}} parameter(0)
+  w = f32[3,3,2,4]{{3,2,1,0}} parameter(1)
+  y = f32[1,4,4,4]{{3,2,1,0}} convolution(x, w), {attributes}
+  ROOT z = f32[1,4,4,4]{{3,2,1,0}} add(y, y)
+}}
+"
+        )
+    };
+    let window = "window={size=3x3 pad=1_1x1_1}";
+    let cases = [
+        (format!("{window}, dim_labels=b01f_01io->b01f, feature_group_count=0"), "feature_group_count=0"),
+        (format!("{window}, dim_labels=b01f_01io->b01f, feature_group_count=-3"), "feature_group_count=-3"),
+        (format!("{window}, dim_labels=b01f_01io->b01f, feature_group_count=1000000000000"), "groups"),
+        (format!("{window}, dim_labels=b00f_01io->bf01"), "dim_labels"),
+        ("window={size=3x3 stride=0x1000000000 pad=-5_99999999999x1_1}, dim_labels=b01f_01io->b01f".to_string(), "window"),
+    ];
+    for (k, (attributes, message)) in cases.iter().enumerate() {
+        let file = write(&dir, &format!("conv{k}.hlo"), &program(attributes));
+        let outcome = run(HLO_EMIT, &[&file, "--check"], None);
+        assert_eq!(outcome.code, Some(1), "{attributes}: {}", outcome.stderr);
+        let located = outcome
+            .stderr
+            .lines()
+            .any(|l| l.starts_with(&format!("{file}:6:3: error: ")) && l.contains(message));
+        assert!(located, "{attributes}: {}", outcome.stderr);
+    }
+}

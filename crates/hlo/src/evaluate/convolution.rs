@@ -84,7 +84,12 @@ pub(super) fn convolution(
             "dim_labels '{dim_labels}' and the window disagree on the spatial dimensions"
         ));
     }
-    let groups = instr.int("feature_group_count").unwrap_or(1).max(1);
+    let groups = instr.int("feature_group_count").unwrap_or(1);
+    if groups < 1 {
+        return Err(format!(
+            "convolution: feature_group_count={groups} (at least 1)"
+        ));
+    }
     if instr.int("batch_group_count").unwrap_or(1) != 1 {
         return Err("unsupported: convolution with batch_group_count".into());
     }

@@ -433,21 +433,18 @@ impl<'m> Evaluator<'m> {
                 operands.iter().map(|&v| v.clone()).collect(),
             )),
             GetTupleElement => get_tuple_element(instr, operands),
-            Dot if self.lanes.is_none() => {
+            // Library ops (cuBLAS, cuDNN in XLA:GPU), on whole arrays.
+            Dot | Convolution if self.lanes.is_none() => {
                 let result = instr
                     .shape
                     .as_array()
-                    .ok_or("unsupported: a tuple-shaped dot")?;
-                dot::dot(instr, array(operands[0])?, array(operands[1])?, result)
-                    .map(HostValue::Array)
-            }
-            Convolution if self.lanes.is_none() => {
-                let result = instr
-                    .shape
-                    .as_array()
-                    .ok_or("unsupported: a tuple-shaped convolution")?;
-                convolution::convolution(instr, array(operands[0])?, array(operands[1])?, result)
-                    .map(HostValue::Array)
+                    .ok_or_else(|| format!("unsupported: a tuple-shaped {}", instr.opcode))?;
+                let (lhs, rhs) = (array(operands[0])?, array(operands[1])?);
+                match instr.opcode {
+                    Dot => dot::dot(instr, lhs, rhs, result),
+                    _ => convolution::convolution(instr, lhs, rhs, result),
+                }
+                .map(HostValue::Array)
             }
             Copy => Ok(operands[0].clone()),
             Broadcast | Reshape | Transpose | Slice | Reverse | Pad | Concatenate
