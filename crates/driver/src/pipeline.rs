@@ -39,6 +39,10 @@ pub const FUSION_PASSES: &[HloPass] = &[
     // JAX writes `table[ids]` as a gather with collapsed slice dimensions; the emitters
     // index XLA's canonical gather, which XLA's GatherSimplifier produces at this point.
     fusion::CANONICALIZE_GATHERS,
+    // `lax.top_k` (a `topk`, or XLA's `TopK` custom-call) has no kernel of its own here: a
+    // stable sort of values and indices, then a slice of each, as XLA's TopkDecomposer
+    // writes it.
+    fusion::DECOMPOSE_TOPK,
     // JAX's shape plumbing (identity broadcasts, reshape chains, `x * 1`, dtype round
     // trips) goes, so that the rules below see the ops that compute something.
     fusion::ALGEBRAIC_SIMPLIFIER,

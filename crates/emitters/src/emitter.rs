@@ -19,6 +19,7 @@ use crate::normalization::RowNormalization;
 use crate::partition::PartitionedComputation;
 use crate::reduction::ReductionFusion;
 use crate::scatter::ScatterFusion;
+use crate::sort::SortFusion;
 use crate::transpose::{TransposePlan, tiled_transpose};
 use crate::{EmittedFusion, EmittedKernel, Target, kernel};
 
@@ -76,6 +77,11 @@ pub fn analyze(c: &Computation) -> FusionAnalysis<'_> {
 pub fn emitter_for(analysis: &FusionAnalysis) -> Result<Box<dyn FusionEmitter>, Diagnostic> {
     let computation = analysis.computation;
     kernel::refuse_empty_arrays(computation)?;
+    // A sort ROOT is the sort emitter's (its kernel sorts whole rows); a sort elsewhere in
+    // a fusion is refused below.
+    if let Some(sort) = SortFusion::analyze(analysis)? {
+        return Ok(Box::new(sort));
+    }
     kernel::refuse_ops_without_emitter(computation)?;
     let (kind, heroes) = choose_emitter(analysis);
     if kind == EmitterKind::Scatter {
@@ -125,6 +131,7 @@ pub enum EmitterKind {
     InPlaceDynamicUpdateSlice,
     Concatenate,
     RowNormalization,
+    Sort,
 }
 
 impl std::fmt::Display for EmitterKind {
@@ -137,6 +144,7 @@ impl std::fmt::Display for EmitterKind {
             EmitterKind::InPlaceDynamicUpdateSlice => "in-place dynamic-update-slice",
             EmitterKind::Concatenate => "concatenate",
             EmitterKind::RowNormalization => "row normalization",
+            EmitterKind::Sort => "sort",
         })
     }
 }
@@ -146,8 +154,10 @@ impl std::fmt::Display for EmitterKind {
 /// [`emitter_for`] starts from it.
 pub fn choose_emitter(analysis: &FusionAnalysis) -> (EmitterKind, Vec<InstrId>) {
     let c = analysis.computation;
-    if c.root_instruction().opcode == Opcode::Scatter {
-        return (EmitterKind::Scatter, vec![c.root]);
+    match c.root_instruction().opcode {
+        Opcode::Scatter => return (EmitterKind::Scatter, vec![c.root]),
+        Opcode::Sort => return (EmitterKind::Sort, vec![c.root]),
+        _ => {}
     }
     let picks = |kind: EmitterKind| -> Vec<InstrId> {
         analysis
@@ -161,7 +171,8 @@ pub fn choose_emitter(analysis: &FusionAnalysis) -> (EmitterKind, Vec<InstrId>) 
                 | EmitterKind::Scatter
                 | EmitterKind::InPlaceDynamicUpdateSlice
                 | EmitterKind::Concatenate
-                | EmitterKind::RowNormalization => false,
+                | EmitterKind::RowNormalization
+                | EmitterKind::Sort => false,
             })
             .collect()
     };

@@ -311,16 +311,13 @@ pub(crate) fn refuse_ops_without_emitter(computation: &Computation) -> Result<()
 /// The refusal of `instr` when no emitter here compiles its op, located at it and saying
 /// what XLA:GPU does with it (the general "no indexing map" refusal would not say).
 pub(crate) fn without_emitter(instr: &hlo::Instruction) -> Option<Diagnostic> {
-    const TOP_K: &str = "XLA:GPU runs its top-k kernel or decomposes top-k into a sort and a slice; hlo-emit has no sort emitter yet";
-    let top_k_call = instr
-        .attribute("custom_call_target")
-        .is_some_and(|a| matches!(&a.value, hlo::AttrValue::Str(s) if s == "TopK"));
+    const TOP_K: &str = "XLA:GPU runs its top-k kernel or decomposes top-k into a sort and a slice, as hlo-emit's fusion pipeline does (--fuse)";
     let what = match instr.opcode {
         Opcode::Sort => {
-            "XLA:GPU sorts with a kernel of its own (a bitonic sort in shared memory, then merge steps) or CUB's radix sort; hlo-emit has no sort emitter yet"
+            "XLA:GPU sorts with a kernel of its own, and so does hlo-emit: its sort emitter takes a fusion whose ROOT is the sort (the fusion pipeline makes one; --fuse)"
         }
         Opcode::TopK => TOP_K,
-        Opcode::CustomCall if top_k_call => TOP_K,
+        Opcode::CustomCall if instr.is_topk_call() => TOP_K,
         Opcode::CustomCall => {
             "XLA:GPU hands a custom-call to the runtime (a library call or a registered kernel), not to a fusion emitter"
         }

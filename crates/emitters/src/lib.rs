@@ -23,7 +23,8 @@
 //!   updates unless the indices are unique);
 //! * `dynamic_update_slice/`: dynamic-update-slice ROOTs written in place, one thread per
 //!   update element;
-//! * `concatenate/`: a concatenate hero of the one ROOT, one loop per operand.
+//! * `concatenate/`: a concatenate hero of the one ROOT, one loop per operand;
+//! * `sort/`: a sort ROOT, one block per row, a bitonic network in shared memory.
 //!
 //! What every kernel needs is written once in `kernel.rs`: `@main`'s signature and argument
 //! names, the parameter types, thread and block ids with their ranges. **Adding an
@@ -44,6 +45,7 @@ pub mod normalization;
 pub mod partition;
 pub mod reduction;
 pub mod scatter;
+pub mod sort;
 pub mod transpose;
 pub mod types;
 
@@ -217,7 +219,7 @@ pub fn left_to_runtime(module: &HloModule) -> Vec<(ComputationId, InstrId)> {
 pub fn refuse_kernels_left_out(module: &HloModule) -> Result<(), Diagnostic> {
     for (c, i) in left_to_runtime(module) {
         let instr = module.computation(c).instruction(i);
-        if matches!(instr.opcode, Opcode::Sort | Opcode::TopK) {
+        if matches!(instr.opcode, Opcode::Sort | Opcode::TopK) || instr.is_topk_call() {
             return Err(kernel::without_emitter(instr).expect("sort and topk have none"));
         }
     }

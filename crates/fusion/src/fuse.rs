@@ -115,8 +115,8 @@ pub(crate) struct Group {
 /// libraries or the runtime rather than to a fusion emitter (matrix products and
 /// convolutions go to cuBLAS/cuDNN, custom calls, collectives, I/O, random numbers);
 /// anything that calls a computation other than the reducer of a reduce or a
-/// reduce-window or a scatter's combiner (control flow, maps, sorts); tuple shapes other than a variadic
-/// reduce's or scatter's.
+/// reduce-window or a scatter's combiner or a sort's comparator (control flow, maps);
+/// tuple shapes other than a variadic reduce's, a scatter's or a sort's.
 /// They are listed as left to the runtime.
 fn fusible(instr: &Instruction) -> bool {
     use Opcode::*;
@@ -173,7 +173,7 @@ fn fusible(instr: &Instruction) -> bool {
             | TopK
     );
     !stays
-        && (matches!(instr.opcode, Reduce | ReduceWindow | Scatter)
+        && (matches!(instr.opcode, Reduce | ReduceWindow | Scatter | Sort)
             || (instr.called_computations().next().is_none() && instr.shape.as_array().is_some()))
 }
 
@@ -683,8 +683,9 @@ fn group(entry: &Computation) -> Vec<Group> {
                 }
                 (Opcode::Reduce, _) => false,
                 // A scatter or a dynamic-update-slice roots a fusion of its own (it is
-                // written in place).
-                _ if in_place_hero(instr) => false,
+                // written in place); so does a sort (`emitters::sort`: its kernel sorts
+                // whole rows, its users read them at other positions).
+                _ if in_place_hero(instr) || instr.opcode == Opcode::Sort => false,
                 (_, [g]) if breaks_in_place(entry, p, roots[*g]) => false,
                 (_, gs) if gs.iter().any(|&g| breaks_in_place(entry, p, roots[g])) => false,
                 // An expensive producer joins a consumer that reads each of its elements
@@ -711,11 +712,11 @@ fn group(entry: &Computation) -> Vec<Group> {
             }
             member_of[p.0] = groups;
         } else if let Some(g) = output_of_consumer(entry, p, &outside_users, &groups, &roots)
-            .filter(|&g| !hero_found[g])
+            .filter(|&g| !hero_found[g] && instr.opcode != Opcode::Sort)
         {
             member_of[p.0] = vec![g];
             extra_outputs[g].push(p);
-        } else if let Some(g) = (!outside)
+        } else if let Some(g) = (!outside && instr.opcode != Opcode::Sort)
             .then(|| side_output_of_reduction(entry, p, &groups, &roots, &hero_found, &position))
             .flatten()
         {
@@ -726,8 +727,11 @@ fn group(entry: &Computation) -> Vec<Group> {
         } else {
             member_of[p.0] = vec![roots.len()];
             roots.push(p);
-            // An in-place fusion takes no extra outputs either: its output is written in place.
-            hero_found.push(instr.opcode == Opcode::Reduce || in_place_hero(instr));
+            // An in-place fusion takes no extra outputs either: its output is written in
+            // place; nor does a sort's, whose kernel writes whole sorted rows.
+            hero_found.push(
+                matches!(instr.opcode, Opcode::Reduce | Opcode::Sort) || in_place_hero(instr),
+            );
             extra_outputs.push(Vec::new());
         }
     }

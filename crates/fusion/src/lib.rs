@@ -9,6 +9,7 @@ mod canonicalize_gathers;
 mod cse;
 mod dce;
 mod dead_computations;
+mod decompose_topk;
 mod explain;
 mod fuse;
 mod in_place_layouts;
@@ -70,6 +71,10 @@ pub const CANONICALIZE_GATHERS: HloPass = HloPass::new(
     "CanonicalizeGathers",
     canonicalize_gathers::run,
 );
+
+/// Top-k as a stable sort and a slice (`decompose_topk.rs`).
+pub const DECOMPOSE_TOPK: HloPass =
+    HloPass::new("decompose-topk", "TopkDecomposer", decompose_topk::run);
 
 /// Exact algebraic rewrites (`simplify.rs`).
 pub const ALGEBRAIC_SIMPLIFIER: HloPass =

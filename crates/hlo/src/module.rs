@@ -249,6 +249,15 @@ impl Instruction {
         digits.parse().ok()
     }
 
+    /// Whether this is XLA's `TopK` custom-call (`custom_call_target="TopK"`, a comparator
+    /// in `called_computations`), which JAX's `lax.top_k` becomes in XLA's printed modules.
+    pub fn is_topk_call(&self) -> bool {
+        self.opcode == Opcode::CustomCall
+            && self
+                .attribute("custom_call_target")
+                .is_some_and(|a| matches!(&a.value, AttrValue::Str(s) if s == "TopK"))
+    }
+
     /// An integer-list attribute such as `dimensions={0,1}`.
     pub fn int_list(&self, name: &str) -> Option<&[i64]> {
         match &self.attribute(name)?.value {

@@ -73,6 +73,7 @@ mod narrow_float;
 mod random;
 mod reduce;
 mod scatter;
+mod sort;
 mod sub_byte;
 mod value;
 mod window;
@@ -346,6 +347,9 @@ impl<'m> Evaluator<'m> {
             Opcode::ReduceWindow => window::reduce_window(self, instr, operands),
             Opcode::Map => reduce::map(self, instr, operands),
             Opcode::Scatter => scatter::scatter(self, instr, operands),
+            Opcode::Sort => sort::sort(self, instr, operands),
+            Opcode::TopK => sort::topk(self, instr, operands),
+            Opcode::CustomCall if instr.is_topk_call() => sort::topk_call(self, instr, operands),
             _ => self
                 .local(computation, instr, operands)
                 .map_err(|m| located(instr, m)),
@@ -596,6 +600,16 @@ fn scalar_movement(instr: &Instruction, operands: &[&HostValue]) -> Result<HostV
                 == instr.shape.as_array().map(|a| a.element_type) =>
         {
             Ok((*x).clone())
+        }
+        // XLA's comparators bitcast an f32 scalar to s32 (a bitcast-convert of one element).
+        [HostValue::Array(x)] if scalar_in_scalar_out && instr.opcode == Bitcast => {
+            let to = instr.shape.as_array().map(|a| a.element_type);
+            let to = to.ok_or("a tuple-shaped bitcast")?;
+            let elements = elementwise::bitcast_convert(x.elements(), to)?;
+            Ok(HostValue::Array(HostArray::new(
+                x.dims().to_vec(),
+                elements,
+            )?))
         }
         _ => Err(format!(
             "unsupported: {} of arrays in a computation applied per element",

@@ -1583,3 +1583,128 @@ ENTRY main {
     assert_eq!(y[..6], [-2.0, 1.0, 9.0, 6.0, 1.0, -4.0]);
     assert_eq!(y[((3 + 2) * 3 + 2) * 6 + 5], 4.0);
 }
+
+/// The comparator `jnp.sort` writes for f32: -0.0 as 0.0, every NaN as one NaN, then a
+/// total-order `LT`.
+const JAX_F32_LESS: &str = "less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ia = s32[] parameter(2)
+  ib = s32[] parameter(3)
+  zero = f32[] constant(0)
+  nan = f32[] constant(nan)
+  a_nan = pred[] compare(a, a), direction=NE
+  a_zero = pred[] compare(a, zero), direction=EQ
+  a0 = f32[] select(a_zero, zero, a)
+  a1 = f32[] select(a_nan, nan, a0)
+  b_nan = pred[] compare(b, b), direction=NE
+  b_zero = pred[] compare(b, zero), direction=EQ
+  b0 = f32[] select(b_zero, zero, b)
+  b1 = f32[] select(b_nan, nan, b0)
+  ROOT lt = pred[] compare(a1, b1), direction=LT, type=TOTALORDER
+}
+";
+
+/// `jnp.argsort` of rows with ties, NaNs and signed zeros: JAX's comparator with a stable
+/// sort keeps equal keys (and -0.0 with 0.0) in index order and puts NaNs last; a sort along
+/// dimension 0 sorts columns.
+#[test]
+fn a_key_value_sort_is_stable_and_puts_nan_last() {
+    let text = format!(
+        "HloModule s\n\n{JAX_F32_LESS}\nENTRY main {{
+  x = f32[2,6]{{1,0}} parameter(0)
+  i = s32[2,6]{{1,0}} parameter(1)
+  ROOT s = (f32[2,6]{{1,0}}, s32[2,6]{{1,0}}) sort(x, i), dimensions={{1}}, is_stable=true, to_apply=less
+}}
+"
+    );
+    let nan = f32::NAN;
+    let x = vec![3.0, nan, -0.0, 1.0, 0.0, 1.0, 5.0, 4.0, 3.0, 2.0, 1.0, -1.0];
+    let i: Vec<i32> = (0..12).map(|k| k % 6).collect();
+    let out = run(&text, vec![array(&[2, 6], F32(x)), array(&[2, 6], S32(i))]);
+    let parts = tuple(&out);
+    let keys = f32s(&parts[0]);
+    assert_eq!(s32s(&parts[1]), [2, 4, 3, 5, 0, 1, 5, 4, 3, 2, 1, 0]);
+    assert_eq!(
+        keys[..4].iter().map(|k| k.to_bits()).collect::<Vec<_>>(),
+        [(-0.0f32).to_bits(), 0, 1.0f32.to_bits(), 1.0f32.to_bits()]
+    );
+    assert!(keys[5].is_nan());
+
+    let columns = "HloModule s
+
+less {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=GT
+}
+
+ENTRY main {
+  x = s32[3,2]{1,0} parameter(0)
+  ROOT s = s32[3,2]{1,0} sort(x), dimensions={0}, to_apply=less
+}
+";
+    let out = run(columns, vec![array(&[3, 2], S32(vec![1, 6, 3, 4, 2, 5]))]);
+    assert_eq!(s32s(&out), [3, 6, 2, 5, 1, 4]);
+}
+
+/// `topk` keeps the k largest (or smallest) of each row of the last dimension, ties in index
+/// order, NaN above infinity; the `TopK` custom-call orders rows by its comparator.
+#[test]
+fn topk_and_the_topk_call_keep_the_first_k_in_order() {
+    let topk = |largest: bool| {
+        format!(
+            "HloModule t\n\nENTRY main {{
+  x = f32[2,5]{{1,0}} parameter(0)
+  ROOT t = (f32[2,3]{{1,0}}, s32[2,3]{{1,0}}) topk(x), k=3, largest={largest}
+}}
+"
+        )
+    };
+    let x = || {
+        array(
+            &[2, 5],
+            F32(vec![
+                1.0,
+                7.0,
+                f32::NAN,
+                7.0,
+                -2.0,
+                0.0,
+                -1.0,
+                4.0,
+                f32::INFINITY,
+                4.0,
+            ]),
+        )
+    };
+    let out = run(&topk(true), vec![x()]);
+    let parts = tuple(&out);
+    assert!(f32s(&parts[0])[0].is_nan());
+    assert_eq!(f32s(&parts[0])[1..], [7.0, 7.0, f32::INFINITY, 4.0, 4.0]);
+    assert_eq!(s32s(&parts[1]), [2, 1, 3, 3, 2, 4]);
+    let out = run(&topk(false), vec![x()]);
+    let parts = tuple(&out);
+    assert_eq!(f32s(&parts[0]), [-2.0, 1.0, 7.0, -1.0, 0.0, 4.0]);
+    assert_eq!(s32s(&parts[1]), [4, 0, 1, 1, 0, 2]);
+
+    let call = "HloModule t
+
+greater {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ia = s32[] parameter(2)
+  ib = s32[] parameter(3)
+  ROOT gt = pred[] compare(a, b), direction=GT
+}
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  ROOT t = (f32[2]{0}, s32[2]{0}) custom-call(x), custom_call_target=\"TopK\", called_computations={greater}
+}
+";
+    let out = run(call, vec![vector(F32(vec![2.0, 9.0, 2.0, 5.0]))]);
+    let parts = tuple(&out);
+    assert_eq!(f32s(&parts[0]), [9.0, 5.0]);
+    assert_eq!(s32s(&parts[1]), [1, 3]);
+}

@@ -1,0 +1,393 @@
+//! The sort emitter (XLA's sort kernels): the fusion's ROOT is a `sort`; each block sorts
+//! one row (the elements along the sorted dimension, every other coordinate fixed) in
+//! shared memory with a bitonic network.
+//!
+//! The kernel `@main`, for a row of `n` elements padded to `N = 2^L` and `T` threads
+//! (`N / 2`, at least a warp, at most 1024):
+//!
+//! 1. **Load.** An `xla_gpu.loop` over the block's threads reads the row of every operand
+//!    (through its subgraph function: producers fused into the sort are computed here) into
+//!    a shared tile of `n` elements, and each element's position into a tile of `i32`.
+//! 2. **Network.** `scf.for` over the stages `s < L`, and within a stage over its steps
+//!    `j = s, s - 1, ..., 0`; in each step every thread takes pairs `p = q * T + tid`
+//!    (`q < ceil(N / 2T)`): `lo` is `p` with a 0 bit inserted at bit `j`, and `hi` is `lo`
+//!    with its low `j + 1` bits flipped in a stage's first step (which merges two sorted
+//!    halves in opposite order) and `lo + 2^j` in the others. When `hi < n` the pair is
+//!    compared and swapped so that the earlier element goes to `lo`; positions at or past
+//!    `n` stand for elements after every other and are never touched, so `n` need not be a
+//!    power of two. `xla_gpu.sync_threads` ends every step.
+//! 3. **Store.** The same loop as the load writes the tiles to the outputs.
+//!
+//! The comparator (`to_apply`, a function of the kernel module called per pair with each
+//! operand's two elements) says whether its first element goes first. The network compares
+//! `less(hi, lo)`, and on a tie (neither before the other) the positions: the sort is
+//! **stable** whether or not the HLO asks (`is_stable`), as the evaluator's reference sort
+//! is; XLA's `StableSortExpander` breaks ties the same way.
+//!
+//! A row whose tiles do not fit a block's 48 KiB of shared memory is refused: XLA:GPU sorts
+//! such rows with merge kernels across blocks (or CUB's radix sort), which this emitter does
+//! not write.
+
+use hlo::{ArrayShape, Diagnostic, InstrId, Opcode};
+use indexing::{IndexingMap, Interval, Variable, delinearize, dim, sym};
+use ir::dialects::{arith, scf, xla_gpu};
+use ir::{Builder, Type, Value};
+
+use crate::analysis::FusionAnalysis;
+use crate::elemental::FusionContext;
+use crate::kernel::{KernelEntry, emit_loop, kernel_entry, provide, thread_and_block_ids};
+use crate::types::{element_type, leaves};
+use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions, Target, unsupported};
+
+type R<T> = Result<T, Diagnostic>;
+
+/// The fewest threads a sort block has (a warp).
+const MIN_THREADS: i64 = Target::WARP_SIZE;
+
+/// How a sort fusion is launched: one block per row.
+pub struct SortFusion {
+    hero: [InstrId; 1],
+    /// The sorted dimension.
+    dimension: usize,
+    /// The operands' shape (all have these dimensions).
+    dims: Vec<i64>,
+    /// Elements per row, and their number rounded up to a power of two.
+    n: i64,
+    padded: i64,
+    launch: LaunchDimensions,
+}
+
+impl SortFusion {
+    /// The analysis of a fusion whose ROOT is a sort (`None` for any other fusion); a sort
+    /// whose rows do not fit a block's shared memory, or with more rows than a grid has
+    /// blocks, is refused.
+    pub fn analyze(analysis: &FusionAnalysis) -> R<Option<SortFusion>> {
+        let c = analysis.computation;
+        let sort = c.root_instruction();
+        if sort.opcode != Opcode::Sort {
+            return Ok(None);
+        }
+        let span = sort.spans.whole;
+        let shapes: Vec<&ArrayShape> = sort
+            .operands
+            .iter()
+            .filter_map(|&o| c.instruction(o).shape.as_array())
+            .collect();
+        let (Some(first), true) = (shapes.first(), shapes.len() == sort.operands.len()) else {
+            return Err(unsupported(span, "a sort of tuples"));
+        };
+        let dimension = match sort.int_list("dimensions") {
+            Some(&[d]) if (0..first.rank() as i64).contains(&d) => d as usize,
+            _ => return Err(unsupported(span, "a sort without one dimension to sort")),
+        };
+        let n = first.dims[dimension];
+        let rows: i64 = first
+            .dims
+            .iter()
+            .enumerate()
+            .filter(|&(d, _)| d != dimension)
+            .map(|(_, &size)| size)
+            .product();
+        // Each element, and its position (an i32).
+        let bytes_per_element: i64 = shapes
+            .iter()
+            .map(|a| (i64::from(a.element_type.bit_width()) + 7) / 8)
+            .sum::<i64>()
+            + 4;
+        if n.saturating_mul(bytes_per_element) > Target::SHARED_MEMORY_PER_BLOCK {
+            return Err(unsupported(
+                span,
+                format!(
+                    "a sort of {n} elements per row: the row and its positions take {} bytes \
+                     of shared memory, more than a block has ({}); XLA:GPU sorts such rows with \
+                     merge kernels across blocks or CUB's radix sort, which hlo-emit does not \
+                     write",
+                    n.saturating_mul(bytes_per_element),
+                    Target::SHARED_MEMORY_PER_BLOCK
+                ),
+            ));
+        }
+        if rows as u64 > Target::MAX_GRID_X {
+            return Err(unsupported(
+                span,
+                format!("a sort of {rows} rows, more than grid.x holds (one block per row)"),
+            ));
+        }
+        let padded = (n.max(1) as u64).next_power_of_two() as i64;
+        let threads = (padded / 2).clamp(MIN_THREADS, Target::MAX_THREADS_PER_BLOCK);
+        let tile_bytes = n * bytes_per_element;
+        Ok(Some(SortFusion {
+            hero: [c.root],
+            dimension,
+            dims: first.dims.clone(),
+            n,
+            padded,
+            launch: LaunchDimensions::new(rows, threads, tile_bytes),
+        }))
+    }
+
+    fn threads(&self) -> i64 {
+        self.launch.threads_per_block as i64
+    }
+
+    /// `(th_x, bl_x)[s] -> index`: thread `th_x` of block `bl_x` takes the row's elements
+    /// `s * T + th_x`; the block's row is its id delinearized over the other dimensions.
+    fn row_map(&self) -> IndexingMap {
+        let threads = self.threads();
+        let others: Vec<i64> = (0..self.dims.len())
+            .filter(|&d| d != self.dimension)
+            .map(|d| self.dims[d])
+            .collect();
+        let mut row = delinearize(dim(1), &others).into_iter();
+        let element = sym(0) * threads + dim(0);
+        let results = (0..self.dims.len())
+            .map(|d| match d == self.dimension {
+                true => element.clone(),
+                false => row.next().expect("one coordinate per other dimension"),
+            })
+            .collect();
+        let mut map = IndexingMap::new(
+            vec![
+                Variable::new("th_x", Interval::new(0, threads - 1)),
+                Variable::new("bl_x", Interval::new(0, self.launch.blocks as i64 - 1)),
+            ],
+            vec![Variable::new(
+                "element",
+                Interval::new(0, ((self.n + threads - 1) / threads).max(1) - 1),
+            )],
+            Vec::new(),
+            results,
+        );
+        map.add_constraint(element, Interval::new(0, self.n - 1));
+        map.simplified()
+    }
+}
+
+impl FusionEmitter for SortFusion {
+    fn kind(&self) -> EmitterKind {
+        EmitterKind::Sort
+    }
+
+    fn heroes(&self) -> &[InstrId] {
+        &self.hero
+    }
+
+    fn emit_entry(&self, cx: &FusionContext<'_>, m: &mut ir::Module) -> R<EmittedKernel> {
+        let c = cx.fusion;
+        let sort = c.root_instruction();
+        let span = sort.spans.whole;
+        let outputs = leaves(&sort.shape);
+        let KernelEntry {
+            entry,
+            params,
+            outs,
+            ..
+        } = kernel_entry(m, c, &outputs, span)?;
+        let comparator = sort
+            .called("to_apply")
+            .map(|called| cx.scalar_functions[&called.id].clone())
+            .ok_or_else(|| unsupported(span, "a sort without to_apply="))?;
+        let mut b = Builder::at_end(m, entry);
+        let ids = thread_and_block_ids(&mut b, &self.launch);
+        let mut types = Vec::new();
+        for a in &outputs {
+            types.push(element_type(a.element_type).map_err(|e| unsupported(span, e))?);
+        }
+        types.push(Type::I32);
+        let tiles: Vec<Value> = types
+            .iter()
+            .map(|&t| {
+                let ip = b.insertion_point();
+                xla_gpu::build_allocate_shared(b.module, ip, Type::tensor(&[self.n], t))
+            })
+            .collect();
+
+        // 1. The row and its positions into the tiles.
+        let map = self.row_map();
+        let d = self.dimension;
+        let loaded = emit_loop(&mut b, map.clone(), &ids, &tiles, |b, _, index, tiles| {
+            let at = [index[d]];
+            let mut written = Vec::with_capacity(tiles.len());
+            for (&operand, &tile) in sort.operands.iter().zip(tiles) {
+                let value = provide(cx, b, &params, operand, index)?[0];
+                written.push(b.insert_element(value, tile, &at));
+            }
+            let position = b.cast(arith::INDEX_CAST, index[d], Type::I32);
+            written.push(b.insert_element(position, tiles[tiles.len() - 1], &at));
+            Ok(written)
+        })?;
+        let ip = b.insertion_point();
+        let loaded = xla_gpu::build_sync_threads(b.module, ip, &loaded);
+
+        // 2. The bitonic network.
+        let sorted = self.emit_network(&mut b, ids[0], loaded, &comparator);
+
+        // 3. The tiles into the outputs.
+        let stored = emit_loop(&mut b, map.clone(), &ids, &outs, |b, _, index, outs| {
+            let at = [index[d]];
+            Ok(outs
+                .iter()
+                .zip(&sorted)
+                .map(|(&out, &tile)| {
+                    let value = b.extract(tile, &at);
+                    b.insert_element(value, out, index)
+                })
+                .collect())
+        })?;
+        b.ret(&stored);
+        Ok(EmittedKernel {
+            launch: self.launch,
+            vector_factor: 1,
+            thread_map: map,
+            in_place: Vec::new(),
+            layouts: Vec::new(),
+        })
+    }
+}
+
+impl SortFusion {
+    /// The stages and steps of the network over `tiles` (the operands' tiles, then the
+    /// positions'), run by thread `tid`: the sorted tiles.
+    fn emit_network(
+        &self,
+        b: &mut Builder<'_>,
+        tid: Value,
+        tiles: Vec<Value>,
+        comparator: &str,
+    ) -> Vec<Value> {
+        let stages = i64::from(self.padded.trailing_zeros());
+        if stages == 0 {
+            return tiles;
+        }
+        let (zero, one) = (b.index(0), b.index(1));
+        let last_stage = b.index(stages);
+        let ip = b.insertion_point();
+        let (stage_loop, stage_body) = scf::build_for(b.module, ip, zero, last_stage, one, &tiles);
+        {
+            let mut b = Builder::at_end(b.module, stage_body);
+            let args = b.module.block_args(stage_body).to_vec();
+            let stage = args[0];
+            let steps = b.addi(stage, one);
+            let (zero, one) = (b.index(0), b.index(1));
+            let ip = b.insertion_point();
+            let (step_loop, step_body) = scf::build_for(b.module, ip, zero, steps, one, &args[1..]);
+            {
+                let mut b = Builder::at_end(b.module, step_body);
+                let args = b.module.block_args(step_body).to_vec();
+                let step = args[0];
+                let distance_bit = b.binary(arith::SUBI, stage, step);
+                let first_step = b.cmpi("eq", step, zero);
+                let swapped = self.emit_step(
+                    &mut b,
+                    tid,
+                    distance_bit,
+                    first_step,
+                    &args[1..],
+                    comparator,
+                );
+                let ip = b.insertion_point();
+                let synced = xla_gpu::build_sync_threads(b.module, ip, &swapped);
+                scf::build_yield(b.module, step_body, &synced);
+            }
+            let results: Vec<Value> = b.module.results(step_loop).collect();
+            scf::build_yield(b.module, stage_body, &results);
+        }
+        b.module.results(stage_loop).collect()
+    }
+
+    /// One step: every pair of thread `tid` at distance `2^j` (`j`: `distance_bit`; the
+    /// partner mirrored in the stage's first step) compared and ordered. The tiles after it.
+    fn emit_step(
+        &self,
+        b: &mut Builder<'_>,
+        tid: Value,
+        j: Value,
+        first_step: Value,
+        tiles: &[Value],
+        comparator: &str,
+    ) -> Vec<Value> {
+        let threads = self.threads();
+        let pairs_per_thread = (self.padded / 2 + threads - 1) / threads;
+        let (zero, one) = (b.index(0), b.index(1));
+        let trips = b.index(pairs_per_thread);
+        let ip = b.insertion_point();
+        let (pair_loop, body) = scf::build_for(b.module, ip, zero, trips, one, tiles);
+        {
+            let mut b = Builder::at_end(b.module, body);
+            let args = b.module.block_args(body).to_vec();
+            let (q, tiles) = (args[0], &args[1..]);
+            let one = b.index(1);
+            let stride = b.index(threads);
+            let first = b.muli(q, stride);
+            let p = b.addi(first, tid);
+            // lo: p with a 0 inserted at bit j.
+            let bit = b.binary(arith::SHLI, one, j);
+            let low_mask = b.binary(arith::SUBI, bit, one);
+            let high = b.binary(arith::SHRUI, p, j);
+            let j1 = b.addi(j, one);
+            let high = b.binary(arith::SHLI, high, j1);
+            let low = b.binary(arith::ANDI, p, low_mask);
+            let lo = b.binary(arith::ORI, high, low);
+            // hi: lo's low j + 1 bits flipped (first step), or lo + 2^j.
+            let span = b.binary(arith::SHLI, one, j1);
+            let flip_mask = b.binary(arith::SUBI, span, one);
+            let mirrored = b.binary(arith::XORI, lo, flip_mask);
+            let next = b.binary(arith::ORI, lo, bit);
+            let hi = b.select(first_step, mirrored, next);
+            let n = b.index(self.n);
+            let in_row = b.cmpi("ult", hi, n);
+            let types: Vec<Type> = tiles.iter().map(|&t| b.module.value_type(t)).collect();
+            let ip = b.insertion_point();
+            let (if_op, then_block, else_block) = scf::build_if(b.module, ip, in_row, &types, true);
+            scf::build_yield(b.module, else_block.expect("an else block"), tiles);
+            {
+                let mut b = Builder::at_end(b.module, then_block);
+                let ordered = order_pair(&mut b, tiles, lo, hi, comparator);
+                scf::build_yield(b.module, then_block, &ordered);
+            }
+            let results: Vec<Value> = b.module.results(if_op).collect();
+            scf::build_yield(b.module, body, &results);
+        }
+        b.module.results(pair_loop).collect()
+    }
+}
+
+/// The elements at `lo` and `hi` of every tile swapped when the one at `hi` goes first:
+/// `less(hi, lo)`, or neither goes first and `hi` came from an earlier position (the last
+/// tile holds the positions). The tiles after it.
+fn order_pair(
+    b: &mut Builder<'_>,
+    tiles: &[Value],
+    lo: Value,
+    hi: Value,
+    comparator: &str,
+) -> Vec<Value> {
+    let at_lo: Vec<Value> = tiles.iter().map(|&t| b.extract(t, &[lo])).collect();
+    let at_hi: Vec<Value> = tiles.iter().map(|&t| b.extract(t, &[hi])).collect();
+    let k = tiles.len() - 1;
+    let mut call = |first: &[Value], second: &[Value]| {
+        let args: Vec<Value> = first[..k]
+            .iter()
+            .zip(&second[..k])
+            .flat_map(|(&x, &y)| [x, y])
+            .collect();
+        let ip = b.insertion_point();
+        let op = xla_gpu::build_pure_call(b.module, ip, comparator, &args, &[Type::I1]);
+        b.module.result(op, 0)
+    };
+    let hi_first = call(&at_hi, &at_lo);
+    let lo_first = call(&at_lo, &at_hi);
+    let earlier = b.cmpi("slt", at_hi[k], at_lo[k]);
+    let yes = b.int(1, Type::I1);
+    let tie = b.binary(arith::XORI, lo_first, yes);
+    let tie_broken = b.binary(arith::ANDI, tie, earlier);
+    let swap = b.binary(arith::ORI, hi_first, tie_broken);
+    let mut out = Vec::with_capacity(tiles.len());
+    for ((&tile, &x), &y) in tiles.iter().zip(&at_lo).zip(&at_hi) {
+        let first = b.select(swap, y, x);
+        let second = b.select(swap, x, y);
+        let tile = b.insert_element(first, tile, &[lo]);
+        out.push(b.insert_element(second, tile, &[hi]));
+    }
+    out
+}
