@@ -18,7 +18,8 @@ use crate::runner::Runner;
 // why it is there, run by `crate::runner::Runner` (which verifies, times and shows each
 // step's result to the dumps and `--check`):
 //
-// 1. [`FUSION_PASSES`], on an unfused program's HLO (`Runner::fuse`);
+// 1. [`FUSION_PASSES`], on an unfused program's HLO (`Runner::fuse`), or
+//    [`FUSED_MODULE_PASSES`] on a fused one (`Runner::outline`);
 // 2. `emit`: the emitter chosen for each fusion (`emitters::emit_fusion_for`), `xla_gpu` IR;
 // 3. [`PASSES`], on each fusion's module;
 // 4. [`LLVM_STAGES`], on the fusions' modules linked into one (`Runner::compile`).
@@ -73,6 +74,14 @@ pub const FUSION_PASSES: &[HloPass] = &[
     // Without it the whole program would be one loop kernel that recomputes every
     // reduction per element.
     fusion::FUSE,
+];
+
+/// The fusion passes of a module that holds fusions already (XLA's printed modules, run
+/// without `--fuse`): its fusions are kept as they are.
+pub const FUSED_MODULE_PASSES: &[HloPass] = &[
+    // XLA:GPU leaves each sort outside the fusions and gives it a kernel of its own; here
+    // that kernel is the sort emitter's, which takes a fusion whose ROOT is the sort.
+    fusion::OUTLINE_SORTS,
 ];
 
 /// Our passes, on each fusion's module, in order (the seed's walkthrough order).
@@ -238,7 +247,10 @@ pub const LLVM_STAGES: &[&str] = &[
 /// and `cse` run several times; naming them dumps after every run): the fusion passes
 /// (which dump only when they change the module), then every stage `--stop-after` takes.
 pub fn stage_names() -> Vec<&'static str> {
-    let fusion = FUSION_PASSES.iter().map(|p| p.name);
+    let fusion = FUSION_PASSES
+        .iter()
+        .chain(FUSED_MODULE_PASSES)
+        .map(|p| p.name);
     let rest = std::iter::once("emit").chain(PASSES.iter().chain(LLVM_STAGES).copied());
     let mut names = Vec::new();
     for name in fusion.chain(rest) {
@@ -290,7 +302,11 @@ pub(crate) fn validate(options: &Options) -> Result<(), String> {
         ));
     }
     if let Some(stop) = &options.stop_after {
-        if FUSION_PASSES.iter().any(|p| p.name == stop) {
+        if FUSION_PASSES
+            .iter()
+            .chain(FUSED_MODULE_PASSES)
+            .any(|p| p.name == stop)
+        {
             return Err(format!(
                 "error: --stop-after={stop}: a fusion pass; --emit=hlo prints the module after the fusion passes"
             ));
@@ -410,6 +426,8 @@ pub fn compile_text(name: &str, text: &str, options: &Options) -> Result<Compile
     let mut runner = Runner::new(&source, options)?;
     if fusion::wants_fusion(&module) {
         runner.fuse(&mut module, &mut [])?;
+    } else {
+        runner.outline(&mut module, &mut [])?;
     }
     let fusions = select_fusions(&source, &module, None)?;
     runner.compile(&module, &fusions, &mut [])

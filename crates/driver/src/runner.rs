@@ -22,8 +22,8 @@ use ir::PrintOptions;
 use passes::{Instrumentation, Pass, PassError, PassManager, PassRegistry, Timings};
 
 use crate::pipeline::{
-    Compiled, CompiledKernel, FUSION_PASSES, LLVM_STAGES, Options, RuntimeStep, header,
-    launch_comment, target, validate,
+    Compiled, CompiledKernel, FUSED_MODULE_PASSES, FUSION_PASSES, LLVM_STAGES, Options,
+    RuntimeStep, header, launch_comment, target, validate,
 };
 
 /// What a stage made, as its observers see it.
@@ -142,7 +142,22 @@ impl<'a> Runner<'a> {
     /// The fusion passes ([`FUSION_PASSES`]), for an unfused program: each pass run and
     /// verified, its time recorded, the module shown to `observers`.
     pub fn fuse(&mut self, module: &mut HloModule, observers: Observers) -> Result<(), String> {
-        for pass in FUSION_PASSES {
+        self.run_hlo_passes(FUSION_PASSES, module, observers)
+    }
+
+    /// The passes of a module that is fused already ([`FUSED_MODULE_PASSES`]), run as
+    /// [`Runner::fuse`] runs its own.
+    pub fn outline(&mut self, module: &mut HloModule, observers: Observers) -> Result<(), String> {
+        self.run_hlo_passes(FUSED_MODULE_PASSES, module, observers)
+    }
+
+    fn run_hlo_passes(
+        &mut self,
+        passes: &[fusion::HloPass],
+        module: &mut HloModule,
+        observers: Observers,
+    ) -> Result<(), String> {
+        for pass in passes {
             let run = fusion::run_pass(pass, module).map_err(|d| {
                 format!(
                     "{}\nnote: in the fusion pipeline",

@@ -76,6 +76,43 @@ fn fuse_computation(module: &mut HloModule, id: ComputationId) -> bool {
     let entry = module.computation(id);
     let groups = merge_siblings(entry, group(entry));
     let groups = crate::rows::merge_row_normalizations(entry, groups);
+    make_fusions(module, id, &groups)
+}
+
+/// `outline-sorts`: in a module fused already (as XLA:GPU prints one, its sorts left
+/// outside the fusions), each sort gets a fusion of its own, which the sort emitter
+/// compiles, as XLA:GPU gives each sort a kernel. A module without fusions (a bare fusion
+/// body, an unfused program under `--no-fuse`) is one kernel as it is, and is left alone.
+pub(crate) fn outline_sorts(module: &mut HloModule) -> Result<bool, Diagnostic> {
+    let fused = module
+        .computations
+        .iter()
+        .flat_map(|c| &c.instructions)
+        .any(|i| i.opcode == Opcode::Fusion);
+    if !fused {
+        return Ok(false);
+    }
+    let mut changed = false;
+    for id in crate::control_computations(module) {
+        let c = module.computation(id);
+        let groups: Vec<Group> = operands_first(c)
+            .into_iter()
+            .filter(|&i| c.instruction(i).opcode == Opcode::Sort)
+            .map(|sort| Group {
+                root: sort,
+                extra_outputs: Vec::new(),
+                members: vec![sort],
+                has_reduce: false,
+            })
+            .collect();
+        changed |= make_fusions(module, id, &groups);
+    }
+    Ok(changed)
+}
+
+/// Computation `id` with each of `groups` made a fusion: whether there was any.
+fn make_fusions(module: &mut HloModule, id: ComputationId, groups: &[Group]) -> bool {
+    let entry = module.computation(id);
     if groups.is_empty() {
         return false;
     }
@@ -93,7 +130,7 @@ fn fuse_computation(module: &mut HloModule, id: ComputationId) -> bool {
         fusion_of_root.insert(group.root, (ComputationId(first_new + g), operands));
         fused.push(computation);
     }
-    let new_entry = rewrite_entry(entry, &groups, &fusion_of_root, |c| {
+    let new_entry = rewrite_entry(entry, groups, &fusion_of_root, |c| {
         &fused[c.0 - first_new].name
     });
     module.computations[id.0] = new_entry;

@@ -105,6 +105,10 @@ pub const NORMALIZE_REDUCTIONS: HloPass = HloPass::new(
 /// The kernels: instructions grouped into fusions (`fuse.rs`).
 pub const FUSE: HloPass = HloPass::new("fuse", "Fuse", fuse::run);
 
+/// Sorts outside fusions made fusions of their own (`fuse.rs`).
+pub const OUTLINE_SORTS: HloPass =
+    HloPass::new("outline-sorts", "OutlineSorts", fuse::outline_sorts);
+
 /// The `metadata` attribute of `instr` (XLA's op name and source line), which an
 /// instruction rewritten into another op keeps.
 pub(crate) fn metadata(instr: &Instruction) -> Vec<hlo::Attribute> {

@@ -392,17 +392,20 @@ fn run(
     };
     let mut files = DumpFiles::default();
     // The module as written: `--check` compares the whole program with it.
-    let mut unfused = None;
-    if cli.fuse || (!cli.no_fuse && fusion::wants_fusion(&module)) {
-        if cli.check.is_some() {
-            unfused = Some(module.clone());
-        }
+    let fuse = cli.fuse || (!cli.no_fuse && fusion::wants_fusion(&module));
+    let unfused = (fuse && cli.check.is_some()).then(|| module.clone());
+    {
         let mut sink = |dump: &Dump| files.write(cli, dump, false);
         let mut dumps = Dumps {
             choice: choice.clone(),
             sink: &mut sink,
         };
-        runner.fuse(&mut module, &mut [&mut dumps])?;
+        // An unfused program is fused; a fused one keeps its fusions.
+        if fuse {
+            runner.fuse(&mut module, &mut [&mut dumps])?;
+        } else {
+            runner.outline(&mut module, &mut [&mut dumps])?;
+        }
     }
     let module = module;
     if cli.explain_fusion {

@@ -198,7 +198,7 @@ impl FusionEmitter for SortFusion {
             .iter()
             .map(|&t| {
                 let ip = b.insertion_point();
-                xla_gpu::build_allocate_shared(b.module, ip, Type::tensor(&[self.n], t))
+                xla_gpu::build_allocate_shared(b.module, ip, Type::tensor(&[self.n], in_tile(t)))
             })
             .collect();
 
@@ -210,6 +210,7 @@ impl FusionEmitter for SortFusion {
             let mut written = Vec::with_capacity(tiles.len());
             for (&operand, &tile) in sort.operands.iter().zip(tiles) {
                 let value = provide(cx, b, &params, operand, index)?[0];
+                let value = widened(b, value);
                 written.push(b.insert_element(value, tile, &at));
             }
             let position = b.cast(arith::INDEX_CAST, index[d], Type::I32);
@@ -220,7 +221,7 @@ impl FusionEmitter for SortFusion {
         let loaded = xla_gpu::build_sync_threads(b.module, ip, &loaded);
 
         // 2. The bitonic network.
-        let sorted = self.emit_network(&mut b, ids[0], loaded, &comparator);
+        let sorted = self.emit_network(&mut b, ids[0], loaded, &comparator, &types);
 
         // 3. The tiles into the outputs.
         let stored = emit_loop(&mut b, map.clone(), &ids, &outs, |b, _, index, outs| {
@@ -228,8 +229,10 @@ impl FusionEmitter for SortFusion {
             Ok(outs
                 .iter()
                 .zip(&sorted)
-                .map(|(&out, &tile)| {
+                .zip(&types)
+                .map(|((&out, &tile), &ty)| {
                     let value = b.extract(tile, &at);
+                    let value = narrowed(b, value, ty);
                     b.insert_element(value, out, index)
                 })
                 .collect())
@@ -254,6 +257,7 @@ impl SortFusion {
         tid: Value,
         tiles: Vec<Value>,
         comparator: &str,
+        types: &[Type],
     ) -> Vec<Value> {
         let stages = i64::from(self.padded.trailing_zeros());
         if stages == 0 {
@@ -284,6 +288,7 @@ impl SortFusion {
                     first_step,
                     &args[1..],
                     comparator,
+                    types,
                 );
                 let ip = b.insertion_point();
                 let synced = xla_gpu::build_sync_threads(b.module, ip, &swapped);
@@ -297,6 +302,7 @@ impl SortFusion {
 
     /// One step: every pair of thread `tid` at distance `2^j` (`j`: `distance_bit`; the
     /// partner mirrored in the stage's first step) compared and ordered. The tiles after it.
+    #[allow(clippy::too_many_arguments)]
     fn emit_step(
         &self,
         b: &mut Builder<'_>,
@@ -305,6 +311,7 @@ impl SortFusion {
         first_step: Value,
         tiles: &[Value],
         comparator: &str,
+        types: &[Type],
     ) -> Vec<Value> {
         let threads = self.threads();
         let pairs_per_thread = (self.padded / 2 + threads - 1) / threads;
@@ -336,13 +343,14 @@ impl SortFusion {
             let hi = b.select(first_step, mirrored, next);
             let n = b.index(self.n);
             let in_row = b.cmpi("ult", hi, n);
-            let types: Vec<Type> = tiles.iter().map(|&t| b.module.value_type(t)).collect();
+            let tile_types: Vec<Type> = tiles.iter().map(|&t| b.module.value_type(t)).collect();
             let ip = b.insertion_point();
-            let (if_op, then_block, else_block) = scf::build_if(b.module, ip, in_row, &types, true);
+            let (if_op, then_block, else_block) =
+                scf::build_if(b.module, ip, in_row, &tile_types, true);
             scf::build_yield(b.module, else_block.expect("an else block"), tiles);
             {
                 let mut b = Builder::at_end(b.module, then_block);
-                let ordered = order_pair(&mut b, tiles, lo, hi, comparator);
+                let ordered = order_pair(&mut b, tiles, lo, hi, comparator, types);
                 scf::build_yield(b.module, then_block, &ordered);
             }
             let results: Vec<Value> = b.module.results(if_op).collect();
@@ -354,13 +362,15 @@ impl SortFusion {
 
 /// The elements at `lo` and `hi` of every tile swapped when the one at `hi` goes first:
 /// `less(hi, lo)`, or neither goes first and `hi` came from an earlier position (the last
-/// tile holds the positions). The tiles after it.
+/// tile holds the positions). The comparator takes the elements as `types` (see
+/// [`in_tile`]). The tiles after it.
 fn order_pair(
     b: &mut Builder<'_>,
     tiles: &[Value],
     lo: Value,
     hi: Value,
     comparator: &str,
+    types: &[Type],
 ) -> Vec<Value> {
     let at_lo: Vec<Value> = tiles.iter().map(|&t| b.extract(t, &[lo])).collect();
     let at_hi: Vec<Value> = tiles.iter().map(|&t| b.extract(t, &[hi])).collect();
@@ -369,7 +379,8 @@ fn order_pair(
         let args: Vec<Value> = first[..k]
             .iter()
             .zip(&second[..k])
-            .flat_map(|(&x, &y)| [x, y])
+            .zip(types)
+            .flat_map(|((&x, &y), &ty)| [narrowed(b, x, ty), narrowed(b, y, ty)])
             .collect();
         let ip = b.insertion_point();
         let op = xla_gpu::build_pure_call(b.module, ip, comparator, &args, &[Type::I1]);
@@ -390,4 +401,31 @@ fn order_pair(
         out.push(b.insert_element(second, tile, &[hi]));
     }
     out
+}
+
+/// The type a tile holds elements of type `ty` in: integers narrower than a byte (s4, u2,
+/// f4's encoding) take a byte each, as shared memory is addressed in bytes; `pred` (`i1`)
+/// is stored a byte each already.
+fn in_tile(ty: Type) -> Type {
+    match ty.int_width() {
+        Some(bits) if (2..8).contains(&bits) => Type::I8,
+        _ => ty,
+    }
+}
+
+/// `value` as its tile holds it ([`in_tile`]): its bits zero-extended.
+fn widened(b: &mut Builder<'_>, value: Value) -> Value {
+    let ty = b.module.value_type(value);
+    match in_tile(ty) {
+        wide if wide != ty => b.cast(arith::EXTUI, value, wide),
+        _ => value,
+    }
+}
+
+/// A tile's element back as type `ty`.
+fn narrowed(b: &mut Builder<'_>, value: Value, ty: Type) -> Value {
+    match b.module.value_type(value) == ty {
+        true => value,
+        false => b.cast(arith::TRUNCI, value, ty),
+    }
 }
