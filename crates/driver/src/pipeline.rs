@@ -40,10 +40,10 @@ pub const FUSION_PASSES: &[HloPass] = &[
     // JAX writes `table[ids]` as a gather with collapsed slice dimensions; the emitters
     // index XLA's canonical gather, which XLA's GatherSimplifier produces at this point.
     fusion::CANONICALIZE_GATHERS,
-    // `lax.top_k` (a `topk`, or XLA's `TopK` custom-call) has no kernel of its own here: a
-    // stable sort of values and indices, then a slice of each, as XLA's TopkDecomposer
-    // writes it.
-    fusion::DECOMPOSE_TOPK,
+    // `lax.top_k` comes as a `topk` unfused and as XLA's `TopK` custom-call when XLA printed
+    // the module; the sort emitter takes the second (one kernel: rows sorted, the first k
+    // stored).
+    fusion::NORMALIZE_TOPK,
     // JAX's shape plumbing (identity broadcasts, reshape chains, `x * 1`, dtype round
     // trips) goes, so that the rules below see the ops that compute something.
     fusion::ALGEBRAIC_SIMPLIFIER,
@@ -79,8 +79,10 @@ pub const FUSION_PASSES: &[HloPass] = &[
 /// The fusion passes of a module that holds fusions already (XLA's printed modules, run
 /// without `--fuse`): its fusions are kept as they are.
 pub const FUSED_MODULE_PASSES: &[HloPass] = &[
-    // XLA:GPU leaves each sort outside the fusions and gives it a kernel of its own; here
-    // that kernel is the sort emitter's, which takes a fusion whose ROOT is the sort.
+    // XLA:GPU leaves each sort (and top-k) outside the fusions and gives it a kernel of its
+    // own; here that kernel is the sort emitter's, which takes a fusion whose ROOT is the
+    // sort.
+    fusion::NORMALIZE_TOPK,
     fusion::OUTLINE_SORTS,
 ];
 

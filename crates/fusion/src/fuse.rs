@@ -79,9 +79,15 @@ fn fuse_computation(module: &mut HloModule, id: ComputationId) -> bool {
     make_fusions(module, id, &groups)
 }
 
+/// Whether `instr` is a sort or a top-k (XLA's `TopK` custom-call), which the sort emitter
+/// compiles: each roots a fusion of its own.
+fn sorts(instr: &Instruction) -> bool {
+    instr.opcode == Opcode::Sort || instr.is_topk_call()
+}
+
 /// `outline-sorts`: in a module fused already (as XLA:GPU prints one, its sorts left
-/// outside the fusions), each sort gets a fusion of its own, which the sort emitter
-/// compiles, as XLA:GPU gives each sort a kernel. A module without fusions (a bare fusion
+/// outside the fusions), each sort and top-k gets a fusion of its own, which the sort
+/// emitter compiles, as XLA:GPU gives each sort a kernel. A module without fusions (a bare fusion
 /// body, an unfused program under `--no-fuse`) is one kernel as it is, and is left alone.
 pub(crate) fn outline_sorts(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let fused = module
@@ -97,7 +103,7 @@ pub(crate) fn outline_sorts(module: &mut HloModule) -> Result<bool, Diagnostic> 
         let c = module.computation(id);
         let groups: Vec<Group> = operands_first(c)
             .into_iter()
-            .filter(|&i| c.instruction(i).opcode == Opcode::Sort)
+            .filter(|&i| sorts(c.instruction(i)))
             .map(|sort| Group {
                 root: sort,
                 extra_outputs: Vec::new(),
@@ -157,6 +163,9 @@ pub(crate) struct Group {
 /// They are listed as left to the runtime.
 fn fusible(instr: &Instruction) -> bool {
     use Opcode::*;
+    if sorts(instr) {
+        return true;
+    }
     let stays = matches!(
         instr.opcode,
         Parameter
@@ -210,7 +219,7 @@ fn fusible(instr: &Instruction) -> bool {
             | TopK
     );
     !stays
-        && (matches!(instr.opcode, Reduce | ReduceWindow | Scatter | Sort)
+        && (matches!(instr.opcode, Reduce | ReduceWindow | Scatter)
             || (instr.called_computations().next().is_none() && instr.shape.as_array().is_some()))
 }
 
@@ -722,7 +731,7 @@ fn group(entry: &Computation) -> Vec<Group> {
                 // A scatter or a dynamic-update-slice roots a fusion of its own (it is
                 // written in place); so does a sort (`emitters::sort`: its kernel sorts
                 // whole rows, its users read them at other positions).
-                _ if in_place_hero(instr) || instr.opcode == Opcode::Sort => false,
+                _ if in_place_hero(instr) || sorts(instr) => false,
                 (_, [g]) if breaks_in_place(entry, p, roots[*g]) => false,
                 (_, gs) if gs.iter().any(|&g| breaks_in_place(entry, p, roots[g])) => false,
                 // An expensive producer joins a consumer that reads each of its elements
@@ -749,11 +758,11 @@ fn group(entry: &Computation) -> Vec<Group> {
             }
             member_of[p.0] = groups;
         } else if let Some(g) = output_of_consumer(entry, p, &outside_users, &groups, &roots)
-            .filter(|&g| !hero_found[g] && instr.opcode != Opcode::Sort)
+            .filter(|&g| !hero_found[g] && !sorts(instr))
         {
             member_of[p.0] = vec![g];
             extra_outputs[g].push(p);
-        } else if let Some(g) = (!outside && instr.opcode != Opcode::Sort)
+        } else if let Some(g) = (!outside && !sorts(instr))
             .then(|| side_output_of_reduction(entry, p, &groups, &roots, &hero_found, &position))
             .flatten()
         {
@@ -766,9 +775,7 @@ fn group(entry: &Computation) -> Vec<Group> {
             roots.push(p);
             // An in-place fusion takes no extra outputs either: its output is written in
             // place; nor does a sort's, whose kernel writes whole sorted rows.
-            hero_found.push(
-                matches!(instr.opcode, Opcode::Reduce | Opcode::Sort) || in_place_hero(instr),
-            );
+            hero_found.push(instr.opcode == Opcode::Reduce || sorts(instr) || in_place_hero(instr));
             extra_outputs.push(Vec::new());
         }
     }

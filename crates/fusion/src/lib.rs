@@ -9,7 +9,6 @@ mod canonicalize_gathers;
 mod cse;
 mod dce;
 mod dead_computations;
-mod decompose_topk;
 mod explain;
 mod fuse;
 mod in_place_layouts;
@@ -17,6 +16,7 @@ mod inline_calls;
 mod inline_fusions;
 mod move_reshapes;
 mod normalize_reductions;
+mod normalize_topk;
 mod rows;
 mod simplify;
 
@@ -72,9 +72,9 @@ pub const CANONICALIZE_GATHERS: HloPass = HloPass::new(
     canonicalize_gathers::run,
 );
 
-/// Top-k as a stable sort and a slice (`decompose_topk.rs`).
-pub const DECOMPOSE_TOPK: HloPass =
-    HloPass::new("decompose-topk", "TopkDecomposer", decompose_topk::run);
+/// `topk` as XLA's `TopK` custom-call (`normalize_topk.rs`).
+pub const NORMALIZE_TOPK: HloPass =
+    HloPass::new("normalize-topk", "TopkRewriter", normalize_topk::run);
 
 /// Exact algebraic rewrites (`simplify.rs`).
 pub const ALGEBRAIC_SIMPLIFIER: HloPass =
@@ -105,7 +105,7 @@ pub const NORMALIZE_REDUCTIONS: HloPass = HloPass::new(
 /// The kernels: instructions grouped into fusions (`fuse.rs`).
 pub const FUSE: HloPass = HloPass::new("fuse", "Fuse", fuse::run);
 
-/// Sorts outside fusions made fusions of their own (`fuse.rs`).
+/// Sorts and top-k's outside fusions made fusions of their own (`fuse.rs`).
 pub const OUTLINE_SORTS: HloPass =
     HloPass::new("outline-sorts", "OutlineSorts", fuse::outline_sorts);
 

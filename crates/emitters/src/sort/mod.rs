@@ -54,17 +54,23 @@ pub struct SortFusion {
     /// Elements per row, and their number rounded up to a power of two.
     n: i64,
     padded: i64,
+    /// Elements of each row stored: all of them (a sort), or the first `k` (a top-k).
+    kept: i64,
+    /// How many tiles the comparator reads, from the first: the operands' (a sort), or the
+    /// values' and the positions' (a top-k, whose comparator takes the indices too).
+    compared: usize,
     launch: LaunchDimensions,
 }
 
 impl SortFusion {
-    /// The analysis of a fusion whose ROOT is a sort (`None` for any other fusion); a sort
-    /// whose rows do not fit a block's shared memory, or with more rows than a grid has
-    /// blocks, is refused.
+    /// The analysis of a fusion whose ROOT is a sort or a top-k (XLA's `TopK` custom-call;
+    /// `None` for any other fusion); a sort whose rows do not fit a block's shared memory,
+    /// or with more rows than a grid has blocks, is refused.
     pub fn analyze(analysis: &FusionAnalysis) -> R<Option<SortFusion>> {
         let c = analysis.computation;
         let sort = c.root_instruction();
-        if sort.opcode != Opcode::Sort {
+        let top_k = sort.is_topk_call();
+        if sort.opcode != Opcode::Sort && !top_k {
             return Ok(None);
         }
         let span = sort.spans.whole;
@@ -76,11 +82,31 @@ impl SortFusion {
         let (Some(first), true) = (shapes.first(), shapes.len() == sort.operands.len()) else {
             return Err(unsupported(span, "a sort of tuples"));
         };
-        let dimension = match sort.int_list("dimensions") {
-            Some(&[d]) if (0..first.rank() as i64).contains(&d) => d as usize,
+        let dimension = match (top_k, sort.int_list("dimensions")) {
+            // A top-k's rows run along the last dimension.
+            (true, _) if first.rank() > 0 => first.rank() - 1,
+            (false, Some(&[d])) if (0..first.rank() as i64).contains(&d) => d as usize,
             _ => return Err(unsupported(span, "a sort without one dimension to sort")),
         };
         let n = first.dims[dimension];
+        let outputs = leaves(&sort.shape);
+        let (kept, compared) = match (top_k, outputs.as_slice()) {
+            (false, _) => (n, sort.operands.len()),
+            (true, [values, indices])
+                if sort.operands.len() == 1
+                    && indices.element_type == hlo::PrimitiveType::S32
+                    && values.dims.last() <= Some(&n) =>
+            {
+                (values.dims[dimension], 2)
+            }
+            (true, _) => {
+                return Err(unsupported(
+                    span,
+                    "a top-k that is not (values, s32 indices) of one operand",
+                ));
+            }
+        };
+
         let rows: i64 = first
             .dims
             .iter()
@@ -122,6 +148,8 @@ impl SortFusion {
             dims: first.dims.clone(),
             n,
             padded,
+            kept,
+            compared,
             launch: LaunchDimensions::new(rows, threads, tile_bytes),
         }))
     }
@@ -131,8 +159,9 @@ impl SortFusion {
     }
 
     /// `(th_x, bl_x)[s] -> index`: thread `th_x` of block `bl_x` takes the row's elements
-    /// `s * T + th_x`; the block's row is its id delinearized over the other dimensions.
-    fn row_map(&self) -> IndexingMap {
+    /// `s * T + th_x` of the first `size`; the block's row is its id delinearized over the
+    /// other dimensions.
+    fn row_map(&self, size: i64) -> IndexingMap {
         let threads = self.threads();
         let others: Vec<i64> = (0..self.dims.len())
             .filter(|&d| d != self.dimension)
@@ -153,12 +182,12 @@ impl SortFusion {
             ],
             vec![Variable::new(
                 "element",
-                Interval::new(0, ((self.n + threads - 1) / threads).max(1) - 1),
+                Interval::new(0, ((size + threads - 1) / threads).max(1) - 1),
             )],
             Vec::new(),
             results,
         );
-        map.add_constraint(element, Interval::new(0, self.n - 1));
+        map.add_constraint(element, Interval::new(0, size - 1));
         map.simplified()
     }
 }
@@ -183,14 +212,28 @@ impl FusionEmitter for SortFusion {
             outs,
             ..
         } = kernel_entry(m, c, &outputs, span)?;
+        // `to_apply` of a sort, `called_computations` of a top-k: either way the one called.
         let comparator = sort
-            .called("to_apply")
-            .map(|called| cx.scalar_functions[&called.id].clone())
-            .ok_or_else(|| unsupported(span, "a sort without to_apply="))?;
+            .called_computations()
+            .next()
+            .ok_or_else(|| unsupported(span, "a sort without a comparator"))?;
+        let arity = cx.module.computation(comparator.id).parameters().len();
+        if arity != 2 * self.compared {
+            return Err(unsupported(
+                span,
+                format!(
+                    "a comparator of {arity} parameters for {} compared arrays (two each)",
+                    self.compared
+                ),
+            ));
+        }
+        let comparator = cx.scalar_functions[&comparator.id].clone();
         let mut b = Builder::at_end(m, entry);
         let ids = thread_and_block_ids(&mut b, &self.launch);
+        // The operands' tiles, then the positions'.
         let mut types = Vec::new();
-        for a in &outputs {
+        for &operand in &sort.operands {
+            let a = c.instruction(operand).shape.as_array().expect("analyzed");
             types.push(element_type(a.element_type).map_err(|e| unsupported(span, e))?);
         }
         types.push(Type::I32);
@@ -203,27 +246,34 @@ impl FusionEmitter for SortFusion {
             .collect();
 
         // 1. The row and its positions into the tiles.
-        let map = self.row_map();
         let d = self.dimension;
-        let loaded = emit_loop(&mut b, map.clone(), &ids, &tiles, |b, _, index, tiles| {
-            let at = [index[d]];
-            let mut written = Vec::with_capacity(tiles.len());
-            for (&operand, &tile) in sort.operands.iter().zip(tiles) {
-                let value = provide(cx, b, &params, operand, index)?[0];
-                let value = widened(b, value);
-                written.push(b.insert_element(value, tile, &at));
-            }
-            let position = b.cast(arith::INDEX_CAST, index[d], Type::I32);
-            written.push(b.insert_element(position, tiles[tiles.len() - 1], &at));
-            Ok(written)
-        })?;
+        let loaded = emit_loop(
+            &mut b,
+            self.row_map(self.n),
+            &ids,
+            &tiles,
+            |b, _, index, tiles| {
+                let at = [index[d]];
+                let mut written = Vec::with_capacity(tiles.len());
+                for (&operand, &tile) in sort.operands.iter().zip(tiles) {
+                    let value = provide(cx, b, &params, operand, index)?[0];
+                    let value = widened(b, value);
+                    written.push(b.insert_element(value, tile, &at));
+                }
+                let position = b.cast(arith::INDEX_CAST, index[d], Type::I32);
+                written.push(b.insert_element(position, tiles[tiles.len() - 1], &at));
+                Ok(written)
+            },
+        )?;
         let ip = b.insertion_point();
         let loaded = xla_gpu::build_sync_threads(b.module, ip, &loaded);
 
         // 2. The bitonic network.
         let sorted = self.emit_network(&mut b, ids[0], loaded, &comparator, &types);
 
-        // 3. The tiles into the outputs.
+        // 3. The tiles into the outputs: a sort's operands, or a top-k's values and
+        // positions, the first `kept` of each row.
+        let map = self.row_map(self.kept);
         let stored = emit_loop(&mut b, map.clone(), &ids, &outs, |b, _, index, outs| {
             let at = [index[d]];
             Ok(outs
@@ -350,7 +400,12 @@ impl SortFusion {
             scf::build_yield(b.module, else_block.expect("an else block"), tiles);
             {
                 let mut b = Builder::at_end(b.module, then_block);
-                let ordered = order_pair(&mut b, tiles, lo, hi, comparator, types);
+                let compare = Comparator {
+                    name: comparator,
+                    compared: self.compared,
+                    types,
+                };
+                let ordered = order_pair(&mut b, tiles, lo, hi, &compare);
                 scf::build_yield(b.module, then_block, &ordered);
             }
             let results: Vec<Value> = b.module.results(if_op).collect();
@@ -360,35 +415,42 @@ impl SortFusion {
     }
 }
 
+/// The comparator function a step calls: its name, how many tiles it reads (from the
+/// first), and the types it takes their elements as (see [`in_tile`]).
+struct Comparator<'a> {
+    name: &'a str,
+    compared: usize,
+    types: &'a [Type],
+}
+
 /// The elements at `lo` and `hi` of every tile swapped when the one at `hi` goes first:
 /// `less(hi, lo)`, or neither goes first and `hi` came from an earlier position (the last
-/// tile holds the positions). The comparator takes the elements as `types` (see
-/// [`in_tile`]). The tiles after it.
+/// tile holds the positions). The tiles after it.
 fn order_pair(
     b: &mut Builder<'_>,
     tiles: &[Value],
     lo: Value,
     hi: Value,
-    comparator: &str,
-    types: &[Type],
+    less: &Comparator<'_>,
 ) -> Vec<Value> {
     let at_lo: Vec<Value> = tiles.iter().map(|&t| b.extract(t, &[lo])).collect();
     let at_hi: Vec<Value> = tiles.iter().map(|&t| b.extract(t, &[hi])).collect();
-    let k = tiles.len() - 1;
+    let k = less.compared;
     let mut call = |first: &[Value], second: &[Value]| {
         let args: Vec<Value> = first[..k]
             .iter()
             .zip(&second[..k])
-            .zip(types)
+            .zip(less.types)
             .flat_map(|((&x, &y), &ty)| [narrowed(b, x, ty), narrowed(b, y, ty)])
             .collect();
         let ip = b.insertion_point();
-        let op = xla_gpu::build_pure_call(b.module, ip, comparator, &args, &[Type::I1]);
+        let op = xla_gpu::build_pure_call(b.module, ip, less.name, &args, &[Type::I1]);
         b.module.result(op, 0)
     };
     let hi_first = call(&at_hi, &at_lo);
     let lo_first = call(&at_lo, &at_hi);
-    let earlier = b.cmpi("slt", at_hi[k], at_lo[k]);
+    let position = tiles.len() - 1;
+    let earlier = b.cmpi("slt", at_hi[position], at_lo[position]);
     let yes = b.int(1, Type::I1);
     let tie = b.binary(arith::XORI, lo_first, yes);
     let tie_broken = b.binary(arith::ANDI, tie, earlier);

@@ -1,0 +1,167 @@
+//! `normalize-topk`: JAX's unfused `lax.top_k`, a `topk(x), k=K, largest=B` instruction,
+//! becomes the form XLA's printed modules have (XLA's `TopkRewriter` makes it): a `TopK`
+//! custom-call whose comparator, written here, is `GT` (largest first) or `LT`, in XLA's total
+//! order for floats, over the values (parameters 0 and 1; 2 and 3 are the indices). One form
+//! is left for the sort emitter, which writes a top-k as one kernel: the rows sorted in shared
+//! memory, the first `k` of each stored.
+
+use std::collections::HashMap;
+
+use hlo::{
+    AttrValue, Attribute, Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction,
+    Opcode, Payload, PrimitiveType, Shape, Span,
+};
+
+use crate::Names;
+
+pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
+    let mut comparators: HashMap<(PrimitiveType, bool), ComputationId> = HashMap::new();
+    let mut changed = false;
+    for id in crate::control_computations(module) {
+        for k in 0..module.computations[id.0].instructions.len() {
+            let instr = &module.computations[id.0].instructions[k];
+            if instr.opcode != Opcode::TopK {
+                continue;
+            }
+            let (x, _) = parts(instr)?;
+            let largest = instr.bool_value("largest").unwrap_or(true);
+            let key = (x.element_type, largest);
+            let span = instr.spans.whole;
+            let comparator = match comparators.get(&key) {
+                Some(&c) => c,
+                None => {
+                    let c = add_comparator(module, x.element_type, largest, span);
+                    comparators.insert(key, c);
+                    c
+                }
+            };
+            let name = module.computations[comparator.0].name.clone();
+            as_custom_call(&mut module.computations[id.0], InstrId(k), comparator, name);
+            changed = true;
+        }
+    }
+    Ok(changed)
+}
+
+fn unsupported(instr: &Instruction, what: &str) -> Diagnostic {
+    Diagnostic::new(instr.spans.whole, format!("unsupported: {what}"))
+}
+
+/// The result's values and indices: `(T[..., k], s32[..., k])`.
+fn parts(instr: &Instruction) -> Result<(&hlo::ArrayShape, &hlo::ArrayShape), Diagnostic> {
+    let leaves = match &instr.shape {
+        Shape::Tuple(leaves) if leaves.len() == 2 => leaves,
+        _ => {
+            return Err(unsupported(
+                instr,
+                "a top-k whose result is not (values, indices)",
+            ));
+        }
+    };
+    match (leaves[0].as_array(), leaves[1].as_array()) {
+        (Some(values), Some(indices)) if indices.element_type == PrimitiveType::S32 => {
+            Ok((values, indices))
+        }
+        _ => Err(unsupported(instr, "a top-k whose indices are not s32")),
+    }
+}
+
+/// Adds XLA's top-k comparator for `ty`: `compare(a, b)`, `GT` when the largest come
+/// first, else `LT`, in total order for floats; parameters 2 and 3 (the indices) unused.
+fn add_comparator(
+    module: &mut HloModule,
+    ty: PrimitiveType,
+    largest: bool,
+    span: Span,
+) -> ComputationId {
+    let mut names = Names {
+        taken: module.computations.iter().map(|c| c.name.clone()).collect(),
+        ..Names::default()
+    };
+    let direction = if largest { "greater-than" } else { "less-than" };
+    let name = names.unique(&format!("compare-{direction}.{ty}"));
+    let scalar = |t: PrimitiveType| Shape::array(t, Vec::new());
+    let param = |name: &str, number: i64, t| Instruction {
+        name: name.into(),
+        opcode: Opcode::Parameter,
+        shape: scalar(t),
+        operands: Vec::new(),
+        payload: Payload::Parameter(number),
+        attributes: Vec::new(),
+        spans: hlo::module::InstrSpans {
+            whole: span,
+            ..Default::default()
+        },
+    };
+    let mut attributes = vec![attr(
+        "direction",
+        AttrValue::Enum(if largest { "GT" } else { "LT" }.into()),
+        span,
+    )];
+    if ty.is_float() {
+        attributes.push(attr("type", AttrValue::Enum("TOTALORDER".into()), span));
+    }
+    let instructions = vec![
+        param("lhs", 0, ty),
+        param("rhs", 1, ty),
+        param("lhs_index", 2, PrimitiveType::S32),
+        param("rhs_index", 3, PrimitiveType::S32),
+        Instruction {
+            name: "compare".into(),
+            opcode: Opcode::Compare,
+            shape: scalar(PrimitiveType::Pred),
+            operands: vec![InstrId(0), InstrId(1)],
+            payload: Payload::None,
+            attributes,
+            spans: hlo::module::InstrSpans {
+                whole: span,
+                ..Default::default()
+            },
+        },
+    ];
+    module.computations.push(Computation {
+        name,
+        span,
+        is_entry: false,
+        signature: None,
+        instructions,
+        root: InstrId(4),
+        attributes: Vec::new(),
+    });
+    ComputationId(module.computations.len() - 1)
+}
+
+fn attr(name: &str, value: AttrValue, span: Span) -> Attribute {
+    Attribute {
+        name: name.into(),
+        value,
+        span,
+    }
+}
+
+/// Top-k `k` of `c` rewritten in place as XLA's `TopK` custom-call with `comparator`; it
+/// keeps its name, shape, operand and metadata.
+fn as_custom_call(
+    c: &mut Computation,
+    k: InstrId,
+    comparator: ComputationId,
+    comparator_name: String,
+) {
+    let topk = &mut c.instructions[k.0];
+    let span = topk.spans.whole;
+    let mut attributes = vec![
+        attr("custom_call_target", AttrValue::Str("TopK".into()), span),
+        attr(
+            "called_computations",
+            AttrValue::Computations(vec![hlo::module::ComputationRef {
+                name: comparator_name,
+                id: comparator,
+                span,
+            }]),
+            span,
+        ),
+    ];
+    attributes.extend(crate::metadata(topk));
+    topk.opcode = Opcode::CustomCall;
+    topk.attributes = attributes;
+}
