@@ -59,6 +59,10 @@ pub struct SortFusion {
     /// How many tiles the comparator reads, from the first: the operands' (a sort), or the
     /// values' and the positions' (a top-k, whose comparator takes the indices too).
     compared: usize,
+    /// The operand that is an iota along the sorted dimension, whose tile then holds the
+    /// positions (XLA's `StableSortExpander` reuses it too: `argsort`); else the positions
+    /// get a tile of their own, after the operands'.
+    iota_operand: Option<usize>,
     launch: LaunchDimensions,
 }
 
@@ -114,12 +118,15 @@ impl SortFusion {
             .filter(|&(d, _)| d != dimension)
             .map(|(_, &size)| size)
             .product();
-        // Each element, and its position (an i32).
+        let iota_operand = (!top_k)
+            .then(|| (sort.operands.iter()).position(|&o| holds_positions(c, o, dimension, n)))
+            .flatten();
+        // Each element, and its position (an i32) unless an operand holds it.
         let bytes_per_element: i64 = shapes
             .iter()
             .map(|a| (i64::from(a.element_type.bit_width()) + 7) / 8)
             .sum::<i64>()
-            + 4;
+            + if iota_operand.is_some() { 0 } else { 4 };
         if n.saturating_mul(bytes_per_element) > Target::SHARED_MEMORY_PER_BLOCK {
             return Err(unsupported(
                 span,
@@ -150,6 +157,7 @@ impl SortFusion {
             padded,
             kept,
             compared,
+            iota_operand,
             launch: LaunchDimensions::new(rows, threads, tile_bytes),
         }))
     }
@@ -230,13 +238,16 @@ impl FusionEmitter for SortFusion {
         let comparator = cx.scalar_functions[&comparator.id].clone();
         let mut b = Builder::at_end(m, entry);
         let ids = thread_and_block_ids(&mut b, &self.launch);
-        // The operands' tiles, then the positions'.
+        // The operands' tiles, then the positions' (unless an operand holds them).
         let mut types = Vec::new();
         for &operand in &sort.operands {
             let a = c.instruction(operand).shape.as_array().expect("analyzed");
             types.push(element_type(a.element_type).map_err(|e| unsupported(span, e))?);
         }
-        types.push(Type::I32);
+        if self.iota_operand.is_none() {
+            types.push(Type::I32);
+        }
+        let positions = self.iota_operand.unwrap_or(types.len() - 1);
         let tiles: Vec<Value> = types
             .iter()
             .map(|&t| {
@@ -260,8 +271,10 @@ impl FusionEmitter for SortFusion {
                     let value = widened(b, value);
                     written.push(b.insert_element(value, tile, &at));
                 }
-                let position = b.cast(arith::INDEX_CAST, index[d], Type::I32);
-                written.push(b.insert_element(position, tiles[tiles.len() - 1], &at));
+                if written.len() < tiles.len() {
+                    let position = b.cast(arith::INDEX_CAST, index[d], Type::I32);
+                    written.push(b.insert_element(position, tiles[tiles.len() - 1], &at));
+                }
                 Ok(written)
             },
         )?;
@@ -269,7 +282,13 @@ impl FusionEmitter for SortFusion {
         let loaded = xla_gpu::build_sync_threads(b.module, ip, &loaded);
 
         // 2. The bitonic network.
-        let sorted = self.emit_network(&mut b, ids[0], loaded, &comparator, &types);
+        let less = Comparator {
+            name: &comparator,
+            compared: self.compared,
+            types: &types,
+            positions,
+        };
+        let sorted = self.emit_network(&mut b, ids[0], loaded, &less);
 
         // 3. The tiles into the outputs: a sort's operands, or a top-k's values and
         // positions, the first `kept` of each row.
@@ -306,8 +325,7 @@ impl SortFusion {
         b: &mut Builder<'_>,
         tid: Value,
         tiles: Vec<Value>,
-        comparator: &str,
-        types: &[Type],
+        less: &Comparator<'_>,
     ) -> Vec<Value> {
         let stages = i64::from(self.padded.trailing_zeros());
         if stages == 0 {
@@ -331,15 +349,8 @@ impl SortFusion {
                 let step = args[0];
                 let distance_bit = b.binary(arith::SUBI, stage, step);
                 let first_step = b.cmpi("eq", step, zero);
-                let swapped = self.emit_step(
-                    &mut b,
-                    tid,
-                    distance_bit,
-                    first_step,
-                    &args[1..],
-                    comparator,
-                    types,
-                );
+                let swapped =
+                    self.emit_step(&mut b, tid, distance_bit, first_step, &args[1..], less);
                 let ip = b.insertion_point();
                 let synced = xla_gpu::build_sync_threads(b.module, ip, &swapped);
                 scf::build_yield(b.module, step_body, &synced);
@@ -352,7 +363,6 @@ impl SortFusion {
 
     /// One step: every pair of thread `tid` at distance `2^j` (`j`: `distance_bit`; the
     /// partner mirrored in the stage's first step) compared and ordered. The tiles after it.
-    #[allow(clippy::too_many_arguments)]
     fn emit_step(
         &self,
         b: &mut Builder<'_>,
@@ -360,8 +370,7 @@ impl SortFusion {
         j: Value,
         first_step: Value,
         tiles: &[Value],
-        comparator: &str,
-        types: &[Type],
+        less: &Comparator<'_>,
     ) -> Vec<Value> {
         let threads = self.threads();
         let pairs_per_thread = (self.padded / 2 + threads - 1) / threads;
@@ -400,12 +409,7 @@ impl SortFusion {
             scf::build_yield(b.module, else_block.expect("an else block"), tiles);
             {
                 let mut b = Builder::at_end(b.module, then_block);
-                let compare = Comparator {
-                    name: comparator,
-                    compared: self.compared,
-                    types,
-                };
-                let ordered = order_pair(&mut b, tiles, lo, hi, &compare);
+                let ordered = order_pair(&mut b, tiles, lo, hi, less);
                 scf::build_yield(b.module, then_block, &ordered);
             }
             let results: Vec<Value> = b.module.results(if_op).collect();
@@ -415,17 +419,19 @@ impl SortFusion {
     }
 }
 
-/// The comparator function a step calls: its name, how many tiles it reads (from the
-/// first), and the types it takes their elements as (see [`in_tile`]).
+/// How a step orders a pair: the comparator function, how many tiles it reads (from the
+/// first), the types it takes their elements as (see [`in_tile`]), and the tile of the
+/// positions that break its ties.
 struct Comparator<'a> {
     name: &'a str,
     compared: usize,
     types: &'a [Type],
+    positions: usize,
 }
 
 /// The elements at `lo` and `hi` of every tile swapped when the one at `hi` goes first:
-/// `less(hi, lo)`, or neither goes first and `hi` came from an earlier position (the last
-/// tile holds the positions). The tiles after it.
+/// `less(hi, lo)`, or neither goes first and `hi` came from an earlier position. The tiles
+/// after it.
 fn order_pair(
     b: &mut Builder<'_>,
     tiles: &[Value],
@@ -449,8 +455,7 @@ fn order_pair(
     };
     let hi_first = call(&at_hi, &at_lo);
     let lo_first = call(&at_lo, &at_hi);
-    let position = tiles.len() - 1;
-    let earlier = b.cmpi("slt", at_hi[position], at_lo[position]);
+    let earlier = b.cmpi("slt", at_hi[less.positions], at_lo[less.positions]);
     let yes = b.int(1, Type::I1);
     let tie = b.binary(arith::XORI, lo_first, yes);
     let tie_broken = b.binary(arith::ANDI, tie, earlier);
@@ -463,6 +468,33 @@ fn order_pair(
         out.push(b.insert_element(second, tile, &[hi]));
     }
     out
+}
+
+/// Whether `id` is an iota along `dimension` (or a broadcast of one that puts its counting
+/// dimension there) of integers that hold every position below `n`, read as signed or
+/// unsigned alike: JAX's `argsort` sorts such an operand along with the keys.
+fn holds_positions(c: &hlo::Computation, id: InstrId, dimension: usize, n: i64) -> bool {
+    let instr = c.instruction(id);
+    let Some(shape) = instr.shape.as_array() else {
+        return false;
+    };
+    let bits = shape.element_type.bit_width();
+    let fits = shape.element_type.is_int() && bits > 1 && n <= 1i64 << (bits.min(63) - 1);
+    let counts_along = match instr.opcode {
+        Opcode::Iota => instr.int("iota_dimension") == Some(dimension as i64),
+        Opcode::Broadcast => {
+            let iota = c.instruction(instr.operands[0]);
+            let mapped = instr.int_list("dimensions").unwrap_or_default();
+            iota.opcode == Opcode::Iota
+                && iota.shape.as_array().map(|a| a.element_type) == Some(shape.element_type)
+                && iota
+                    .int("iota_dimension")
+                    .and_then(|k| mapped.get(k as usize))
+                    == Some(&(dimension as i64))
+        }
+        _ => false,
+    };
+    fits && counts_along
 }
 
 /// The type a tile holds elements of type `ty` in: integers narrower than a byte (s4, u2,

@@ -172,7 +172,7 @@ impl Rows {
             .filter(|&k| k != d)
             .map(|k| strided(dims[k], 0, 1, strides[k]))
             .collect();
-        let starts = if dims.iter().any(|&n| n == 0) {
+        let starts = if dims.contains(&0) {
             Vec::new()
         } else {
             offsets(&kept)
