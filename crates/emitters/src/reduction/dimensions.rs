@@ -119,7 +119,9 @@ impl ReductionDimensions {
     pub fn is_faster_than_elemental(&self) -> bool {
         if self.is_row {
             let minor = self.dims[ROW_MINOR_REDUCED];
-            return minor >= crate::Target::WARP_SIZE || crate::Target::WARP_SIZE % minor == 0;
+            // (An empty row, from a zero-sized dimension, is no work for either.)
+            return minor >= crate::Target::WARP_SIZE
+                || (minor > 0 && crate::Target::WARP_SIZE % minor == 0);
         }
         let (major, minor) = (self.dims[COL_REDUCED], self.dims[COL_MINOR_KEPT]);
         let prefer_elemental = major < crate::Target::WARP_SIZE

@@ -114,6 +114,7 @@ impl PackedTiling {
         if !(8..=WORD_BITS).contains(&bits)
             || description.rank() < 2
             || description.minor_dim_kept()
+            || description.input_dims.contains(&0)
         {
             return None;
         }

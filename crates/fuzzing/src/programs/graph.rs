@@ -1,6 +1,8 @@
 //! The graph builder: values, parameters, constants and the scalar reducers, drawn from one
 //! seeded RNG; the ops themselves are in `steps.rs`.
 
+use std::fmt::Write;
+
 use hlo::PrimitiveType::{self, *};
 
 /// The most elements of one array.
@@ -253,6 +255,42 @@ impl Graph {
                 "{name} {{\n  a = {ty}[] parameter(0)\n  ai = s32[] parameter(1)\n  b = {ty}[] parameter(2)\n  bi = s32[] parameter(3)\n  gt = pred[] compare(a, b), direction=GT\n  eq = pred[] compare(a, b), direction=EQ\n  first = pred[] compare(ai, bi), direction=LT\n  tie = pred[] and(eq, first)\n  pick = pred[] or(gt, tie)\n  v = {ty}[] select(pick, a, b)\n  i = s32[] select(pick, ai, bi)\n  ROOT r = ({ty}[], s32[]) tuple(v, i)\n}}\n"
             )
         })
+    }
+
+    /// A sort's comparator over keys of `ty` (and values of `others`, which it reads not),
+    /// defined once: `compare(a, b)` in `direction`, in total order for floats.
+    pub fn comparator(
+        &mut self,
+        ty: PrimitiveType,
+        direction: &str,
+        others: &[PrimitiveType],
+    ) -> String {
+        let suffix: String = others.iter().map(|t| format!("_{t}")).collect();
+        self.define_once(
+            format!("{}_{ty}{suffix}", direction.to_lowercase()),
+            |name| {
+                let mut text =
+                    format!("{name} {{\n  a = {ty}[] parameter(0)\n  b = {ty}[] parameter(1)\n");
+                for (i, t) in others.iter().enumerate() {
+                    let _ = writeln!(
+                        text,
+                        "  x{i} = {t}[] parameter({})\n  y{i} = {t}[] parameter({})",
+                        2 + 2 * i,
+                        3 + 2 * i
+                    );
+                }
+                let order = if ty.is_float() {
+                    ", type=TOTALORDER"
+                } else {
+                    ""
+                };
+                let _ = write!(
+                    text,
+                    "  ROOT r = pred[] compare(a, b), direction={direction}{order}\n}}\n"
+                );
+                text
+            },
+        )
     }
 
     /// The computation `name`, its text made by `text` the first time it is asked for.

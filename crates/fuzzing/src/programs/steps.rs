@@ -20,7 +20,7 @@ impl Graph {
             }
             return;
         }
-        match self.rng.u8(0..26) {
+        match self.rng.u8(0..27) {
             0..=2 => self.unary(&v),
             3..=5 => self.binary(&v),
             6 => self.compare_select(&v),
@@ -46,6 +46,7 @@ impl Graph {
             23 => self.scatter(&v),
             24 => self.bitcast_convert(&v),
             25 => self.complex_round_trip(&v),
+            26 => self.sort(&v),
             _ => self.reduce(&v),
         }
     }
@@ -141,7 +142,17 @@ impl Graph {
             ])
         };
         let w = self.operand_like(v.ty, &v.dims);
-        let (a, b) = if self.rng.bool() { (v, &w) } else { (&w, v) };
+        let (mut a, b) = if self.rng.bool() {
+            (v.clone(), w)
+        } else {
+            (w, v.clone())
+        };
+        if op == "power" {
+            // A negative base has a real power at integer exponents only: an exponent one
+            // rounding away from an integer (`x / x` by a 2-ulp division) turns its result
+            // into NaN. That is right, and no bound can say so; the base is taken positive.
+            a = self.add(a.ty, a.dims.clone(), format!("abs({})", a.name));
+        }
         let text = format!("{op}({}, {})", a.name, b.name);
         self.add(v.ty, v.dims.clone(), text);
     }
@@ -635,6 +646,76 @@ impl Graph {
             v.name, ids.name, updates.name
         );
         self.add(v.ty, v.dims.clone(), text);
+    }
+
+    /// `v` in order along one of its dimensions, as JAX sorts: `jnp.sort` (a comparator
+    /// `LT` or `GT`, in total order for floats, as JAX writes it), `jnp.argsort` (the
+    /// positions sorted along, from an iota, both read back with `get-tuple-element`), or
+    /// `lax.top_k` (a `topk` of the last dimension, the largest or the smallest `k`).
+    /// Programs only: a sort roots a kernel of its own, which the fusion pipeline arranges.
+    fn sort(&mut self, v: &Value) {
+        if !self.unfused || v.dims.is_empty() || v.ty == Pred {
+            return;
+        }
+        let along = self.rng.usize(0..v.dims.len());
+        let direction = self.pick(&["LT", "GT"]);
+        let stable = self.rng.bool();
+        match self.rng.u8(0..3) {
+            0 => {
+                let less = self.comparator(v.ty, direction, &[]);
+                let text = format!(
+                    "sort({}), dimensions={{{along}}}, is_stable={stable}, to_apply={less}",
+                    v.name
+                );
+                self.add(v.ty, v.dims.clone(), text);
+            }
+            1 => {
+                let iota = self.add(
+                    S32,
+                    v.dims.clone(),
+                    format!("iota(), iota_dimension={along}"),
+                );
+                let less = self.comparator(v.ty, direction, &[S32]);
+                let name = self.fresh("v");
+                self.body.push(format!(
+                    "{name} = ({}, {}) sort({}, {}), dimensions={{{along}}}, is_stable={stable}, to_apply={less}",
+                    v.shape(),
+                    iota.shape(),
+                    v.name,
+                    iota.name
+                ));
+                self.add(
+                    v.ty,
+                    v.dims.clone(),
+                    format!("get-tuple-element({name}), index=0"),
+                );
+                self.add(
+                    S32,
+                    v.dims.clone(),
+                    format!("get-tuple-element({name}), index=1"),
+                );
+            }
+            _ => {
+                let last = v.dims.len() - 1;
+                let k = self.rng.i64(1..=v.dims[last]);
+                let mut dims = v.dims.clone();
+                dims[last] = k;
+                let name = self.fresh("v");
+                self.body.push(format!(
+                    "{name} = ({}, {}) topk({}), k={k}, largest={}",
+                    shape(v.ty, &dims),
+                    shape(S32, &dims),
+                    v.name,
+                    direction == "GT"
+                ));
+                self.add(
+                    v.ty,
+                    dims.clone(),
+                    format!("get-tuple-element({name}), index=0"),
+                );
+                self.add(S32, dims, format!("get-tuple-element({name}), index=1"));
+            }
+        }
     }
 
     /// `v`'s bits as another type of their width: an integer's as a float (NaNs and

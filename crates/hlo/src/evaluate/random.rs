@@ -373,13 +373,12 @@ fn reducer_identity(
                 continue;
             }
             let reducer = module.computation(user.called("to_apply")?.id);
-            let this = match reducer.root_instruction().opcode {
-                Opcode::Add | Opcode::Or | Opcode::Xor => 0.0,
-                Opcode::Multiply | Opcode::And => 1.0,
-                Opcode::Maximum => f64::NEG_INFINITY,
-                Opcode::Minimum => f64::INFINITY,
-                _ => return None,
-            };
+            let ty = computation
+                .instruction(parameter)
+                .shape
+                .as_array()?
+                .element_type;
+            let this = identity_of(reducer.root_instruction().opcode, ty)?;
             if identity.is_some_and(|i| i != this) {
                 return None;
             }
@@ -387,6 +386,30 @@ fn reducer_identity(
         }
     }
     identity
+}
+
+/// The identity of `op` on elements of type `ty`, as a value the parameter's range holds
+/// (a bound past the type's range saturates to it: `+inf` is an integer type's largest).
+/// In the type, not in f64: `maximum`'s identity is 0 for unsigned integers, which is also
+/// `add`'s (one parameter may be the init of both), and `and`'s is all ones.
+fn identity_of(op: Opcode, ty: PrimitiveType) -> Option<f64> {
+    let lowest = if ty.is_float() {
+        f64::NEG_INFINITY
+    } else if ty.is_unsigned_int() || ty == PrimitiveType::Pred {
+        0.0
+    } else {
+        -(2f64.powi(ty.bit_width() as i32 - 1))
+    };
+    Some(match op {
+        Opcode::Add | Opcode::Or | Opcode::Xor => 0.0,
+        Opcode::Multiply => 1.0,
+        Opcode::And if ty == PrimitiveType::Pred => 1.0,
+        Opcode::And if ty.is_signed_int() => -1.0,
+        Opcode::And if ty.is_unsigned_int() => f64::INFINITY,
+        Opcode::Maximum => lowest,
+        Opcode::Minimum => f64::INFINITY,
+        _ => return None,
+    })
 }
 
 /// Distinct, well-mixed seeds for the parameters of one run.

@@ -1190,19 +1190,14 @@ fn parameter_ranges_follow_their_users() {
 
 #[test]
 fn unsupported_ops_are_refused_at_the_instruction() {
-    let text = "lt {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT l = pred[] compare(a, b), direction=LT
-}
-c {
+    let text = "c {
   p = f32[4] parameter(0)
-  ROOT s = f32[4] sort(p), dimensions={0}, to_apply=lt
+  ROOT s = f32[4] custom-call(p), custom_call_target=\"my_library_call\"
 }";
     let args = vec![vector(F32(vec![0.0; 4]))];
     assert_eq!(
         error(text, args),
-        "t.hlo:8:3: error: unsupported: sort in 's'"
+        "t.hlo:3:3: error: unsupported: custom-call in 's'"
     );
     let text = "c {
   a = s32[2] parameter(0)
