@@ -557,8 +557,8 @@ fn merge_siblings(entry: &Computation, groups: Vec<Group>) -> Vec<Group> {
     let key = |g: &Group| -> Option<Key> {
         let root = &entry.instructions[g.root.0];
         // An in-place fusion (a scatter, a dynamic-update-slice) writes only part of its
-        // output, and its emitter writes no other output.
-        if in_place_hero(root) {
+        // output, and its emitter writes no other output; nor does the sort emitter.
+        if in_place_hero(root) || sorts(root) {
             return None;
         }
         if g.has_reduce {
