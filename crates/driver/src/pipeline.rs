@@ -440,6 +440,11 @@ pub fn fuse(source: &SourceFile, module: &mut HloModule) -> Result<(), String> {
     Runner::new(source, &Options::default())?.fuse(module, &mut [])
 }
 
+/// Runs [`FUSED_MODULE_PASSES`] on `module`, unobserved ([`Runner::outline`]).
+pub fn outline(source: &SourceFile, module: &mut HloModule) -> Result<(), String> {
+    Runner::new(source, &Options::default())?.outline(module, &mut [])
+}
+
 /// Compiles `fusions` of `module` as `options` say, unobserved ([`Runner::compile`]).
 pub fn compile(
     source: &SourceFile,

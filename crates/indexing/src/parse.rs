@@ -5,7 +5,7 @@
 //!            (',' 'domain' ':' item (',' item)*)? (',' 'is_simplified' ':' bool)?
 //! item    := expr 'in' '[' int ',' int ']'
 //! expr    := term (('+' | '-') term)*
-//! term    := unary (('*' | 'floordiv' | 'ceildiv' | 'mod') unary)*
+//! term    := unary (('*' | 'floordiv' | '/' | 'ceildiv' | 'mod') unary)*
 //! unary   := '-' unary | int | name | '(' expr ')'
 //! ```
 //!
@@ -14,7 +14,8 @@
 //!   every variable needs one. Other items are constraints, kept in order (so a later
 //!   `d0 in [..]`, which an unsimplified map can print, stays a constraint). `domain:` may
 //!   be left out only when there are no variables. XLA's trailing `is_simplified: ...` is
-//!   accepted and ignored.
+//!   accepted and ignored, and so are XLA's other spellings: `/` for `floordiv`, a comma
+//!   after the last domain item.
 //! * Products need a constant on one side (`2 * d0` is `d0 * 2`); divisors and moduli must
 //!   be positive constants. A constant side may be any variable-free expression, which is
 //!   folded. Everything else is rejected as non-affine, with the offset of the culprit.
@@ -103,8 +104,8 @@ impl fmt::Display for Tok {
     }
 }
 
-const PUNCTS: [&str; 13] = [
-    "->", "(", ")", "[", "]", "{", "}", ",", ":", "+", "-", "*", "=",
+const PUNCTS: [&str; 14] = [
+    "->", "(", ")", "[", "]", "{", "}", ",", ":", "+", "-", "*", "/", "=",
 ];
 
 fn error_at(text: &str, offset: usize, message: String) -> ParseError {
@@ -315,7 +316,12 @@ impl<'a> Parser<'a> {
                     Some(v) if bounds[v].is_none() => bounds[v] = Some(iv),
                     _ => constraints.push((item, iv)),
                 }
-                if !self.eat(&Tok::Punct(",")) || self.is_simplified_suffix()? {
+                // XLA writes a domain across adjacent strings, each item with its comma,
+                // so that the last may end in one.
+                if !self.eat(&Tok::Punct(","))
+                    || self.is_simplified_suffix()?
+                    || self.peek() == &Tok::Eof
+                {
                     break;
                 }
             }
@@ -446,6 +452,8 @@ impl<'a> Parser<'a> {
             let op_offset = self.offset();
             let op: &'static str = match self.peek() {
                 Tok::Punct("*") => "*",
+                // XLA prints `floordiv` as `/` now.
+                Tok::Punct("/") => "floordiv",
                 Tok::Ident(s) => match KEYWORDS.iter().find(|k| *k == s && **k != "in") {
                     Some(k) => k,
                     None => return Ok(lhs),
@@ -753,6 +761,20 @@ mod tests {
                 assert_eq!(reparsed.to_string(), printed);
             }
         }
+    }
+
+    #[test]
+    fn xla_s_slash_and_trailing_comma_are_read() {
+        let xla = IndexingMap::from_str(
+            "(d0)[s0] -> (d0 / 4 + s0), domain: d0 in [0, 63], s0 in [0, 3],",
+        )
+        .unwrap();
+        let ours = IndexingMap::from_str(
+            "(d0)[s0] -> (d0 floordiv 4 + s0), domain: d0 in [0, 63], s0 in [0, 3]",
+        )
+        .unwrap();
+        assert_eq!(xla, ours);
+        assert!(IndexingMap::from_str("(d0) -> (d0 / 0), domain: d0 in [0, 1]").is_err());
     }
 
     #[test]

@@ -36,6 +36,8 @@ fn kernels(path: &Path) -> Option<Vec<String>> {
     let (source, mut module) = hlo::load(&path.display().to_string(), &text[..]).ok()?;
     if fusion::wants_fusion(&module) {
         driver::pipeline::fuse(&source, &mut module).ok()?;
+    } else {
+        driver::pipeline::outline(&source, &mut module).ok()?;
     }
     let names = emitters::kernel_names(&module);
     let fusions = emitters::fusions(&module);

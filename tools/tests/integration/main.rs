@@ -17,3 +17,4 @@ mod ptx;
 mod reduction_corpus;
 mod snapshots;
 mod transposes;
+mod xla_pass_tests;

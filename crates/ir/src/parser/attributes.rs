@@ -73,7 +73,7 @@ impl<'a> Parser<'a> {
             }
             Token::Hash(name) => {
                 self.bump();
-                if name == "xla_gpu.indexing_map" {
+                if super::xla_spelling::is_indexing_map(name) {
                     return self.parse_indexing_map_body();
                 }
                 if matches!(

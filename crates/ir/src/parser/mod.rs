@@ -25,6 +25,7 @@ use std::sync::Arc;
 mod attributes;
 mod operations;
 mod type_syntax;
+mod xla_spelling;
 
 use attributes::parse_signed_int_literal;
 use type_syntax::is_type_keyword;

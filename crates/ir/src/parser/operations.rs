@@ -287,6 +287,10 @@ impl<'a> Parser<'a> {
         if name.is_empty() {
             return Err(self.error_at(loc, "empty operation name is invalid"));
         }
+        let name = match super::xla_spelling::op_name(&self.registry, &name) {
+            std::borrow::Cow::Owned(ours) => std::borrow::Cow::Owned(ours),
+            std::borrow::Cow::Borrowed(_) => name,
+        };
         let ident = match &name {
             std::borrow::Cow::Borrowed(s) => *self.idents.entry(s).or_insert_with(|| Ident::new(s)),
             std::borrow::Cow::Owned(s) => Ident::new(s),
@@ -347,6 +351,8 @@ impl<'a> Parser<'a> {
 
     pub(super) fn parse_custom_op(&mut self, name: &'a str, loc: Loc) -> DResult<OpState> {
         let registry = self.registry.clone();
+        let name = super::xla_spelling::op_name(&registry, name);
+        let name = name.as_ref();
         let mut found = registry.lookup(name);
         let dialect = *self.default_dialect.last().unwrap_or(&"");
         if found.is_none() && !dialect.is_empty() {
