@@ -48,14 +48,11 @@ pub(super) fn topk(
     instr: &Instruction,
     operands: &[&HostValue],
 ) -> R<HostValue> {
-    let inputs = whole_arrays(ev, instr, operands, "topk")?;
-    let x = inputs[0];
+    let (x, rows) = last_dimension_rows(ev, instr, operands, "topk")?;
     let k = instr
         .int("k")
         .ok_or_else(|| located(instr, "topk without k="))?;
     let largest = instr.bool_value("largest").unwrap_or(true);
-    let rank = x.dims().len() as i64;
-    let rows = Rows::along(x.dims(), rank - 1).map_err(|m| located(instr, m))?;
     if x.element_type().is_complex() {
         return Err(located(instr, "unsupported: topk of complex values"));
     }
@@ -83,10 +80,7 @@ pub(super) fn topk_call(
     instr: &Instruction,
     operands: &[&HostValue],
 ) -> R<HostValue> {
-    let inputs = whole_arrays(ev, instr, operands, "TopK")?;
-    let x = inputs[0];
-    let rank = x.dims().len() as i64;
-    let rows = Rows::along(x.dims(), rank - 1).map_err(|m| located(instr, m))?;
+    let (x, rows) = last_dimension_rows(ev, instr, operands, "TopK")?;
     let indices = rows.indices(x.dims()).map_err(|m| located(instr, m))?;
     let order = rows.sort_by_comparator(ev, instr, "called_computations", &[x, &indices])?;
     let k = match &instr.shape {
@@ -103,6 +97,19 @@ pub(super) fn topk_call(
         )
     })?;
     rows.top(instr, x, &order, k)
+}
+
+/// A top-k's operand and its rows along the last dimension.
+fn last_dimension_rows<'v>(
+    ev: &Evaluator<'_>,
+    instr: &Instruction,
+    operands: &[&'v HostValue],
+    op: &str,
+) -> R<(&'v HostArray, Rows)> {
+    let x = whole_arrays(ev, instr, operands, op)?[0];
+    let last = x.dims().len() as i64 - 1;
+    let rows = Rows::along(x.dims(), last).map_err(|m| located(instr, m))?;
+    Ok((x, rows))
 }
 
 /// XLA's total order of two values of one type.
