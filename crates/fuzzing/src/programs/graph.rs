@@ -248,11 +248,14 @@ impl Graph {
     }
 
     /// The reducer of an argmax over values of `ty` with s32 indices, defined once: the
-    /// larger value, and on a tie the smaller index.
+    /// larger value, NaN above every other (as JAX's argmax), and on a tie (two NaNs
+    /// included) the smaller index. A total order, so any order of combining gives one
+    /// answer; without the NaN terms a NaN made the result depend on that order (the
+    /// generator's bitcast-converts make NaNs; program fuzzer, seeds 3563 and 4235).
     pub fn argmax_reducer(&mut self, ty: PrimitiveType) -> String {
         self.define_once(format!("argmax_{ty}"), |name| {
             format!(
-                "{name} {{\n  a = {ty}[] parameter(0)\n  ai = s32[] parameter(1)\n  b = {ty}[] parameter(2)\n  bi = s32[] parameter(3)\n  gt = pred[] compare(a, b), direction=GT\n  eq = pred[] compare(a, b), direction=EQ\n  first = pred[] compare(ai, bi), direction=LT\n  tie = pred[] and(eq, first)\n  pick = pred[] or(gt, tie)\n  v = {ty}[] select(pick, a, b)\n  i = s32[] select(pick, ai, bi)\n  ROOT r = ({ty}[], s32[]) tuple(v, i)\n}}\n"
+                "{name} {{\n  a = {ty}[] parameter(0)\n  ai = s32[] parameter(1)\n  b = {ty}[] parameter(2)\n  bi = s32[] parameter(3)\n  gt = pred[] compare(a, b), direction=GT\n  eq = pred[] compare(a, b), direction=EQ\n  a_nan = pred[] compare(a, a), direction=NE\n  b_nan = pred[] compare(b, b), direction=NE\n  b_number = pred[] not(b_nan)\n  above = pred[] or(gt, a_nan)\n  larger = pred[] and(above, b_number)\n  both_nan = pred[] and(a_nan, b_nan)\n  same = pred[] or(eq, both_nan)\n  first = pred[] compare(ai, bi), direction=LT\n  tie = pred[] and(same, first)\n  pick = pred[] or(larger, tie)\n  v = {ty}[] select(pick, a, b)\n  i = s32[] select(pick, ai, bi)\n  ROOT r = ({ty}[], s32[]) tuple(v, i)\n}}\n"
             )
         })
     }
