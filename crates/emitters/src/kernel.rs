@@ -296,10 +296,6 @@ pub(crate) fn emit_loop(
     Ok(b.module.results(op).collect())
 }
 
-/// Refuses a fusion in which an array has no elements (a zero-sized dimension): there is
-/// nothing to launch for an empty output, and a reduction over an empty dimension would
-/// need a kernel that only writes init values. Located at the first such instruction; a
-/// ROOT of no arrays at all (an empty tuple) too.
 /// Refuses a fusion holding an op no emitter here compiles ([`without_emitter`]).
 pub(crate) fn refuse_ops_without_emitter(computation: &Computation) -> Result<(), Diagnostic> {
     match computation.instructions.iter().find_map(without_emitter) {
@@ -332,6 +328,10 @@ pub(crate) fn without_emitter(instr: &hlo::Instruction) -> Option<Diagnostic> {
     ))
 }
 
+/// Refuses a fusion in which an array has no elements (a zero-sized dimension): there is
+/// nothing to launch for an empty output, and a reduction over an empty dimension would
+/// need a kernel that only writes init values. Located at the first such instruction; a
+/// ROOT of no arrays at all (an empty tuple) too.
 pub(crate) fn refuse_empty_arrays(computation: &Computation) -> Result<(), Diagnostic> {
     // A ROOT of no arrays (`()`, an empty tuple) writes nothing: no kernel.
     if leaves(&computation.root_instruction().shape).is_empty() {
