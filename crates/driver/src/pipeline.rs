@@ -44,6 +44,10 @@ pub const FUSION_PASSES: &[HloPass] = &[
     // the module; the sort emitter takes the second (one kernel: rows sorted, the first k
     // stored).
     fusion::NORMALIZE_TOPK,
+    // An array without elements is a constant, not work: XLA launches no kernel for it
+    // (its ZeroSizedHloElimination), and what reads one (a reduce over an empty dimension,
+    // a concatenate with an empty part) becomes what it computes from the others.
+    fusion::ZERO_SIZED_HLO_ELIMINATION,
     // JAX's shape plumbing (identity broadcasts, reshape chains, `x * 1`, dtype round
     // trips) goes, so that the rules below see the ops that compute something.
     fusion::ALGEBRAIC_SIMPLIFIER,
@@ -84,6 +88,10 @@ pub const FUSED_MODULE_PASSES: &[HloPass] = &[
     // sort.
     fusion::NORMALIZE_TOPK,
     fusion::OUTLINE_SORTS,
+    // A fusion whose output has no elements launches nothing (it becomes a constant), and
+    // one that reads an empty array into a non-empty result keeps its kernel without the
+    // empty read, as XLA's ZeroSizedHloElimination and simplifier run before its emitters.
+    fusion::ZERO_SIZED_HLO_ELIMINATION,
 ];
 
 /// Our passes, on each fusion's module, in order (the seed's walkthrough order).

@@ -328,10 +328,10 @@ pub(crate) fn without_emitter(instr: &hlo::Instruction) -> Option<Diagnostic> {
     ))
 }
 
-/// Refuses a fusion in which an array has no elements (a zero-sized dimension): there is
-/// nothing to launch for an empty output, and a reduction over an empty dimension would
-/// need a kernel that only writes init values. Located at the first such instruction; a
-/// ROOT of no arrays at all (an empty tuple) too.
+/// Refuses a fusion in which an array has no elements (a zero-sized dimension) that
+/// `zero-sized-hlo-elimination` left: an output among others that are not empty, or a
+/// reduce-window of an empty operand. Located at the first such instruction; a ROOT of no
+/// arrays at all (an empty tuple) too.
 pub(crate) fn refuse_empty_arrays(computation: &Computation) -> Result<(), Diagnostic> {
     // A ROOT of no arrays (`()`, an empty tuple) writes nothing: no kernel.
     if leaves(&computation.root_instruction().shape).is_empty() {
@@ -344,19 +344,34 @@ pub(crate) fn refuse_empty_arrays(computation: &Computation) -> Result<(), Diagn
             ),
         ));
     }
-    let empty = computation.instructions.iter().find_map(|instr| {
-        leaves(&instr.shape)
-            .into_iter()
-            .find(|a| a.element_count() == 0)
-            .map(|a| (instr, a.clone()))
-    });
+    // A parameter nothing reads is a buffer the kernel is passed and never touches (the
+    // empty operand of a concatenate or reduce that `zero-sized-hlo-elimination` rewrote).
+    let read: std::collections::HashSet<InstrId> = computation
+        .instructions
+        .iter()
+        .flat_map(|instr| instr.operands.iter().copied())
+        .collect();
+    let empty = computation
+        .instructions
+        .iter()
+        .enumerate()
+        .find_map(|(id, instr)| {
+            if instr.opcode == Opcode::Parameter && !read.contains(&InstrId(id)) {
+                return None;
+            }
+            leaves(&instr.shape)
+                .into_iter()
+                .find(|a| a.element_count() == 0)
+                .map(|a| (instr, a.clone()))
+        });
     match empty {
         None => Ok(()),
         Some((instr, shape)) => Err(unsupported(
             instr.spans.whole,
             format!(
-                "an empty array: '{}' has no elements ({shape}); XLA launches no kernel for \
-                 a fusion over one, and none is emitted here",
+                "an empty array: '{}' has no elements ({shape}) in a fusion whose other \
+                 arrays have some; XLA's ZeroSizedHloElimination leaves no empty array to its \
+                 emitters (an empty output is a constant, not a kernel's)",
                 instr.name
             ),
         )),

@@ -344,7 +344,9 @@ impl<'c> Partitioner<'c> {
                                 self.unsupported(
                                     id,
                                     format!(
-                                        "a multi-output fusion whose output {} is not a bitcast of its first output",
+                                        "a multi-output fusion whose output {} is not a bitcast of its first output \
+                                         (XLA forms none: its multi-output fusions share one loop shape, \
+                                         and its loop emitter indexes every output by the first's)",
                                         self.computation.instruction(operand).name
                                     ),
                                 )

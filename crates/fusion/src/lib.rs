@@ -19,6 +19,7 @@ mod normalize_reductions;
 mod normalize_topk;
 mod rows;
 mod simplify;
+mod zero_sized;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -75,6 +76,14 @@ pub const CANONICALIZE_GATHERS: HloPass = HloPass::new(
 /// `topk` as XLA's `TopK` custom-call (`normalize_topk.rs`).
 pub const NORMALIZE_TOPK: HloPass =
     HloPass::new("normalize-topk", "TopkRewriter", normalize_topk::run);
+
+/// Arrays without elements made constants, and what reads them simplified
+/// (`zero_sized.rs`).
+pub const ZERO_SIZED_HLO_ELIMINATION: HloPass = HloPass::new(
+    "zero-sized-hlo-elimination",
+    "ZeroSizedHloElimination",
+    zero_sized::run,
+);
 
 /// Exact algebraic rewrites (`simplify.rs`).
 pub const ALGEBRAIC_SIMPLIFIER: HloPass =

@@ -30,8 +30,9 @@ pub struct LinkInput {
     pub kernel: String,
 }
 
-/// Links `inputs` into one module: the first one's, which keeps its module attributes.
-/// Fails when two kernels have one name or an entry is missing.
+/// Links `inputs` into one module: the first one's, which keeps its module attributes (an
+/// empty module when there are none). Fails when two kernels have one name or an entry is
+/// missing.
 pub fn link(inputs: Vec<LinkInput>) -> Result<Module, String> {
     let kernels: HashSet<String> = inputs.iter().map(|i| i.kernel.clone()).collect();
     if kernels.len() != inputs.len() {
@@ -68,7 +69,9 @@ pub fn link(inputs: Vec<LinkInput>) -> Result<Module, String> {
             Some(dst) => merge_into(dst, module, &kernels),
         }
     }
-    linked.ok_or_else(|| "nothing to link".to_string())
+    // No kernel (a program whose results are all constants): an empty module, which every
+    // later stage takes (an empty PTX module is valid for ptxas).
+    Ok(linked.unwrap_or_default())
 }
 
 /// Moves the top-level ops of `src` into `dst` (see the module comment).

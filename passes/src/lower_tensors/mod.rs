@@ -964,11 +964,15 @@ fn annotate_kernel_args(m: &mut Module, f: OpId, inputs: &[Type]) {
             continue;
         }
         let bytes = buffer_bytes(t);
-        let attrs = [
+        let mut attrs = vec![
             ("llvm.align", Attribute::i64(BUFFER_ALIGNMENT as i64)),
-            ("llvm.dereferenceable", Attribute::i64(bytes)),
             ("llvm.noalias", Attribute::Unit),
         ];
+        // LLVM takes no `dereferenceable(0)`: an empty buffer (an operand nothing reads
+        // any more, see `zero-sized-hlo-elimination`) promises nothing.
+        if bytes > 0 {
+            attrs.insert(1, ("llvm.dereferenceable", Attribute::i64(bytes)));
+        }
         for (name, value) in attrs {
             ir::attrs::set_named(list, ir::Ident::new(name), value);
         }

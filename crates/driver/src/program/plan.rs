@@ -53,7 +53,9 @@ fn plan(source: &SourceFile, module: &HloModule, host_steps: bool) -> Result<Cha
         ));
         return Ok(chain);
     }
-    if !has_fusions {
+    // No fusion and no kernel: the results are parameters and constants (empty arrays
+    // made constants by `zero-sized-hlo-elimination`); the chain has no kernel.
+    if !has_fusions && !emitters::fusions(module).is_empty() {
         return Err(refuse(
             entry.root_instruction(),
             "an ENTRY whose kernels are launched elsewhere",
@@ -526,6 +528,10 @@ fn uniform_constant(instr: &hlo::Instruction) -> Option<f64> {
     let HostValue::Array(values) = value else {
         return None;
     };
+    if values.is_empty() {
+        // No element: any value is every element's.
+        return Some(0.0);
+    }
     let first = values.value(0);
     if (1..values.len()).any(|i| values.value(i) != first) {
         return None;

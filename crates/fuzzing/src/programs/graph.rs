@@ -81,9 +81,8 @@ impl Graph {
     }
 
     /// Dimensions of rank 0 to 3 with at most [`MAX_ELEMENTS`] elements; one dimension in
-    /// 256 has size 0 (an empty array: the emitters refuse a fusion over one, located, where
-    /// XLA launches no kernel; the reference and the generator's other steps must still take
-    /// it without a panic).
+    /// 256 has size 0 (an empty array: a constant after `zero-sized-hlo-elimination`, no
+    /// kernel's, as in XLA; the reference and the generator's other steps must take it).
     pub fn random_dims(&mut self) -> Vec<i64> {
         let rank = self.rng.usize(0..=3);
         let mut dims = Vec::new();

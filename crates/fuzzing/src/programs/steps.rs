@@ -9,14 +9,22 @@ impl Graph {
     /// One random op on what exists; nothing when the op drawn does not apply.
     pub fn step(&mut self) {
         let v = self.some_value();
-        // An empty array takes elementwise ops, reshapes and transposes: slices, windows,
-        // gathers and pads have no element to start from.
+        // An empty array takes elementwise ops, reshapes and transposes, and the ops that
+        // make a non-empty result of it (`zero-sized-hlo-elimination`'s rewrites):
+        // reductions, windows over padding, pads, concatenates, a dot contracting nothing.
+        // Slices, gathers and dynamic slices have no element to start from.
         if v.elements() == 0 {
-            match self.rng.u8(0..4) {
+            match self.rng.u8(0..10) {
                 0 => self.unary(&v),
                 1 => self.binary(&v),
                 2 => self.reshape(&v),
-                _ => self.transpose(&v),
+                3 => self.transpose(&v),
+                4 => self.reduce(&v),
+                5 => self.argmax(&v),
+                6 => self.concatenate(&v),
+                7 => self.pad(&v),
+                8 => self.reduce_window(&v),
+                _ => self.dot(&v),
             }
             return;
         }
@@ -228,8 +236,7 @@ impl Graph {
     }
 
     fn slice(&mut self, v: &Value) {
-        // Windows and slices of at least one element need elements to take them from.
-        if v.dims.is_empty() || v.elements() == 0 {
+        if v.dims.is_empty() {
             return;
         }
         let mut ranges = Vec::new();
@@ -294,7 +301,7 @@ impl Graph {
             let interior = self.rng.i64(0..=2);
             let low = self.rng.i64(-(d / 2)..=3);
             let high = self.rng.i64(-(d / 2)..=3);
-            let size = low + high + d + (d - 1) * interior;
+            let size = low + high + d + (d - 1).max(0) * interior;
             if size < 1 {
                 return;
             }
@@ -412,17 +419,18 @@ impl Graph {
     /// A window of random size, stride and padding slid over every dimension, combined
     /// as a reduce would.
     fn reduce_window(&mut self, v: &Value) {
-        // Windows and slices of at least one element need elements to take them from.
-        if v.dims.is_empty() || v.elements() == 0 {
+        if v.dims.is_empty() {
             return;
         }
         let (kind, init) = self.combiner(v.ty);
         let (mut size, mut stride, mut pad, mut dims) = (vec![], vec![], vec![], vec![]);
         for &d in &v.dims {
-            let s = self.rng.i64(1..=d.min(4));
+            // Over an empty dimension the window lies on padding alone (or nowhere).
+            let s = self.rng.i64(1..=d.clamp(1, 4));
             let t = self.rng.i64(1..=3);
             let (low, high) = (self.rng.i64(0..=1), self.rng.i64(0..=1));
-            let out = (d + low + high - s) / t + 1;
+            let padded = d + low + high;
+            let out = if padded >= s { (padded - s) / t + 1 } else { 0 };
             size.push(s.to_string());
             stride.push(t.to_string());
             pad.push(format!("{low}_{high}"));
