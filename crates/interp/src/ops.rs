@@ -2,7 +2,8 @@
 //!
 //! MLIR's rules: integers wrap; `overflow<nsw/nuw>` makes overflow poison; division by zero
 //! and signed division overflow are immediate undefined behaviour (LLVM traps or worse);
-//! shift amounts of the bit width or more are poison; `fptosi`/`fptoui` of NaN or of a value
+//! shift amounts of the bit width or more are poison (in the `llvm` dialect they end as
+//! PTX's shifts do, see [`Overflow::ptx_shift`]); `fptosi`/`fptoui` of NaN or of a value
 //! outside the target range are poison (the emitters guard them with selects, so the poison
 //! is computed eagerly and only reported if something uses it); `fastmath<nnan/ninf>` makes
 //! NaN/infinite operands or results poison. `f16`/`bf16` arithmetic computes in `f32` and
@@ -73,11 +74,19 @@ impl FastMath {
     }
 }
 
-/// `overflow<nsw, nuw>`.
+/// `overflow<nsw, nuw>`, and how a shift by the bit width or more ends.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Overflow {
     pub(crate) nsw: bool,
     pub(crate) nuw: bool,
+    /// A shift of the `llvm` dialect (after `lower-to-llvm`, and LLVM IR): an amount of the
+    /// width or more gives what PTX's `shl`/`shr`, which the NVPTX backend selects for
+    /// it, give (amounts clamp to the width: 0, or the sign for `ashr`), not poison.
+    /// Code that only the LLVM stages see relies on it: libdevice's f64 `pow` shifts by
+    /// the exponent minus 1012, 64 or more for huge exponents (fuzzer seed 3414). An
+    /// `arith` shift, our own passes' IR, keeps MLIR's poison, so a shift of ours past the
+    /// width is still caught before `lower-to-llvm`.
+    pub(crate) ptx_shift: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -532,7 +541,13 @@ fn int_binary(op: IntOp, w: u32, flags: Overflow, a: u64, b: u64) -> R {
         IntOp::Xor => Ok(a ^ b),
         IntOp::Shl => {
             if b >= u64::from(w) {
-                return Err(Fault::Poison);
+                // Every bit shifted out: wrapping overflow when any was set.
+                let overflows = (flags.nuw || flags.nsw) && a != 0;
+                return if flags.ptx_shift && !overflows {
+                    Ok(0)
+                } else {
+                    Err(Fault::Poison)
+                };
             }
             let r = (a << b) & m;
             if (flags.nuw && r >> b != a) || (flags.nsw && sext(r, w) >> b != sext(a, w)) {
@@ -542,13 +557,21 @@ fn int_binary(op: IntOp, w: u32, flags: Overflow, a: u64, b: u64) -> R {
         }
         IntOp::ShrS => {
             if b >= u64::from(w) {
-                return Err(Fault::Poison);
+                return if flags.ptx_shift {
+                    Ok((sext(a, w) >> (w - 1)) as u64 & m)
+                } else {
+                    Err(Fault::Poison)
+                };
             }
             Ok((sext(a, w) >> b) as u64 & m)
         }
         IntOp::ShrU => {
             if b >= u64::from(w) {
-                return Err(Fault::Poison);
+                return if flags.ptx_shift {
+                    Ok(0)
+                } else {
+                    Err(Fault::Poison)
+                };
             }
             Ok(a >> b)
         }
@@ -761,11 +784,11 @@ mod tests {
         assert_eq!(int(IntOp::ShrU, 64, -1, 64), Err(Fault::Poison));
         let nsw = Overflow {
             nsw: true,
-            nuw: false,
+            ..Overflow::default()
         };
         let nuw = Overflow {
-            nsw: false,
             nuw: true,
+            ..Overflow::default()
         };
         assert_eq!(
             Op2::Int(IntOp::Add, 8, nsw).eval(127, 1),
@@ -783,6 +806,21 @@ mod tests {
         );
         assert_eq!(Op2::Int(IntOp::Shl, 8, nuw).eval(0x40, 1), Ok(0x80));
         assert_eq!(int(IntOp::Add, 1, 1, 1), Ok(0));
+        // An `llvm` shift past the width ends as PTX's does; with a flag it still overflows.
+        let ptx = Overflow {
+            ptx_shift: true,
+            ..Overflow::default()
+        };
+        assert_eq!(Op2::Int(IntOp::Shl, 64, ptx).eval(1, 1100), Ok(0));
+        assert_eq!(Op2::Int(IntOp::ShrU, 8, ptx).eval(0xFF, 8), Ok(0));
+        assert_eq!(Op2::Int(IntOp::ShrS, 8, ptx).eval(0x80, 9), Ok(0xFF));
+        assert_eq!(Op2::Int(IntOp::ShrS, 8, ptx).eval(0x7F, 9), Ok(0));
+        let ptx_nuw = Overflow { nuw: true, ..ptx };
+        assert_eq!(
+            Op2::Int(IntOp::Shl, 8, ptx_nuw).eval(1, 8),
+            Err(Fault::Poison)
+        );
+        assert_eq!(Op2::Int(IntOp::Shl, 8, ptx_nuw).eval(0, 8), Ok(0));
         assert_eq!(int(IntOp::MaxS, 8, -1, 1), Ok(1));
         assert_eq!(int(IntOp::MaxU, 8, -1, 1), Ok(0xFF));
     }
@@ -861,7 +899,7 @@ mod tests {
             to: 8,
             flags: Overflow {
                 nsw: true,
-                nuw: false,
+                ..Overflow::default()
             },
         });
         assert_eq!(trunc.eval(0xFFFF_FFFF), Ok(0xFF));

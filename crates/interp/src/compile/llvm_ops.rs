@@ -882,13 +882,16 @@ fn ptx_float_to_int(plain: &str, ftz: bool) -> Option<impl Fn(FloatKind) -> Cast
     })
 }
 
-/// The flags of an `llvm` op's `overflowFlags` property (bit 0 `nsw`, bit 1 `nuw`).
+/// The flags of an `llvm` op's `overflowFlags` property (bit 0 `nsw`, bit 1 `nuw`), and PTX's
+/// shifts ([`Overflow::ptx_shift`]).
 pub(super) fn llvm_overflow(attr: Option<&Attribute>) -> Overflow {
-    match attr {
-        Some(Attribute::Int(bits, _)) => Overflow {
-            nsw: bits & 1 != 0,
-            nuw: bits & 2 != 0,
-        },
-        _ => Overflow::default(),
+    let (nsw, nuw) = match attr {
+        Some(Attribute::Int(bits, _)) => (bits & 1 != 0, bits & 2 != 0),
+        _ => (false, false),
+    };
+    Overflow {
+        nsw,
+        nuw,
+        ptx_shift: true,
     }
 }

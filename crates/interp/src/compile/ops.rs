@@ -353,6 +353,7 @@ pub(super) fn overflow(attr: Option<&Attribute>) -> Overflow {
         Some(Attribute::Opaque(text)) => Overflow {
             nsw: text.contains("nsw"),
             nuw: text.contains("nuw"),
+            ptx_shift: false,
         },
         _ => Overflow::default(),
     }
