@@ -44,6 +44,10 @@ pub const FUSION_PASSES: &[HloPass] = &[
     // the module; the sort emitter takes the second (one kernel: rows sorted, the first k
     // stored).
     fusion::NORMALIZE_TOPK,
+    // A sort whose rows no block's shared memory holds goes to CUB's radix sort, left to
+    // the runtime, where XLA's SortRewriter sends it (a plain comparator of keys, or keys
+    // and values); the others stay for the sort emitter.
+    fusion::SORT_REWRITER,
     // An array without elements is a constant, not work: XLA launches no kernel for it
     // (its ZeroSizedHloElimination), and what reads one (a reduce over an empty dimension,
     // a concatenate with an empty part) becomes what it computes from the others.
@@ -87,6 +91,8 @@ pub const FUSED_MODULE_PASSES: &[HloPass] = &[
     // own; here that kernel is the sort emitter's, which takes a fusion whose ROOT is the
     // sort.
     fusion::NORMALIZE_TOPK,
+    // Before a sort is given a fusion: one CUB sorts is left to the runtime instead.
+    fusion::SORT_REWRITER,
     fusion::OUTLINE_SORTS,
     // A fusion whose output has no elements launches nothing (it becomes a constant), and
     // one that reads an empty array into a non-empty result keeps its kernel without the

@@ -167,8 +167,9 @@ fn scheduled_computations(module: &HloModule) -> Vec<ComputationId> {
 /// The fusion computations of a module to compile, in order: the computations called by
 /// `fusion` instructions of the entry computation and of its control flow, or, when there
 /// are none, the entry computation itself (XLA's emitter tests write a bare fusion body)
-/// unless it computes nothing: an entry of parameters, constants and tuples (a program
-/// whose results are all empty arrays, made constants) launches no kernel.
+/// unless it computes nothing: an entry of parameters, constants, tuples and library calls
+/// (a program whose results are all empty arrays, made constants, or CUB's sort of a
+/// parameter) launches no kernel.
 pub fn fusions(module: &HloModule) -> Vec<ComputationId> {
     let mut out = Vec::new();
     for c in scheduled_computations(module) {
@@ -184,7 +185,11 @@ pub fn fusions(module: &HloModule) -> Vec<ComputationId> {
     let computes = |instr: &hlo::Instruction| {
         !matches!(
             instr.opcode,
-            Opcode::Parameter | Opcode::Constant | Opcode::Tuple | Opcode::GetTupleElement
+            Opcode::Parameter
+                | Opcode::Constant
+                | Opcode::Tuple
+                | Opcode::GetTupleElement
+                | Opcode::CustomCall
         )
     };
     if out.is_empty()

@@ -87,8 +87,10 @@ fn sorts(instr: &Instruction) -> bool {
 
 /// `outline-sorts`: in a module fused already (as XLA:GPU prints one, its sorts left
 /// outside the fusions), each sort and top-k gets a fusion of its own, which the sort
-/// emitter compiles, as XLA:GPU gives each sort a kernel. A module without fusions (a bare fusion
-/// body, an unfused program under `--no-fuse`) is one kernel as it is, and is left alone.
+/// emitter compiles, as XLA:GPU gives each sort a kernel; so do the keys `sort-rewriter`
+/// made for a CUB sort (elementwise code left in the entry). A module without fusions (a
+/// bare fusion body, an unfused program under `--no-fuse`) is one kernel as it is, and is
+/// left alone.
 pub(crate) fn outline_sorts(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let fused = module
         .computations
@@ -101,19 +103,51 @@ pub(crate) fn outline_sorts(module: &mut HloModule) -> Result<bool, Diagnostic> 
     let mut changed = false;
     for id in crate::control_computations(module) {
         let c = module.computation(id);
-        let groups: Vec<Group> = operands_first(c)
-            .into_iter()
-            .filter(|&i| sorts(c.instruction(i)))
-            .map(|sort| Group {
+        let order = operands_first(c);
+        let sort_groups = order
+            .iter()
+            .filter(|&&i| sorts(c.instruction(i)))
+            .map(|&sort| Group {
                 root: sort,
                 extra_outputs: Vec::new(),
                 members: vec![sort],
                 has_reduce: false,
-            })
-            .collect();
+            });
+        let key_groups = order
+            .iter()
+            .filter(|&&i| c.instruction(i).is_cub_sort_call())
+            .filter_map(|&call| made_keys(c, &order, c.instruction(call).operands[0]));
+        let groups: Vec<Group> = sort_groups.chain(key_groups).collect();
         changed |= make_fusions(module, id, &groups);
     }
     Ok(changed)
+}
+
+/// The group of the elementwise code in `c` (no fusion yet) that computes `keys`, a CUB
+/// sort's keys made by `sort-rewriter`, with `order` the instructions operands first; `None`
+/// when the keys are a parameter or a fusion's output already.
+fn made_keys(c: &Computation, order: &[InstrId], keys: InstrId) -> Option<Group> {
+    let plain = |i: InstrId| {
+        let instr = c.instruction(i);
+        fusible(instr) && !sorts(instr) && !matches!(instr.opcode, Opcode::Parameter)
+    };
+    let mut members = std::collections::HashSet::new();
+    let mut stack = vec![keys];
+    while let Some(i) = stack.pop() {
+        if plain(i) && members.insert(i) {
+            stack.extend(&c.instruction(i).operands);
+        }
+    }
+    members.contains(&keys).then(|| Group {
+        root: keys,
+        extra_outputs: Vec::new(),
+        members: order
+            .iter()
+            .copied()
+            .filter(|i| members.contains(i))
+            .collect(),
+        has_reduce: false,
+    })
 }
 
 /// Computation `id` with each of `groups` made a fusion: whether there was any.

@@ -19,6 +19,7 @@ mod normalize_reductions;
 mod normalize_topk;
 mod rows;
 mod simplify;
+mod sort_rewriter;
 mod zero_sized;
 
 use std::cmp::Reverse;
@@ -76,6 +77,10 @@ pub const CANONICALIZE_GATHERS: HloPass = HloPass::new(
 /// `topk` as XLA's `TopK` custom-call (`normalize_topk.rs`).
 pub const NORMALIZE_TOPK: HloPass =
     HloPass::new("normalize-topk", "TopkRewriter", normalize_topk::run);
+
+/// Sorts whose rows no block holds left to CUB's radix sort (`sort_rewriter.rs`).
+pub const SORT_REWRITER: HloPass =
+    HloPass::new("sort-rewriter", "SortRewriter", sort_rewriter::run);
 
 /// Arrays without elements made constants, and what reads them simplified
 /// (`zero_sized.rs`).
@@ -302,14 +307,32 @@ pub(crate) fn remove_dead_code(c: &mut Computation) {
             stack.extend(c.instructions[i].operands.iter().map(|o| o.0));
         }
     }
-    let mut new_id = vec![InstrId(usize::MAX); n];
-    let mut kept = Vec::with_capacity(n);
-    for (i, instr) in std::mem::take(&mut c.instructions).into_iter().enumerate() {
-        if live[i] {
-            new_id[i] = InstrId(kept.len());
-            kept.push(instr);
-        }
+    let kept = (0..n).filter(|&i| live[i]).map(InstrId).collect();
+    keep_in_order(c, kept);
+}
+
+/// Puts the instructions of `c` operands first (as [`operands_first`] orders them), so that
+/// a pass that added instructions at the end prints them before their users.
+pub(crate) fn put_operands_first(c: &mut Computation) {
+    let order = operands_first(c);
+    keep_in_order(c, order);
+}
+
+/// Keeps the instructions `order` lists, in that order, every operand and the root
+/// renumbered; `order` holds every instruction that a kept one reads.
+fn keep_in_order(c: &mut Computation, order: Vec<InstrId>) {
+    let mut new_id = vec![InstrId(usize::MAX); c.instructions.len()];
+    for (k, &i) in order.iter().enumerate() {
+        new_id[i.0] = InstrId(k);
     }
+    let mut old: Vec<Option<Instruction>> = std::mem::take(&mut c.instructions)
+        .into_iter()
+        .map(Some)
+        .collect();
+    let mut kept: Vec<Instruction> = order
+        .iter()
+        .map(|i| old[i.0].take().expect("each instruction once"))
+        .collect();
     for instr in &mut kept {
         for o in &mut instr.operands {
             *o = new_id[o.0];

@@ -119,6 +119,7 @@ fn eliminate(c: &mut Computation, runtime: bool) -> bool {
     }
     if changed {
         remove_dead_code(c);
+        crate::put_operands_first(c);
     }
     changed
 }

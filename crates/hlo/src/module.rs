@@ -62,6 +62,9 @@ pub struct Signature {
     pub span: Span,
 }
 
+/// The `custom_call_target` of XLA's call of CUB's radix sort.
+pub const CUB_RADIX_SORT: &str = "__cub$DeviceRadixSort";
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Instruction {
     pub name: String,
@@ -252,10 +255,35 @@ impl Instruction {
     /// Whether this is XLA's `TopK` custom-call (`custom_call_target="TopK"`, a comparator
     /// in `called_computations`), which JAX's `lax.top_k` becomes in XLA's printed modules.
     pub fn is_topk_call(&self) -> bool {
+        self.is_custom_call_to("TopK")
+    }
+
+    /// Whether this is XLA's call of CUB's radix sort (`__cub$DeviceRadixSort`), which XLA's
+    /// SortRewriter makes of a sort with a plain comparator (`sort-rewriter` here).
+    pub fn is_cub_sort_call(&self) -> bool {
+        self.is_custom_call_to(CUB_RADIX_SORT)
+    }
+
+    /// Whether a CUB radix sort call sorts in descending order (`backend_config=
+    /// {"descending":true}`, XLA's `SortOptions`).
+    pub fn cub_sort_descending(&self) -> bool {
+        self.attribute("backend_config")
+            .is_some_and(|a| match &a.value {
+                AttrValue::Raw(text) | AttrValue::Str(text) => text
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect::<String>()
+                    .contains("\"descending\":true"),
+                _ => false,
+            })
+    }
+
+    /// Whether this is a `custom-call` with `custom_call_target="<target>"`.
+    fn is_custom_call_to(&self, target: &str) -> bool {
         self.opcode == Opcode::CustomCall
             && self
                 .attribute("custom_call_target")
-                .is_some_and(|a| matches!(&a.value, AttrValue::Str(s) if s == "TopK"))
+                .is_some_and(|a| matches!(&a.value, AttrValue::Str(s) if s == target))
     }
 
     /// An integer-list attribute such as `dimensions={0,1}`.

@@ -262,11 +262,25 @@ fn run_host_step(
     }
     let value = evaluate_instruction(module, module.entry, step.instruction, &operands)
         .map_err(|d| d.render(source))?;
-    let HostValue::Array(array) = value else {
-        return Err("error: a tuple computed on the host".to_string());
+    let arrays = match value {
+        HostValue::Array(array) => vec![array],
+        HostValue::Tuple(elements) => elements
+            .into_iter()
+            .map(|e| match e {
+                HostValue::Array(array) => Ok(array),
+                HostValue::Tuple(_) => {
+                    Err("error: a nested tuple computed on the host".to_string())
+                }
+            })
+            .collect::<Result<_, _>>()?,
     };
-    let layout = chain.buffers[step.output].shape.layout.as_ref();
-    buffers[step.output] = Some(Buffer::from_host_array(&array, layout)?);
+    if arrays.len() != step.outputs.len() {
+        return Err("error: a host step's result does not match its buffers".to_string());
+    }
+    for (array, &b) in arrays.iter().zip(&step.outputs) {
+        let layout = chain.buffers[b].shape.layout.as_ref();
+        buffers[b] = Some(Buffer::from_host_array(array, layout)?);
+    }
     Ok(())
 }
 

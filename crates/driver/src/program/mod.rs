@@ -72,7 +72,8 @@ pub(crate) struct KernelPlan {
 pub(crate) struct HostStep {
     pub(crate) instruction: InstrId,
     pub(crate) arguments: Vec<usize>,
-    pub(crate) output: usize,
+    /// One buffer per array of its result (a tuple's: CUB's sort of keys and values).
+    pub(crate) outputs: Vec<usize>,
     /// How many kernels run before it.
     pub(crate) after: usize,
 }

@@ -159,23 +159,28 @@ fn plan(source: &SourceFile, module: &HloModule, host_steps: bool) -> Result<Cha
                         _ => Err(refuse(instr, "an operand that is a tuple")),
                     })
                     .collect::<Result<_, _>>()?;
-                let shape = array_shape(instr).map_err(|what| refuse(instr, &what))?;
                 let sensitivity = upstream(&chain, &arguments).join(Sensitivity {
                     reduced: terms_per_element(entry, instr),
                     approximated: None,
                 });
-                held.insert(id, vec![chain.buffers.len()]);
+                let tuple = instr.shape.as_array().is_none();
+                let mut outputs = Vec::new();
+                for (index, shape) in leaves(&instr.shape).into_iter().enumerate() {
+                    byte_size(&shape).map_err(|what| refuse(instr, &what))?;
+                    outputs.push(chain.buffers.len());
+                    chain.buffers.push(BufferPlan {
+                        name: leaf_name(&instr.name, index, tuple),
+                        shape,
+                        init: Init::Host,
+                        sensitivity,
+                    });
+                }
+                held.insert(id, outputs.clone());
                 chain.host_steps.push(HostStep {
                     instruction: id,
                     arguments,
-                    output: chain.buffers.len(),
+                    outputs,
                     after: chain.kernels.len(),
-                });
-                chain.buffers.push(BufferPlan {
-                    name: instr.name.clone(),
-                    shape,
-                    init: Init::Host,
-                    sensitivity,
                 });
             }
             other => {
@@ -206,7 +211,8 @@ fn chain_breaker(entry: &hlo::Computation, host_steps: bool) -> Option<&hlo::Ins
                 .operands
                 .iter()
                 .any(|&o| entry.instruction(o).shape.as_array().is_none()),
-            // Of a fusion's outputs, or of a tuple of arrays (a call's results inlined).
+            // Of a fusion's outputs, of a tuple of arrays (a call's results inlined), or of
+            // what the host computes (CUB's sort of keys and values).
             Opcode::GetTupleElement => {
                 let of = entry.instruction(instr.operands[0]);
                 let tuple_of_arrays = of.opcode == Opcode::Tuple
@@ -214,7 +220,8 @@ fn chain_breaker(entry: &hlo::Computation, host_steps: bool) -> Option<&hlo::Ins
                         .operands
                         .iter()
                         .all(|&o| entry.instruction(o).shape.as_array().is_some());
-                of.opcode != Opcode::Fusion && !tuple_of_arrays
+                let on_host = host_steps && evaluated_on_host(entry, of);
+                of.opcode != Opcode::Fusion && !tuple_of_arrays && !on_host
             }
             _ => true,
         });
@@ -230,8 +237,9 @@ fn chain_breaker(entry: &hlo::Computation, host_steps: bool) -> Option<&hlo::Ins
 /// Whether `--check` runs `instr`, an ENTRY instruction no kernel computes, in the evaluator
 /// as a [`HostStep`]: an array computed from array operands by what the evaluator knows
 /// (a matrix product, a convolution, a copy, a constant, data movement or elementwise math
-/// left unfused);
-/// not control flow, whose computations launch kernels of their own, nor a custom call.
+/// left unfused), or CUB's radix sort (XLA's custom-call, keys and values);
+/// not control flow, whose computations launch kernels of their own, nor another custom
+/// call.
 fn evaluated_on_host(entry: &hlo::Computation, instr: &hlo::Instruction) -> bool {
     use Opcode::*;
     let op = instr.opcode;
@@ -263,8 +271,9 @@ fn evaluated_on_host(entry: &hlo::Computation, instr: &hlo::Instruction) -> bool
                 | ReduceWindow
                 | Scatter
         );
-    known
-        && instr.shape.as_array().is_some()
+    let cub_sort = instr.is_cub_sort_call()
+        && matches!(&instr.shape, hlo::Shape::Tuple(t) if t.iter().all(|l| l.as_array().is_some()));
+    (known && instr.shape.as_array().is_some() || cub_sort)
         && instr
             .operands
             .iter()

@@ -24,9 +24,11 @@
 //! **stable** whether or not the HLO asks (`is_stable`), as the evaluator's reference sort
 //! is; XLA's `StableSortExpander` breaks ties the same way.
 //!
-//! A row whose tiles do not fit a block's 48 KiB of shared memory is refused: XLA:GPU sorts
-//! such rows with merge kernels across blocks (or CUB's radix sort), which this emitter does
-//! not write.
+//! A row whose tiles do not fit a block's 48 KiB of shared memory is not this emitter's: a
+//! sort with a plain comparator (one operand, or keys and values, sorted along the last
+//! dimension) is left to CUB's radix sort by `sort-rewriter`, as XLA's SortRewriter leaves
+//! it; any other is refused (XLA:GPU sorts such rows with merge kernels across blocks, which
+//! this emitter does not write).
 
 use hlo::{ArrayShape, Diagnostic, InstrId, Opcode};
 use indexing::{IndexingMap, Interval, Variable, delinearize, dim, sym};
@@ -121,20 +123,16 @@ impl SortFusion {
         let iota_operand = (!top_k)
             .then(|| (sort.operands.iter()).position(|&o| holds_positions(c, o, dimension, n)))
             .flatten();
-        // Each element, and its position (an i32) unless an operand holds it.
-        let bytes_per_element: i64 = shapes
-            .iter()
-            .map(|a| (i64::from(a.element_type.bit_width()) + 7) / 8)
-            .sum::<i64>()
-            + if iota_operand.is_some() { 0 } else { 4 };
+        let bytes_per_element = bytes_per_element(&shapes, iota_operand.is_some());
         if n.saturating_mul(bytes_per_element) > Target::SHARED_MEMORY_PER_BLOCK {
             return Err(unsupported(
                 span,
                 format!(
                     "a sort of {n} elements per row: the row and its positions take {} bytes \
                      of shared memory, more than a block has ({}); XLA:GPU sorts such rows with \
-                     merge kernels across blocks or CUB's radix sort, which hlo-emit does not \
-                     write",
+                     merge kernels across blocks, which hlo-emit does not write (a sort with a \
+                     plain comparator of one operand, or of keys and values, on the last \
+                     dimension goes to CUB's radix sort: `sort-rewriter`)",
                     n.saturating_mul(bytes_per_element),
                     Target::SHARED_MEMORY_PER_BLOCK
                 ),
@@ -160,6 +158,24 @@ impl SortFusion {
             iota_operand,
             launch: LaunchDimensions::new(rows, threads, tile_bytes),
         }))
+    }
+
+    /// Whether the rows of `sort`, a sort instruction of `c` (not a top-k), fit the shared
+    /// memory of a block (`sort-rewriter` hands the others to CUB where it can).
+    pub fn fits_a_block(c: &hlo::Computation, sort: &hlo::Instruction) -> bool {
+        let shapes: Vec<&ArrayShape> = sort
+            .operands
+            .iter()
+            .filter_map(|&o| c.instruction(o).shape.as_array())
+            .collect();
+        let (Some(first), Some(&[d])) = (shapes.first(), sort.int_list("dimensions")) else {
+            return true;
+        };
+        let Some(&n) = usize::try_from(d).ok().and_then(|d| first.dims.get(d)) else {
+            return true;
+        };
+        let iota = (sort.operands.iter()).any(|&o| holds_positions(c, o, d as usize, n));
+        n.saturating_mul(bytes_per_element(&shapes, iota)) <= Target::SHARED_MEMORY_PER_BLOCK
     }
 
     fn threads(&self) -> i64 {
@@ -468,6 +484,16 @@ fn order_pair(
         out.push(b.insert_element(second, tile, &[hi]));
     }
     out
+}
+
+/// The shared memory a row's element takes: one of every operand (narrower than a byte
+/// widened to one), and its position (an `i32`) unless an operand holds it.
+fn bytes_per_element(shapes: &[&ArrayShape], iota_operand: bool) -> i64 {
+    shapes
+        .iter()
+        .map(|a| (i64::from(a.element_type.bit_width()) + 7) / 8)
+        .sum::<i64>()
+        + if iota_operand { 0 } else { 4 }
 }
 
 /// Whether `id` is an iota along `dimension` (or a broadcast of one that puts its counting

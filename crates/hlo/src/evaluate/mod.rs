@@ -350,6 +350,9 @@ impl<'m> Evaluator<'m> {
             Opcode::Sort => sort::sort(self, instr, operands),
             Opcode::TopK => sort::topk(self, instr, operands),
             Opcode::CustomCall if instr.is_topk_call() => sort::topk_call(self, instr, operands),
+            Opcode::CustomCall if instr.is_cub_sort_call() => {
+                sort::cub_radix_sort(self, instr, operands)
+            }
             _ => self
                 .local(computation, instr, operands)
                 .map_err(|m| located(instr, m)),

@@ -1,4 +1,5 @@
-//! `sort`, `topk` and the `TopK` custom-call: rows along one dimension put in order.
+//! `sort`, `topk`, the `TopK` custom-call and XLA's call of CUB's radix sort: rows along one
+//! dimension put in order.
 //!
 //! The reference sorts **stably** whatever `is_stable` says: elements the comparator calls
 //! equal keep their order. A sort that is not marked stable may put them in any order by
@@ -97,6 +98,51 @@ pub(super) fn topk_call(
         )
     })?;
     rows.top(instr, x, &order, k)
+}
+
+/// XLA's call of CUB's radix sort (`__cub$DeviceRadixSort`, which `sort-rewriter` makes of a
+/// sort the sort emitter cannot hold, as XLA's SortRewriter does): every row of the last
+/// dimension stably sorted by the keys (operand 0), ascending or descending
+/// ([`Instruction::cub_sort_descending`]), floats in total order (CUB sorts their bit
+/// patterns, made monotonic, so); the values (operand 1) move with their keys. The result
+/// is the tuple of the sorted operands.
+pub(super) fn cub_radix_sort(
+    ev: &Evaluator<'_>,
+    instr: &Instruction,
+    operands: &[&HostValue],
+) -> R<HostValue> {
+    let inputs = whole_arrays(ev, instr, operands, "a CUB radix sort")?;
+    let keys = inputs[0];
+    let ty = keys.element_type();
+    if inputs.len() > 2 || ty.is_complex() || ty == PrimitiveType::Pred || keys.dims().is_empty() {
+        return Err(located(
+            instr,
+            "unsupported: a CUB radix sort of other than (integer or float keys[, values]) \
+             with a dimension to sort",
+        ));
+    }
+    let last = keys.dims().len() as i64 - 1;
+    let rows = Rows::along(keys.dims(), last).map_err(|m| located(instr, m))?;
+    let descending = instr.cub_sort_descending();
+    let order = rows.sort_rows(|pairs| {
+        Ok(pairs
+            .iter()
+            .map(|&(a, b)| {
+                let ordering = total_order(keys.value(a), keys.value(b));
+                if descending {
+                    ordering.is_gt()
+                } else {
+                    ordering.is_lt()
+                }
+            })
+            .collect())
+    })?;
+    let sorted = inputs
+        .iter()
+        .map(|x| rows.permuted(x, &order, rows.n).map(HostValue::Array))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|m| located(instr, m))?;
+    Ok(HostValue::Tuple(sorted))
 }
 
 /// A top-k's operand and its rows along the last dimension.

@@ -1703,3 +1703,49 @@ ENTRY main {
     assert_eq!(f32s(&parts[0]), [9.0, 5.0]);
     assert_eq!(s32s(&parts[1]), [1, 3]);
 }
+
+/// XLA's call of CUB's radix sort: rows of the last dimension stably sorted by the keys,
+/// floats in total order (-NaN first, -0 before +0, NaN last), values moved with them;
+/// descending reverses the order and keeps ties in order too.
+#[test]
+fn the_cub_radix_sort_call_sorts_keys_in_total_order_and_stably() {
+    let call = |descending: bool| {
+        format!(
+            "HloModule t\n\nENTRY main {{
+  k = f32[2,4]{{1,0}} parameter(0)
+  v = s32[2,4]{{1,0}} parameter(1)
+  ROOT c = (f32[2,4]{{1,0}}, s32[2,4]{{1,0}}) custom-call(k, v), custom_call_target=\"__cub$DeviceRadixSort\", backend_config={{\"descending\":{descending}}}
+}}
+"
+        )
+    };
+    let keys = || {
+        array(
+            &[2, 4],
+            F32(vec![
+                f32::NAN,
+                0.0,
+                -0.0,
+                -f32::NAN,
+                3.0,
+                1.0,
+                3.0,
+                f32::NEG_INFINITY,
+            ]),
+        )
+    };
+    let values = || array(&[2, 4], S32(vec![0, 1, 2, 3, 4, 5, 6, 7]));
+    let out = run(&call(false), vec![keys(), values()]);
+    let parts = tuple(&out);
+    let sorted = f32s(&parts[0]);
+    assert!(sorted[0].is_nan() && sorted[0].is_sign_negative());
+    assert!(sorted[1] == 0.0 && sorted[1].is_sign_negative());
+    assert!(sorted[2] == 0.0 && sorted[2].is_sign_positive());
+    assert!(sorted[3].is_nan() && sorted[3].is_sign_positive());
+    assert_eq!(sorted[4..], [f32::NEG_INFINITY, 1.0, 3.0, 3.0]);
+    assert_eq!(s32s(&parts[1]), [3, 2, 1, 0, 7, 5, 4, 6]);
+    let out = run(&call(true), vec![keys(), values()]);
+    let parts = tuple(&out);
+    assert_eq!(f32s(&parts[0])[4..], [3.0, 3.0, 1.0, f32::NEG_INFINITY]);
+    assert_eq!(s32s(&parts[1]), [0, 1, 2, 3, 4, 6, 5, 7]);
+}
