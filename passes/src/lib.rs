@@ -26,6 +26,8 @@
 //!   simplified with the operands' ranges (unsigned division where values are non-negative).
 //! * [`ExpandFloatOps`] (`expand-float-ops`): tanh and erf → XLA's rational approximations;
 //!   bf16/f16 math computed in f32.
+//! * [`ExpandIntegerPower`] (`expand-integer-power`): `math.ipowi` → exponentiation by
+//!   squaring over every bit of the type, and the rule for negative exponents.
 //!
 //! Adding a pass: write `src/<name>.rs` with a type implementing [`Pass`], declare it, and
 //! add one line to `PASSES` below; `hlo-opt --<name>`, `--help` and `--pass-pipeline` pick
@@ -63,6 +65,7 @@ pub mod cse;
 pub mod distribute_vector_layout;
 pub mod erase_dead_functions;
 pub mod expand_float_ops;
+pub mod expand_integer_power;
 pub mod flatten_tensors;
 pub mod inline;
 pub mod lower_tensors;
@@ -82,6 +85,7 @@ pub use cse::Cse;
 pub use distribute_vector_layout::DistributeVectorLayout;
 pub use erase_dead_functions::EraseDeadFunctions;
 pub use expand_float_ops::ExpandFloatOps;
+pub use expand_integer_power::ExpandIntegerPower;
 pub use flatten_tensors::FlattenTensors;
 pub use inline::Inline;
 pub use lower_tensors::LowerTensors;
@@ -112,6 +116,7 @@ const PASSES: &[PassConstructor] = &[
     || Box::new(LowerTensors),
     || Box::new(SimplifyAffine),
     || Box::new(ExpandFloatOps),
+    || Box::new(ExpandIntegerPower),
     || Box::new(LowerToLlvm),
     || Box::new(SimplifyArith),
     || Box::new(TestPassFailure),

@@ -130,6 +130,9 @@ pub const PASSES: &[&str] = &[
     // Float ops the NVPTX backend has no instruction for (f16/bf16 math, `erf`...) become
     // ops it has.
     "expand-float-ops",
+    // Integer `power` (`math.ipowi`) has no instruction either: exponentiation by squaring,
+    // after unrolling, so that its loop stays a loop (XLA's ExpandIntegerPower).
+    "expand-integer-power",
     // A last clean-up before the dialects leave ours.
     "canonicalize",
     "cse",

@@ -111,6 +111,8 @@ pub(crate) enum IntOp {
     MaxU,
     MinS,
     MinU,
+    /// `math.ipowi`: the power, wrapped; a negative exponent as `expand-integer-power`.
+    PowI,
 }
 
 /// Each integer binary op with its `arith` name and its `llvm` name (`None`: LLVM has no
@@ -136,6 +138,7 @@ const INT_NAMES: &[(IntOp, &str, Option<&str>)] = &[
     (IntOp::MaxU, arith::MAXUI, Some(llvm::INTR_UMAX)),
     (IntOp::MinS, arith::MINSI, Some(llvm::INTR_SMIN)),
     (IntOp::MinU, arith::MINUI, Some(llvm::INTR_UMIN)),
+    (IntOp::PowI, ir::dialects::math::IPOWI, None),
 ];
 
 impl IntOp {
@@ -579,6 +582,7 @@ fn int_binary(op: IntOp, w: u32, flags: Overflow, a: u64, b: u64) -> R {
         IntOp::MaxU => Ok(a.max(b)),
         IntOp::MinS => Ok(if sa <= sb { a } else { b }),
         IntOp::MinU => Ok(a.min(b)),
+        IntOp::PowI => Ok(bits(hlo::evaluate::integer_power(sa, sb, w))),
     }
 }
 

@@ -87,6 +87,8 @@ impl ElementalEmitter<'_, '_> {
                 shift(b, instr.opcode, x, args[1], ty)
             }
             Power if float => b.binary(math::POWF, x, args[1]),
+            Power if unsigned => unsigned_power(b, x, args[1], ty),
+            Power => b.binary(math::IPOWI, x, args[1]),
             Atan2 if float => b.binary(math::ATAN2, x, args[1]),
             Negate if float => b.unary(arith::NEGF, x),
             Negate => {
@@ -233,6 +235,20 @@ fn int_divide(b: &mut Builder<'_>, x: Value, y: Value, unsigned: bool, remainder
 
 /// Shifts by `y` interpreted as unsigned; out-of-range amounts give 0, or the sign for an
 /// arithmetic right shift.
+/// `x` to the power `y` of unsigned integers: `math.ipowi` reads its exponent as signed, so
+/// it takes `y >> 1` (never negative) and the last bit is applied after squaring.
+fn unsigned_power(b: &mut Builder<'_>, x: Value, y: Value, ty: Type) -> Value {
+    let one = b.int(1, ty);
+    let half = b.binary(arith::SHRUI, y, one);
+    let root = b.binary(math::IPOWI, x, half);
+    let square = b.muli(root, root);
+    let bit = b.binary(arith::ANDI, y, one);
+    let zero = b.int(0, ty);
+    let odd = b.cmpi("ne", bit, zero);
+    let times_x = b.muli(square, x);
+    b.select(odd, times_x, square)
+}
+
 fn shift(b: &mut Builder<'_>, op: Opcode, x: Value, y: Value, ty: Type) -> Value {
     let width = ty.int_width().unwrap_or(64) as i128;
     let w = b.int(width, ty);

@@ -147,6 +147,7 @@ impl Graph {
                 "shift-left",
                 "shift-right-logical",
                 "shift-right-arithmetic",
+                "power",
             ])
         };
         let w = self.operand_like(v.ty, &v.dims);
@@ -155,7 +156,7 @@ impl Graph {
         } else {
             (w, v.clone())
         };
-        if op == "power" {
+        if op == "power" && v.ty.is_float() {
             // A negative base has a real power at integer exponents only: an exponent one
             // rounding away from an integer (`x / x` by a 2-ulp division) turns its result
             // into NaN. That is right, and no bound can say so; the base is taken positive.

@@ -245,6 +245,7 @@ fn int_binary(op: Opcode) -> Option<IntBinary> {
         And => |x, y, _| x & y,
         Or => |x, y, _| x | y,
         Xor => |x, y, _| x ^ y,
+        Power => |x, y, k| k.wrap(integer_power(k.value(x), k.value(y), k.bits)),
         ShiftLeft => |x, y, k| {
             if y >= u64::from(k.bits) {
                 0
@@ -260,6 +261,33 @@ fn int_binary(op: Opcode) -> Option<IntBinary> {
         _ => return None,
     };
     Some(f)
+}
+
+/// `base` to the power `exponent` in `bits`-bit integers, wrapped (its low `bits` bits; the
+/// caller reads them as its type): exponentiation by squaring over every bit of the
+/// exponent. A negative exponent gives 1 for a base of 1, `±1` by the exponent's parity for
+/// a base of -1 and 0 otherwise (mhlo's rule, which XLA's `ExpandIntegerPower` applies).
+/// The interpreter's `math.ipowi` is this function too; `integer_power_by_hand` ties it to
+/// hand-computed values.
+pub fn integer_power(base: i128, exponent: i128, bits: u32) -> i128 {
+    if exponent < 0 {
+        return match base {
+            1 => 1,
+            -1 if exponent % 2 == 0 => 1,
+            -1 => -1,
+            _ => 0,
+        };
+    }
+    let mask = u128::MAX >> (128 - bits.clamp(1, 64));
+    let (mut acc, mut square, mut e) = (1u128, base as u128 & mask, exponent as u128);
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = acc.wrapping_mul(square) & mask;
+        }
+        square = square.wrapping_mul(square) & mask;
+        e >>= 1;
+    }
+    acc as i128
 }
 
 /// Division by zero gives -1 (all ones); `INT_MIN / -1` wraps back to `INT_MIN`.

@@ -80,6 +80,7 @@ mod window;
 
 pub use approximated::is_approximated;
 pub use complex::{C64, C128, Complex};
+pub use elementwise::integer_power;
 pub use math::erf;
 pub use narrow_float::{
     F4E2M1FN, F8E3M4, F8E4M3, F8E4M3B11FNUZ, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU,

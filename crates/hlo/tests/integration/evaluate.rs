@@ -1704,6 +1704,34 @@ ENTRY main {
     assert_eq!(s32s(&parts[1]), [1, 3]);
 }
 
+/// Integer `power`, wrapped in its type, and the rule for negative exponents (1 for a base
+/// of 1, ±1 for -1, else 0), computed by hand.
+#[test]
+fn integer_power_by_hand() {
+    use hlo::evaluate::integer_power;
+    // 3^5 = 243: -13 in s8, 243 in u8 (the caller reads the low bits as its type).
+    assert_eq!(integer_power(3, 5, 8) as u8, 243);
+    assert_eq!(integer_power(3, 5, 8) as u8 as i8, -13);
+    assert_eq!(integer_power(-3, 3, 8) as u8 as i8, -27);
+    // 255^2 = 65025 = 254 * 256 + 1.
+    assert_eq!(integer_power(255, 2, 8), 1);
+    assert_eq!(integer_power(2, 31, 32) as u32 as i32, i32::MIN);
+    assert_eq!(integer_power(2, 32, 32), 0);
+    // 3^40 = 12157665459056928801 < 2^64; its low 32 bits.
+    assert_eq!(integer_power(3, 40, 64) as u64, 12_157_665_459_056_928_801);
+    assert_eq!(
+        integer_power(3, 40, 32) as u32,
+        (12_157_665_459_056_928_801u64 % (1 << 32)) as u32
+    );
+    assert_eq!(integer_power(0, 0, 32), 1);
+    assert_eq!(integer_power(7, 0, 32), 1);
+    assert_eq!(integer_power(1, -5, 32), 1);
+    assert_eq!(integer_power(-1, -3, 32), -1);
+    assert_eq!(integer_power(-1, -4, 32), 1);
+    assert_eq!(integer_power(2, -1, 32), 0);
+    assert_eq!(integer_power(0, -1, 32), 0);
+}
+
 /// XLA's call of CUB's radix sort: rows of the last dimension stably sorted by the keys,
 /// floats in total order (-NaN first, -0 before +0, NaN last), values moved with them;
 /// descending reverses the order and keeps ties in order too.

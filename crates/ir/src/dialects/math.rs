@@ -1,4 +1,4 @@
-//! The `math` dialect: elementwise float functions (and `absi`, bit counts).
+//! The `math` dialect: elementwise float functions (and `absi`, bit counts, `ipowi`).
 
 use super::arith::FLOAT_UNARY_OP;
 use crate::dialects::prelude::*;
@@ -28,6 +28,7 @@ pub const EXP: &str = "math.exp";
 pub const EXP2: &str = "math.exp2";
 pub const EXPM1: &str = "math.expm1";
 pub const FLOOR: &str = "math.floor";
+pub const IPOWI: &str = "math.ipowi";
 pub const FMA: &str = "math.fma";
 pub const LOG: &str = "math.log";
 pub const LOG10: &str = "math.log10";
@@ -71,6 +72,13 @@ const FMA_OP: OpDef = FLOAT_UNARY_OP
     ])
     .format("$a `,` $b `,` $c (`fastmath` `` $fastmath^)? attr-dict `:` type($result)");
 
+/// `math.ipowi %a, %b : i32`: `a` to the power `b`, both signed.
+const INT_BINARY_OP: OpDef = OpDef::pure(IPOWI)
+    .operands(&[one("lhs", &INT_LIKE), one("rhs", &INT_LIKE)])
+    .results(&[one("result", &INT_LIKE)])
+    .rules(&[ALL_TYPES_SAME])
+    .format("$lhs `,` $rhs attr-dict `:` type($result)");
+
 /// `math.ctlz %x : i32`.
 const INT_UNARY_OP: OpDef = OpDef::pure("")
     .operands(&[one("operand", &INT_LIKE)])
@@ -86,6 +94,7 @@ pub fn register(r: &mut Registry) {
         r.register(FLOAT_BINARY_OP.named(name));
     }
     r.register(FMA_OP);
+    r.register(INT_BINARY_OP);
     for &name in INT_UNARY {
         r.register(INT_UNARY_OP.named(name));
     }

@@ -1,0 +1,32 @@
+// RUN: hlo-opt %s --split-input-file --expand-integer-power | FileCheck %s
+
+// `math.ipowi` (the elemental emitter's integer `power`) becomes exponentiation by squaring:
+// an `scf.for` over every bit of the type (32 for i32, where XLA's runs 6 and is exact only
+// when the power does not wrap), then the answer for a negative exponent. XLA's test
+// (expand_integer_power.mlir) asks only that no `math.ipowi` is left.
+
+// CHECK-LABEL: func.func @scalar
+// CHECK-NOT:     math.ipowi
+// CHECK-DAG:     %[[C32:.*]] = arith.constant 32 : index
+// CHECK:         %[[LOOP:.*]]:3 = scf.for %{{.*}} = %{{.*}} to %[[C32]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[BASE:.*]] = %arg0, %[[E:.*]] = %arg1) -> (i32, i32, i32)
+// CHECK:           %[[PRODUCT:.*]] = arith.muli %[[ACC]], %[[BASE]] : i32
+// CHECK:           arith.select %{{.*}}, %[[PRODUCT]], %[[ACC]] : i32
+// CHECK:           arith.muli %[[BASE]], %[[BASE]] : i32
+// CHECK:           arith.shrui %[[E]], %{{.*}} : i32
+// CHECK:         %[[NEGATIVE:.*]] = arith.cmpi slt, %arg1, %{{.*}} : i32
+// CHECK:         %[[RESULT:.*]] = arith.select %[[NEGATIVE]], %{{.*}}, %[[LOOP]]#0 : i32
+// CHECK:         return %[[RESULT]] : i32
+func.func @scalar(%arg0: i32, %arg1: i32) -> i32 {
+  %0 = math.ipowi %arg0, %arg1 : i32
+  func.return %0 : i32
+}
+
+// -----
+
+// CHECK-LABEL: func.func @narrow
+// CHECK-NOT:     math.ipowi
+// CHECK:         arith.constant 8 : index
+func.func @narrow(%arg0: i8, %arg1: i8) -> i8 {
+  %0 = math.ipowi %arg0, %arg1 : i8
+  func.return %0 : i8
+}
