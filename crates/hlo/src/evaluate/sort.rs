@@ -57,19 +57,7 @@ pub(super) fn topk(
     if x.element_type().is_complex() {
         return Err(located(instr, "unsupported: topk of complex values"));
     }
-    let order = rows.sort_rows(|pairs| {
-        Ok(pairs
-            .iter()
-            .map(|&(a, b)| {
-                let ordering = total_order(x.value(a), x.value(b));
-                if largest {
-                    ordering.is_gt()
-                } else {
-                    ordering.is_lt()
-                }
-            })
-            .collect())
-    })?;
+    let order = rows.in_total_order(x, largest)?;
     rows.top(instr, x, &order, k)
 }
 
@@ -123,20 +111,7 @@ pub(super) fn cub_radix_sort(
     }
     let last = keys.dims().len() as i64 - 1;
     let rows = Rows::along(keys.dims(), last).map_err(|m| located(instr, m))?;
-    let descending = instr.cub_sort_descending();
-    let order = rows.sort_rows(|pairs| {
-        Ok(pairs
-            .iter()
-            .map(|&(a, b)| {
-                let ordering = total_order(keys.value(a), keys.value(b));
-                if descending {
-                    ordering.is_gt()
-                } else {
-                    ordering.is_lt()
-                }
-            })
-            .collect())
-    })?;
+    let order = rows.in_total_order(keys, instr.cub_sort_descending())?;
     let sorted = inputs
         .iter()
         .map(|x| rows.permuted(x, &order, rows.n).map(HostValue::Array))
@@ -295,6 +270,24 @@ impl Rows {
             }
             Ok((0..pairs.len())
                 .map(|i| verdict.value(i) == Value::Pred(true))
+                .collect())
+        })
+    }
+
+    /// Every row's flat positions, stably sorted by the total order of `x`'s elements
+    /// ([`total_order`]), the greatest first when `descending`.
+    fn in_total_order(&self, x: &HostArray, descending: bool) -> R<Vec<Vec<usize>>> {
+        self.sort_rows(|pairs| {
+            Ok(pairs
+                .iter()
+                .map(|&(a, b)| {
+                    let ordering = total_order(x.value(a), x.value(b));
+                    if descending {
+                        ordering.is_gt()
+                    } else {
+                        ordering.is_lt()
+                    }
+                })
                 .collect())
         })
     }
