@@ -96,6 +96,7 @@ mod tests {
                 "distribute-vector-layout",
                 "erase-dead-functions",
                 "expand-float-ops",
+                "expand-integer-power",
                 "flatten-tensors",
                 "inline",
                 "lower-tensors",

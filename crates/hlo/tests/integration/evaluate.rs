@@ -1199,14 +1199,6 @@ fn unsupported_ops_are_refused_at_the_instruction() {
         error(text, args),
         "t.hlo:3:3: error: unsupported: custom-call in 's'"
     );
-    let text = "c {
-  a = s32[2] parameter(0)
-  ROOT p = s32[2] power(a, a)
-}";
-    assert_eq!(
-        error(text, vec![vector(S32(vec![2, 3]))]),
-        "t.hlo:3:3: error: unsupported: power on s32 in 'p'"
-    );
 }
 
 #[test]
@@ -1730,6 +1722,18 @@ fn integer_power_by_hand() {
     assert_eq!(integer_power(-1, -4, 32), 1);
     assert_eq!(integer_power(2, -1, 32), 0);
     assert_eq!(integer_power(0, -1, 32), 0);
+    // And as the evaluator's `power` of s32 (refused before it existed).
+    let text = "HloModule p\n\nENTRY main {
+  a = s32[3] parameter(0)
+  b = s32[3] parameter(1)
+  ROOT p = s32[3] power(a, b)
+}
+";
+    let out = run(
+        text,
+        vec![vector(S32(vec![2, 3, -1])), vector(S32(vec![2, 3, -3]))],
+    );
+    assert_eq!(s32s(&out), [4, 27, -1]);
 }
 
 /// XLA's call of CUB's radix sort: rows of the last dimension stably sorted by the keys,
