@@ -329,8 +329,8 @@ pub(crate) fn without_emitter(instr: &hlo::Instruction) -> Option<Diagnostic> {
 }
 
 /// Refuses a fusion in which an array has no elements (a zero-sized dimension) that
-/// `zero-sized-hlo-elimination` left: an output among others that are not empty, or a
-/// reduce-window of an empty operand. Located at the first such instruction; a ROOT of no
+/// `zero-sized-hlo-elimination` left (an output among others that are not empty, a
+/// variadic scatter of nothing). Located at the first such instruction; a ROOT of no
 /// arrays at all (an empty tuple) too.
 pub(crate) fn refuse_empty_arrays(computation: &Computation) -> Result<(), Diagnostic> {
     // A ROOT of no arrays (`()`, an empty tuple) writes nothing: no kernel.

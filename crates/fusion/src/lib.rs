@@ -5,6 +5,7 @@
 //! (`driver::pipeline::FUSION_PASSES`), whose runner verifies the module after each
 //! ([`run_pass`]), times it and shows it to `--dump-after-each-pass`.
 
+mod added;
 mod canonicalize_gathers;
 mod cse;
 mod dce;
@@ -27,6 +28,8 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use hlo::{Computation, Diagnostic, HloModule, InstrId, Instruction, Opcode};
+
+pub(crate) use added::{Added, attribute, scalar_broadcast};
 
 pub use explain::explain_fusion;
 

@@ -8,11 +8,11 @@
 use std::collections::HashMap;
 
 use hlo::{
-    AttrValue, Attribute, Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction,
-    Opcode, Payload, PrimitiveType, Shape, Span,
+    AttrValue, Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction, Opcode,
+    Payload, PrimitiveType, Shape, Span,
 };
 
-use crate::Names;
+use crate::{Names, attribute};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let mut comparators: HashMap<(PrimitiveType, bool), ComputationId> = HashMap::new();
@@ -93,13 +93,17 @@ fn add_comparator(
             ..Default::default()
         },
     };
-    let mut attributes = vec![attr(
+    let mut attributes = vec![attribute(
         "direction",
         AttrValue::Enum(if largest { "GT" } else { "LT" }.into()),
         span,
     )];
     if ty.is_float() {
-        attributes.push(attr("type", AttrValue::Enum("TOTALORDER".into()), span));
+        attributes.push(attribute(
+            "type",
+            AttrValue::Enum("TOTALORDER".into()),
+            span,
+        ));
     }
     let instructions = vec![
         param("lhs", 0, ty),
@@ -131,14 +135,6 @@ fn add_comparator(
     ComputationId(module.computations.len() - 1)
 }
 
-fn attr(name: &str, value: AttrValue, span: Span) -> Attribute {
-    Attribute {
-        name: name.into(),
-        value,
-        span,
-    }
-}
-
 /// Top-k `k` of `c` rewritten in place as XLA's `TopK` custom-call with `comparator`; it
 /// keeps its name, shape, operand and metadata.
 fn as_custom_call(
@@ -150,8 +146,8 @@ fn as_custom_call(
     let topk = &mut c.instructions[k.0];
     let span = topk.spans.whole;
     let mut attributes = vec![
-        attr("custom_call_target", AttrValue::Str("TopK".into()), span),
-        attr(
+        attribute("custom_call_target", AttrValue::Str("TopK".into()), span),
+        attribute(
             "called_computations",
             AttrValue::Computations(vec![hlo::module::ComputationRef {
                 name: comparator_name,

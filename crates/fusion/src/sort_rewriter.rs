@@ -21,11 +21,11 @@
 //! buffer XLA's call returns as a third result is the runtime's to allocate and is left out.
 
 use hlo::{
-    AttrValue, Attribute, Computation, Diagnostic, HloModule, InstrId, Instruction, Literal,
-    Opcode, Payload, PrimitiveType, Shape, Span, Value,
+    AttrValue, Computation, Diagnostic, HloModule, InstrId, Instruction, Literal, Opcode, Payload,
+    PrimitiveType, Shape, Value,
 };
 
-use crate::Names;
+use crate::{Added, Names, attribute};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let mut changed = false;
@@ -33,14 +33,9 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
         let c = module.computation(id);
         let rewrites: Vec<(InstrId, CubSort)> = (0..c.instructions.len())
             .map(InstrId)
-            .filter_map(|i| {
-                let sort = c.instruction(i);
-                let sort_emitter_holds = emitters::sort::SortFusion::fits_a_block(c, sort);
-                (sort.opcode == Opcode::Sort && !sort_emitter_holds)
-                    .then(|| analyze(module, c, sort))
-                    .flatten()
-                    .map(|cub| (i, cub))
-            })
+            .filter(|&i| c.instruction(i).opcode == Opcode::Sort)
+            .filter(|&i| !emitters::sort::SortFusion::fits_a_block(c, c.instruction(i)))
+            .filter_map(|i| analyze(module, c, c.instruction(i)).map(|cub| (i, cub)))
             .collect();
         let c = &mut module.computations[id.0];
         let mut names = Names::of(c);
@@ -80,10 +75,7 @@ fn analyze(module: &HloModule, c: &Computation, sort: &Instruction) -> Option<Cu
     }
     let comparator = module.computation(sort.called("to_apply")?.id);
     let compare = comparator.root_instruction();
-    let direction = match compare.attribute("direction").map(|a| &a.value) {
-        Some(AttrValue::Enum(d)) => d.as_str(),
-        _ => return None,
-    };
+    let direction = compare.enum_value("direction")?;
     if compare.opcode != Opcode::Compare || !matches!(direction, "LT" | "LE" | "GT" | "GE") {
         return None;
     }
@@ -143,7 +135,7 @@ fn numpy_side(c: &Computation, id: InstrId) -> Option<i64> {
     let compares = |id: InstrId, direction: &str, rhs: &dyn Fn(InstrId) -> bool| {
         let cmp = c.instruction(id);
         cmp.opcode == Opcode::Compare
-            && matches!(cmp.attribute("direction").map(|a| &a.value), Some(AttrValue::Enum(d)) if d == direction)
+            && cmp.enum_value("direction") == Some(direction)
             && cmp.operands.first() == Some(&p)
             && cmp.operands.get(1).is_some_and(|&o| rhs(o))
     };
@@ -179,7 +171,7 @@ fn numpy_key(c: &Computation, id: InstrId) -> Option<i64> {
     let is_negative = c.instruction(negative);
     let xor = c.instruction(flipped);
     let below_zero = is_negative.opcode == Opcode::Compare
-        && matches!(is_negative.attribute("direction").map(|a| &a.value), Some(AttrValue::Enum(d)) if d == "LT")
+        && is_negative.enum_value("direction") == Some("LT")
         && is_negative.operands.as_slice() == [bits, is_negative.operands[1]]
         && int_constant(is_negative.operands[1], 0);
     let max = (1i128 << (width - 1)) - 1;
@@ -197,57 +189,6 @@ fn select_operands(instr: &Instruction) -> Option<[InstrId; 3]> {
     match (instr.opcode, instr.operands.as_slice()) {
         (Opcode::Select, &[p, a, b]) => Some([p, a, b]),
         _ => None,
-    }
-}
-
-/// Instructions added to a computation for one rewritten instruction: named after it,
-/// written where it was.
-struct Added<'a> {
-    c: &'a mut Computation,
-    names: &'a mut Names,
-    of: Instruction,
-}
-
-impl Added<'_> {
-    fn op(
-        &mut self,
-        suffix: &str,
-        opcode: Opcode,
-        shape: Shape,
-        operands: Vec<InstrId>,
-        attributes: Vec<Attribute>,
-    ) -> InstrId {
-        self.c.instructions.push(Instruction {
-            name: self.names.unique(&format!("{}.{suffix}", self.of.name)),
-            opcode,
-            shape,
-            operands,
-            payload: Payload::None,
-            attributes,
-            spans: self.of.spans.clone(),
-        });
-        InstrId(self.c.instructions.len() - 1)
-    }
-
-    /// A scalar constant of type `t`.
-    fn constant(&mut self, suffix: &str, t: PrimitiveType, value: Value) -> InstrId {
-        let id = self.op(
-            suffix,
-            Opcode::Constant,
-            Shape::array(t, Vec::new()),
-            vec![],
-            vec![],
-        );
-        self.c.instructions[id.0].payload =
-            Payload::Literal(Box::new(Literal::Array(hlo::literal::ArrayLiteral {
-                dims: Vec::new(),
-                values: vec![value],
-            })));
-        id
-    }
-
-    fn span(&self) -> Span {
-        self.of.spans.whole
     }
 }
 
@@ -356,39 +297,14 @@ fn numpy_keys(added: &mut Added<'_>, x: InstrId) -> InstrId {
         s.element_type = t;
         Shape::Array(s)
     };
-    let broadcast = || {
-        vec![attribute(
-            "dimensions",
-            AttrValue::IntList(Vec::new()),
-            span,
-        )]
-    };
     let direction = |d: &str| vec![attribute("direction", AttrValue::Enum(d.into()), span)];
     let zero = added.constant("zero", float, Value::Float(0.0));
     let nan = added.constant("nan", float, Value::Float(f64::NAN));
     let sign_bit = Value::Int(1i128 << (float.bit_width() - 1));
     let sign = added.constant("sign", bits, sign_bit);
-    let zeros = added.op(
-        "zeros",
-        Opcode::Broadcast,
-        like(float),
-        vec![zero],
-        broadcast(),
-    );
-    let nans = added.op(
-        "nans",
-        Opcode::Broadcast,
-        like(float),
-        vec![nan],
-        broadcast(),
-    );
-    let signs = added.op(
-        "signs",
-        Opcode::Broadcast,
-        like(bits),
-        vec![sign],
-        broadcast(),
-    );
+    let zeros = added.broadcast("zeros", like(float), zero);
+    let nans = added.broadcast("nans", like(float), nan);
+    let signs = added.broadcast("signs", like(bits), sign);
     let pred = like(PrimitiveType::Pred);
     let is_zero = added.op(
         "is_zero",
@@ -456,13 +372,5 @@ fn unsigned_of_width(bits: u32) -> PrimitiveType {
         16 => PrimitiveType::U16,
         32 => PrimitiveType::U32,
         _ => PrimitiveType::U64,
-    }
-}
-
-fn attribute(name: &str, value: AttrValue, span: Span) -> Attribute {
-    Attribute {
-        name: name.into(),
-        value,
-        span,
     }
 }

@@ -23,11 +23,11 @@
 //! emitters refuse, located.
 
 use hlo::{
-    AttrValue, Attribute, Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction,
-    Literal, Opcode, Payload, Shape, Value,
+    Attribute, Computation, ComputationId, Diagnostic, HloModule, InstrId, Instruction, Literal,
+    Opcode, Payload, Shape, Value,
 };
 
-use crate::{Names, operands_first, remove_dead_code};
+use crate::{Added, Names, operands_first, remove_dead_code, scalar_broadcast};
 
 pub(crate) fn run(module: &mut HloModule) -> Result<bool, Diagnostic> {
     let control = crate::control_computations(module);
@@ -146,10 +146,7 @@ fn computes_nothing(instr: &Instruction) -> bool {
             instr.opcode,
             Opcode::Fusion | Opcode::Scatter | Opcode::Sort
         );
-    removable
-        && !matches!(instr.opcode, Opcode::Constant | Opcode::Tuple)
-        && instr.shape.as_array().is_some()
-        && is_empty(&instr.shape)
+    removable && instr.opcode != Opcode::Constant && is_empty(&instr.shape)
 }
 
 /// Whether `shape` is an array of no elements.
@@ -162,9 +159,8 @@ fn is_empty(shape: &Shape) -> bool {
 fn apply(c: &mut Computation, i: InstrId, rewrite: Rewrite, names: &mut Names) {
     let old = c.instructions[i.0].clone();
     let span = old.spans.whole;
-    let into = |opcode, shape: Shape, operands, attributes: Vec<Attribute>| Instruction {
+    let into = |opcode, operands, attributes: Vec<Attribute>| Instruction {
         opcode,
-        shape,
         operands,
         payload: Payload::None,
         attributes: attributes
@@ -173,57 +169,29 @@ fn apply(c: &mut Computation, i: InstrId, rewrite: Rewrite, names: &mut Names) {
             .collect(),
         ..old.clone()
     };
-    let scalar_broadcast = vec![Attribute {
-        name: "dimensions".into(),
-        value: AttrValue::IntList(Vec::new()),
-        span,
-    }];
-    let replacement = match rewrite {
-        Rewrite::Inits(inits) if inits.len() == 1 => into(
-            Opcode::Broadcast,
-            old.shape.clone(),
-            inits,
-            scalar_broadcast,
-        ),
-        Rewrite::Inits(inits) => {
-            let Shape::Tuple(leaves) = &old.shape else {
-                return;
-            };
-            let mut broadcasts = Vec::new();
-            for (init, leaf) in inits.into_iter().zip(leaves) {
-                let mut broadcast = into(
-                    Opcode::Broadcast,
-                    leaf.clone(),
-                    vec![init],
-                    scalar_broadcast.clone(),
-                );
-                broadcast.name = names.unique(&format!("{}.init", old.name));
-                c.instructions.push(broadcast);
-                broadcasts.push(InstrId(c.instructions.len() - 1));
-            }
-            into(Opcode::Tuple, old.shape.clone(), broadcasts, Vec::new())
+    let mut added = Added {
+        c,
+        names,
+        of: old.clone(),
+    };
+    let replacement = match (rewrite, &old.shape) {
+        (Rewrite::Inits(inits), Shape::Tuple(leaves)) => {
+            // A variadic reduce: each init broadcast to its output.
+            let broadcasts = (inits.into_iter().zip(leaves))
+                .map(|(init, leaf)| added.broadcast("init", leaf.clone(), init))
+                .collect();
+            into(Opcode::Tuple, broadcasts, Vec::new())
         }
-        Rewrite::Broadcast(value) => into(
-            Opcode::Broadcast,
-            old.shape.clone(),
-            vec![value],
-            scalar_broadcast,
-        ),
-        Rewrite::Operands(kept) => {
-            let dimensions = old
-                .attributes
-                .iter()
-                .filter(|a| a.name == "dimensions")
-                .cloned();
-            into(
-                Opcode::Concatenate,
-                old.shape.clone(),
-                kept,
-                dimensions.collect(),
-            )
+        (Rewrite::Inits(inits), _) => into(Opcode::Broadcast, inits, vec![scalar_broadcast(span)]),
+        (Rewrite::Broadcast(value), _) => {
+            into(Opcode::Broadcast, vec![value], vec![scalar_broadcast(span)])
         }
-        Rewrite::Zero => {
-            let Some(result) = old.shape.as_array() else {
+        (Rewrite::Operands(kept), _) => {
+            let dimensions = old.attributes.iter().filter(|a| a.name == "dimensions");
+            into(Opcode::Concatenate, kept, dimensions.cloned().collect())
+        }
+        (Rewrite::Zero, shape) => {
+            let Some(result) = shape.as_array() else {
                 return;
             };
             let ty = result.element_type;
@@ -236,28 +204,10 @@ fn apply(c: &mut Computation, i: InstrId, rewrite: Rewrite, names: &mut Names) {
             } else {
                 Value::Int(0)
             };
-            let mut constant = into(
-                Opcode::Constant,
-                Shape::array(ty, Vec::new()),
-                Vec::new(),
-                Vec::new(),
-            );
-            constant.name = names.unique(&format!("{}.zero", old.name));
-            constant.payload =
-                Payload::Literal(Box::new(Literal::Array(hlo::literal::ArrayLiteral {
-                    dims: Vec::new(),
-                    values: vec![zero],
-                })));
-            c.instructions.push(constant);
-            let zero = InstrId(c.instructions.len() - 1);
-            into(
-                Opcode::Broadcast,
-                old.shape.clone(),
-                vec![zero],
-                scalar_broadcast,
-            )
+            let zero = added.constant("zero", ty, zero);
+            into(Opcode::Broadcast, vec![zero], vec![scalar_broadcast(span)])
         }
-        Rewrite::Copy(operand) => into(Opcode::Copy, old.shape.clone(), vec![operand], Vec::new()),
+        (Rewrite::Copy(operand), _) => into(Opcode::Copy, vec![operand], Vec::new()),
     };
     c.instructions[i.0] = replacement;
 }
