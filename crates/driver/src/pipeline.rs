@@ -48,6 +48,9 @@ pub const FUSION_PASSES: &[HloPass] = &[
     // the runtime, where XLA's SortRewriter sends it (a plain comparator of keys, or keys
     // and values); the others stay for the sort emitter.
     fusion::SORT_REWRITER,
+    // A sort CUB does not take whose rows no block holds becomes XLA's chain of kernels for
+    // it: tiles sorted in shared memory, then merge steps across the row, each a fusion.
+    fusion::SPLIT_LONG_SORTS,
     // An array without elements is a constant, not work: XLA launches no kernel for it
     // (its ZeroSizedHloElimination), and what reads one (a reduce over an empty dimension,
     // a concatenate with an empty part) becomes what it computes from the others.
@@ -93,6 +96,7 @@ pub const FUSED_MODULE_PASSES: &[HloPass] = &[
     fusion::NORMALIZE_TOPK,
     // Before a sort is given a fusion: one CUB sorts is left to the runtime instead.
     fusion::SORT_REWRITER,
+    fusion::SPLIT_LONG_SORTS,
     fusion::OUTLINE_SORTS,
     // A fusion whose output has no elements launches nothing (it becomes a constant), and
     // one that reads an empty array into a non-empty result keeps its kernel without the

@@ -15,6 +15,7 @@ mod fuse;
 mod in_place_layouts;
 mod inline_calls;
 mod inline_fusions;
+mod long_sorts;
 mod move_reshapes;
 mod normalize_reductions;
 mod normalize_topk;
@@ -84,6 +85,11 @@ pub const NORMALIZE_TOPK: HloPass =
 /// Sorts whose rows no block holds left to CUB's radix sort (`sort_rewriter.rs`).
 pub const SORT_REWRITER: HloPass =
     HloPass::new("sort-rewriter", "SortRewriter", sort_rewriter::run);
+
+/// Sorts whose rows no block holds, and CUB does not take, as a chain of tile sorts and
+/// merge steps (`long_sorts.rs`).
+pub const SPLIT_LONG_SORTS: HloPass =
+    HloPass::new("split-long-sorts", "SplitLongSorts", long_sorts::run);
 
 /// Arrays without elements made constants, and what reads them simplified
 /// (`zero_sized.rs`).

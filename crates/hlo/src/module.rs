@@ -267,13 +267,26 @@ impl Instruction {
     /// Whether a CUB radix sort call sorts in descending order (`backend_config=
     /// {"descending":true}`, XLA's `SortOptions`).
     pub fn cub_sort_descending(&self) -> bool {
+        self.backend_config_flag("descending")
+    }
+
+    /// Whether a sort's rows are each a bitonic sequence (`backend_config=
+    /// {"bitonic_rows":true}`), as `split-long-sorts` leaves the tiles of a merge stage: the
+    /// sort emitter then runs only the last stage of its network. The sort's result is the
+    /// same either way, so the evaluator ignores it (and `--check` catches a wrong claim).
+    pub fn sorts_bitonic_rows(&self) -> bool {
+        self.opcode == Opcode::Sort && self.backend_config_flag("bitonic_rows")
+    }
+
+    /// Whether `backend_config`'s JSON sets `"<key>":true`.
+    fn backend_config_flag(&self, key: &str) -> bool {
         self.attribute("backend_config")
             .is_some_and(|a| match &a.value {
                 AttrValue::Raw(text) | AttrValue::Str(text) => text
                     .chars()
                     .filter(|c| !c.is_whitespace())
                     .collect::<String>()
-                    .contains("\"descending\":true"),
+                    .contains(&format!("\"{key}\":true")),
                 _ => false,
             })
     }

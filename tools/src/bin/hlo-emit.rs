@@ -393,7 +393,7 @@ fn run(
     let mut files = DumpFiles::default();
     // The module as written: `--check` compares the whole program with it.
     let fuse = cli.fuse || (!cli.no_fuse && fusion::wants_fusion(&module));
-    let unfused = (fuse && cli.check.is_some()).then(|| module.clone());
+    let written = cli.check.is_some().then(|| module.clone());
     {
         let mut sink = |dump: &Dump| files.write(cli, dump, false);
         let mut dumps = Dumps {
@@ -454,7 +454,7 @@ fn run(
     if let Some(inputs) = cli.check {
         let passes = pipeline::requested_passes(cli.pass_pipeline.as_deref());
         let what = ModuleCheck {
-            reference: unfused.as_ref().unwrap_or(&module),
+            reference: written.as_ref().unwrap_or(&module),
             fusions: &fusions,
             pipeline: &passes,
             whole_program: cli.fusion.is_none(),

@@ -24,11 +24,13 @@
 //! **stable** whether or not the HLO asks (`is_stable`), as the evaluator's reference sort
 //! is; XLA's `StableSortExpander` breaks ties the same way.
 //!
-//! A row whose tiles do not fit a block's 48 KiB of shared memory is not this emitter's: a
-//! sort with a plain comparator (one operand, or keys and values, sorted along the last
-//! dimension) is left to CUB's radix sort by `sort-rewriter`, as XLA's SortRewriter leaves
-//! it; any other is refused (XLA:GPU sorts such rows with merge kernels across blocks, which
-//! this emitter does not write).
+//! A row whose tiles do not fit a block's 48 KiB of shared memory is not this emitter's
+//! alone: a sort with a plain comparator (one operand, or keys and values, sorted along the
+//! last dimension) is left to CUB's radix sort by `sort-rewriter`, as XLA's SortRewriter
+//! leaves it; any other becomes `split-long-sorts`' chain of kernels (tiles sorted here, merge
+//! steps across the row as loop kernels, the tiles sorted again here: rows claimed bitonic,
+//! `sorts_bitonic_rows`, run only the network's last stage). What neither takes (a fusion
+//! written by hand around a long sort) is refused.
 
 use hlo::{ArrayShape, Diagnostic, InstrId, Opcode};
 use indexing::{IndexingMap, Interval, Variable, delinearize, dim, sym};
@@ -65,6 +67,9 @@ pub struct SortFusion {
     /// positions (XLA's `StableSortExpander` reuses it too: `argsort`); else the positions
     /// get a tile of their own, after the operands'.
     iota_operand: Option<usize>,
+    /// Each row is a bitonic sequence of `2^L` elements (`sorts_bitonic_rows`): only the
+    /// network's last stage runs, every step pairing `lo` with `lo + 2^j`.
+    bitonic_rows: bool,
     launch: LaunchDimensions,
 }
 
@@ -129,10 +134,11 @@ impl SortFusion {
                 span,
                 format!(
                     "a sort of {n} elements per row: the row and its positions take {} bytes \
-                     of shared memory, more than a block has ({}); XLA:GPU sorts such rows with \
-                     merge kernels across blocks, which hlo-emit does not write (a sort with a \
-                     plain comparator of one operand, or of keys and values, on the last \
-                     dimension goes to CUB's radix sort: `sort-rewriter`)",
+                     of shared memory, more than a block has ({}); such rows are sorted by \
+                     several kernels, which the fusion pipeline makes of a sort outside the \
+                     fusions (`split-long-sorts`: tiles, then merge steps across blocks, as \
+                     XLA:GPU; or CUB's radix sort: `sort-rewriter`), not of one written inside \
+                     a fusion",
                     n.saturating_mul(bytes_per_element),
                     Target::SHARED_MEMORY_PER_BLOCK
                 ),
@@ -156,6 +162,7 @@ impl SortFusion {
             kept,
             compared,
             iota_operand,
+            bitonic_rows: sort.sorts_bitonic_rows() && n == padded,
             launch: LaunchDimensions::new(rows, threads, tile_bytes),
         }))
     }
@@ -176,6 +183,12 @@ impl SortFusion {
         };
         let iota = (sort.operands.iter()).any(|&o| holds_positions(c, o, d as usize, n));
         n.saturating_mul(bytes_per_element(&shapes, iota)) <= Target::SHARED_MEMORY_PER_BLOCK
+    }
+
+    /// How many elements of a row of `shapes` (the operands; none an iota along the row) a
+    /// block sorts in its shared memory: the tiles `split-long-sorts` cuts longer rows into.
+    pub fn row_capacity(shapes: &[&ArrayShape]) -> i64 {
+        Target::SHARED_MEMORY_PER_BLOCK / bytes_per_element(shapes, false)
     }
 
     fn threads(&self) -> i64 {
@@ -347,10 +360,12 @@ impl SortFusion {
         if stages == 0 {
             return tiles;
         }
-        let (zero, one) = (b.index(0), b.index(1));
+        let first_stage = b.index(if self.bitonic_rows { stages - 1 } else { 0 });
+        let one = b.index(1);
         let last_stage = b.index(stages);
         let ip = b.insertion_point();
-        let (stage_loop, stage_body) = scf::build_for(b.module, ip, zero, last_stage, one, &tiles);
+        let (stage_loop, stage_body) =
+            scf::build_for(b.module, ip, first_stage, last_stage, one, &tiles);
         {
             let mut b = Builder::at_end(b.module, stage_body);
             let args = b.module.block_args(stage_body).to_vec();
@@ -364,7 +379,12 @@ impl SortFusion {
                 let args = b.module.block_args(step_body).to_vec();
                 let step = args[0];
                 let distance_bit = b.binary(arith::SUBI, stage, step);
-                let first_step = b.cmpi("eq", step, zero);
+                // A bitonic row needs no mirrored first step: its halves are not sorted
+                // runs but one bitonic sequence, which `lo + 2^j` pairs split.
+                let first_step = match self.bitonic_rows {
+                    true => b.int(0, Type::I1),
+                    false => b.cmpi("eq", step, zero),
+                };
                 let swapped =
                     self.emit_step(&mut b, tid, distance_bit, first_step, &args[1..], less);
                 let ip = b.insertion_point();

@@ -258,7 +258,61 @@ pub fn fusion_arguments(
             *arg = HostValue::Array(indices);
         }
     }
+    if computation.root_instruction().sorts_bitonic_rows() {
+        args = bitonic_rows(module, fusion, args)?;
+    }
     Ok(args)
+}
+
+/// For a fusion that only sorts its parameters and claims each row is bitonic (the tiles of
+/// a merge stage of `split-long-sorts`, whose last operand holds each element's position in
+/// its row, which the comparator breaks ties with): the drawn rows made what the kernel is
+/// written for: distinct positions (`0, 1, ...` per row: the order is then total), each row
+/// sorted and its second half reversed. Other forms are left as drawn (the claim then fails
+/// the check, as a wrong claim should).
+fn bitonic_rows(
+    module: &HloModule,
+    fusion: ComputationId,
+    mut args: Vec<HostValue>,
+) -> Result<Vec<HostValue>, Diagnostic> {
+    let computation = module.computation(fusion);
+    let sort = computation.root_instruction();
+    let parameters = computation.parameters();
+    let last = |a: &HostArray| a.dims().len().checked_sub(1);
+    let sorted_last = args
+        .iter()
+        .filter_map(HostValue::as_array)
+        .all(|a| last(a).is_some_and(|d| sort.int_list("dimensions") == Some(&[d as i64])));
+    let positions = args.last().and_then(HostValue::as_array);
+    let Some(positions) = positions.filter(|a| a.element_type() == PrimitiveType::S32) else {
+        return Ok(args);
+    };
+    if sort.operands != parameters || !sorted_last {
+        return Ok(args);
+    }
+    let n = positions.dims().last().copied().unwrap_or(1).max(1);
+    let counted: Vec<u128> = (0..positions.len() as i64)
+        .map(|i| (i % n) as u128)
+        .collect();
+    let counted = Elements::from_patterns(PrimitiveType::S32, &counted)
+        .and_then(|e| HostArray::new(positions.dims().to_vec(), e))
+        .map_err(|m| Diagnostic::new(sort.spans.whole, m))?;
+    *args.last_mut().expect("a positions operand") = HostValue::Array(counted);
+    let sorted = super::evaluate_fusion(module, fusion, &args)?;
+    let arrays = sorted.into_iter().map(|a| {
+        let n = *a.dims().last().expect("a sorted dimension") as usize;
+        let offsets: Vec<usize> = (0..a.len())
+            .map(|i| {
+                let (row, k) = (i - i % n, i % n);
+                row + if k < n / 2 { k } else { n - 1 - (k - n / 2) }
+            })
+            .collect();
+        let elements = a.elements().take(&offsets, 0);
+        HostArray::new(a.dims().to_vec(), elements).map(HostValue::Array)
+    });
+    arrays
+        .collect::<Result<_, _>>()
+        .map_err(|m| Diagnostic::new(sort.spans.whole, m))
 }
 
 /// For the indices of a scatter with `unique_indices=true` (the program promises that no two
