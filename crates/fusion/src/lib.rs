@@ -327,6 +327,19 @@ pub(crate) fn put_operands_first(c: &mut Computation) {
     keep_in_order(c, order);
 }
 
+/// Drops the instructions named in `names` that nothing reads and that are not the root (an
+/// operand a rewrite stopped reading, whatever its opcode: a fusion too).
+pub(crate) fn remove_unread(c: &mut Computation, names: &[String]) {
+    let read = users(c);
+    let kept = (0..c.instructions.len())
+        .map(InstrId)
+        .filter(|&i| {
+            i == c.root || !read[i.0].is_empty() || !names.contains(&c.instruction(i).name)
+        })
+        .collect();
+    keep_in_order(c, kept);
+}
+
 /// Keeps the instructions `order` lists, in that order, every operand and the root
 /// renumbered; `order` holds every instruction that a kept one reads.
 fn keep_in_order(c: &mut Computation, order: Vec<InstrId>) {

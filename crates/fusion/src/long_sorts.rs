@@ -9,7 +9,7 @@
 //! operands):
 //!
 //! 1. **Tiles.** A fusion reads the operands as rows (transpose, reshape, pad to `N`), adds
-//!    each element's position in its row (an `s32` iota) as operand `k`, and sorts every
+//!    each element's position in its row (an `s32` iota) as operand `k` (see below), and sorts every
 //!    tile of `T` (the rows viewed as `[rows * N / T, T]`): the sort emitter's kernel.
 //! 2. **Merges.** Stage `s = t .. L-1` merges sorted runs of `2^s` into runs of `2^(s+1)`:
 //!    a loop fusion compares element `i` of each run pair with element `2^(s+1) - 1 - i`
@@ -26,8 +26,11 @@
 //! order, so the result is the stable sort's, whatever order a step leaves ties in (the sort
 //! emitter breaks ties by position within a tile; here the row's positions travel with the
 //! elements). The steps are fusions made here, so `fuse` leaves them as they are and the
-//! evaluator checks each of them; the kernels number `m(m + 3)/2 + 2` with `m = L - t` (7 for
-//! an `f32` argsort of 6,500 elements: tiles of 2,048, `N` = 8,192).
+//! evaluator checks each of them; the kernels number `m(m + 3)/2 + 2` with `m = L - t` (4 for
+//! an `f32` argsort of 6,500 elements: tiles of 4,096, `N` = 8,192).
+//!
+//! An operand that already counts positions along the row (`argsort`'s iota) is the
+//! positions' buffer: the first kernel counts them anew (the padding's too) and the iota goes.
 //!
 //! Each tile sort after a stage's steps says `backend_config={"bitonic_rows":true}`: its rows
 //! are bitonic, so the sort emitter runs only its network's last stage.
@@ -54,10 +57,18 @@ pub(crate) fn run(module: &mut HloModule) -> Result<bool, hlo::Diagnostic> {
         if plans.is_empty() {
             continue;
         }
+        // The iotas the chains count anew (XLA prints them as fusions, which no later pass
+        // removes).
+        let c = module.computation(id);
+        let counted: Vec<String> = (plans.iter())
+            .filter_map(|p| p.counting.map(|q| c.instruction(p.sort).operands[q]))
+            .map(|o| c.instruction(o).name.clone())
+            .collect();
         for plan in &plans {
             plan.split(module, id);
         }
         crate::put_operands_first(&mut module.computations[id.0]);
+        crate::remove_unread(&mut module.computations[id.0], &counted);
         changed = true;
     }
     Ok(changed)
@@ -77,6 +88,10 @@ struct Plan {
     tile: i64,
     /// Rows (the product of the other dimensions).
     rows: i64,
+    /// The operand that counts positions along the sorted dimension (an `s32` iota:
+    /// `argsort`'s), which then is the positions' buffer; else they get one of their own,
+    /// after the operands'.
+    counting: Option<usize>,
 }
 
 impl Plan {
@@ -105,8 +120,11 @@ impl Plan {
         }
         let n = first.dims[dimension];
         let padded = (n as u64).next_power_of_two() as i64;
+        let counting = (sort.operands.iter()).position(|&o| counts_along(module, c, o, d));
         let mut with_positions: Vec<hlo::ArrayShape> = shapes.iter().map(|&s| s.clone()).collect();
-        with_positions.push(hlo::ArrayShape::new(PrimitiveType::S32, vec![n]));
+        if counting.is_none() {
+            with_positions.push(hlo::ArrayShape::new(PrimitiveType::S32, vec![n]));
+        }
         let refs: Vec<&hlo::ArrayShape> = with_positions.iter().collect();
         let capacity = emitters::sort::SortFusion::row_capacity(&refs);
         let tile = 1i64 << (63 - capacity.max(1).leading_zeros());
@@ -123,7 +141,19 @@ impl Plan {
             padded,
             tile,
             rows,
+            counting,
         })
+    }
+
+    /// How many buffers the steps sort: the operands, and the positions unless an operand
+    /// holds them.
+    fn buffers(&self) -> usize {
+        self.types.len() + usize::from(self.counting.is_none())
+    }
+
+    /// Which buffer holds the positions.
+    fn positions(&self) -> usize {
+        self.counting.unwrap_or(self.types.len())
     }
 
     /// Replaces the sort in computation `id` by its chain of fusions; the sort instruction
@@ -139,19 +169,13 @@ impl Plan {
         let tiled = [self.rows * self.padded / self.tile, self.tile];
         let mut fusions: Vec<(String, Computation)> = Vec::new();
 
-        // 1. The tiles of the rows, with their positions, sorted.
+        // 1. The tiles of the rows, with their positions, sorted. An operand that counts
+        // positions is counted here anew (past `n` too: the padding's positions).
+        let read: Vec<InstrId> = (sort.operands.iter().enumerate())
+            .filter(|&(q, _)| Some(q) != self.counting)
+            .map(|(_, &o)| o)
+            .collect();
         let first = self.fusion(&sort, |a| {
-            let operands: Vec<InstrId> = (sort.operands.iter().enumerate())
-                .map(|(q, _)| {
-                    let shape = module
-                        .computation(id)
-                        .instruction(sort.operands[q])
-                        .shape
-                        .clone();
-                    let p = parameter(a, q, shape);
-                    self.as_tiles(a, p, self.types[q])
-                })
-                .collect();
             let rows = [self.rows, self.padded];
             let iota = a.op(
                 "positions",
@@ -161,7 +185,15 @@ impl Plan {
                 vec![attribute("iota_dimension", AttrValue::Int(1), a.span())],
             );
             let positions = reshape(a, iota, &tiled);
-            let operands = [operands, vec![positions]].concat();
+            let mut operands: Vec<InstrId> = (read.iter().enumerate())
+                .map(|(number, &o)| {
+                    let shape = module.computation(id).instruction(o).shape.clone();
+                    let t = shape.as_array().map(|s| s.element_type).expect("an array");
+                    let p = parameter(a, number, shape);
+                    self.as_tiles(a, p, t)
+                })
+                .collect();
+            operands.insert(self.positions(), positions);
             sort_tiles(a, operands, &order)
         });
         fusions.push(("tiles".into(), first));
@@ -180,7 +212,7 @@ impl Plan {
                 distance /= 2;
             }
             let again = self.fusion(&sort, |a| {
-                let operands = (0..=self.types.len())
+                let operands = (0..self.buffers())
                     .map(|q| {
                         let t = self.position_or(q);
                         parameter(a, q, Shape::array(t, tiled.to_vec()))
@@ -215,7 +247,7 @@ impl Plan {
 
         // The chain in the computation: each fusion reads the last one's buffers.
         let mut names = Names::of(module.computation(id));
-        let mut buffers: Vec<InstrId> = sort.operands.clone();
+        let mut buffers: Vec<InstrId> = read;
         for (suffix, body) in fusions {
             let shape = body.root_instruction().shape.clone();
             let called = add_computation(module, body, &sort.name, &suffix, &mut computation_names);
@@ -232,7 +264,7 @@ impl Plan {
                 buffers,
                 fusion_attributes(&a, called),
             );
-            buffers = (0..=self.types.len())
+            buffers = (0..self.buffers())
                 .map(|q| {
                     let t = self.position_or(q);
                     let index = vec![attribute("index", AttrValue::Int(q as i64), a.span())];
@@ -398,7 +430,7 @@ impl Plan {
         let pairs = tiled[0] * tiled[1] / (2 * distance);
         let halves = [pairs, distance];
         let mut sides = Vec::new();
-        for q in 0..=self.types.len() {
+        for q in 0..self.buffers() {
             let t = self.position_or(q);
             let p = parameter(a, q, Shape::array(t, tiled.to_vec()));
             let x = reshape(a, p, &[pairs, 2, distance]);
@@ -465,9 +497,9 @@ fn scalar_code(i: &Instruction) -> bool {
     scalar && code
 }
 
-/// The total order of the steps, a new scalar computation of `2(k + 1)` parameters (each
-/// operand's pair, then the positions'): the sort's comparator, ties broken by position,
-/// padding last.
+/// The total order of the steps, a new scalar computation of a pair of parameters per
+/// buffer (each operand's, then the positions' unless an operand holds them): the sort's
+/// comparator, ties broken by position, padding last.
 fn total_order(
     module: &mut HloModule,
     plan: &Plan,
@@ -477,12 +509,13 @@ fn total_order(
     let comparator = module.computation(plan.comparator).clone();
     let body = plan.fusion(sort, |a| {
         let mut pairs = Vec::new();
-        for q in 0..=plan.types.len() {
+        for q in 0..plan.buffers() {
             let shape = Shape::scalar(plan.position_or(q));
             pairs.push(parameter(a, 2 * q, shape.clone()));
             pairs.push(parameter(a, 2 * q + 1, shape));
         }
-        let (operands, positions) = pairs.split_at(pairs.len() - 2);
+        let operands = &pairs[..2 * plan.types.len()];
+        let positions = &pairs[2 * plan.positions()..2 * plan.positions() + 2];
         let swapped: Vec<InstrId> = operands.chunks(2).flat_map(|p| [p[1], p[0]]).collect();
         let before = apply(a, &comparator, operands, &[]);
         let after = apply(a, &comparator, &swapped, &[]);
@@ -673,4 +706,44 @@ fn add_computation(
     };
     module.computations.push(body);
     reference
+}
+
+/// Whether instruction `id` of `c` is an `s32` array that counts positions along
+/// `dimension`: an iota, written as one, reshaped by size-1 dimensions (JAX's argsort of a
+/// row), or as XLA prints it (a fusion of nothing around one).
+fn counts_along(module: &HloModule, c: &Computation, id: InstrId, dimension: i64) -> bool {
+    let s32 =
+        c.instruction(id).shape.as_array().map(|a| a.element_type) == Some(PrimitiveType::S32);
+    s32 && counting_dimension(module, c, id) == Some(dimension)
+}
+
+/// The dimension along which instruction `id` of `c` holds `0, 1, 2, ...`, if it is one of
+/// the forms [`counts_along`] takes.
+fn counting_dimension(module: &HloModule, c: &Computation, id: InstrId) -> Option<i64> {
+    let instr = c.instruction(id);
+    match instr.opcode {
+        Opcode::Iota => instr.int("iota_dimension"),
+        Opcode::Fusion if instr.operands.is_empty() => {
+            let called = module.computation(instr.called("calls")?.id);
+            counting_dimension(module, called, called.root)
+        }
+        Opcode::Reshape => {
+            let operand = *instr.operands.first()?;
+            let from = c.instruction(operand).shape.as_array()?;
+            let to = instr.shape.as_array()?;
+            let counted = counting_dimension(module, c, operand)? as usize;
+            // Only size-1 dimensions come or go: the counting one keeps its place among the
+            // others.
+            let kept = |dims: &[i64]| dims.iter().copied().filter(|&d| d != 1).collect::<Vec<_>>();
+            if kept(&from.dims) != kept(&to.dims) || *from.dims.get(counted)? == 1 {
+                return None;
+            }
+            let rank_among = from.dims[..counted].iter().filter(|&&d| d != 1).count();
+            let (k, _) = (to.dims.iter().enumerate())
+                .filter(|&(_, &d)| d != 1)
+                .nth(rank_among)?;
+            Some(k as i64)
+        }
+        _ => None,
+    }
 }
