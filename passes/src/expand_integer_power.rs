@@ -10,11 +10,14 @@
 //! * A negative exponent gives `1` for a base of 1, `±1` (by the exponent's parity) for a
 //!   base of -1, and `0` otherwise (mhlo's rule, and the evaluator's).
 //!
-//! Scalars only: the emitters write `power` per element. A vector or tensor `math.ipowi` (as
-//! XLA's test writes one) is refused, located.
+//! The emitters write `power` per element, on scalars; a vector or tensor `math.ipowi` (as
+//! XLA's test writes them) is expanded the same way, lane by lane: `arith` is elementwise on
+//! shaped types, and the constants are splats.
 
 use ir::dialects::{arith, math};
-use ir::{Builder, Diagnostic, InsertPoint, Module, OpId, TypeKind};
+use ir::{
+    Attribute, Builder, Diagnostic, InsertPoint, Module, OpId, Scalar, Type, TypeKind, Value,
+};
 
 use crate::pass::{Pass, op_error};
 
@@ -36,13 +39,16 @@ impl Pass for ExpandIntegerPower {
 
 fn expand(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let ty = m.value_type(m.result(op, 0));
-    let width = match ty.kind() {
+    let width = match ty.element_type_or_self().kind() {
         &TypeKind::Int { width, .. } if width > 1 => width,
         _ => {
             return Err(op_error(
                 m,
                 op,
-                format!("unsupported: math.ipowi of {ty}: only scalar integers are expanded"),
+                format!(
+                    "unsupported: math.ipowi of {ty}: only integers of two bits or more (or \
+                     vectors and tensors of them) are expanded"
+                ),
             ));
         }
     };
@@ -50,9 +56,9 @@ fn expand(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let loc = m.loc(op);
     let mut b = Builder::new(m, InsertPoint::Before(op));
     b.set_loc(loc);
-    let zero = b.int(0, ty);
-    let one = b.int(1, ty);
-    let minus_one = b.int(-1, ty);
+    let zero = constant(&mut b, 0, ty);
+    let one = constant(&mut b, 1, ty);
+    let minus_one = constant(&mut b, -1, ty);
     let (lb, ub, step) = (b.index(0), b.index(i64::from(width)), b.index(1));
     let squaring = b.scf_for(lb, ub, step, &[one, x, y], |b, _, args| {
         let (acc, base, e) = (args[0], args[1], args[2]);
@@ -77,4 +83,12 @@ fn expand(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     m.replace_all_uses(m.result(op, 0), result);
     m.erase_op(op);
     Ok(())
+}
+
+/// `v` of type `ty`: a scalar, or a splat of a vector or tensor.
+fn constant(b: &mut Builder<'_>, v: i128, ty: Type) -> Value {
+    match ty.element_type() {
+        Some(_) => b.constant(Attribute::dense_splat(ty, Scalar::Int(v))),
+        None => b.int(v, ty),
+    }
 }

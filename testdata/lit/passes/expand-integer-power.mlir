@@ -30,3 +30,30 @@ func.func @narrow(%arg0: i8, %arg1: i8) -> i8 {
   %0 = math.ipowi %arg0, %arg1 : i8
   func.return %0 : i8
 }
+
+// -----
+
+// Vectors and tensors (XLA's test has both) are expanded lane by lane: the same loop over
+// shaped values, the constants splats.
+
+// CHECK-LABEL: func.func @vector
+// CHECK-NOT:     math.ipowi
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant dense<1> : vector<4xi32>
+// CHECK:         %[[LOOP:.*]]:3 = scf.for %{{.*}} iter_args(%{{.*}} = %[[ONE]], %{{.*}} = %arg0, %{{.*}} = %arg1) -> (vector<4xi32>, vector<4xi32>, vector<4xi32>)
+// CHECK:           arith.cmpi ne, %{{.*}}, %{{.*}} : vector<4xi32>
+// CHECK:         %[[NEGATIVE:.*]] = arith.cmpi slt, %arg1, %{{.*}} : vector<4xi32>
+// CHECK:         arith.select %[[NEGATIVE]], %{{.*}}, %[[LOOP]]#0 : vector<4xi1>, vector<4xi32>
+func.func @vector(%arg0: vector<4xi32>, %arg1: vector<4xi32>) -> vector<4xi32> {
+  %0 = math.ipowi %arg0, %arg1 : vector<4xi32>
+  func.return %0 : vector<4xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @tensor
+// CHECK-NOT:     math.ipowi
+// CHECK:         scf.for {{.*}} -> (tensor<6x4xi16>, tensor<6x4xi16>, tensor<6x4xi16>)
+func.func @tensor(%arg0: tensor<6x4xi16>, %arg1: tensor<6x4xi16>) -> tensor<6x4xi16> {
+  %0 = math.ipowi %arg0, %arg1 : tensor<6x4xi16>
+  func.return %0 : tensor<6x4xi16>
+}
