@@ -259,19 +259,7 @@ fn run_xla_run_line(path: &Path, checks: &Path, line: &str, annotated: bool) -> 
         if input.is_some() {
             args.push("-".into());
         }
-        let mut child = Command::new(HLO_OPT)
-            .args(&args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        stdin
-            .write_all(input.as_deref().unwrap_or_default())
-            .unwrap();
-        drop(stdin);
-        let out = child.wait_with_output().unwrap();
+        let out = piped(Path::new(HLO_OPT), &args, input.as_deref());
         if !out.status.success() {
             let why = String::from_utf8_lossy(&out.stderr);
             let first = why
@@ -288,19 +276,11 @@ fn run_xla_run_line(path: &Path, checks: &Path, line: &str, annotated: bool) -> 
             args.push(word.clone());
         }
     }
-    let mut child = Command::new(codegen::toolchain::file_check().unwrap())
-        .args(&args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin
-        .write_all(input.as_deref().unwrap_or_default())
-        .unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
+    let out = piped(
+        &codegen::toolchain::file_check().unwrap(),
+        &args,
+        input.as_deref(),
+    );
     match out.status.success() {
         true => Verdict::Passed,
         false => {
@@ -312,6 +292,22 @@ fn run_xla_run_line(path: &Path, checks: &Path, line: &str, annotated: bool) -> 
             Verdict::Failed(first.to_string())
         }
     }
+}
+
+/// Runs `program` with `args` and `input` on its standard input (a stage of a RUN line's
+/// pipe); its output.
+fn piped(program: &Path, args: &[String], input: Option<&[u8]>) -> std::process::Output {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.unwrap_or_default()).unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
 }
 
 /// The FileCheck prefixes of a RUN line (`CHECK` unless it names others).
