@@ -176,6 +176,13 @@ fn check_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
         vector::TRANSFER_READ | vector::TRANSFER_WRITE => check_transfer(m, op),
         // NVPTX has no atomic read-modify-write or compare-and-swap of 128 bits here; a
         // complex add is two atomic adds of the parts (`atomic::lowerable`).
+        // XLA's packed update of a vector of elements (`atom.v2.f32.add` on Hopper) is not
+        // written here.
+        xla_gpu::ATOMIC_RMW if atomic::packed(m, op) => Err(op_error(
+            m,
+            op,
+            "unsupported: an atomic update of a vector of elements",
+        )),
         xla_gpu::ATOMIC_RMW if !atomic::lowerable(m, op) => Err(op_error(
             m,
             op,

@@ -62,6 +62,10 @@ impl FnCx<'_, '_> {
         let ty = self.tensor_ty(op, m.value_type(m.operand(op, 0)))?;
         let indices = self.operands(op, 1..m.num_operands(op));
         let body = self.body_block(op)?;
+        if (m.block_args(body).iter()).any(|&a| m.value_type(a).element_type().is_some()) {
+            let e = fail!(Unsupported, "an atomic update of a vector of elements");
+            return Err(self.err(op, e));
+        }
         let current = self.defs(m.block_args(body));
         let tensor = self.operand(op, 0);
         // The read is an extract: memory as it is now (the threads in between are not run).

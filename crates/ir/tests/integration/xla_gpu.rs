@@ -406,7 +406,7 @@ const CASES: &[(&str, &str, &str)] = &[
     (
         "atomic_rmw: body argument",
         "  %0 = xla_gpu.atomic_rmw %t[%i, %i] : tensor<4x8xf32> {\n  ^bb0(%cur: i32):\n    xla_gpu.yield %x : f32\n  }\n",
-        "t.mlir:7:3: error: 'xla_gpu.atomic_rmw' op expects the body to have one argument of the element type 'f32'",
+        "t.mlir:7:3: error: 'xla_gpu.atomic_rmw' op expects the body to have one argument of the element type 'f32' (or a vector of it)",
     ),
     (
         "atomic_rmw: yield type",

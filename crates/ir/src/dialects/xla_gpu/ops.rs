@@ -134,9 +134,12 @@ pub(super) fn verify_loop(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
 pub(super) fn verify_yield(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
     match m.parent_op(op) {
-        // The new element, not the updated tensor the op returns.
+        // The new element (or elements, packed), not the updated tensor the op returns: the
+        // type of the body's argument.
         Some(parent) if m.is(parent, super::ATOMIC_RMW) => {
-            let elem = m.value_type(m.result(parent, 0)).element_type();
+            let current = (m.entry_block(m.region(parent, 0)))
+                .and_then(|body| m.block_args(body).first().map(|&a| m.value_type(a)));
+            let elem = current.or(m.value_type(m.result(parent, 0)).element_type());
             let found: Vec<Type> = m.operand_types(op);
             if found.len() != 1 || Some(found[0]) != elem {
                 return Err(format!(
@@ -558,8 +561,9 @@ pub(super) fn parse_atomic_rmw(p: &mut Parser<'_>, state: &mut OpState) -> DResu
 }
 
 /// A static tensor and one index per dimension; one result of the tensor's type; a body of
-/// one block whose only argument is the current element and whose `xla_gpu.yield` gives the
-/// new one.
+/// one block whose only argument is the current element (or, as XLA writes a packed update,
+/// a vector of elements from the indexed one on) and whose `xla_gpu.yield` gives the new
+/// one.
 pub(super) fn verify_atomic_rmw(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
     if m.num_operands(op) == 0 {
@@ -580,9 +584,14 @@ pub(super) fn verify_atomic_rmw(cx: &VerifyCx<'_>, op: OpId) -> Result<(), Strin
         return Err("expects a non-empty body region".into());
     };
     let args = m.block_args(body);
-    if args.len() != 1 || m.value_type(args[0]) != elem {
+    let current = args.first().map(|&a| m.value_type(a));
+    let lanes_of_elem = current.is_some_and(|t| {
+        matches!(t.kind(), crate::TypeKind::Vector { .. }) && t.element_type() == Some(elem)
+    });
+    if args.len() != 1 || (current != Some(elem) && !lanes_of_elem) {
         return Err(format!(
-            "expects the body to have one argument of the element type '{elem}'"
+            "expects the body to have one argument of the element type '{elem}' (or a \
+             vector of it)"
         ));
     }
     Ok(())
