@@ -56,6 +56,22 @@ impl Added<'_> {
         self.op(suffix, Opcode::Broadcast, shape, vec![value], dimensions)
     }
 
+    /// Element `index` of tuple `tuple`, of shape `shape` (`get-tuple-element`).
+    pub(crate) fn element(
+        &mut self,
+        suffix: &str,
+        shape: Shape,
+        tuple: InstrId,
+        index: usize,
+    ) -> InstrId {
+        let index = vec![attribute(
+            "index",
+            AttrValue::Int(index as i64),
+            self.span(),
+        )];
+        self.op(suffix, Opcode::GetTupleElement, shape, vec![tuple], index)
+    }
+
     /// Where the rewritten instruction was written.
     pub(crate) fn span(&self) -> Span {
         self.of.spans.whole

@@ -266,16 +266,8 @@ impl Plan {
             );
             buffers = (0..self.buffers())
                 .map(|q| {
-                    let t = self.position_or(q);
-                    let index = vec![attribute("index", AttrValue::Int(q as i64), a.span())];
-                    let shape = Shape::array(t, tiled.to_vec());
-                    a.op(
-                        &format!("{suffix}.{q}"),
-                        Opcode::GetTupleElement,
-                        shape,
-                        vec![fusion],
-                        index,
-                    )
+                    let shape = Shape::array(self.position_or(q), tiled.to_vec());
+                    a.element(&format!("{suffix}.{q}"), shape, fusion, q)
                 })
                 .collect();
         }
@@ -528,39 +520,18 @@ fn total_order(
             )];
             a.op("lt", Opcode::Compare, pred.clone(), vec![x, y], direction)
         };
+        let logic = |a: &mut Added, suffix: &str, opcode, operands| {
+            a.op(suffix, opcode, pred.clone(), operands, vec![])
+        };
         let n = a.constant("n", PrimitiveType::S32, Value::Int(plan.n.into()));
         let earlier = compare(a, positions[0], positions[1]);
         let real_a = compare(a, positions[0], n);
         let real_b = compare(a, positions[1], n);
-        let real = a.op(
-            "real",
-            Opcode::And,
-            pred.clone(),
-            vec![real_a, real_b],
-            vec![],
-        );
-        let not_after = a.op("not_after", Opcode::Not, pred.clone(), vec![after], vec![]);
-        let tie = a.op(
-            "tie",
-            Opcode::And,
-            pred.clone(),
-            vec![not_after, earlier],
-            vec![],
-        );
-        let stable = a.op(
-            "stable",
-            Opcode::Or,
-            pred.clone(),
-            vec![before, tie],
-            vec![],
-        );
-        a.op(
-            "before",
-            Opcode::Select,
-            pred.clone(),
-            vec![real, stable, earlier],
-            vec![],
-        )
+        let real = logic(a, "real", Opcode::And, vec![real_a, real_b]);
+        let not_after = logic(a, "not_after", Opcode::Not, vec![after]);
+        let tie = logic(a, "tie", Opcode::And, vec![not_after, earlier]);
+        let stable = logic(a, "stable", Opcode::Or, vec![before, tie]);
+        logic(a, "before", Opcode::Select, vec![real, stable, earlier])
     });
     add_computation(module, body, &comparator.name, "total_order", names)
 }

@@ -125,14 +125,7 @@ fn decompose(c: &mut Computation, i: InstrId, names: &mut Names) -> Result<(), D
     let sort = added.op("sort", Opcode::Sort, sorted, vec![x, iota], attributes);
     let mut firsts = Vec::new();
     for (index, shape) in [(0, x_shape), (1, positions)] {
-        let element = attribute("index", AttrValue::Int(index), span);
-        let whole = added.op(
-            "sorted",
-            Opcode::GetTupleElement,
-            shape.clone(),
-            vec![sort],
-            vec![element],
-        );
+        let whole = added.element("sorted", shape.clone(), sort, index);
         let t = shape
             .as_array()
             .map(|a| a.element_type)

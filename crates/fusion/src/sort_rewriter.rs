@@ -254,16 +254,7 @@ fn rewrite(c: &mut Computation, i: InstrId, cub: CubSort, names: &mut Names) {
         // The sort's results in its operands' order; the keys are CUB's first.
         let order = if cub.keys == 0 { [0, 1] } else { [1, 0] };
         let elements = (0..2)
-            .map(|n| {
-                let shape = operand_shapes[n].clone();
-                added.op(
-                    "sorted",
-                    Opcode::GetTupleElement,
-                    shape,
-                    vec![call],
-                    index(order[n]),
-                )
-            })
+            .map(|n| added.element("sorted", operand_shapes[n].clone(), call, order[n]))
             .collect();
         Instruction {
             opcode: Opcode::Tuple,

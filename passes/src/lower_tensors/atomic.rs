@@ -58,14 +58,6 @@ pub(super) fn lower(m: &mut Module, op: OpId, buffer: Value) {
 
 /// Whether `op` can be lowered: an element of at most 64 bits, or a complex add (two atomic
 /// adds of the parts).
-/// Whether atomic update `op` updates a vector of elements at once (XLA's packed form).
-pub(super) fn packed(m: &Module, op: OpId) -> bool {
-    let body = m.entry_block(m.region(op, 0));
-    body.is_some_and(|body| {
-        (m.block_args(body).iter()).any(|&a| m.value_type(a).element_type().is_some())
-    })
-}
-
 pub(super) fn lowerable(m: &Module, op: OpId) -> bool {
     let elem = m.result_types(op).first().and_then(|t| t.element_type());
     let narrow = elem.and_then(Type::bit_width).is_some_and(|w| w <= 64);

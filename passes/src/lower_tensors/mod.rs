@@ -178,7 +178,7 @@ fn check_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
         // complex add is two atomic adds of the parts (`atomic::lowerable`).
         // XLA's packed update of a vector of elements (`atom.v2.f32.add` on Hopper) is not
         // written here.
-        xla_gpu::ATOMIC_RMW if atomic::packed(m, op) => Err(op_error(
+        xla_gpu::ATOMIC_RMW if xla_gpu::atomic_rmw_is_packed(m, op) => Err(op_error(
             m,
             op,
             "unsupported: an atomic update of a vector of elements",

@@ -62,7 +62,7 @@ impl FnCx<'_, '_> {
         let ty = self.tensor_ty(op, m.value_type(m.operand(op, 0)))?;
         let indices = self.operands(op, 1..m.num_operands(op));
         let body = self.body_block(op)?;
-        if (m.block_args(body).iter()).any(|&a| m.value_type(a).element_type().is_some()) {
+        if ir::dialects::xla_gpu::atomic_rmw_is_packed(m, op) {
             let e = fail!(Unsupported, "an atomic update of a vector of elements");
             return Err(self.err(op, e));
         }

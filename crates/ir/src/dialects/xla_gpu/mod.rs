@@ -137,6 +137,14 @@ pub fn indexing_map(m: &Module, op: OpId) -> Option<&IndexingMap> {
     m.prop(op, MAP_ATTR).and_then(Attribute::as_indexing_map)
 }
 
+/// Whether an `xla_gpu.atomic_rmw` updates a vector of elements at once (XLA's packed
+/// form: its body's argument is a vector), which lowering and the interpreter do not write.
+pub fn atomic_rmw_is_packed(m: &Module, op: OpId) -> bool {
+    m.entry_block(m.region(op, 0)).is_some_and(|body| {
+        (m.block_args(body).iter()).any(|&a| m.value_type(a).element_type().is_some())
+    })
+}
+
 /// The body arguments of an `xla_gpu.loop`, split as XLA's `LoopOp` splits them.
 #[derive(Clone, Copy, Debug)]
 pub struct LoopArgs<'m> {
