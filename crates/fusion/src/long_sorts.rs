@@ -97,13 +97,18 @@ struct Plan {
 impl Plan {
     /// The plan for sort `i` of `c`, or `None` when the steps cannot be made of it (the sort
     /// emitter then refuses it, located): operands of different dimensions or dynamic ones,
-    /// a comparator that is not elementwise code, rows past `s32` positions.
+    /// a comparator that is not elementwise code, rows past `s32` positions, more tiles than
+    /// a grid has blocks; or when there is nothing to sort.
     fn new(module: &HloModule, c: &Computation, i: InstrId) -> Option<Plan> {
         let sort = c.instruction(i);
         let shapes: Vec<&hlo::ArrayShape> = (sort.operands.iter())
             .map(|&o| c.instruction(o).shape.as_array())
             .collect::<Option<_>>()?;
         let first = shapes.first()?;
+        // A sort of nothing is `zero-sized-hlo-elimination`'s (a constant, no kernel).
+        if first.dims.contains(&0) {
+            return None;
+        }
         let same = shapes.iter().all(|s| s.dims == first.dims);
         if !same || shapes.iter().any(|s| s.dynamic_dims.iter().any(|&d| d)) {
             return None;

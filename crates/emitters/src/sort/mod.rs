@@ -137,8 +137,8 @@ impl SortFusion {
                      of shared memory, more than a block has ({}); such rows are sorted by \
                      several kernels, which the fusion pipeline makes of a sort outside the \
                      fusions (`split-long-sorts`: tiles, then merge steps across blocks, as \
-                     XLA:GPU; or CUB's radix sort: `sort-rewriter`), not of one written inside \
-                     a fusion",
+                     XLA:GPU, for rows of fewer than 2^31 elements in tiles a grid holds; or \
+                     CUB's radix sort: `sort-rewriter`), not of one written inside a fusion",
                     n.saturating_mul(bytes_per_element),
                     Target::SHARED_MEMORY_PER_BLOCK
                 ),
