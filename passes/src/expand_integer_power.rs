@@ -15,9 +15,7 @@
 //! shaped types, and the constants are splats.
 
 use ir::dialects::{arith, math};
-use ir::{
-    Attribute, Builder, Diagnostic, InsertPoint, Module, OpId, Scalar, Type, TypeKind, Value,
-};
+use ir::{Builder, Diagnostic, InsertPoint, Module, OpId, TypeKind};
 
 use crate::pass::{Pass, op_error};
 
@@ -56,9 +54,9 @@ fn expand(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let loc = m.loc(op);
     let mut b = Builder::new(m, InsertPoint::Before(op));
     b.set_loc(loc);
-    let zero = constant(&mut b, 0, ty);
-    let one = constant(&mut b, 1, ty);
-    let minus_one = constant(&mut b, -1, ty);
+    let zero = b.int_like(0, ty);
+    let one = b.int_like(1, ty);
+    let minus_one = b.int_like(-1, ty);
     let (lb, ub, step) = (b.index(0), b.index(i64::from(width)), b.index(1));
     let squaring = b.scf_for(lb, ub, step, &[one, x, y], |b, _, args| {
         let (acc, base, e) = (args[0], args[1], args[2]);
@@ -83,12 +81,4 @@ fn expand(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     m.replace_all_uses(m.result(op, 0), result);
     m.erase_op(op);
     Ok(())
-}
-
-/// `v` of type `ty`: a scalar, or a splat of a vector or tensor.
-fn constant(b: &mut Builder<'_>, v: i128, ty: Type) -> Value {
-    match ty.element_type() {
-        Some(_) => b.constant(Attribute::dense_splat(ty, Scalar::Int(v))),
-        None => b.int(v, ty),
-    }
 }

@@ -28,6 +28,12 @@
 //!   bf16/f16 math computed in f32.
 //! * [`ExpandIntegerPower`] (`expand-integer-power`): `math.ipowi` → exponentiation by
 //!   squaring over every bit of the type, and the rule for negative exponents.
+//! * [`PropagateSliceIndices`] (`propagate-slice-indices`): the entry function's buffer
+//!   attributes (`xla.slice_index`, `xla.invariant`) on the leading tensor arguments of the
+//!   functions it calls.
+//! * [`ConvertPureCallOps`] (`convert-pure-call-ops`): `xla_gpu.pure_call` → `func.call`.
+//! * [`SafeIntegerArithmetic`] (`safe-integer-arithmetic`): integer divisions marked
+//!   `xla.guard_ub` get XLA's results for a zero divisor and `MIN / -1`.
 //!
 //! Adding a pass: write `src/<name>.rs` with a type implementing [`Pass`], declare it, and
 //! add one line to `PASSES` below; `hlo-opt --<name>`, `--help` and `--pass-pipeline` pick
@@ -61,6 +67,7 @@
 pub mod framework;
 
 pub mod canonicalize;
+pub mod convert_pure_call_ops;
 pub mod cse;
 pub mod distribute_vector_layout;
 pub mod erase_dead_functions;
@@ -71,6 +78,8 @@ pub mod inline;
 pub mod lower_tensors;
 pub mod lower_to_llvm;
 pub mod lower_xla_gpu_to_scf;
+pub mod propagate_slice_indices;
+pub mod safe_integer_arithmetic;
 pub mod simplify_affine;
 pub mod simplify_arith;
 pub mod test_passes;
@@ -81,6 +90,7 @@ pub mod vectorize_loads_stores;
 pub use framework::{constants, fold, manager, pass, ranges, registry, rewrite, timing};
 
 pub use canonicalize::Canonicalize;
+pub use convert_pure_call_ops::ConvertPureCallOps;
 pub use cse::Cse;
 pub use distribute_vector_layout::DistributeVectorLayout;
 pub use erase_dead_functions::EraseDeadFunctions;
@@ -93,7 +103,9 @@ pub use lower_to_llvm::LowerToLlvm;
 pub use lower_xla_gpu_to_scf::LowerXlaGpuToScf;
 pub use manager::{DumpOptions, Instrumentation, IrPrinting, PassError, PassManager, dump_header};
 pub use pass::{Pass, op_error};
+pub use propagate_slice_indices::PropagateSliceIndices;
 pub use registry::{PassConstructor, PassInfo, PassRegistry};
+pub use safe_integer_arithmetic::SafeIntegerArithmetic;
 pub use simplify_affine::SimplifyAffine;
 pub use simplify_arith::SimplifyArith;
 pub use test_passes::{TestPassCrash, TestPassFailure, TestPassWrongResult};
@@ -119,6 +131,9 @@ const PASSES: &[PassConstructor] = &[
     || Box::new(ExpandIntegerPower),
     || Box::new(LowerToLlvm),
     || Box::new(SimplifyArith),
+    || Box::new(PropagateSliceIndices),
+    || Box::new(ConvertPureCallOps),
+    || Box::new(SafeIntegerArithmetic),
     || Box::new(TestPassFailure),
     || Box::new(TestPassCrash),
     || Box::new(TestPassWrongResult),

@@ -105,6 +105,56 @@ impl<'m> Builder<'m> {
         self.constant(Attribute::int(v, ty))
     }
 
+    /// The integer `v` of type `ty`: a scalar constant, or a splat of a vector or tensor.
+    pub fn int_like(&mut self, v: i128, ty: Type) -> Value {
+        match ty.element_type() {
+            Some(_) => self.constant(Attribute::dense_splat(ty, crate::Scalar::Int(v))),
+            None => self.int(v, ty),
+        }
+    }
+
+    /// Integer division or remainder (`arith.divsi`, `divui`, `remsi`, `remui`) defined where
+    /// the hardware's is not, with XLA's results: `x / 0` is -1 (all ones), `x % 0` is `x`,
+    /// and signed `MIN / -1` is `MIN` (`MIN % -1` is 0). The divisor is replaced by 1 where
+    /// the instruction would trap, then the special results are selected: XLA's
+    /// `SafeIntegerArithmetic` form, which the elemental emitter writes directly. Scalars,
+    /// vectors and tensors alike (`index` counts as 64 bits, as it is lowered).
+    pub fn guarded_division(&mut self, name: &str, x: Value, y: Value) -> Value {
+        use crate::dialects::arith::{ANDI, DIVSI, DIVUI, ORI, REMSI, REMUI};
+        let ty = self.module.value_type(x);
+        let width = ty.element_type_or_self().int_width().unwrap_or(64);
+        let remainder = name == REMSI || name == REMUI;
+        let signed = name == DIVSI || name == REMSI;
+        debug_assert!([DIVSI, DIVUI, REMSI, REMUI].contains(&name));
+        let zero = self.int_like(0, ty);
+        let one = self.int_like(1, ty);
+        let minus_one = (signed || !remainder).then(|| self.int_like(-1, ty));
+        let min = signed.then(|| self.int_like(-(1i128 << (width - 1)), ty));
+        let divisor_zero = self.cmpi("eq", y, zero);
+        let mut overflow = None;
+        let trap = match (min, minus_one) {
+            (Some(min), Some(minus_one)) => {
+                let x_min = self.cmpi("eq", x, min);
+                let y_minus_one = self.cmpi("eq", y, minus_one);
+                let o = self.binary(ANDI, x_min, y_minus_one);
+                overflow = Some((o, if remainder { zero } else { min }));
+                self.binary(ORI, divisor_zero, o)
+            }
+            _ => divisor_zero,
+        };
+        let divisor = self.select(trap, one, y);
+        let mut q = self.binary(name, x, divisor);
+        if let Some((o, on_overflow)) = overflow {
+            q = self.select(o, on_overflow, q);
+        }
+        let on_zero = if remainder {
+            x
+        } else {
+            minus_one.expect("made for division")
+        };
+        self.select(divisor_zero, on_zero, q)
+    }
+
     pub fn float(&mut self, v: f64, ty: Type) -> Value {
         self.constant(Attribute::float(v, ty))
     }

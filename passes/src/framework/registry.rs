@@ -92,6 +92,7 @@ mod tests {
             names,
             [
                 "canonicalize",
+                "convert-pure-call-ops",
                 "cse",
                 "distribute-vector-layout",
                 "erase-dead-functions",
@@ -102,6 +103,8 @@ mod tests {
                 "lower-tensors",
                 "lower-to-llvm",
                 "lower-xla-gpu-to-scf",
+                "propagate-slice-indices",
+                "safe-integer-arithmetic",
                 "simplify-affine",
                 "simplify-arith",
                 "test-pass-crash",

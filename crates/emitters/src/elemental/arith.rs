@@ -61,9 +61,17 @@ impl ElementalEmitter<'_, '_> {
                 let proven = f32 && range::is_sum_of_exp_minus_group_maximum(module, c, divisor);
                 with_fastmath_if(b, q, "arcp", proven)
             }
-            Divide => int_divide(b, x, args[1], unsigned, false),
+            Divide => b.guarded_division(
+                if unsigned { arith::DIVUI } else { arith::DIVSI },
+                x,
+                args[1],
+            ),
             Remainder if float => b.binary(arith::REMF, x, args[1]),
-            Remainder => int_divide(b, x, args[1], unsigned, true),
+            Remainder => b.guarded_division(
+                if unsigned { arith::REMUI } else { arith::REMSI },
+                x,
+                args[1],
+            ),
             Maximum if float => b.binary(arith::MAXIMUMF, x, args[1]),
             Minimum if float => b.binary(arith::MINIMUMF, x, args[1]),
             Maximum => b.binary(
@@ -202,39 +210,6 @@ pub(super) fn cmpf(b: &mut Builder<'_>, predicate: &str, x: Value, y: Value) -> 
     b.module.result(op, 0)
 }
 
-/// Integer division or remainder with XLA's results for a zero divisor and for
-/// `INT_MIN / -1`: the divisor is replaced by 1 where the hardware would trap, then the
-/// special results are selected.
-fn int_divide(b: &mut Builder<'_>, x: Value, y: Value, unsigned: bool, remainder: bool) -> Value {
-    let ty = b.module.value_type(x);
-    let width = ty.int_width().unwrap_or(64);
-    let zero = b.int(0, ty);
-    let one = b.int(1, ty);
-    let is_zero = b.cmpi("eq", y, zero);
-    let trap = if unsigned {
-        is_zero
-    } else {
-        let min = b.int(-(1i128 << (width - 1)), ty);
-        let minus_one = b.int(-1, ty);
-        let x_min = b.cmpi("eq", x, min);
-        let y_m1 = b.cmpi("eq", y, minus_one);
-        let overflow = b.binary(arith::ANDI, x_min, y_m1);
-        b.binary(arith::ORI, is_zero, overflow)
-    };
-    let safe = b.select(trap, one, y);
-    let name = match (remainder, unsigned) {
-        (false, false) => arith::DIVSI,
-        (false, true) => arith::DIVUI,
-        (true, false) => arith::REMSI,
-        (true, true) => arith::REMUI,
-    };
-    let q = b.binary(name, x, safe);
-    let on_zero = if remainder { x } else { b.int(-1, ty) };
-    b.select(is_zero, on_zero, q)
-}
-
-/// Shifts by `y` interpreted as unsigned; out-of-range amounts give 0, or the sign for an
-/// arithmetic right shift.
 /// `x` to the power `y` of unsigned integers: `math.ipowi` reads its exponent as signed, so
 /// it takes `y >> 1` (never negative) and the last bit is applied after squaring.
 fn unsigned_power(b: &mut Builder<'_>, x: Value, y: Value, ty: Type) -> Value {
@@ -249,6 +224,8 @@ fn unsigned_power(b: &mut Builder<'_>, x: Value, y: Value, ty: Type) -> Value {
     b.select(odd, times_x, square)
 }
 
+/// Shifts by `y` interpreted as unsigned; out-of-range amounts give 0, or the sign for an
+/// arithmetic right shift.
 fn shift(b: &mut Builder<'_>, op: Opcode, x: Value, y: Value, ty: Type) -> Value {
     let width = ty.int_width().unwrap_or(64) as i128;
     let w = b.int(width, ty);

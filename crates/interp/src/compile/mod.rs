@@ -126,7 +126,7 @@ impl Builder<'_> {
                 Param::Tensor(self.tensor(t).map_err(|e| self.error_at(f, e))?)
             } else if t.ptr_addr_space() == Some(0) {
                 Param::Ptr(
-                    arg_attr(m, f, i, "llvm.dereferenceable")
+                    ir::dialects::arg_attr(m, f, i, "llvm.dereferenceable")
                         .and_then(Attribute::as_i64)
                         .map(|n| n as u64),
                 )
@@ -471,15 +471,7 @@ fn range_attr(a: Option<&Attribute>) -> Option<(i64, i64)> {
     }
 }
 
-/// The argument attribute `name` of parameter `i` of function `f`.
-fn arg_attr<'m>(m: &'m Module, f: OpId, i: usize, name: &str) -> Option<&'m Attribute> {
-    let dict = m.prop(f, "arg_attrs")?.as_array()?.get(i)?.as_dict()?;
-    dict.iter()
-        .find(|e| e.name.as_str() == name)
-        .map(|e| &e.value)
-}
-
 /// The `xla.range` argument attribute of parameter `i` of function `f`.
 fn arg_range(m: &Module, f: OpId, i: usize) -> Option<(i64, i64)> {
-    range_attr(arg_attr(m, f, i, "xla.range"))
+    range_attr(ir::dialects::arg_attr(m, f, i, "xla.range"))
 }

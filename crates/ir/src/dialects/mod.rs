@@ -315,6 +315,42 @@ pub fn attr_list(m: &Module, op: OpId, prop: &str, index: usize) -> Vec<NamedAtt
         .unwrap_or_default()
 }
 
+/// The attribute `name` of argument `index` of a function-like op (`func.func`, `llvm.func`).
+pub fn arg_attr<'m>(m: &'m Module, op: OpId, index: usize, name: &str) -> Option<&'m Attribute> {
+    m.prop(op, "arg_attrs")?
+        .as_array()?
+        .get(index)?
+        .as_dict()?
+        .iter()
+        .find(|e| e.name.as_str() == name)
+        .map(|e| &e.value)
+}
+
+/// Sets the attribute `name` of argument `index` of a function-like op with `arguments`
+/// arguments, keeping the argument's other attributes.
+pub fn set_arg_attr(
+    m: &mut Module,
+    op: OpId,
+    arguments: usize,
+    index: usize,
+    name: &str,
+    value: Attribute,
+) {
+    let mut lists: Vec<Vec<NamedAttr>> = (0..arguments)
+        .map(|i| attr_list(m, op, "arg_attrs", i))
+        .collect();
+    let list = &mut lists[index];
+    list.retain(|e| e.name.as_str() != name);
+    list.push(NamedAttr {
+        name: crate::Ident::new(name),
+        value,
+    });
+    crate::attrs::sort_named(list);
+    if let Some(prop) = attr_lists_prop(lists) {
+        m.set_prop(op, "arg_attrs", prop);
+    }
+}
+
 /// ` {attrs}` of one argument or result, if it has any.
 pub fn print_attr_list(p: &mut Printer<'_>, op: OpId, prop: &str, index: usize) {
     let attrs = attr_list(p.module(), op, prop, index);
