@@ -34,6 +34,8 @@
 //! * [`ConvertPureCallOps`] (`convert-pure-call-ops`): `xla_gpu.pure_call` → `func.call`.
 //! * [`SafeIntegerArithmetic`] (`safe-integer-arithmetic`): integer divisions marked
 //!   `xla.guard_ub` get XLA's results for a zero divisor and `MIN / -1`.
+//! * [`UnswitchLoops`] (`unswitch-loops`): a loop whose body is an `scf.if` on a condition
+//!   from outside becomes an `scf.if` between two loops.
 //!
 //! Adding a pass: write `src/<name>.rs` with a type implementing [`Pass`], declare it, and
 //! add one line to `PASSES` below; `hlo-opt --<name>`, `--help` and `--pass-pipeline` pick
@@ -84,6 +86,7 @@ pub mod simplify_affine;
 pub mod simplify_arith;
 pub mod test_passes;
 pub mod unroll_loops;
+pub mod unswitch_loops;
 pub mod vectorize_loads_stores;
 
 // The framework's modules keep their short paths (`passes::rewrite`, `crate::fold`).
@@ -111,6 +114,7 @@ pub use simplify_arith::SimplifyArith;
 pub use test_passes::{TestPassCrash, TestPassFailure, TestPassWrongResult};
 pub use timing::Timings;
 pub use unroll_loops::UnrollLoops;
+pub use unswitch_loops::UnswitchLoops;
 pub use vectorize_loads_stores::VectorizeLoadsStores;
 
 /// The passes of this crate: the single list `hlo-opt --help`, its flags and every
@@ -134,6 +138,7 @@ const PASSES: &[PassConstructor] = &[
     || Box::new(PropagateSliceIndices),
     || Box::new(ConvertPureCallOps),
     || Box::new(SafeIntegerArithmetic),
+    || Box::new(UnswitchLoops),
     || Box::new(TestPassFailure),
     || Box::new(TestPassCrash),
     || Box::new(TestPassWrongResult),

@@ -111,6 +111,7 @@ mod tests {
                 "test-pass-failure",
                 "test-pass-wrong-result",
                 "unroll-loops",
+                "unswitch-loops",
                 "vectorize-loads-stores",
             ]
         );

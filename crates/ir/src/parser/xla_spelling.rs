@@ -7,14 +7,21 @@
 //! spelling; the printer writes ours. Our own `#xla.layout<...>` tensor encoding and the
 //! `xla.range` / `xla.invariant` attributes keep their names: only the op names the registry
 //! knows as `xla_gpu.*` and the indexing map attribute are read through the alias.
+//!
+//! XLA's `xla.workgroup_id x` (the block index, which XLA's `lower-xla-shared` turns into
+//! `gpu.block_id x`) is read as `gpu.block_id`, the op every pass here knows: the two have
+//! the same syntax and meaning.
 
 use std::borrow::Cow;
 
 use crate::registry::Registry;
 
 /// The op name `name` means here: `xla_gpu.<op>` for XLA's `xla.<op>` when the registry
-/// knows the former, else `name` as written.
+/// knows the former, `gpu.block_id` for `xla.workgroup_id`, else `name` as written.
 pub(super) fn op_name<'n>(registry: &Registry, name: &'n str) -> Cow<'n, str> {
+    if name == "xla.workgroup_id" && registry.lookup(name).is_none() {
+        return Cow::Borrowed(crate::dialects::gpu::BLOCK_ID);
+    }
     match name.strip_prefix("xla.") {
         Some(op) if registry.lookup(name).is_none() => {
             let ours = format!("xla_gpu.{op}");
