@@ -36,6 +36,9 @@
 //!   `xla.guard_ub` get XLA's results for a zero divisor and `MIN / -1`.
 //! * [`UnswitchLoops`] (`unswitch-loops`): a loop whose body is an `scf.if` on a condition
 //!   from outside becomes an `scf.if` between two loops.
+//! * [`RecoverExp2`] (`recover-exp2`): `exp(x * ln 2)` → `exp2(x)` (not exact: hlo-opt only).
+//! * [`ConvertIndexType`] (`convert-index-type`): `index` arithmetic in an integer of the
+//!   data layout's index width.
 //!
 //! Adding a pass: write `src/<name>.rs` with a type implementing [`Pass`], declare it, and
 //! add one line to `PASSES` below; `hlo-opt --<name>`, `--help` and `--pass-pipeline` pick
@@ -69,6 +72,7 @@
 pub mod framework;
 
 pub mod canonicalize;
+pub mod convert_index_type;
 pub mod convert_pure_call_ops;
 pub mod cse;
 pub mod distribute_vector_layout;
@@ -81,6 +85,7 @@ pub mod lower_tensors;
 pub mod lower_to_llvm;
 pub mod lower_xla_gpu_to_scf;
 pub mod propagate_slice_indices;
+pub mod recover_exp2;
 pub mod safe_integer_arithmetic;
 pub mod simplify_affine;
 pub mod simplify_arith;
@@ -93,6 +98,7 @@ pub mod vectorize_loads_stores;
 pub use framework::{constants, fold, manager, pass, ranges, registry, rewrite, timing};
 
 pub use canonicalize::Canonicalize;
+pub use convert_index_type::ConvertIndexType;
 pub use convert_pure_call_ops::ConvertPureCallOps;
 pub use cse::Cse;
 pub use distribute_vector_layout::DistributeVectorLayout;
@@ -107,6 +113,7 @@ pub use lower_xla_gpu_to_scf::LowerXlaGpuToScf;
 pub use manager::{DumpOptions, Instrumentation, IrPrinting, PassError, PassManager, dump_header};
 pub use pass::{Pass, op_error};
 pub use propagate_slice_indices::PropagateSliceIndices;
+pub use recover_exp2::RecoverExp2;
 pub use registry::{PassConstructor, PassInfo, PassRegistry};
 pub use safe_integer_arithmetic::SafeIntegerArithmetic;
 pub use simplify_affine::SimplifyAffine;
@@ -139,6 +146,8 @@ const PASSES: &[PassConstructor] = &[
     || Box::new(ConvertPureCallOps),
     || Box::new(SafeIntegerArithmetic),
     || Box::new(UnswitchLoops),
+    || Box::new(RecoverExp2),
+    || Box::new(ConvertIndexType),
     || Box::new(TestPassFailure),
     || Box::new(TestPassCrash),
     || Box::new(TestPassWrongResult),

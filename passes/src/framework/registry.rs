@@ -92,6 +92,7 @@ mod tests {
             names,
             [
                 "canonicalize",
+                "convert-index-type",
                 "convert-pure-call-ops",
                 "cse",
                 "distribute-vector-layout",
@@ -104,6 +105,7 @@ mod tests {
                 "lower-to-llvm",
                 "lower-xla-gpu-to-scf",
                 "propagate-slice-indices",
+                "recover-exp2",
                 "safe-integer-arithmetic",
                 "simplify-affine",
                 "simplify-arith",
