@@ -39,6 +39,8 @@
 //! * [`RecoverExp2`] (`recover-exp2`): `exp(x * ln 2)` → `exp2(x)` (not exact: hlo-opt only).
 //! * [`ConvertIndexType`] (`convert-index-type`): `index` arithmetic in an integer of the
 //!   data layout's index width.
+//! * [`MergePointersToSameSlice`] (`merge-pointers-to-same-slice`): arguments of one buffer
+//!   slice (`xla.slice_index`) become one; the rest get `llvm.noalias`.
 //!
 //! Adding a pass: write `src/<name>.rs` with a type implementing [`Pass`], declare it, and
 //! add one line to `PASSES` below; `hlo-opt --<name>`, `--help` and `--pass-pipeline` pick
@@ -84,6 +86,7 @@ pub mod inline;
 pub mod lower_tensors;
 pub mod lower_to_llvm;
 pub mod lower_xla_gpu_to_scf;
+pub mod merge_pointers_to_same_slice;
 pub mod propagate_slice_indices;
 pub mod recover_exp2;
 pub mod safe_integer_arithmetic;
@@ -111,6 +114,7 @@ pub use lower_tensors::LowerTensors;
 pub use lower_to_llvm::LowerToLlvm;
 pub use lower_xla_gpu_to_scf::LowerXlaGpuToScf;
 pub use manager::{DumpOptions, Instrumentation, IrPrinting, PassError, PassManager, dump_header};
+pub use merge_pointers_to_same_slice::MergePointersToSameSlice;
 pub use pass::{Pass, op_error};
 pub use propagate_slice_indices::PropagateSliceIndices;
 pub use recover_exp2::RecoverExp2;
@@ -148,6 +152,7 @@ const PASSES: &[PassConstructor] = &[
     || Box::new(UnswitchLoops),
     || Box::new(RecoverExp2),
     || Box::new(ConvertIndexType),
+    || Box::new(MergePointersToSameSlice),
     || Box::new(TestPassFailure),
     || Box::new(TestPassCrash),
     || Box::new(TestPassWrongResult),

@@ -104,6 +104,7 @@ mod tests {
                 "lower-tensors",
                 "lower-to-llvm",
                 "lower-xla-gpu-to-scf",
+                "merge-pointers-to-same-slice",
                 "propagate-slice-indices",
                 "recover-exp2",
                 "safe-integer-arithmetic",

@@ -475,7 +475,8 @@ fn flat_constant(m: &Module, op: OpId) -> Attribute {
 /// What lowering one function needs to know.
 struct Cx {
     buffers: Buffers,
-    /// Buffers stored to (or handed to a call) in this function.
+    /// Buffers stored to (or handed to a call) in this function, or marked
+    /// `xla.not_invariant` (XLA's mark of an argument written through another one).
     written: FxHashSet<Value>,
     /// Loads from kernel arguments that are not written are invariant.
     kernel: bool,
@@ -503,6 +504,13 @@ fn lower_function(m: &mut Module, f: OpId, globals: &mut Globals) -> Result<(), 
     let ops = m.collect_ops(f);
     for &op in &ops {
         find_buffers(m, op, &mut cx, globals)?;
+    }
+    if let Some(entry) = m.entry_block(m.region(f, 0)) {
+        let args = m.block_args(entry).to_vec();
+        cx.written
+            .extend(args.into_iter().enumerate().filter_map(|(i, arg)| {
+                ir::dialects::arg_attr(m, f, i, "xla.not_invariant").map(|_| arg)
+            }));
     }
     for &op in &ops {
         lower_op(m, op, &cx)?;
