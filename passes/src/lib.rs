@@ -41,6 +41,8 @@
 //!   data layout's index width.
 //! * [`MergePointersToSameSlice`] (`merge-pointers-to-same-slice`): arguments of one buffer
 //!   slice (`xla.slice_index`) become one; the rest get `llvm.noalias`.
+//! * [`OptimizeLoops`] (`optimize-loops`): XLA's unrolling, fully or by a divisor of the trip
+//!   count (option `max_unroll_factor`).
 //!
 //! Adding a pass: write `src/<name>.rs` with a type implementing [`Pass`], declare it, and
 //! add one line to `PASSES` below; `hlo-opt --<name>`, `--help` and `--pass-pipeline` pick
@@ -87,6 +89,7 @@ pub mod lower_tensors;
 pub mod lower_to_llvm;
 pub mod lower_xla_gpu_to_scf;
 pub mod merge_pointers_to_same_slice;
+pub mod optimize_loops;
 pub mod propagate_slice_indices;
 pub mod recover_exp2;
 pub mod safe_integer_arithmetic;
@@ -115,6 +118,7 @@ pub use lower_to_llvm::LowerToLlvm;
 pub use lower_xla_gpu_to_scf::LowerXlaGpuToScf;
 pub use manager::{DumpOptions, Instrumentation, IrPrinting, PassError, PassManager, dump_header};
 pub use merge_pointers_to_same_slice::MergePointersToSameSlice;
+pub use optimize_loops::OptimizeLoops;
 pub use pass::{Pass, op_error};
 pub use propagate_slice_indices::PropagateSliceIndices;
 pub use recover_exp2::RecoverExp2;
@@ -153,6 +157,7 @@ const PASSES: &[PassConstructor] = &[
     || Box::new(RecoverExp2),
     || Box::new(ConvertIndexType),
     || Box::new(MergePointersToSameSlice),
+    || Box::new(OptimizeLoops::default()),
     || Box::new(TestPassFailure),
     || Box::new(TestPassCrash),
     || Box::new(TestPassWrongResult),

@@ -107,30 +107,39 @@ fn unrollable(m: &Module, for_op: OpId) -> Option<Vec<i128>> {
     } else {
         MAX_UNROLLED_SIZE
     };
-    if trip_count > 1 && trip_count.saturating_mul(body_size(m, for_op)) > budget {
+    let size = body_size(m, for_op, |name| {
+        OPAQUE_OPS.contains(&name).then_some(MAX_UNROLLED_SIZE)
+    });
+    if trip_count > 1 && trip_count.saturating_mul(size) > budget {
         return None;
     }
     Some((0..trip_count).map(|i| lb + i * step).collect())
 }
 
-/// XLA's estimate of the code a loop body becomes (see the module documentation).
-fn body_size(m: &Module, for_op: OpId) -> i128 {
-    let mut size = 0;
+/// XLA's estimate of the code a loop body becomes (see the module documentation): every op
+/// nested in the body, its terminator included, weighed by [`op_size`], except the ops
+/// `opaque` gives a size of its own (the calls and loops each pass keeps loops around).
+/// The sum saturates.
+pub(crate) fn body_size(m: &Module, for_op: OpId, opaque: impl Fn(&str) -> Option<i128>) -> i128 {
+    let mut size: i128 = 0;
     for &region in m.regions(for_op) {
         for &block in m.region_blocks(region) {
             for op in m.block_ops(block) {
-                m.walk(op, |nested| size += op_size(m, nested));
+                m.walk(op, |nested| {
+                    let weight =
+                        opaque(m.name(nested).as_str()).unwrap_or_else(|| op_size(m, nested));
+                    size = size.saturating_add(weight);
+                });
             }
         }
     }
     size
 }
 
+/// What one op weighs in XLA's estimate: a `math` op on floats not in [`CHEAP_MATH`] 20,
+/// any other 1, times the elements of a vector result.
 fn op_size(m: &Module, op: OpId) -> i128 {
     let name = m.name(op).as_str();
-    if OPAQUE_OPS.contains(&name) {
-        return MAX_UNROLLED_SIZE;
-    }
     let first_result = m.results(op).next().map(|r| m.value_type(r));
     let float_result = first_result.is_some_and(|t| t.element_type_or_self().is_float());
     let mut size = if name.starts_with("math.") && float_result && !CHEAP_MATH.contains(&name) {
@@ -148,7 +157,7 @@ fn op_size(m: &Module, op: OpId) -> i128 {
 }
 
 /// Replaces `for_op` by one copy of its body per iteration, in order.
-fn unroll(m: &mut Module, for_op: OpId, iterations: &[i128]) {
+pub(crate) fn unroll(m: &mut Module, for_op: OpId, iterations: &[i128]) {
     let Some(body) = m.entry_block(m.region(for_op, 0)) else {
         return;
     };

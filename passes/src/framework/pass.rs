@@ -27,6 +27,14 @@ pub trait Pass {
 
     /// Transforms `module` in place.
     fn run(&self, module: &mut Module) -> Result<(), Diagnostic>;
+
+    /// Sets the pass option `name` (`hlo-opt --optimize-loops=max_unroll_factor=16`, or
+    /// `optimize-loops{max_unroll_factor=16}` in a pipeline, as MLIR spells pass options).
+    /// Passes without options refuse every name.
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let _ = value;
+        Err(format!("the pass '{}' has no option '{name}'", self.name()))
+    }
 }
 
 /// Declares, inside an `impl Pass`, the pass's [`Pass::name`] and its one-line

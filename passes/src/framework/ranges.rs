@@ -41,11 +41,15 @@ fn op_range(m: &Module, op: OpId, facts: &Facts) -> Option<Interval> {
         arith::INDEX_CAST => known_range(m, m.operand(op, 0), facts),
         // Zero extension keeps non-negative values.
         arith::INDEX_CASTUI => known_range(m, m.operand(op, 0), facts).filter(|r| r.lo >= 0),
-        gpu::THREAD_ID | gpu::BLOCK_ID | gpu::BLOCK_DIM | gpu::GRID_DIM => {
+        gpu::THREAD_ID | gpu::BLOCK_ID | gpu::BLOCK_DIM | gpu::GRID_DIM | gpu::LANE_ID => {
             if let Some((lo, hi)) = m.attr(op, "xla.range").and_then(xla_range) {
                 return Some(Interval::new(lo, hi));
             }
-            let bound = m.prop(op, "upper_bound")?.as_i64()?;
+            let bound = match m.prop(op, "upper_bound") {
+                Some(bound) => bound.as_i64()?,
+                None if m.is(op, gpu::LANE_ID) => gpu::WARP_SIZE,
+                None => return None,
+            };
             Some(Interval::new(0, bound - 1))
         }
         n if n.starts_with("nvvm.read.ptx.sreg.") => {

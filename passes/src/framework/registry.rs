@@ -67,14 +67,41 @@ impl PassRegistry {
         self.passes.iter()
     }
 
-    /// The passes of a comma-separated list (`canonicalize,cse`), in order.
+    /// A new instance of the pass called `name` with `options` set: `key=value` pairs
+    /// separated by spaces, as MLIR writes them between a pass's braces.
+    pub fn create_with_options(&self, name: &str, options: &str) -> Result<Box<dyn Pass>, String> {
+        let mut pass = self
+            .create(name)
+            .ok_or_else(|| format!("unknown pass '{name}'"))?;
+        for option in options.split_whitespace() {
+            let (key, value) = option.split_once('=').ok_or_else(|| {
+                format!("the option '{option}' of the pass '{name}' is not key=value")
+            })?;
+            pass.set_option(key, value)?;
+        }
+        Ok(pass)
+    }
+
+    /// The passes of a comma-separated list (`canonicalize,cse`), in order; a pass may be
+    /// given options between braces (`optimize-loops{max_unroll_factor=16}`).
     pub fn parse_pipeline(&self, text: &str) -> Result<Vec<Box<dyn Pass>>, String> {
         text.split(',')
             .map(str::trim)
-            .filter(|name| !name.is_empty())
-            .map(|name| {
-                self.create(name)
-                    .ok_or_else(|| format!("unknown pass '{name}' in the pipeline '{text}'"))
+            .filter(|entry| !entry.is_empty())
+            .map(|entry| {
+                let (name, options) = match entry.split_once('{') {
+                    Some((name, rest)) => match rest.strip_suffix('}') {
+                        Some(options) => (name.trim(), options),
+                        None => {
+                            return Err(format!(
+                                "'{entry}' in the pipeline '{text}': options must end with '}}'"
+                            ));
+                        }
+                    },
+                    None => (entry, ""),
+                };
+                self.create_with_options(name, options)
+                    .map_err(|e| format!("{e} in the pipeline '{text}'"))
             })
             .collect()
     }
@@ -105,6 +132,7 @@ mod tests {
                 "lower-to-llvm",
                 "lower-xla-gpu-to-scf",
                 "merge-pointers-to-same-slice",
+                "optimize-loops",
                 "propagate-slice-indices",
                 "recover-exp2",
                 "safe-integer-arithmetic",

@@ -580,7 +580,7 @@ fn lower_op(m: &mut Module, op: OpId, cx: &Cx) -> Result<(), Diagnostic> {
         xla_gpu::SYNC_THREADS => {
             nvvm::build_barrier0(m, InsertPoint::Before(op));
         }
-        gpu::THREAD_ID | gpu::BLOCK_ID | gpu::BLOCK_DIM | gpu::GRID_DIM => {
+        gpu::THREAD_ID | gpu::BLOCK_ID | gpu::BLOCK_DIM | gpu::GRID_DIM | gpu::LANE_ID => {
             lower_dimension_op(m, op)
         }
         func::CALL | xla_gpu::PURE_CALL => check_call_pointers(m, op, cx)?,
@@ -803,16 +803,21 @@ fn memory_type(t: Type) -> Type {
     }
 }
 
-/// `gpu.thread_id x` → `nvvm.read.ptx.sreg.tid.x : i32` + `arith.index_castui`.
+/// `gpu.thread_id x` → `nvvm.read.ptx.sreg.tid.x : i32` + `arith.index_castui`;
+/// `gpu.lane_id` → `nvvm.read.ptx.sreg.laneid`.
 fn lower_dimension_op(m: &mut Module, op: OpId) {
     let register = match m.name(op).as_str() {
         gpu::THREAD_ID => "tid",
         gpu::BLOCK_ID => "ctaid",
         gpu::BLOCK_DIM => "ntid",
+        gpu::LANE_ID => "laneid",
         _ => "nctaid",
     };
-    let dim = enum_case(m.prop(op, "dimension"), "#gpu<dim ").unwrap_or("x");
-    let name = format!("nvvm.read.ptx.sreg.{register}.{dim}");
+    let name = match enum_case(m.prop(op, "dimension"), "#gpu<dim ") {
+        Some(dim) => format!("nvvm.read.ptx.sreg.{register}.{dim}"),
+        None if register == "laneid" => "nvvm.read.ptx.sreg.laneid".to_string(),
+        None => format!("nvvm.read.ptx.sreg.{register}.x"),
+    };
     let range = register_range(m, op);
     let value = nvvm::build_sreg(m, InsertPoint::Before(op), &name, range);
     let index = Builder::before(m, op).cast(arith::INDEX_CASTUI, value, Type::INDEX);
@@ -822,12 +827,16 @@ fn lower_dimension_op(m: &mut Module, op: OpId) {
     m.erase_op(op);
 }
 
-/// `[lo, hi)` of a launch index: from `xla.range = [lo, hi]`, else `[0, upper_bound)`, when it
-/// fits the 32-bit register.
+/// `[lo, hi)` of a launch index: from `xla.range = [lo, hi]`, else `[0, upper_bound)` (a lane
+/// is below the warp size), when it fits the 32-bit register.
 fn register_range(m: &Module, op: OpId) -> Option<(i64, i64)> {
     let (lo, hi) = match m.attr(op, "xla.range").and_then(xla_range) {
         Some((lo, hi)) => (lo, hi.checked_add(1)?),
-        None => (0, m.prop(op, "upper_bound").and_then(Attribute::as_i64)?),
+        None => match m.prop(op, "upper_bound").and_then(Attribute::as_i64) {
+            Some(bound) => (0, bound),
+            None if m.is(op, gpu::LANE_ID) => (0, gpu::WARP_SIZE),
+            None => return None,
+        },
     };
     let fits = |v: i64| (0..=i64::from(u32::MAX)).contains(&v);
     (lo < hi && fits(lo) && fits(hi)).then_some((lo, hi))

@@ -112,13 +112,16 @@ fn main() -> ExitCode {
 /// The command line: the fixed options plus one flag per registered pass.
 fn command(registry: &PassRegistry) -> clap::Command {
     let passes = registry.iter().map(|p| {
-        // One (implicit) value per occurrence, so that `indices_of` gives every position.
+        // One value per occurrence (the pass's options, empty without `=`), so that
+        // `indices_of` gives every position and `get_many` its options.
         Arg::new(p.name)
             .long(p.name)
             .help(p.description)
             .action(ArgAction::Append)
-            .num_args(0)
-            .default_missing_value("on")
+            .num_args(0..=1)
+            .require_equals(true)
+            .value_name("OPTIONS")
+            .default_missing_value("")
     });
     Cli::command()
         .next_help_heading("Passes (run in the order given)")
@@ -131,15 +134,17 @@ fn pass_manager(
     matches: &ArgMatches,
     registry: &PassRegistry,
 ) -> Result<PassManager, String> {
-    // Pass flags in command-line order (a flag may repeat).
-    let mut flagged: Vec<(usize, &str)> = registry
+    // Pass flags in command-line order (a flag may repeat), each with its options.
+    let mut flagged: Vec<(usize, &str, &str)> = registry
         .iter()
         .flat_map(|p| {
+            let options = matches.get_many::<String>(p.name).into_iter().flatten();
             matches
                 .indices_of(p.name)
                 .into_iter()
                 .flatten()
-                .map(move |i| (i, p.name))
+                .zip(options)
+                .map(move |(i, options)| (i, p.name, options.as_str()))
         })
         .collect();
     flagged.sort_unstable();
@@ -152,8 +157,12 @@ fn pass_manager(
             .map_err(|e| format!("error: {e}"))?,
         None => flagged
             .iter()
-            .filter_map(|&(_, name)| registry.create(name))
-            .collect(),
+            .map(|&(_, name, options)| {
+                registry
+                    .create_with_options(name, options)
+                    .map_err(|e| format!("error: --{name}={options}: {e}"))
+            })
+            .collect::<Result<_, _>>()?,
     };
     if let Some(unknown) = cli
         .print_ir_after

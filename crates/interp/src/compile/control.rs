@@ -452,23 +452,28 @@ impl<'m> FnCx<'_, 'm> {
         self.emit(op, Inst::SyncThreads { srcs, dsts });
     }
 
-    /// `gpu.thread_id  x` and friends.
+    /// `gpu.thread_id  x` and friends, and `gpu.lane_id`.
     pub(super) fn gpu_geometry(&mut self, op: OpId) -> Result<()> {
         let m = self.m;
-        let axis = match enum_case(m.prop(op, "dimension"), "#gpu<dim ") {
-            Some("x") => 0,
-            Some("y") => 1,
-            Some("z") => 2,
-            _ => {
-                let e = fail!(InvalidIr, "a dimension op without a dimension");
-                return Err(self.err(op, e));
+        let name = m.name(op);
+        let what = if name.as_str() == gpu::LANE_ID {
+            Geometry::LaneId
+        } else {
+            let axis = match enum_case(m.prop(op, "dimension"), "#gpu<dim ") {
+                Some("x") => 0,
+                Some("y") => 1,
+                Some("z") => 2,
+                _ => {
+                    let e = fail!(InvalidIr, "a dimension op without a dimension");
+                    return Err(self.err(op, e));
+                }
+            };
+            match name.as_str() {
+                gpu::THREAD_ID => Geometry::ThreadId(axis),
+                gpu::BLOCK_ID => Geometry::BlockId(axis),
+                gpu::BLOCK_DIM => Geometry::BlockDim(axis),
+                _ => Geometry::GridDim(axis),
             }
-        };
-        let what = match m.name(op).as_str() {
-            gpu::THREAD_ID => Geometry::ThreadId(axis),
-            gpu::BLOCK_ID => Geometry::BlockId(axis),
-            gpu::BLOCK_DIM => Geometry::BlockDim(axis),
-            _ => Geometry::GridDim(axis),
         };
         let mut range = range_attr(m.attr(op, "xla.range"));
         if let Some(ub) = m.prop(op, "upper_bound").and_then(Attribute::as_i64) {

@@ -131,7 +131,7 @@ impl FnCx<'_, '_> {
                 self.emit(op, Inst::Barrier);
                 Ok(())
             }
-            gpu::THREAD_ID | gpu::BLOCK_ID | gpu::BLOCK_DIM | gpu::GRID_DIM => {
+            gpu::THREAD_ID | gpu::BLOCK_ID | gpu::BLOCK_DIM | gpu::GRID_DIM | gpu::LANE_ID => {
                 self.gpu_geometry(op)
             }
             gpu::SHUFFLE => self.gpu_shuffle(op),

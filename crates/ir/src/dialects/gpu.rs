@@ -21,6 +21,7 @@ pub const BARRIER: &str = "gpu.barrier";
 pub const BLOCK_DIM: &str = "gpu.block_dim";
 pub const BLOCK_ID: &str = "gpu.block_id";
 pub const GRID_DIM: &str = "gpu.grid_dim";
+pub const LANE_ID: &str = "gpu.lane_id";
 pub const SHUFFLE: &str = "gpu.shuffle";
 pub const THREAD_ID: &str = "gpu.thread_id";
 
@@ -90,6 +91,14 @@ const SHUFFLE_OP: OpDef = OpDef::pure(SHUFFLE)
     )])
     .format("$mode $value `,` $offset `,` $width attr-dict `:` type($value)");
 
+/// `gpu.lane_id upper_bound 32`: the thread's lane in its warp.
+const LANE_ID_OP: OpDef = OpDef::pure(LANE_ID)
+    .operands(&[])
+    .results(&[one("result", &INDEX)])
+    .props(&[optional("upper_bound", PropKind::Index)])
+    .format("(`upper_bound` $upper_bound^)? attr-dict")
+    .name_hint(|_, _| Some("lane_id".into()));
+
 /// `gpu.barrier`.
 const BARRIER_OP: OpDef = OpDef::new(BARRIER)
     .operands(&[])
@@ -100,6 +109,7 @@ pub fn register(r: &mut Registry) {
     for &name in DIMENSION_OPS {
         r.register(DIMENSION_OP.named(name));
     }
+    r.register(LANE_ID_OP);
     r.register(SHUFFLE_OP);
     r.register(BARRIER_OP);
 }
