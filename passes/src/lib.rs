@@ -43,6 +43,8 @@
 //!   slice (`xla.slice_index`) become one; the rest get `llvm.noalias`.
 //! * [`OptimizeLoops`] (`optimize-loops`): XLA's unrolling, fully or by a divisor of the trip
 //!   count (option `max_unroll_factor`).
+//! * [`PeelLoops`] (`peel-loops`): an `xla_gpu.loop` whose map constrains a range variable
+//!   becomes a main loop without its last value and a tail.
 //!
 //! Adding a pass: write `src/<name>.rs` with a type implementing [`Pass`], declare it, and
 //! add one line to `PASSES` below; `hlo-opt --<name>`, `--help` and `--pass-pipeline` pick
@@ -90,6 +92,7 @@ pub mod lower_to_llvm;
 pub mod lower_xla_gpu_to_scf;
 pub mod merge_pointers_to_same_slice;
 pub mod optimize_loops;
+pub mod peel_loops;
 pub mod propagate_slice_indices;
 pub mod recover_exp2;
 pub mod safe_integer_arithmetic;
@@ -120,6 +123,7 @@ pub use manager::{DumpOptions, Instrumentation, IrPrinting, PassError, PassManag
 pub use merge_pointers_to_same_slice::MergePointersToSameSlice;
 pub use optimize_loops::OptimizeLoops;
 pub use pass::{Pass, op_error};
+pub use peel_loops::PeelLoops;
 pub use propagate_slice_indices::PropagateSliceIndices;
 pub use recover_exp2::RecoverExp2;
 pub use registry::{PassConstructor, PassInfo, PassRegistry};
@@ -158,6 +162,7 @@ const PASSES: &[PassConstructor] = &[
     || Box::new(ConvertIndexType),
     || Box::new(MergePointersToSameSlice),
     || Box::new(OptimizeLoops::default()),
+    || Box::new(PeelLoops),
     || Box::new(TestPassFailure),
     || Box::new(TestPassCrash),
     || Box::new(TestPassWrongResult),

@@ -259,6 +259,8 @@ module {
     %block_id_z = gpu.block_id  z
     %block_dim_x = gpu.block_dim  x
     %grid_dim_y = gpu.grid_dim  y upper_bound 16
+    %lane_id = gpu.lane_id
+    %lane_id_0 = gpu.lane_id upper_bound 32
     %0:2 = gpu.shuffle  xor %v, %offset, %width : f32
     %1:2 = gpu.shuffle  down %0#0, %offset, %width : f32
     %2:2 = gpu.shuffle  up %1#0, %offset, %width : f32

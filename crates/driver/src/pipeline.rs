@@ -111,6 +111,10 @@ pub const PASSES: &[&str] = &[
     "inline",
     // What inlining left uncalled would otherwise be lowered and compiled for nothing.
     "erase-dead-functions",
+    // A loop whose map constrains a range variable (a column reduction's last, partial row
+    // of tiles) gets a main loop without the check and a tail, as XLA's pipeline does here:
+    // the odd-sized column reduction of XLA's tests goes from 333 to 141 SASS instructions.
+    "peel-loops",
     // `xla_gpu.loop` and the indexing ops become `scf` loops and `affine` arithmetic.
     "lower-xla-gpu-to-scf",
     // Launch ranges decide the bounds checks the emitters wrote; dropping them puts the

@@ -133,6 +133,7 @@ mod tests {
                 "lower-xla-gpu-to-scf",
                 "merge-pointers-to-same-slice",
                 "optimize-loops",
+                "peel-loops",
                 "propagate-slice-indices",
                 "recover-exp2",
                 "safe-integer-arithmetic",

@@ -263,7 +263,7 @@ fn a_broken_llvm_stage_is_blamed_by_name() {
         Ok(optimized.replacen(" = fmul ", " = fadd ", 1))
     });
     assert!(!ok, "{report}");
-    assert!(report.contains("[18] translate"), "{report}");
+    assert!(report.contains("[19] translate"), "{report}");
     assert_last_check_blames(&report, "llvm-opt", "MISMATCH");
     assert!(
         report.contains(
