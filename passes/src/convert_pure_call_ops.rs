@@ -10,6 +10,7 @@ use ir::dialects::{func, xla_gpu};
 use ir::{Diagnostic, InsertPoint, Module};
 
 use crate::pass::Pass;
+use crate::rewrite::replace_op;
 
 pub struct ConvertPureCallOps;
 
@@ -33,10 +34,8 @@ impl Pass for ConvertPureCallOps {
             for attr in m.attrs(op).to_vec() {
                 m.set_attr(call, attr.name.as_str(), attr.value);
             }
-            for (i, r) in m.results(op).enumerate() {
-                m.replace_all_uses(r, m.result(call, i));
-            }
-            m.erase_op(op);
+            let results: Vec<_> = m.results(call).collect();
+            replace_op(m, op, &results);
         }
         Ok(())
     }

@@ -286,8 +286,8 @@ fn large_callee_fits(m: &Module, call: OpId, name: &str, body: BlockId) -> bool 
 type CallGraph = Vec<(OpId, Vec<OpId>)>;
 
 fn call_graph(m: &Module, table: &SymbolTable) -> CallGraph {
-    m.block_ops(m.body())
-        .filter(|&op| m.is(op, func::FUNC))
+    func::functions(m)
+        .into_iter()
         .map(|f| {
             let callees = calls_in(m, &[f])
                 .into_iter()

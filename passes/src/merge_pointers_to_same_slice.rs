@@ -34,10 +34,7 @@ impl Pass for MergePointersToSameSlice {
     );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
-        let functions: Vec<OpId> = m
-            .block_ops(m.body())
-            .filter(|&op| m.is(op, func::FUNC))
-            .collect();
+        let functions = func::functions(m);
         let merges: FxHashMap<String, Merges> = functions
             .iter()
             .filter_map(|&f| Some((m.symbol_name(f)?.to_string(), Merges::of(m, f))))

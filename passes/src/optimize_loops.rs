@@ -26,11 +26,8 @@ use ir::{Attribute, Builder, Diagnostic, InsertPoint, Module, OpId, Value};
 
 use crate::fold::constant_int;
 use crate::pass::Pass;
-use crate::unroll_loops::{body_size, unroll};
+use crate::unroll_loops::{MAX_UNROLLED_SIZE, body_size, unroll};
 use ir::intern::FxHashMap;
-
-/// XLA's budget for the unrolled body (`kMaxSize`).
-const MAX_UNROLLED_SIZE: i128 = 400;
 
 /// Ops XLA does not unroll around.
 const NOT_UNROLLED_AROUND: &[&str] = &[

@@ -26,10 +26,7 @@ impl Pass for PropagateSliceIndices {
     );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
-        let functions: Vec<_> = m
-            .block_ops(m.body())
-            .filter(|&op| m.name(op).as_str() == func::FUNC)
-            .collect();
+        let functions = func::functions(m);
         let Some(&entry) = functions
             .iter()
             .find(|&&f| m.attr(f, "xla.entry").is_some())

@@ -104,10 +104,7 @@ fn erase_with_dead_operands(m: &mut ir::Module, op: OpId) {
 /// original functions once their epilogues replaced them), so the emitted module shows
 /// only what runs.
 pub fn erase_unused_functions(m: &mut Module) {
-    let functions: Vec<OpId> = m
-        .block_ops(m.body())
-        .filter(|&op| m.is(op, irfunc::FUNC))
-        .collect();
+    let functions = irfunc::functions(m);
     let mut live: HashSet<String> = HashSet::from(["main".to_owned()]);
     let mut stack = vec!["main".to_owned()];
     while let Some(name) = stack.pop() {

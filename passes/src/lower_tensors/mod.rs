@@ -96,10 +96,7 @@ impl Pass for LowerTensors {
     );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
-        let funcs: Vec<OpId> = m
-            .block_ops(m.body())
-            .filter(|&op| m.is(op, func::FUNC))
-            .collect();
+        let funcs = func::functions(m);
         for &f in &funcs {
             check_function(m, f)?;
         }

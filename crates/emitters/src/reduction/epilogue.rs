@@ -43,9 +43,8 @@ fn calls_in(m: &Module, func: OpId) -> Vec<OpId> {
 
 /// The functions that call one of `heroes` (by name), directly or through other functions.
 fn reaching(m: &Module, heroes: &HashSet<String>) -> HashSet<String> {
-    let functions: Vec<(String, OpId)> = m
-        .block_ops(m.body())
-        .filter(|&op| m.is(op, irfunc::FUNC))
+    let functions: Vec<(String, OpId)> = irfunc::functions(m)
+        .into_iter()
         .filter_map(|op| Some((m.symbol_name(op)?.to_owned(), op)))
         .collect();
     let mut reach: HashSet<String> = HashSet::new();

@@ -49,6 +49,11 @@ pub fn register(r: &mut Registry) {
     );
 }
 
+/// The module's functions: its top-level `func.func` ops, in order.
+pub fn functions(m: &Module) -> Vec<OpId> {
+    m.block_ops(m.body()).filter(|&op| m.is(op, FUNC)).collect()
+}
+
 /// The signature of a `func.func`.
 pub fn function_type(m: &Module, op: OpId) -> Option<(&'static [Type], &'static [Type])> {
     m.prop(op, "function_type")?.as_type()?.function_parts()
