@@ -86,11 +86,19 @@ fn index_width(m: &Module) -> Result<u32, Diagnostic> {
     let Some(entry) = entry else {
         return Ok(64);
     };
-    let width = entry
-        .trim_start()
-        .strip_prefix(',')
-        .and_then(|rest| rest.split(':').next())
-        .and_then(|w| w.trim().parse::<u32>().ok());
+    // `, W : iK>`: W must be a value of iK, as MLIR's integer attributes are.
+    let width = entry.trim_start().strip_prefix(',').and_then(|rest| {
+        let (w, ty) = rest.split_once(':')?;
+        let w = w.trim().parse::<u32>().ok()?;
+        let bits: u32 = ty
+            .trim_start()
+            .strip_prefix('i')?
+            .split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()?;
+        (bits > 1 && (bits > 32 || u64::from(w) < 1u64 << (bits - 1))).then_some(w)
+    });
     match width {
         Some(w @ 1..=64) => Ok(w),
         _ => Err(op_error(

@@ -6,8 +6,9 @@
 //! with one slice (an input that is also the output, an operand passed twice) are one
 //! pointer. So, in each function, every argument whose slice an earlier argument has is
 //! replaced by that argument; it is removed, with the matching operand of every call of
-//! the function, except from an entry function (`xla.entry`: its signature is the kernel's
-//! launch ABI), where it is only left unused. Then the slice marks go, and each argument
+//! the function (`func.call` and `xla_gpu.pure_call`), except from an entry function (`xla.entry`: its signature is the kernel's
+//! launch ABI), where it is only left unused, and except from a declaration (its
+//! signature is its definition's: its arguments of one slice stay, without `llvm.noalias`). Then the slice marks go, and each argument
 //! that had one gets `llvm.noalias`: no other argument reaches its memory. An argument
 //! marked `xla.not_invariant` (written through another name) gets no `llvm.noalias`, and
 //! loses one `lower-tensors` gave it.
@@ -15,7 +16,7 @@
 //! The emitters here give each buffer one argument, so the standard pipeline has no slice
 //! marks and no need for this pass: it is `hlo-opt`'s, for XLA's IR.
 
-use ir::dialects::{attr_list, attr_lists_prop, func};
+use ir::dialects::{attr_list, attr_lists_prop, func, xla_gpu};
 use ir::intern::FxHashMap;
 use ir::{Attribute, Diagnostic, Module, NamedAttr, OpId, Type, Value};
 
@@ -39,7 +40,8 @@ impl Pass for MergePointersToSameSlice {
             .iter()
             .filter_map(|&f| Some((m.symbol_name(f)?.to_string(), Merges::of(m, f))))
             .collect();
-        for call in m.ops_named(func::CALL) {
+        let calls = [func::CALL, xla_gpu::PURE_CALL].map(|name| m.ops_named(name));
+        for call in calls.into_iter().flatten() {
             let Some(merges) = m
                 .prop(call, "callee")
                 .and_then(Attribute::as_symbol)
@@ -72,16 +74,21 @@ struct Merges {
     replacement: Vec<usize>,
     /// Argument `i` is removed (a replaced argument of a function that is not an entry).
     erased: Vec<bool>,
+    /// Argument `i` of a declaration shares its slice with another: no `llvm.noalias`.
+    aliased: Vec<bool>,
 }
 
 impl Merges {
     fn of(m: &Module, f: OpId) -> Merges {
         let arguments = func::function_type(m, f).map_or(0, |(inputs, _)| inputs.len());
         let entry = m.attr(f, "xla.entry").is_some();
+        // A declaration's signature is its definition's, elsewhere: nothing is merged.
+        let declaration = m.region_blocks(m.region(f, 0)).is_empty();
         let mut first_of_slice: FxHashMap<i128, usize> = FxHashMap::default();
         let mut merges = Merges {
             replacement: (0..arguments).collect(),
             erased: vec![false; arguments],
+            aliased: vec![false; arguments],
         };
         for i in 0..arguments {
             let Some(slice) =
@@ -90,6 +97,10 @@ impl Merges {
                 continue;
             };
             match first_of_slice.get(&slice) {
+                Some(&first) if declaration => {
+                    merges.aliased[first] = true;
+                    merges.aliased[i] = true;
+                }
                 Some(&first) => {
                     merges.replacement[i] = first;
                     merges.erased[i] = !entry;
@@ -131,7 +142,7 @@ fn merge_arguments(m: &mut Module, f: OpId, merges: &Merges) {
         if had_slice {
             let not_invariant = list.iter().any(|a| a.name.as_str() == NOT_INVARIANT);
             list.retain(|a| ![SLICE_INDEX, NOT_INVARIANT, NOALIAS].contains(&a.name.as_str()));
-            if !not_invariant {
+            if !not_invariant && !merges.aliased[i] {
                 list.push(NamedAttr {
                     name: ir::Ident::new(NOALIAS),
                     value: Attribute::Unit,

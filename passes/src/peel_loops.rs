@@ -13,6 +13,10 @@
 //! tails, the loop-carried values passing from each to the next; a tail whose domain is
 //! known to be empty is left out. A loop with nothing to peel stays as it is.
 //!
+//! The tails' iterations run after all of the main loop's, as in XLA: a loop-carried value
+//! that depends on the order (a float sum's rounding, `acc * k + x`) may come out otherwise,
+//! which the emitters' loops allow (their order is the loop's to choose).
+//!
 //! Loops in the bodies of peeled loops are peeled in turn. The emitters here write loop
 //! bounds that need no constraint (the loop emitter's domain checks are `scf.if`s that
 //! `simplify-arith` decides), so the standard pipeline does not run this pass; it is

@@ -126,6 +126,9 @@ impl<'m> Builder<'m> {
         let remainder = name == REMSI || name == REMUI;
         let signed = name == DIVSI || name == REMSI;
         debug_assert!([DIVSI, DIVUI, REMSI, REMUI].contains(&name));
+        if signed && width == 1 {
+            return self.guarded_bit_division(x, y, remainder);
+        }
         let zero = self.int_like(0, ty);
         let one = self.int_like(1, ty);
         let minus_one = (signed || !remainder).then(|| self.int_like(-1, ty));
@@ -153,6 +156,21 @@ impl<'m> Builder<'m> {
             minus_one.expect("made for division")
         };
         self.select(divisor_zero, on_zero, q)
+    }
+
+    /// [`Self::guarded_division`] of signed 1-bit integers, where no divisor is safe: the
+    /// only non-zero one is -1 (`true`), by which `MIN` (also `true`) overflows. So `x / y`
+    /// is `x` (`0 / -1 = 0`, `MIN / -1 = MIN`) and `x % y` is 0, for `y = 0` -1 and `x`.
+    fn guarded_bit_division(&mut self, x: Value, y: Value, remainder: bool) -> Value {
+        let ty = self.module.value_type(x);
+        let zero = self.int_like(0, ty);
+        let divisor_zero = self.cmpi("eq", y, zero);
+        let (on_zero, otherwise) = if remainder {
+            (x, zero)
+        } else {
+            (self.int_like(-1, ty), x)
+        };
+        self.select(divisor_zero, on_zero, otherwise)
     }
 
     pub fn float(&mut self, v: f64, ty: Type) -> Value {

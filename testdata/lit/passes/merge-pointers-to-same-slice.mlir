@@ -41,3 +41,27 @@ func.func @kernel(%a: tensor<4xf32> {xla.slice_index = 0}, %a_again: tensor<4xf3
   %t = arith.addf %s, %r : f32
   return %t : f32
 }
+
+// -----
+
+// Calls through xla_gpu.pure_call lose the operand too; a declaration (its signature is
+// its definition's, elsewhere) keeps its arguments, without llvm.noalias where two are one
+// slice, and its calls keep their operands.
+
+// CHECK-LABEL: func.func private @decl(!llvm.ptr, !llvm.ptr)
+// CHECK-LABEL: func.func private @pure
+// CHECK-SAME:    (%{{.*}}: !llvm.ptr {llvm.noalias}) -> f32
+// CHECK-LABEL: func.func @caller
+// CHECK:         xla_gpu.pure_call @pure(%[[P:.*]]) : (!llvm.ptr) -> f32
+// CHECK:         call @decl(%[[P]], %[[P]])
+func.func private @decl(%a: tensor<4xf32> {xla.slice_index = 0}, %b: tensor<4xf32> {xla.slice_index = 0})
+func.func private @pure(%a: tensor<4xf32> {xla.slice_index = 0}, %b: tensor<4xf32> {xla.slice_index = 0}) -> f32 {
+  %c0 = arith.constant 0 : index
+  %x = tensor.extract %b[%c0] : tensor<4xf32>
+  return %x : f32
+}
+func.func @caller(%a: tensor<4xf32>) -> f32 {
+  %r = xla_gpu.pure_call @pure(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> f32
+  func.call @decl(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> ()
+  return %r : f32
+}

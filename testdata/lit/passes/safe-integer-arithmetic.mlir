@@ -16,3 +16,21 @@ func.func @shaped(%arg0: vector<4xi32>, %arg1: vector<4xi32>, %arg2: index, %arg
   %2 = arith.remsi %arg2, %arg3 {xla.guard_ub} : index
   return %0, %1, %2 : vector<4xi32>, index, index
 }
+
+// -----
+
+// Signed 1-bit values have no safe divisor (1 is -1, by which MIN = -1 overflows): the
+// results are selected without dividing, x / y = x and x % y = 0 for y = -1.
+
+// CHECK-LABEL: func.func @bits
+// CHECK-NOT:     arith.divsi
+// CHECK-NOT:     arith.remsi
+// CHECK:         %[[ZERO:.*]] = arith.cmpi eq, %arg1, %{{.*}} : i1
+// CHECK:         arith.select %[[ZERO]], %{{.*}}, %arg0 : i1
+// CHECK:         arith.divui %arg0, %{{.*}} : i1
+func.func @bits(%arg0: i1, %arg1: i1) -> (i1, i1, i1) {
+  %0 = arith.divsi %arg0, %arg1 {xla.guard_ub} : i1
+  %1 = arith.remsi %arg0, %arg1 {xla.guard_ub} : i1
+  %2 = arith.divui %arg0, %arg1 {xla.guard_ub} : i1
+  return %0, %1, %2 : i1, i1, i1
+}

@@ -223,9 +223,7 @@ fn parse_func(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
         }
         region
     } else {
-        if named == Some(true) {
-            return Err(p.error("expected '{' to begin a function body"));
-        }
+        // A declaration; its arguments may be named, as MLIR accepts (and prints unnamed).
         p.module_mut().create_region()
     };
     state.regions.push(region);

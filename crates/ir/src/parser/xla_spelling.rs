@@ -17,10 +17,11 @@ use std::borrow::Cow;
 use crate::registry::Registry;
 
 /// The op name `name` means here: `xla_gpu.<op>` for XLA's `xla.<op>` when the registry
-/// knows the former, `gpu.block_id` for `xla.workgroup_id`, else `name` as written.
+/// knows the former, `gpu.block_id` for `xla.workgroup_id`, else `name` as written (the
+/// only borrowed answer: a renamed op is owned, in custom and generic form alike).
 pub(super) fn op_name<'n>(registry: &Registry, name: &'n str) -> Cow<'n, str> {
     if name == "xla.workgroup_id" && registry.lookup(name).is_none() {
-        return Cow::Borrowed(crate::dialects::gpu::BLOCK_ID);
+        return Cow::Owned(crate::dialects::gpu::BLOCK_ID.to_owned());
     }
     match name.strip_prefix("xla.") {
         Some(op) if registry.lookup(name).is_none() => {
