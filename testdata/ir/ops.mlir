@@ -320,4 +320,9 @@ module {
     }
     return %0 : tensor<10x5xf32>
   }
+  func.func @xla_only(%in: tensor<16x8xf32>, %in_i: tensor<16x8xi32>, %f: f32, %i: i32) -> (tensor<8xf32>, tensor<8xi32>, i32) {
+    %0:2 = xla_gpu.reduce(%in, %in_i) inits(%f, %i) dimensions=[0] combiner=@argmax : tensor<16x8xf32>, tensor<16x8xi32> to tensor<8xf32>, tensor<8xi32>
+    %1 = xla_gpu.get_dynamic_dim_size %in 1 : tensor<16x8xf32>
+    return %0#0, %0#1, %1 : tensor<8xf32>, tensor<8xi32>, i32
+  }
 }

@@ -400,6 +400,31 @@ pub fn dense_ints(attr: Option<&Attribute>) -> Option<Vec<i64>> {
     }
 }
 
+/// Writes `[1, 2]`: a list of integers in an op's custom syntax (`vector.transpose`'s
+/// permutation, `xla_gpu.reduce`'s dimensions).
+pub(crate) fn print_int_list(p: &mut Printer<'_>, list: &[i64]) {
+    let text: Vec<String> = list.iter().map(i64::to_string).collect();
+    p.write(&format!("[{}]", text.join(", ")));
+}
+
+/// Reads `[1, 2]` (see [`print_int_list`]).
+pub(crate) fn parse_int_list(p: &mut Parser<'_>) -> DResult<Vec<i64>> {
+    p.parse_punct(b'[')?;
+    let mut out = Vec::new();
+    if !p.parse_optional_punct(b']') {
+        loop {
+            let loc = p.loc();
+            let i = p.parse_integer()?;
+            out.push(i64::try_from(i).map_err(|_| p.error_at(loc, "integer out of range"))?);
+            if !p.parse_optional_punct(b',') {
+                break;
+            }
+        }
+        p.parse_punct(b']')?;
+    }
+    Ok(out)
+}
+
 /// `array<i32: ...>` (`operandSegmentSizes`, `rawConstantIndices`).
 pub fn dense_i32_array(values: &[i64]) -> Attribute {
     Attribute::DenseArray {

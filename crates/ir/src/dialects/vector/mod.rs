@@ -9,7 +9,8 @@
 
 use super::{
     dense_i32_array, dense_ints, expect_operands, expect_results, operand_segments,
-    parse_dynamic_index_list, print_dynamic_index_list, split_top_level,
+    parse_dynamic_index_list, parse_int_list, print_dynamic_index_list, print_int_list,
+    split_top_level,
 };
 use crate::Ident;
 use crate::attrs::{self, Attribute};

@@ -228,25 +228,3 @@ pub(super) fn parse_transpose(p: &mut Parser<'_>, state: &mut OpState) -> DResul
     attrs::set_named(&mut state.props, Ident::new("permutation"), perm);
     Ok(())
 }
-
-fn print_int_list(p: &mut Printer<'_>, list: &[i64]) {
-    let text: Vec<String> = list.iter().map(i64::to_string).collect();
-    p.write(&format!("[{}]", text.join(", ")));
-}
-
-fn parse_int_list(p: &mut Parser<'_>) -> DResult<Vec<i64>> {
-    p.parse_punct(b'[')?;
-    let mut out = Vec::new();
-    if !p.parse_optional_punct(b']') {
-        loop {
-            let loc = p.loc();
-            let i = p.parse_integer()?;
-            out.push(i64::try_from(i).map_err(|_| p.error_at(loc, "integer out of range"))?);
-            if !p.parse_optional_punct(b',') {
-                break;
-            }
-        }
-        p.parse_punct(b']')?;
-    }
-    Ok(out)
-}

@@ -28,7 +28,7 @@
 //!   same bits for `(a, b)` and `(b, a)` (every reducer XLA's reductions have) gives the same
 //!   bits in every lane of a group.
 
-use super::{expect_operand_types, expect_results};
+use super::{dense_ints, expect_operand_types, expect_results, parse_int_list, print_int_list};
 use crate::Ident;
 use crate::attrs::{self, Attribute, Scalar};
 use crate::diag::DResult;
@@ -59,6 +59,8 @@ pub const PREDICATED_EXTRACT: &str = "xla_gpu.predicated_extract";
 pub const PREDICATED_INSERT: &str = "xla_gpu.predicated_insert";
 pub const PURE_CALL: &str = "xla_gpu.pure_call";
 pub const SHUFFLE_REDUCE: &str = "xla_gpu.shuffle_reduce";
+pub const REDUCE: &str = "xla_gpu.reduce";
+pub const GET_DYNAMIC_DIM_SIZE: &str = "xla_gpu.get_dynamic_dim_size";
 pub const SYNC_THREADS: &str = "xla_gpu.sync_threads";
 pub const YIELD: &str = "xla_gpu.yield";
 
@@ -99,6 +101,14 @@ const OPS: &[OpDef] = &[
         .syntax(print_pure_call, parse_pure_call)
         .verify(verify_pure_call)
         .name_hint(|_, _| Some("pure_call".into())),
+    // XLA's size of a dynamic dimension (`%in 1 : tensor<..>`, an i32): read, verified and
+    // printed; shapes here are static, so the passes and the interpreter refuse it.
+    OpDef::pure(GET_DYNAMIC_DIM_SIZE)
+        .operands(&[one("tensor", &STATIC_TENSOR)])
+        .results(&[one("result", &I32)])
+        .props(&[required("dim", PropKind::Index)])
+        .format("$tensor $dim attr-dict `:` type($tensor)")
+        .verify(verify_get_dynamic_dim_size),
     OpDef::new(ALLOCATE_SHARED)
         .operands(&[])
         .results(&[one("result", &STATIC_TENSOR)])
@@ -108,6 +118,12 @@ const OPS: &[OpDef] = &[
         .syntax(print_sync_threads, parse_sync_threads)
         .verify(verify_sync_threads)
         .name_hint(|_, _| Some("synced_tensor".into())),
+    // XLA's reduction before its emitter lowers it: read, verified and printed; the passes
+    // here refuse it (the emitters here write reductions out).
+    OpDef::pure(REDUCE)
+        .inherent(&["combiner", "dimensions"])
+        .syntax(print_reduce, parse_reduce)
+        .verify(verify_reduce),
     OpDef::pure(SHUFFLE_REDUCE)
         .inherent(&["combiner", "max_distance"])
         .syntax(print_shuffle_reduce, parse_shuffle_reduce)

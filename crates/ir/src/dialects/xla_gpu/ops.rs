@@ -373,6 +373,138 @@ pub(super) fn verify_shuffle_reduce(cx: &VerifyCx<'_>, op: OpId) -> Result<(), S
     )
 }
 
+// ----- xla_gpu.reduce -----
+
+/// `(%in, ..) inits(%init, ..) dimensions=[0, 2] combiner=@f {attrs} : T, .. to R, ..`
+pub(super) fn print_reduce(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    let operands = m.operand_vec(op);
+    let (inputs, inits) = operands.split_at(operands.len() / 2);
+    print_group(p, "(", inputs, ")");
+    print_group(p, " inits(", inits, ")");
+    p.write(" dimensions=");
+    print_int_list(p, &dense_ints(m.prop(op, "dimensions")).unwrap_or_default());
+    p.write(" combiner=");
+    p.symbol(require_symbol(m, op, "combiner").unwrap_or(""));
+    p.attr_dict(op, &["combiner", "dimensions"]);
+    p.write(" : ");
+    p.types(inputs.iter().map(|&v| m.value_type(v)).collect::<Vec<_>>());
+    p.write(" to ");
+    p.types(m.result_types(op));
+}
+
+pub(super) fn parse_reduce(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let loc = p.loc();
+    let inputs = parse_operand_group(p, b'(', b')')?;
+    p.parse_keyword("inits")?;
+    let inits = parse_operand_group(p, b'(', b')')?;
+    p.parse_keyword("dimensions")?;
+    p.parse_punct(b'=')?;
+    let dimensions = parse_int_list(p)?;
+    p.parse_keyword("combiner")?;
+    p.parse_punct(b'=')?;
+    let combiner = p.parse_symbol_name()?;
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    let input_types = p.parse_colon_type_list()?;
+    p.parse_keyword("to")?;
+    let result_types = p.parse_type_list()?;
+    let init_types: Option<Vec<Type>> = input_types.iter().map(|t| t.element_type()).collect();
+    let Some(init_types) = init_types.filter(|_| inputs.len() == inits.len()) else {
+        return Err(p.error_at(
+            loc,
+            "expects as many inits as tensor inputs, each of the input's element type",
+        ));
+    };
+    let mut operands = p.resolve_operands(&inputs, &input_types, loc)?;
+    operands.extend(p.resolve_operands(&inits, &init_types, loc)?);
+    state.operands = operands;
+    state.result_types = result_types;
+    let dims = Attribute::DenseArray {
+        elem: Type::I64,
+        values: dimensions.iter().map(|&d| Scalar::Int(d.into())).collect(),
+    };
+    attrs::set_named(
+        &mut state.props,
+        Ident::new("combiner"),
+        Attribute::symbol(combiner),
+    );
+    attrs::set_named(&mut state.props, Ident::new("dimensions"), dims);
+    Ok(())
+}
+
+/// XLA's `ReduceOp` verifier: tensor inputs and inits of their element types, in equal
+/// numbers; each result the input without the reduced dimensions; the combiner a function
+/// `(inits, inits) -> inits`.
+pub(super) fn verify_reduce(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    let operands = m.operand_types(op);
+    let n = operands.len() / 2;
+    if !operands.len().is_multiple_of(2) || n == 0 || m.num_results(op) != n {
+        return Err(format!(
+            "expects as many inits as tensor inputs and results, at least one; got {} operands and {} results",
+            operands.len(),
+            m.num_results(op)
+        ));
+    }
+    let (inputs, inits) = operands.split_at(n);
+    let dims = dense_ints(m.prop(op, "dimensions"))
+        .ok_or("requires a 'dimensions' attribute of type array<i64>")?;
+    for ((&input, &init), result) in inputs.iter().zip(inits).zip(m.result_types(op)) {
+        let (Some(elem), Some(shape)) = (input.element_type(), input.shape()) else {
+            return Err(format!("input type '{input}' is not a ranked tensor"));
+        };
+        if init != elem {
+            return Err(format!(
+                "init type '{init}' does not match inferred type '{elem}'"
+            ));
+        }
+        if dims.windows(2).any(|w| w[0] >= w[1])
+            || dims.iter().any(|&d| d < 0 || d as usize >= shape.len())
+        {
+            return Err(format!(
+                "dimensions {dims:?} must be increasing dimensions of '{input}'"
+            ));
+        }
+        let kept: Vec<i64> = (0..shape.len())
+            .filter(|d| !dims.contains(&(*d as i64)))
+            .map(|d| shape[d])
+            .collect();
+        let expected = Type::tensor(&kept, elem);
+        if result != expected {
+            return Err(format!(
+                "result type '{result}' does not match inferred type '{expected}'"
+            ));
+        }
+    }
+    let combiner = require_symbol(m, op, "combiner")?;
+    let expected = Type::function(&[inits, inits].concat(), inits);
+    let actual = cx
+        .lookup_symbol(op, combiner)
+        .filter(|&f| m.is(f, func::FUNC))
+        .and_then(|f| m.prop(f, "function_type"))
+        .and_then(Attribute::as_type)
+        .ok_or_else(|| format!("combiner `@{combiner}` not found"))?;
+    if actual != expected {
+        return Err(format!(
+            "combiner `@{combiner} expected to have type '{expected}' but got '{actual}'"
+        ));
+    }
+    Ok(())
+}
+
+/// The dimension is one of the tensor's.
+pub(super) fn verify_get_dynamic_dim_size(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    let rank = m.value_type(m.operand(op, 0)).rank().unwrap_or(0);
+    match m.prop(op, "dim").and_then(Attribute::as_i64) {
+        Some(d) if (0..rank as i64).contains(&d) => Ok(()),
+        d => Err(format!(
+            "dim {} is not a dimension of a tensor of rank {rank}",
+            d.map_or("(none)".to_string(), |d| d.to_string())
+        )),
+    }
+}
+
 // ----- xla_gpu.predicated_insert / predicated_extract -----
 
 /// `%t[%i, ..] if %cond {attrs} : type`, the tail both predicated ops share, with
