@@ -148,6 +148,9 @@ impl<'a> Parser<'a> {
         if !self.parse_optional_punct(b',') {
             return Ok(Type::tensor(shape, elem));
         }
+        if self.peek() == Token::Bare("dense") {
+            return self.parse_minor_to_major_encoding(shape, elem);
+        }
         if self.peek() != Token::Hash(types::LAYOUT_ATTR) {
             let want = format!("tensor encoding '#{}<\"...\">'", types::LAYOUT_ATTR);
             return Err(self.expected(&want));
@@ -158,6 +161,40 @@ impl<'a> Parser<'a> {
         let text = self.parse_string()?;
         self.parse_punct(b'>')?;
         types::parse_layout(&text)
+            .and_then(|layout| Type::tensor_with_layout(shape, elem, &layout))
+            .map_err(|e| self.error_at(loc, format!("invalid tensor layout: {e}")))
+    }
+
+    /// XLA's spelling of a layout encoding: the minor-to-major order as a dense attribute,
+    /// `dense<[1, 0]> : tensor<2xi64>`, read as `#xla.layout<"{1,0}">`.
+    fn parse_minor_to_major_encoding(&mut self, shape: &[i64], elem: Type) -> DResult<Type> {
+        let loc = self.loc();
+        let order = match self.parse_attribute()? {
+            Attribute::Dense {
+                values: DenseValues::Elements(values),
+                ..
+            } => values
+                .iter()
+                .map(|v| v.as_int())
+                .collect::<Option<Vec<_>>>(),
+            // `[0, 0]` is kept as a splat: no order, but the layout's error says why.
+            Attribute::Dense {
+                values: DenseValues::Splat(v),
+                ty,
+            } if ty.num_elements().is_some_and(|n| n > 1) => {
+                let n = ty.num_elements().unwrap_or(0) as usize;
+                v.as_int().map(|v| vec![v; n])
+            }
+            _ => None,
+        };
+        let Some(order) = order else {
+            return Err(self.error_at(
+                loc,
+                "expected a minor-to-major order `dense<[...]> : tensor<Nxi64>` as the encoding",
+            ));
+        };
+        let text: Vec<String> = order.iter().map(i128::to_string).collect();
+        types::parse_layout(&format!("{{{}}}", text.join(",")))
             .and_then(|layout| Type::tensor_with_layout(shape, elem, &layout))
             .map_err(|e| self.error_at(loc, format!("invalid tensor layout: {e}")))
     }
