@@ -758,7 +758,10 @@ mod tests {
         assert!(err.to_string().contains("invalid tensor layout"), "{err}");
         // XLA's spelling of a layout, the minor-to-major order as a dense list, is ours.
         let xla = crate::parse_type("tensor<4x4xf32, dense<[0, 1]> : tensor<2xi64>>").unwrap();
-        assert_eq!(xla, crate::parse_type("tensor<4x4xf32, #xla.layout<\"{0,1}\">>").unwrap());
+        assert_eq!(
+            xla,
+            crate::parse_type("tensor<4x4xf32, #xla.layout<\"{0,1}\">>").unwrap()
+        );
         let err = crate::parse_type("tensor<4x4xf32, #sparse.csr>").unwrap_err();
         assert!(err.to_string().contains("tensor encoding"), "{err}");
         assert!(crate::parse_type("vector<4xf32, #xla.layout<\"{0}\">>").is_err());
