@@ -26,6 +26,7 @@ use ir::{Attribute, Builder, Diagnostic, InsertPoint, Module, OpId, Value};
 
 use crate::fold::constant_int;
 use crate::pass::Pass;
+use crate::rewrite::clone_ops_at;
 use crate::unroll_loops::{MAX_UNROLLED_SIZE, body_size, unroll};
 use ir::intern::FxHashMap;
 
@@ -142,10 +143,7 @@ fn unroll_by(m: &mut Module, for_op: OpId, factor: i128) {
             let offset = b.constant(Attribute::int(i, iv_type));
             mapping.insert(iv, b.binary(arith::ADDI, iv, offset));
         }
-        for &op in &original {
-            let copy = m.clone_op(op, &mut mapping);
-            m.insert_op(copy, InsertPoint::Before(yield_op));
-        }
+        clone_ops_at(m, &original, &mut mapping, InsertPoint::Before(yield_op));
         carried = yielded
             .iter()
             .map(|v| *mapping.get(v).unwrap_or(v))

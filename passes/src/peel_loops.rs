@@ -30,6 +30,7 @@ use ir::intern::FxHashMap;
 use ir::{Diagnostic, InsertPoint, Module, OpId, Value};
 
 use crate::pass::Pass;
+use crate::rewrite::clone_ops_at;
 
 /// Range variables are peeled while the iterations of those already visited number fewer
 /// than this (XLA's bound: peeling many small dimensions multiplies the code).
@@ -125,10 +126,7 @@ fn peel(m: &mut Module, op: OpId, maps: &[IndexingMap]) -> Vec<OpId> {
             .copied()
             .zip(m.block_args(new_body).iter().copied())
             .collect();
-        for &body_op in &body_ops {
-            let copy = m.clone_op(body_op, &mut mapping);
-            m.insert_op(copy, InsertPoint::BlockEnd(new_body));
-        }
+        clone_ops_at(m, &body_ops, &mut mapping, InsertPoint::BlockEnd(new_body));
         carried = m.results(new_loop).collect();
         loops.push(new_loop);
     }

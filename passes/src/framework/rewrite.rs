@@ -95,6 +95,24 @@ pub fn inline_block_before(
     terminator.map(|t| m.operand_vec(t)).unwrap_or_default()
 }
 
+/// Copies `ops` (in order) to `at`, operands found in `mapping` replaced and the copies'
+/// results added to it; returns the copies. Unrolling and peeling copy a loop body this way,
+/// from a list taken before the first copy is inserted into the same block.
+pub fn clone_ops_at(
+    m: &mut Module,
+    ops: &[OpId],
+    mapping: &mut FxHashMap<Value, Value>,
+    at: InsertPoint,
+) -> Vec<OpId> {
+    let mut clones = Vec::with_capacity(ops.len());
+    for &op in ops {
+        let clone = m.clone_op(op, mapping);
+        m.insert_op(clone, at);
+        clones.push(clone);
+    }
+    clones
+}
+
 /// Copies the ops of `block` except its terminator before `before`, with the block's
 /// arguments replaced by `args`; returns the copies (in order) and the values the copy yields
 /// (the terminator's operands, mapped). The block is left untouched: this duplicates a body
@@ -116,12 +134,7 @@ pub fn clone_block_before(
         .block_ops(block)
         .filter(|&o| Some(o) != terminator)
         .collect();
-    let mut clones = Vec::with_capacity(ops.len());
-    for op in ops {
-        let clone = m.clone_op(op, &mut mapping);
-        m.insert_op(clone, InsertPoint::Before(before));
-        clones.push(clone);
-    }
+    let clones = clone_ops_at(m, &ops, &mut mapping, InsertPoint::Before(before));
     let yielded = terminator
         .map(|t| {
             m.operands(t)
