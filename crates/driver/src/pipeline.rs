@@ -231,6 +231,8 @@ pub struct Options {
     /// first run.
     pub stop_after: Option<String>,
     pub arch: String,
+    /// Ours or XLA's choices where they differ (`--match-xla`).
+    pub choices: emitters::Choices,
     pub dump_after_each_pass: bool,
     pub print_ir_after: Vec<String>,
     pub print_ir_after_failure: bool,
@@ -247,6 +249,7 @@ impl Default for Options {
             stop_at: Stage::Ptx,
             stop_after: None,
             arch: "sm_90".into(),
+            choices: emitters::Choices::Tuned,
             dump_after_each_pass: false,
             print_ir_after: Vec::new(),
             print_ir_after_failure: false,
@@ -366,10 +369,10 @@ pub(crate) fn validate(options: &Options) -> Result<(), String> {
 }
 
 /// What the emitters are told of `--arch` (an `sm_NN` not understood is the default,
-/// sm_90: [`validate`] refuses it wherever it reaches PTX).
-pub fn target(arch: &str) -> emitters::Target {
-    codegen::ptx::arch_number(arch)
-        .map_or(emitters::Target::DEFAULT, |arch| emitters::Target { arch })
+/// sm_90: [`validate`] refuses it wherever it reaches PTX) and whose `choices` to make.
+pub fn target(arch: &str, choices: emitters::Choices) -> emitters::Target {
+    let arch = codegen::ptx::arch_number(arch).unwrap_or(emitters::Target::DEFAULT.arch);
+    emitters::Target { arch, choices }
 }
 
 /// One kernel of a compiled module.

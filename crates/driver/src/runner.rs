@@ -187,7 +187,7 @@ impl<'a> Runner<'a> {
         fusions: &[ComputationId],
         observers: Observers,
     ) -> Result<Compiled, String> {
-        let names = emitters::kernel_names(module);
+        let names = emitters::kernel_names(module, self.options.choices);
         let mut kernels = Vec::new();
         let mut inputs = Vec::new();
         for &id in fusions {
@@ -247,7 +247,7 @@ impl<'a> Runner<'a> {
         } = self
             .timings
             .time("emit", || {
-                emitters::emit_fusion_for(module, id, target(&options.arch))
+                emitters::emit_fusion_for(module, id, target(&options.arch, options.choices))
             })
             .map_err(|d| {
                 format!(

@@ -8,17 +8,30 @@
 //! intrinsics use get a `k` before them, so a kernel never takes a callee's name.
 //! The names depend on the whole module, not on which fusions are compiled: `--fusion`
 //! gives a kernel the name it has in the whole module's output.
+//!
+//! XLA names a kernel after the fusion instruction rather than the computation it calls,
+//! and its emitter tests (a bare fusion body) call the one kernel `main`: with
+//! [`Choices::Xla`] the names are XLA's.
 
 use std::collections::{HashMap, HashSet};
 
-use hlo::{ComputationId, HloModule};
+use hlo::{ComputationId, HloModule, Opcode};
 
-/// The kernel name of every fusion of `module` ([`crate::fusions`]).
-pub fn kernel_names(module: &HloModule) -> HashMap<ComputationId, String> {
+use crate::Choices;
+
+/// The kernel name of every fusion of `module` ([`crate::fusions`]), as we or XLA name it.
+pub fn kernel_names(module: &HloModule, choices: Choices) -> HashMap<ComputationId, String> {
     let mut given = HashSet::new();
     let mut names = HashMap::new();
     for id in crate::fusions(module) {
-        let base = identifier(&module.computation(id).name);
+        let base = match choices {
+            Choices::Xla if id == module.entry => "main".to_string(),
+            Choices::Xla => identifier(fusion_instruction(module, id).unwrap_or(
+                // Unreachable: every fusion but a bare entry is called by a fusion.
+                &module.computation(id).name,
+            )),
+            Choices::Tuned => identifier(&module.computation(id).name),
+        };
         let mut name = base.clone();
         let mut k = 0;
         while !given.insert(name.clone()) {
@@ -28,6 +41,18 @@ pub fn kernel_names(module: &HloModule) -> HashMap<ComputationId, String> {
         names.insert(id, name);
     }
     names
+}
+
+/// The name of the first `fusion` instruction that calls computation `id`.
+fn fusion_instruction(module: &HloModule, id: ComputationId) -> Option<&str> {
+    let calls = |i: &&hlo::Instruction| {
+        i.opcode == Opcode::Fusion && i.called("calls").is_some_and(|c| c.id == id)
+    };
+    module
+        .computations
+        .iter()
+        .find_map(|c| c.instructions.iter().find(calls))
+        .map(|i| i.name.as_str())
 }
 
 /// `name` as a PTX identifier that no callee of a kernel uses.

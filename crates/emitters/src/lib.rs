@@ -262,16 +262,38 @@ fn called_scalar_computations(module: &HloModule, fusion: ComputationId) -> Vec<
     out
 }
 
-/// What the emitters need to know of the GPU they write for.
+/// What the emitters need to know of the GPU they write for, and whose choices to make.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target {
     /// The number of `sm_NN`.
     pub arch: u32,
+    pub choices: Choices,
+}
+
+/// Whose choices the emitters make where several kernels are correct and ours differ from
+/// XLA's: vector factors, and the names of the functions they write. `docs/emitters.md`
+/// ("Our choices and XLA's") lists each difference and why ours is the default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Choices {
+    /// Ours, measured on the GPU (the default).
+    #[default]
+    Tuned,
+    /// XLA's, as its emitters make them today (`hlo-emit --match-xla`): its own tests'
+    /// CHECK lines and the seed's walkthrough can be compared digit for digit.
+    Xla,
 }
 
 impl Target {
-    /// sm_90, `hlo-emit`'s default `--arch`.
-    pub const DEFAULT: Target = Target { arch: 90 };
+    /// sm_90, `hlo-emit`'s default `--arch`, with our choices.
+    pub const DEFAULT: Target = Target {
+        arch: 90,
+        choices: Choices::Tuned,
+    };
+
+    /// Whether XLA's choices are asked for ([`Choices::Xla`]).
+    pub fn matches_xla(self) -> bool {
+        self.choices == Choices::Xla
+    }
 
     /// The oldest architecture with `cvt` instructions between f32/f16 and
     /// f8e4m3fn/f8e5m2 (sm_89). Before it, those conversions are integer and f32
@@ -320,6 +342,20 @@ pub fn emit_fusion_for(
     emitter_for(&analysis)?.emit(&analysis, module, fusion, target)
 }
 
+/// The function of a computation a fusion calls (a reducer, a scatter's combiner): named
+/// after the computation, or as XLA names a subgraph function, `<computation>_<root>`
+/// (`@add_add`).
+fn scalar_function_name(computation: &hlo::Computation, choices: Choices) -> String {
+    match choices {
+        Choices::Tuned => partition::sanitize(&computation.name),
+        Choices::Xla => partition::sanitize(&format!(
+            "{}_{}",
+            computation.name,
+            computation.root_instruction().name
+        )),
+    }
+}
+
 /// The context for emitting `fusion` with `partition`: function names for its subgraphs
 /// and for the scalar computations it calls.
 pub(crate) fn fusion_context(
@@ -332,7 +368,12 @@ pub(crate) fn fusion_context(
     let scalar_functions: HashMap<ComputationId, String> =
         called_scalar_computations(module, fusion)
             .into_iter()
-            .map(|id| (id, partition::sanitize(&module.computation(id).name)))
+            .map(|id| {
+                (
+                    id,
+                    scalar_function_name(module.computation(id), target.choices),
+                )
+            })
             .collect();
     FusionContext {
         module,

@@ -46,6 +46,14 @@ struct Cli {
     #[arg(long, default_value = "sm_90", value_name = "SM")]
     arch: String,
 
+    /// Make XLA's choices where ours differ: its vector factors and its function names
+    /// (the entry `@main` for a bare fusion, as XLA's emitter tests print it, else the
+    /// fusion instruction's name; reducers `@<computation>_<root>`). Without it, our tuned
+    /// choices stay, and the `--emit=xla-gpu` header names each one that differs from
+    /// XLA's. docs/emitters.md lists them.
+    #[arg(long)]
+    match_xla: bool,
+
     /// Compile only the fusion computation with this name.
     #[arg(long, value_name = "NAME")]
     fusion: Option<String>,
@@ -376,6 +384,7 @@ fn run(
         },
         stop_after: cli.stop_after.clone(),
         arch: cli.arch.clone(),
+        choices: choices(cli),
         dump_after_each_pass: cli.dump_after_each_pass || cli.dump_dir.is_some(),
         print_ir_after: cli.print_ir_after.clone(),
         print_ir_after_failure: cli.print_ir_after_failure,
@@ -463,6 +472,7 @@ fn run(
             inputs,
             stage_times: cli.time_passes,
             arch: cli.arch.clone(),
+            choices: choices(cli),
             crash_reproducer: cli
                 .crash_reproducer
                 .clone()
@@ -553,5 +563,13 @@ mod tests {
             );
             assert!(dump_file_name(0, pass.name).ends_with(".hlo"));
         }
+    }
+}
+
+/// Ours or XLA's choices (`--match-xla`).
+fn choices(cli: &Cli) -> emitters::Choices {
+    match cli.match_xla {
+        true => emitters::Choices::Xla,
+        false => emitters::Choices::Tuned,
     }
 }

@@ -39,7 +39,7 @@ fn kernels(path: &Path) -> Option<Vec<String>> {
     } else {
         driver::pipeline::outline(&source, &mut module).ok()?;
     }
-    let names = emitters::kernel_names(&module);
+    let names = emitters::kernel_names(&module, emitters::Choices::Tuned);
     let fusions = emitters::fusions(&module);
     for &id in &fusions {
         emitters::emit_fusion(&module, id).ok()?;

@@ -17,4 +17,6 @@ mod ptx;
 mod reduction_corpus;
 mod snapshots;
 mod transposes;
+mod xla_emitter_tests;
+mod xla_lit;
 mod xla_pass_tests;

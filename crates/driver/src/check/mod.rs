@@ -129,6 +129,8 @@ pub struct CheckOptions {
     /// The GPU the checked kernels are emitted and optimized for (`--arch`): the code
     /// checked is the code that becomes that GPU's PTX, in the same run.
     pub arch: String,
+    /// Ours or XLA's choices (`--match-xla`): the kernels checked are the ones compiled.
+    pub choices: emitters::Choices,
     /// Where a reproducer of each pass the check blames goes (`--crash-reproducer`), with
     /// the record of the run (a [`crate::reproducer::Recorder`] among its observers).
     pub crash_reproducer: Option<CrashReproducer>,
@@ -148,6 +150,7 @@ impl Default for CheckOptions {
             optimize: None,
             stage_times: false,
             arch: crate::pipeline::Options::default().arch,
+            choices: emitters::Choices::Tuned,
             crash_reproducer: None,
         }
     }

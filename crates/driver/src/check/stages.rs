@@ -57,6 +57,7 @@ pub(crate) fn check_fusions(
     let run_options = Options {
         stop_at,
         arch: options.arch.clone(),
+        choices: options.choices,
         passes: Vec::new(),
         ..Options::default()
     };
@@ -126,8 +127,12 @@ pub fn check_pass_replay(
         .map(ComputationId)
         .ok_or_else(|| format!("error: the reproducer's HLO has no fusion '{fusion}'"))?;
     codegen::ptx::check_arch(&options.arch).map_err(|e| format!("error: {e}"))?;
-    let emitted = emitters::emit_fusion_for(module, id, crate::pipeline::target(&options.arch))
-        .map_err(|d| module.with_call_stack(d).render(source))?;
+    let emitted = emitters::emit_fusion_for(
+        module,
+        id,
+        crate::pipeline::target(&options.arch, options.choices),
+    )
+    .map_err(|d| module.with_call_stack(d).render(source))?;
     let launch = (&emitted.kernel.launch, &emitted.kernel.in_place[..]);
     let checker = StageChecker::new(source, module, id, launch, options.inputs)?;
     checker.report_head(out, options.inputs)?;

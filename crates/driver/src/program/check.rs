@@ -77,7 +77,7 @@ pub fn check_program(
     };
     let entry = reference.computation(reference.entry);
     fits_the_host(source, entry, "check", inputs)?;
-    let names = emitters::kernel_names(module);
+    let names = super::launch::compiled_names(module, kernels);
     let mut launches = Vec::new();
     for kernel in &chain.kernels {
         let name = kernel_name(module, &names, kernel.fusion)?;

@@ -121,7 +121,7 @@ impl<'m> Runner<'m> {
             module,
             kernels,
             linked,
-            names: emitters::kernel_names(module),
+            names: super::launch::compiled_names(module, kernels),
             compiled: HashMap::new(),
             counts: Counts::default(),
         }

@@ -66,7 +66,7 @@ pub fn launch_json(
     };
     match sequence {
         Ok(chain) => {
-            let names = emitters::kernel_names(module);
+            let names = compiled_names(module, kernels);
             // A kernel launched from control flow is listed under that instruction, a step
             // left to the runtime: `{"runtime": "while.5", "opcode": "while", "launches":
             // [... each with "in": "body region_0.2"]}`, at its first kernel's place.
@@ -168,6 +168,24 @@ fn launched_within(module: &HloModule, fusion: ComputationId) -> Option<Launched
             })
         })
     })
+}
+
+/// The kernel name of each fusion of `module` among `kernels`, as compiled (ours or XLA's
+/// naming, `--match-xla`).
+pub(crate) fn compiled_names(
+    module: &HloModule,
+    kernels: &[CompiledKernel],
+) -> HashMap<ComputationId, String> {
+    kernels
+        .iter()
+        .filter_map(|k| {
+            let id = module
+                .computations
+                .iter()
+                .position(|c| c.name == k.fusion)?;
+            Some((ComputationId(id), k.kernel.clone()))
+        })
+        .collect()
 }
 
 /// The kernel name of `fusion`, or an error naming the computation: only the module's
