@@ -36,6 +36,13 @@
 //!
 //! Functions left without callers after copies stay, for `erase-dead-functions`. Argument
 //! attributes of the callee (`xla.range`) are dropped with its signature.
+//!
+//! MLIR's option `default-pipeline` names passes to run once inlining is done
+//! (`--inline=default-pipeline=cse`, as XLA's tests clean up the copies). MLIR runs them on
+//! each function after inlining into it, callees first; here they run on the module after
+//! all the inlining, which for a clean-up such as `cse` leaves the same IR. Without the
+//! option nothing runs (MLIR's default is `canonicalize`; our pipeline runs it where it
+//! wants it).
 
 use crate::erase_dead_functions::{is_private_function, referenced_symbols};
 use crate::pass::Pass;
@@ -57,8 +64,11 @@ pub const MAX_BLOCK_OPS: usize = 4000;
 const CALL_OPS: &[&str] = &[xla_gpu::PURE_CALL, func::CALL];
 
 /// The pass (see the module documentation).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Inline;
+#[derive(Default)]
+pub struct Inline {
+    /// The passes of `default-pipeline`, run after inlining.
+    default_pipeline: Vec<Box<dyn Pass>>,
+}
 
 impl Pass for Inline {
     crate::pass_names!(
@@ -73,6 +83,29 @@ impl Pass for Inline {
                 inliner.inline_calls_in(module, function);
             }
         }
+        for pass in &self.default_pipeline {
+            pass.run(module)?;
+        }
+        Ok(())
+    }
+
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        if name != "default-pipeline" {
+            return Err(format!(
+                "the pass 'inline' has no option '{name}' (it has default-pipeline)"
+            ));
+        }
+        let registry = crate::PassRegistry::standard();
+        self.default_pipeline = value
+            .split(',')
+            .map(|p| p.trim().trim_matches(|c| c == '\'' || c == '"'))
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                registry
+                    .create(p)
+                    .ok_or_else(|| format!("default-pipeline={value}: no pass '{p}'"))
+            })
+            .collect::<Result<_, _>>()?;
         Ok(())
     }
 }
@@ -355,7 +388,7 @@ mod tests {
     use crate::pass::run_verified;
 
     fn run(text: &str) -> Module {
-        run_verified(&Inline, text)
+        run_verified(&Inline::default(), text)
     }
 
     fn op_names(m: &Module, root: OpId) -> Vec<&'static str> {

@@ -141,7 +141,7 @@ pub use vectorize_loads_stores::VectorizeLoadsStores;
 const PASSES: &[PassConstructor] = &[
     || Box::new(Canonicalize::default()),
     || Box::new(Cse),
-    || Box::new(Inline),
+    || Box::new(Inline::default()),
     || Box::new(EraseDeadFunctions),
     || Box::new(DistributeVectorLayout),
     || Box::new(LowerXlaGpuToScf),

@@ -391,6 +391,10 @@ pub struct CompiledKernel {
     pub in_place: Vec<(usize, usize)>,
     /// How the threads cover the kernel's tiles (see `emitters::ThreadLayout`).
     pub layouts: Vec<emitters::ThreadLayout>,
+    /// With our choices, where XLA's (`--match-xla`) launch the kernel otherwise: XLA's
+    /// launch and vector factor, for the `--emit=xla-gpu` header. Filled in only when the
+    /// run stops after the emitter.
+    pub xla_launch: Option<(LaunchDimensions, i64)>,
 }
 
 /// An instruction of the input that no kernel computes (`emitters::left_to_runtime`).

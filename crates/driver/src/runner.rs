@@ -25,6 +25,7 @@ use crate::pipeline::{
     Compiled, CompiledKernel, FUSED_MODULE_PASSES, FUSION_PASSES, LLVM_STAGES, Options,
     RuntimeStep, header, launch_comment, target, validate,
 };
+use emitters::LaunchDimensions;
 
 /// What a stage made, as its observers see it.
 #[derive(Clone, Copy)]
@@ -263,6 +264,7 @@ impl<'a> Runner<'a> {
             vector_factor: emitted.vector_factor,
             in_place: emitted.in_place,
             layouts: emitted.layouts,
+            xla_launch: None,
         };
         // Emitted ops carry no source location; errors name the HLO file and the fusion.
         ir.file = self.source.name.as_str().into();
@@ -274,6 +276,13 @@ impl<'a> Runner<'a> {
         };
         notify(observers, &emit, &Output::Ir(&ir))?;
         if options.last_stage() == "emit" {
+            let ours = options.choices == emitters::Choices::Tuned;
+            let compiled = CompiledKernel {
+                xla_launch: ours
+                    .then(|| xla_launch(module, id, &options.arch, &compiled))
+                    .flatten(),
+                ..compiled
+            };
             return Ok((ir, compiled));
         }
         let mut notifier = Notifier {
@@ -411,6 +420,20 @@ impl Instrumentation for Notifier<'_, '_, '_> {
 }
 
 /// The comment lines `--emit=xla-gpu` puts before the module: what the emitter decided.
+/// With our choices, XLA's launch and vector factor for fusion `id` of `module` where they
+/// differ from `ours` (the emitter run again with XLA's choices, which costs no more than
+/// emitting).
+fn xla_launch(
+    module: &HloModule,
+    id: ComputationId,
+    arch: &str,
+    ours: &CompiledKernel,
+) -> Option<(LaunchDimensions, i64)> {
+    let xla = emitters::emit_fusion_for(module, id, target(arch, emitters::Choices::Xla)).ok()?;
+    let theirs = (xla.kernel.launch, xla.kernel.vector_factor);
+    (theirs != (ours.launch, ours.vector_factor)).then_some(theirs)
+}
+
 fn kernel_summary(k: &CompiledKernel) -> String {
     let l = &k.launch;
     let layouts: String = k
@@ -426,8 +449,14 @@ fn kernel_summary(k: &CompiledKernel) -> String {
             )
         })
         .collect();
+    let xla = k.xla_launch.map_or(String::new(), |(l, factor)| {
+        format!(
+            "//   XLA's choices (--match-xla): {} blocks x {} threads, {} bytes of shared memory, vector factor {factor}\n",
+            l.blocks, l.threads_per_block, l.shared_memory_bytes
+        )
+    });
     format!(
-        "// fusion {}: kernel {}, {} emitter, {} blocks x {} threads, {} bytes of shared memory, vector factor {}\n{layouts}",
+        "// fusion {}: kernel {}, {} emitter, {} blocks x {} threads, {} bytes of shared memory, vector factor {}\n{xla}{layouts}",
         k.fusion,
         k.kernel,
         k.emitter,

@@ -21,6 +21,8 @@ pub struct FusionAnalysis<'c> {
     pub roots: Vec<InstrId>,
     /// Each root's hero, in the order of `roots`.
     pub heroes: Vec<InstrId>,
+    /// Whose choices the emitter makes ([`crate::Choices`]; ours unless set).
+    pub choices: crate::Choices,
 }
 
 impl<'c> FusionAnalysis<'c> {
@@ -42,6 +44,7 @@ impl<'c> FusionAnalysis<'c> {
             graph,
             roots,
             heroes,
+            choices: crate::Choices::Tuned,
         }
     }
 }

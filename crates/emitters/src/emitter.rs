@@ -74,7 +74,10 @@ pub fn analyze(c: &Computation) -> FusionAnalysis<'_> {
 
 /// The emitter for the fusion `analysis` describes. Adding an emitter is its folder and
 /// one line here.
-pub fn emitter_for(analysis: &FusionAnalysis) -> Result<Box<dyn FusionEmitter>, Diagnostic> {
+pub fn emitter_for(
+    analysis: &FusionAnalysis,
+    target: Target,
+) -> Result<Box<dyn FusionEmitter>, Diagnostic> {
     let computation = analysis.computation;
     kernel::refuse_empty_arrays(computation)?;
     // A sort ROOT is the sort emitter's (its kernel sorts whole rows); a sort elsewhere in
@@ -85,11 +88,11 @@ pub fn emitter_for(analysis: &FusionAnalysis) -> Result<Box<dyn FusionEmitter>, 
     kernel::refuse_ops_without_emitter(computation)?;
     let (kind, heroes) = choose_emitter(analysis);
     if kind == EmitterKind::Scatter {
-        return Ok(Box::new(ScatterFusion::analyze(analysis)?));
+        return Ok(Box::new(ScatterFusion::analyze(analysis, target)?));
     }
     // As in XLA, dynamic-update-slice ROOTs whose operands can be updated in place are
     // written in place; the others fall through to the loop emitter.
-    if let Some(dus) = InPlaceDynamicUpdateSlice::analyze(analysis) {
+    if let Some(dus) = InPlaceDynamicUpdateSlice::analyze(analysis, target) {
         return Ok(Box::new(dus));
     }
     if kind == EmitterKind::Transpose
@@ -114,11 +117,11 @@ pub fn emitter_for(analysis: &FusionAnalysis) -> Result<Box<dyn FusionEmitter>, 
     }
     // As in XLA, a concatenate hero of the one ROOT gets a loop per operand.
     if kind == EmitterKind::Loop
-        && let Some(concat) = ConcatenateFusion::analyze(analysis)
+        && let Some(concat) = ConcatenateFusion::analyze(analysis, target)
     {
         return Ok(Box::new(concat));
     }
-    Ok(Box::new(LoopFusion::analyze(computation)?))
+    Ok(Box::new(LoopFusion::analyze(computation, target)?))
 }
 
 /// The emitter a fusion's heroes ask for.

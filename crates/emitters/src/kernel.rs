@@ -37,6 +37,9 @@ pub(crate) fn emit_with(
     crate::emit_functions(&cx, fusion, &mut m)?;
     let kernel = main(&cx, &mut m)?;
     require_block_size(&mut m, kernel.launch.threads_per_block);
+    if target.matches_xla() {
+        xla_entry_arguments(&mut m);
+    }
     crate::verify_emitted(&m, computation)?;
     Ok(EmittedFusion {
         name: computation.name.clone(),
@@ -45,6 +48,23 @@ pub(crate) fn emit_with(
         emitter,
         partition: cx.partition,
     })
+}
+
+/// `@main`'s arguments as XLA writes them without a buffer assignment (its emitter tests):
+/// unnamed, so they print as MLIR prints them (`%arg0`, `%arg1`...), and each marked as its
+/// own buffer slice (`{xla.slice_index = k : index}`, which `merge-pointers-to-same-slice`
+/// reads).
+fn xla_entry_arguments(m: &mut ir::Module) {
+    let main = m
+        .lookup_symbol(m.top(), "main")
+        .expect("every emitter writes @main");
+    let entry = m.entry_block(m.regions(main)[0]).expect("@main has a body");
+    let args = m.block_args(entry).to_vec();
+    for (k, &arg) in args.iter().enumerate() {
+        m.set_value_name(arg, None);
+        let slice = ir::Attribute::index(k as i64);
+        ir::dialects::set_arg_attr(m, main, args.len(), k, "xla.slice_index", slice);
+    }
 }
 
 /// Tells ptxas the exact block size `@main` is launched with (`nvvm.reqntid`, PTX
@@ -207,7 +227,7 @@ pub(crate) fn begin_kernel<'m>(
 /// The whole kernel of the loop, dynamic-update-slice and scatter emitters: `@main` for
 /// `outputs` ([`begin_kernel`]), one `xla_gpu.loop` ([`emit_loop`]) in which each of
 /// `launch`'s threads takes `vector_factor` elements of `loop_shape`
-/// ([`thread_to_output_map`]), carrying the output tensors, whose body `body` writes (given
+/// ([`thread_to_output_map`], with whose `choices`), carrying the output tensors, whose body `body` writes (given
 /// the kernel's signature, the index into `loop_shape` and the iteration arguments), and the
 /// return of the loop's results. Hands back the kernel, which writes no output in place,
 /// and the loop's results.
@@ -217,7 +237,7 @@ pub(crate) fn emit_loop_kernel(
     outputs: &[&ArrayShape],
     loop_shape: &ArrayShape,
     launch: &LaunchDimensions,
-    vector_factor: i64,
+    (vector_factor, choices): (i64, crate::Choices),
     body: impl FnOnce(
         &mut Builder<'_>,
         &KernelEntry,
@@ -226,7 +246,7 @@ pub(crate) fn emit_loop_kernel(
     ) -> Result<Vec<Value>, Diagnostic>,
 ) -> Result<(EmittedKernel, Vec<Value>), Diagnostic> {
     let span = fusion.root_instruction().spans.whole;
-    let map = thread_to_output_map(loop_shape, launch, vector_factor);
+    let map = thread_to_output_map(loop_shape, launch, vector_factor, choices);
     let (kernel, mut b, ids) = begin_kernel(m, fusion, outputs, span, launch)?;
     let results = emit_loop(
         &mut b,

@@ -9,9 +9,11 @@
 //! The names depend on the whole module, not on which fusions are compiled: `--fusion`
 //! gives a kernel the name it has in the whole module's output.
 //!
-//! XLA names a kernel after the fusion instruction rather than the computation it calls,
-//! and its emitter tests (a bare fusion body) call the one kernel `main`: with
-//! [`Choices::Xla`] the names are XLA's.
+//! XLA emits each fusion into a module of its own whose entry is `@main` (its emitter
+//! tests and its dumps show that name) and names the kernel after the fusion instruction
+//! rather than the computation it calls. With [`Choices::Xla`] a module of one kernel calls
+//! it `main`, and the kernels of a module of several, which share one output module, take
+//! their fusion instruction's name.
 
 use std::collections::{HashMap, HashSet};
 
@@ -23,9 +25,10 @@ use crate::Choices;
 pub fn kernel_names(module: &HloModule, choices: Choices) -> HashMap<ComputationId, String> {
     let mut given = HashSet::new();
     let mut names = HashMap::new();
-    for id in crate::fusions(module) {
+    let fusions = crate::fusions(module);
+    for &id in &fusions {
         let base = match choices {
-            Choices::Xla if id == module.entry => "main".to_string(),
+            Choices::Xla if fusions.len() == 1 => "main".to_string(),
             Choices::Xla => identifier(fusion_instruction(module, id).unwrap_or(
                 // Unreachable: every fusion but a bare entry is called by a fusion.
                 &module.computation(id).name,

@@ -338,8 +338,9 @@ pub fn emit_fusion_for(
     fusion: ComputationId,
     target: Target,
 ) -> Result<EmittedFusion, Diagnostic> {
-    let analysis = analyze(module.computation(fusion));
-    emitter_for(&analysis)?.emit(&analysis, module, fusion, target)
+    let mut analysis = analyze(module.computation(fusion));
+    analysis.choices = target.choices;
+    emitter_for(&analysis, target)?.emit(&analysis, module, fusion, target)
 }
 
 /// The function of a computation a fusion calls (a reducer, a scatter's combiner): named

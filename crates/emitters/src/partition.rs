@@ -9,7 +9,8 @@
 //! the size of the graph.
 //!
 //! Parameters and constants belong to no subgraph (unless they are an output of the
-//! fusion): reading them costs one `tensor.extract` or one constant wherever they are used. Comparing maps is structural (after
+//! fusion, or, with XLA's choices, an emitter asks for them): reading them costs one
+//! `tensor.extract` or one constant wherever they are used. Comparing maps is structural (after
 //! simplification), so two maps that are equal but written differently only cost an extra
 //! function, never a wrong result.
 
@@ -252,6 +253,10 @@ struct Partitioner<'c> {
     /// Per instruction, whether its emitter writes it without a function (see
     /// [`PartitionedComputation::around_heroes`]); empty otherwise.
     written_by_emitter: Vec<bool>,
+    /// Whether a parameter or constant the emitter asks for roots a function that reads it
+    /// (XLA's choice: `@fusion_p0` for a transpose of parameter `p0`) rather than being
+    /// read where it is used (ours: one `tensor.extract`, no call).
+    requested_reads: bool,
 }
 
 impl<'c> Partitioner<'c> {
@@ -266,6 +271,7 @@ impl<'c> Partitioner<'c> {
             subgraphs: Vec::new(),
             split_outputs: false,
             written_by_emitter: Vec::new(),
+            requested_reads: analysis.choices == crate::Choices::Xla,
         })
     }
 
@@ -289,8 +295,13 @@ impl<'c> Partitioner<'c> {
             let is_output = id == self.computation.root
                 || (self.split_outputs && tuple_root && root.operands.contains(&id));
             // An output that is a parameter or a constant still needs a function that
-            // reads it (the fusion is then a copy or a fill).
-            if matches!(opcode, Opcode::Parameter | Opcode::Constant) && !is_output {
+            // reads it (the fusion is then a copy or a fill), as does one an emitter asks
+            // for with XLA's choices.
+            let requested_read = self.requested_reads && is_root(id);
+            if matches!(opcode, Opcode::Parameter | Opcode::Constant)
+                && !is_output
+                && !requested_read
+            {
                 continue;
             }
             if self.split_outputs && tuple_root && id == self.computation.root {

@@ -47,7 +47,7 @@ struct Cli {
     arch: String,
 
     /// Make XLA's choices where ours differ: its vector factors and its function names
-    /// (the entry `@main` for a bare fusion, as XLA's emitter tests print it, else the
+    /// (`@main` for a module of one kernel, as XLA prints a fusion's module, else the
     /// fusion instruction's name; reducers `@<computation>_<root>`). Without it, our tuned
     /// choices stay, and the `--emit=xla-gpu` header names each one that differs from
     /// XLA's. docs/emitters.md lists them.
@@ -544,6 +544,14 @@ fn dump_file_name(index: usize, flag: &str) -> String {
     format!("{index:02}-{flag}.{extension}")
 }
 
+/// Ours or XLA's choices (`--match-xla`).
+fn choices(cli: &Cli) -> emitters::Choices {
+    match cli.match_xla {
+        true => emitters::Choices::Xla,
+        false => emitters::Choices::Tuned,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -563,13 +571,5 @@ mod tests {
             );
             assert!(dump_file_name(0, pass.name).ends_with(".hlo"));
         }
-    }
-}
-
-/// Ours or XLA's choices (`--match-xla`).
-fn choices(cli: &Cli) -> emitters::Choices {
-    match cli.match_xla {
-        true => emitters::Choices::Xla,
-        false => emitters::Choices::Tuned,
     }
 }

@@ -174,7 +174,10 @@ fn run_xla_run_line(path: &Path, checks: &Path, line: &str, annotated: bool) -> 
         return Verdict::NotRun("an empty RUN line".into());
     };
     if file_check.first().map(String::as_str) != Some("FileCheck") {
-        return Verdict::NotRun("diagnostics checked (-verify-diagnostics)".into());
+        return Verdict::NotRun(match line.contains("verify-diagnostics") {
+            true => "diagnostics checked (-verify-diagnostics)".into(),
+            false => format!("a tool of XLA's own: {}", file_check.join(" ")),
+        });
     }
     let mut input: Option<Vec<u8>> = None;
     for stage in tools {

@@ -23,7 +23,7 @@ use crate::elemental::FusionContext;
 use crate::kernel::{KernelEntry, begin_kernel, emit_loop, provide};
 use crate::linear_launch::{DEFAULT_VECTOR_FACTOR, launch_within_grid, thread_to_output_map};
 use crate::partition::{PartitionedComputation, bitcast_map, sanitize};
-use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
+use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions, Target};
 
 type R<T> = Result<T, Diagnostic>;
 
@@ -41,7 +41,7 @@ pub struct ConcatenateFusion {
 
 impl ConcatenateFusion {
     /// `Some` when the fusion's one ROOT has a concatenate hero that this emitter can write.
-    pub fn analyze(analysis: &FusionAnalysis) -> Option<ConcatenateFusion> {
+    pub fn analyze(analysis: &FusionAnalysis, target: Target) -> Option<ConcatenateFusion> {
         let c = analysis.computation;
         if c.root_instruction().opcode == Opcode::Tuple {
             return None;
@@ -65,7 +65,7 @@ impl ConcatenateFusion {
             return None;
         }
         let (launch, vector_factor) =
-            launch_within_grid(largest.element_count(), DEFAULT_VECTOR_FACTOR).ok()?;
+            launch_within_grid(target, c, largest.element_count(), DEFAULT_VECTOR_FACTOR).ok()?;
         Some(ConcatenateFusion {
             hero: [hero],
             dimension,
@@ -125,7 +125,12 @@ impl ConcatenateFusion {
         let root_shape = root.shape.as_array().expect("analyzed");
         let concat = fusion.instruction(self.hero[0]);
         let output = concat.shape.as_array().expect("analyzed");
-        let base = thread_to_output_map(&self.largest, &self.launch, self.vector_factor);
+        let base = thread_to_output_map(
+            &self.largest,
+            &self.launch,
+            self.vector_factor,
+            cx.target.choices,
+        );
         let (
             KernelEntry {
                 params,

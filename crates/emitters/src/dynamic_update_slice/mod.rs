@@ -20,7 +20,7 @@ use crate::elemental::FusionContext;
 use crate::kernel::{self, emit_loop_kernel, provide};
 use crate::linear_launch::{DEFAULT_VECTOR_FACTOR, launch_within_grid};
 use crate::partition::bitcast_map;
-use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
+use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions, Target};
 
 type R<T> = Result<T, Diagnostic>;
 
@@ -36,7 +36,7 @@ pub struct InPlaceDynamicUpdateSlice {
 impl InPlaceDynamicUpdateSlice {
     /// `Some` when every ROOT is a dynamic-update-slice, or a bitcast of one, that can be
     /// written in place.
-    pub fn analyze(analysis: &FusionAnalysis) -> Option<InPlaceDynamicUpdateSlice> {
+    pub fn analyze(analysis: &FusionAnalysis, target: Target) -> Option<InPlaceDynamicUpdateSlice> {
         let c = analysis.computation;
         let heroes: Vec<InstrId> = analysis
             .roots
@@ -76,7 +76,7 @@ impl InPlaceDynamicUpdateSlice {
             return None;
         }
         let (launch, vector_factor) =
-            launch_within_grid(first.element_count(), DEFAULT_VECTOR_FACTOR).ok()?;
+            launch_within_grid(target, c, first.element_count(), DEFAULT_VECTOR_FACTOR).ok()?;
         Some(InPlaceDynamicUpdateSlice {
             heroes,
             params,
@@ -109,7 +109,7 @@ impl FusionEmitter for InPlaceDynamicUpdateSlice {
             &outputs,
             update_shape,
             &self.launch,
-            self.vector_factor,
+            (self.vector_factor, cx.target.choices),
             |b, kernel, update_index, iters| {
                 let params = &kernel.params;
                 let mut written = Vec::with_capacity(iters.len());

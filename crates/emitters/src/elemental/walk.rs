@@ -146,10 +146,15 @@ impl ElementalEmitter<'_, '_> {
         values
     }
 
+    /// Whether `id` is another subgraph's, to be called. A parameter or a constant is read
+    /// where it is used even when it roots a function (as an output of the fusion), except
+    /// with XLA's choices, which call the function an emitter asked for.
     pub(super) fn belongs_to_other_subgraph(&self, id: InstrId) -> bool {
         let instr = self.instr(id);
+        let read_in_place = matches!(instr.opcode, Opcode::Parameter | Opcode::Constant)
+            && !self.cx.target.matches_xla();
         matches!(self.scope, Scope::Subgraph(current)
-            if !matches!(instr.opcode, Opcode::Parameter | Opcode::Constant)
+            if !read_in_place
                 && self.cx.partition.subgraph_of(id).is_some_and(|owner| owner != current))
     }
 

@@ -27,7 +27,7 @@ use crate::linear_launch::{launch_within_grid, vector_limit};
 use crate::partition::PartitionedComputation;
 use crate::partition::{bitcast_map, first_array};
 use crate::types::leaves;
-use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
+use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions, Target};
 
 /// The loop emitter's analysis: the launch and the vector factor, from the first output.
 /// It takes every fusion whose grid a GPU can launch.
@@ -37,13 +37,14 @@ pub struct LoopFusion {
 }
 
 impl LoopFusion {
-    pub fn analyze(computation: &Computation) -> Result<LoopFusion, Diagnostic> {
+    pub fn analyze(computation: &Computation, target: Target) -> Result<LoopFusion, Diagnostic> {
         let root = computation.root_instruction();
         let unsupported = |what: String| crate::unsupported(root.spans.whole, what);
         let first = first_array(&root.shape)
             .ok_or_else(|| unsupported("a fusion without outputs".into()))?;
+        let limit = vector_limit(computation);
         let (launch, vector_factor) =
-            launch_within_grid(first.element_count(), vector_limit(computation))
+            launch_within_grid(target, computation, first.element_count(), limit)
                 .map_err(unsupported)?;
         Ok(LoopFusion {
             launch,
@@ -123,7 +124,15 @@ pub fn emit_main(
         Ok(inserted)
     };
     let (launch, factor) = (&analysis.launch, analysis.vector_factor);
-    let (emitted, results) = emit_loop_kernel(m, fusion, &outputs, first, launch, factor, body)?;
+    let (emitted, results) = emit_loop_kernel(
+        m,
+        fusion,
+        &outputs,
+        first,
+        launch,
+        (factor, cx.target.choices),
+        body,
+    )?;
     m.set_value_name(results[0], Some("xla_loop"));
     Ok(emitted)
 }

@@ -33,7 +33,7 @@ use crate::analysis::FusionAnalysis;
 use crate::elemental::FusionContext;
 use crate::kernel::{self, emit_loop_kernel, provide};
 use crate::linear_launch::{DEFAULT_VECTOR_FACTOR, launch_within_grid};
-use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions};
+use crate::{EmittedKernel, EmitterKind, FusionEmitter, LaunchDimensions, Target};
 
 type R<T> = Result<T, Diagnostic>;
 
@@ -52,7 +52,7 @@ pub struct ScatterFusion {
 impl ScatterFusion {
     /// The analysis of a fusion whose ROOT is a scatter; refuses what cannot be written in
     /// place.
-    pub fn analyze(analysis: &FusionAnalysis) -> R<ScatterFusion> {
+    pub fn analyze(analysis: &FusionAnalysis, target: Target) -> R<ScatterFusion> {
         let c = analysis.computation;
         let instr = c.root_instruction();
         let span = instr.spans.whole;
@@ -92,7 +92,7 @@ impl ScatterFusion {
             return Err(crate::unsupported(span, "a tuple-shaped scatter operand"));
         };
         let (launch, vector_factor) =
-            launch_within_grid(updates.element_count(), DEFAULT_VECTOR_FACTOR)
+            launch_within_grid(target, c, updates.element_count(), DEFAULT_VECTOR_FACTOR)
                 .map_err(|e| crate::unsupported(span, e))?;
         Ok(ScatterFusion {
             hero: [c.root],
@@ -130,7 +130,7 @@ impl FusionEmitter for ScatterFusion {
             &outputs,
             updates,
             &self.launch,
-            self.vector_factor,
+            (self.vector_factor, cx.target.choices),
             |b, kernel, update_index, iters| {
                 let (params, output_types) = (&kernel.params, &kernel.output_types);
                 let starts = self.starts(cx, b, params, update_index)?;
