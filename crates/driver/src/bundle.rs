@@ -71,6 +71,9 @@ use crate::program::{
 #[derive(Clone, Debug)]
 pub struct BundleOptions {
     pub arch: String,
+    /// Ours or XLA's choices (`--match-xla`): a bundle of XLA's kernels times them on the
+    /// GPU beside ours.
+    pub choices: emitters::Choices,
     /// At most this many expected values per output (larger outputs are sampled).
     pub max_expected_elements: usize,
 }
@@ -79,6 +82,7 @@ impl Default for BundleOptions {
     fn default() -> BundleOptions {
         BundleOptions {
             arch: "sm_90".into(),
+            choices: emitters::Choices::Tuned,
             max_expected_elements: 1 << 16,
         }
     }
@@ -104,6 +108,7 @@ pub fn write_bundle(
     // Every kernel compiles before anything is written: no half-written bundle.
     let compile_options = Options {
         arch: options.arch.clone(),
+        choices: options.choices,
         ..Options::default()
     };
     let mut compiled = HashMap::new();

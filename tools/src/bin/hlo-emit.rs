@@ -431,6 +431,7 @@ fn run(
     {
         let options = BundleOptions {
             arch: cli.arch.clone(),
+            choices: choices(cli),
             ..BundleOptions::default()
         };
         let summary = bundle::write_bundle(&source, &module, dir, &options)?;

@@ -343,14 +343,24 @@ impl ScatterFusion {
         }
         let (op, body) = xla_gpu::build_atomic_rmw(b.module, b.insertion_point(), iters[0], index);
         let current = b.module.block_arg(body, 0);
-        let call = xla_gpu::build_pure_call(
-            b.module,
-            InsertPoint::BlockEnd(body),
-            &combiner,
-            &[current, update_values[0]],
-            &element_types,
-        );
-        let combined = b.module.result(call, 0);
+        // XLA yields the update itself when the combiner returns it (an overwrite).
+        let overwrites = scatter.called("to_apply").is_some_and(|c| {
+            let combiner = cx.module.computation(c.id);
+            combiner.root_instruction().opcode == hlo::Opcode::Parameter
+                && combiner.root_instruction().parameter_number() == Some(1)
+        });
+        let combined = if overwrites && cx.target.matches_xla() {
+            update_values[0]
+        } else {
+            let call = xla_gpu::build_pure_call(
+                b.module,
+                InsertPoint::BlockEnd(body),
+                &combiner,
+                &[current, update_values[0]],
+                &element_types,
+            );
+            b.module.result(call, 0)
+        };
         xla_gpu::build_yield(b.module, body, &[combined]);
         Ok(vec![b.module.result(op, 0)])
     }

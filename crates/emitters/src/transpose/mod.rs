@@ -343,7 +343,9 @@ impl FusionEmitter for TransposePlan {
                 continue;
             };
             let hero = self.heroes[hero];
-            if output.root == hero {
+            // XLA writes an epilogue function for every transposed output, the identity
+            // when the transpose is the root.
+            if output.root == hero && !cx.target.matches_xla() {
                 epilogues.push(None);
                 continue;
             }
