@@ -182,11 +182,25 @@ fn libdevice_name(op: &str) -> Option<&'static str> {
     })
 }
 
-/// Integer `math` ops that MLIR's `convert-math-to-llvm` leaves alone on vectors of more
-/// than one dimension (it would answer with unrealized casts): an error at the op here.
+/// What MLIR's conversions would leave as unrealized casts, an error at the op here: integer
+/// `math` ops on vectors of more than one dimension (`convert-math-to-llvm` leaves them
+/// alone), and any op on a narrow float ([`ir::NarrowFloat`], which LLVM has no type for:
+/// the emitters hold f8/f4 values as integers).
 fn refuse_unlowerable(m: &Module) -> Result<(), Diagnostic> {
     for op in m.collect_ops(m.top()) {
         let name = m.name(op);
+        let narrow = m
+            .operands(op)
+            .chain(m.results(op))
+            .map(|v| m.value_type(v).element_type_or_self())
+            .find(|t| t.is_any_float() && !t.is_float());
+        if let Some(t) = narrow {
+            return Err(op_error(
+                m,
+                op,
+                format!("unsupported: '{name}' on '{t}', a float format LLVM has no type for"),
+            ));
+        }
         if !matches!(name.as_str(), math::ABSI | math::CTLZ | math::CTTZ) {
             continue;
         }

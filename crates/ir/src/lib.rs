@@ -92,5 +92,5 @@ pub use parser::{
 pub use printer::{PrintOptions, Printer};
 pub use registry::{OpDef, Registry};
 pub use traits::Traits;
-pub use types::{ComplexPattern, DYNAMIC, FloatKind, Signedness, Type, TypeKind};
+pub use types::{ComplexPattern, DYNAMIC, FloatKind, NarrowFloat, Signedness, Type, TypeKind};
 pub use verifier::{VerifyCx, verify};

@@ -91,6 +91,66 @@ impl FloatKind {
     }
 }
 
+/// MLIR's floating-point formats of 8 bits or fewer (`f8E4M3FN`, `f4E2M1FN`...), as XLA's
+/// IR writes them. The IR reads, verifies and prints them; they are storage formats here:
+/// the emitters hold XLA's f8/f4 values as integers of their width and convert them with
+/// integer code, so no pass computes on these types, and the interpreter refuses them.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum NarrowFloat {
+    F8E5M2,
+    F8E4M3,
+    F8E4M3FN,
+    F8E5M2FNUZ,
+    F8E4M3FNUZ,
+    F8E4M3B11FNUZ,
+    F8E3M4,
+    F8E8M0FNU,
+    F6E2M3FN,
+    F6E3M2FN,
+    F4E2M1FN,
+}
+
+impl NarrowFloat {
+    /// Every format, with its MLIR keyword and bit width.
+    pub const ALL: [(NarrowFloat, &'static str, u32); 11] = [
+        (NarrowFloat::F8E5M2, "f8E5M2", 8),
+        (NarrowFloat::F8E4M3, "f8E4M3", 8),
+        (NarrowFloat::F8E4M3FN, "f8E4M3FN", 8),
+        (NarrowFloat::F8E5M2FNUZ, "f8E5M2FNUZ", 8),
+        (NarrowFloat::F8E4M3FNUZ, "f8E4M3FNUZ", 8),
+        (NarrowFloat::F8E4M3B11FNUZ, "f8E4M3B11FNUZ", 8),
+        (NarrowFloat::F8E3M4, "f8E3M4", 8),
+        (NarrowFloat::F8E8M0FNU, "f8E8M0FNU", 8),
+        (NarrowFloat::F6E2M3FN, "f6E2M3FN", 6),
+        (NarrowFloat::F6E3M2FN, "f6E3M2FN", 6),
+        (NarrowFloat::F4E2M1FN, "f4E2M1FN", 4),
+    ];
+
+    /// The format MLIR spells `keyword`.
+    pub fn from_keyword(keyword: &str) -> Option<NarrowFloat> {
+        NarrowFloat::ALL
+            .iter()
+            .find(|(_, k, _)| *k == keyword)
+            .map(|&(f, _, _)| f)
+    }
+
+    fn entry(self) -> (NarrowFloat, &'static str, u32) {
+        *NarrowFloat::ALL
+            .iter()
+            .find(|(f, _, _)| *f == self)
+            .expect("every format is listed")
+    }
+
+    /// MLIR's keyword (`f8E4M3FN`).
+    pub fn keyword(self) -> &'static str {
+        self.entry().1
+    }
+
+    pub fn width(self) -> u32 {
+        self.entry().2
+    }
+}
+
 /// What a [`Type`] is.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum TypeKind {
@@ -100,6 +160,9 @@ pub enum TypeKind {
         signedness: Signedness,
     },
     Float(FloatKind),
+    /// An 8-bit-or-narrower float ([`NarrowFloat`]): not [`Type::is_float`], which means
+    /// a format the passes and the interpreter compute in.
+    NarrowFloat(NarrowFloat),
     None,
     /// A ranked tensor; dimensions are sizes or [`DYNAMIC`]. `layout` is `None` for the
     /// default row-major layout, otherwise a non-default layout holding only
@@ -318,6 +381,12 @@ impl Type {
         matches!(self.kind(), TypeKind::Float(_))
     }
 
+    /// A float of a format we compute in, or a narrow storage float ([`NarrowFloat`]):
+    /// what `arith`'s float ops and conversions accept.
+    pub fn is_any_float(self) -> bool {
+        self.is_float() || matches!(self.kind(), TypeKind::NarrowFloat(_))
+    }
+
     /// The integer width, for integer types.
     pub fn int_width(self) -> Option<u32> {
         match self.kind() {
@@ -338,6 +407,7 @@ impl Type {
         match self.kind() {
             TypeKind::Int { width, .. } => Some(*width),
             TypeKind::Float(k) => Some(k.width()),
+            TypeKind::NarrowFloat(k) => Some(k.width()),
             _ => None,
         }
     }
@@ -547,6 +617,7 @@ impl fmt::Display for TypeKind {
                 FloatKind::F32 => "f32",
                 FloatKind::F64 => "f64",
             }),
+            TypeKind::NarrowFloat(k) => f.write_str(k.keyword()),
             TypeKind::None => f.write_str("none"),
             TypeKind::Tensor {
                 shape,

@@ -443,14 +443,14 @@ fn cast_compatible(name: &str, from: Type, to: Type) -> bool {
     let tw = t.bit_width().unwrap_or(0);
     let int = |x: Type| x.is_signless_integer();
     match name {
-        EXTF => f.is_float() && t.is_float() && tw > fw,
-        TRUNCF => f.is_float() && t.is_float() && tw < fw,
+        EXTF => f.is_any_float() && t.is_any_float() && tw > fw,
+        TRUNCF => f.is_any_float() && t.is_any_float() && tw < fw,
         EXTSI | EXTUI => int(f) && int(t) && tw > fw,
         TRUNCI => int(f) && int(t) && tw < fw,
-        SITOFP | UITOFP => int(f) && t.is_float(),
-        FPTOSI | FPTOUI => f.is_float() && int(t),
+        SITOFP | UITOFP => int(f) && t.is_any_float(),
+        FPTOSI | FPTOUI => f.is_any_float() && int(t),
         INDEX_CAST | INDEX_CASTUI => (f.is_index() && int(t)) || (int(f) && t.is_index()),
-        BITCAST => (int(f) || f.is_float()) && (int(t) || t.is_float()) && fw == tw,
+        BITCAST => (int(f) || f.is_any_float()) && (int(t) || t.is_any_float()) && fw == tw,
         _ => false,
     }
 }

@@ -4,9 +4,9 @@
 use super::Constraint;
 use crate::types::{Type, TypeKind};
 
-/// A float, or a tensor/vector of floats.
+/// A float (narrow storage formats included), or a tensor/vector of floats.
 pub fn is_float_like(t: Type) -> bool {
-    t.element_type_or_self().is_float()
+    t.element_type_or_self().is_any_float()
 }
 
 /// A signless integer or index, or a tensor/vector of them.

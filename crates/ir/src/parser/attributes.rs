@@ -166,6 +166,15 @@ impl<'a> Parser<'a> {
         match tok {
             Token::Float(text) => {
                 let ty = ty.unwrap_or(Type::F64);
+                if ty.is_any_float() && !ty.is_float() {
+                    return Err(self.error_at(
+                        loc,
+                        format!(
+                            "unsupported: a float literal of type '{ty}' (a storage format here: \
+                             write its bits as an integer of its width)"
+                        ),
+                    ));
+                }
                 let kind = ty.float_kind().ok_or_else(|| {
                     self.error_at(loc, "floating point value not valid for specified type")
                 })?;

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::types;
+use crate::types::{NarrowFloat, TypeKind};
 
 impl<'a> Parser<'a> {
     /// Parses a type.
@@ -35,6 +36,9 @@ impl<'a> Parser<'a> {
                     "bf16" => Ok(Type::BF16),
                     "f32" => Ok(Type::F32),
                     "f64" => Ok(Type::F64),
+                    s if NarrowFloat::from_keyword(s).is_some() => Ok(Type::get(
+                        TypeKind::NarrowFloat(NarrowFloat::from_keyword(s).expect("checked")),
+                    )),
                     "tensor" | "vector" => {
                         self.parse_punct(b'<')?;
                         let (shape, elem) = self.parse_shape_and_element()?;
@@ -309,6 +313,7 @@ pub(super) fn is_type_keyword(s: &str) -> bool {
         s,
         "index" | "none" | "f16" | "bf16" | "f32" | "f64" | "tensor" | "vector" | "tuple"
     ) || int_type_from_keyword(s).is_some()
+        || NarrowFloat::from_keyword(s).is_some()
 }
 
 /// Shaped types obey the HLO front end's size limit ([`hlo::shape::ARRAY_SIZE_LIMIT`]):
