@@ -185,7 +185,8 @@ fn libdevice_name(op: &str) -> Option<&'static str> {
 /// What MLIR's conversions would leave as unrealized casts, an error at the op here: integer
 /// `math` ops on vectors of more than one dimension (`convert-math-to-llvm` leaves them
 /// alone), and any op on a narrow float ([`ir::NarrowFloat`], which LLVM has no type for:
-/// the emitters hold f8/f4 values as integers).
+/// the emitters hold f8/f4 values as integers) or on MLIR's `complex<...>` (the emitters
+/// hold c64/c128 values as integer patterns and take them apart themselves).
 fn refuse_unlowerable(m: &Module) -> Result<(), Diagnostic> {
     for op in m.collect_ops(m.top()) {
         let name = m.name(op);
@@ -193,12 +194,12 @@ fn refuse_unlowerable(m: &Module) -> Result<(), Diagnostic> {
             .operands(op)
             .chain(m.results(op))
             .map(|v| m.value_type(v).element_type_or_self())
-            .find(|t| t.is_any_float() && !t.is_float());
+            .find(|t| (t.is_any_float() && !t.is_float()) || t.complex_part().is_some());
         if let Some(t) = narrow {
             return Err(op_error(
                 m,
                 op,
-                format!("unsupported: '{name}' on '{t}', a float format LLVM has no type for"),
+                format!("unsupported: '{name}' on '{t}', a type our lowering does not take"),
             ));
         }
         if !matches!(name.as_str(), math::ABSI | math::CTLZ | math::CTTZ) {

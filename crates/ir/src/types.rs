@@ -163,6 +163,10 @@ pub enum TypeKind {
     /// An 8-bit-or-narrower float ([`NarrowFloat`]): not [`Type::is_float`], which means
     /// a format the passes and the interpreter compute in.
     NarrowFloat(NarrowFloat),
+    /// MLIR's `complex<f32>`: a complex number of two floats, as XLA's IR writes c64 and
+    /// c128. Read, verified and printed; our emitters hold complex values as integer
+    /// patterns ([`ComplexPattern`]), so no pass computes on this type.
+    Complex(Type),
     None,
     /// A ranked tensor; dimensions are sizes or [`DYNAMIC`]. `layout` is `None` for the
     /// default row-major layout, otherwise a non-default layout holding only
@@ -379,6 +383,19 @@ impl Type {
 
     pub fn is_float(self) -> bool {
         matches!(self.kind(), TypeKind::Float(_))
+    }
+
+    /// `complex<part>`, a complex number of two `part` floats.
+    pub fn complex(part: Type) -> Type {
+        Type::get(TypeKind::Complex(part))
+    }
+
+    /// The float of each part of a `complex<...>` type.
+    pub fn complex_part(self) -> Option<Type> {
+        match self.kind() {
+            TypeKind::Complex(part) => Some(*part),
+            _ => None,
+        }
     }
 
     /// A float of a format we compute in, or a narrow storage float ([`NarrowFloat`]):
@@ -618,6 +635,7 @@ impl fmt::Display for TypeKind {
                 FloatKind::F64 => "f64",
             }),
             TypeKind::NarrowFloat(k) => f.write_str(k.keyword()),
+            TypeKind::Complex(part) => write!(f, "complex<{part}>"),
             TypeKind::None => f.write_str("none"),
             TypeKind::Tensor {
                 shape,

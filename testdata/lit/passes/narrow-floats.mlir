@@ -12,7 +12,7 @@
 // CHECK: arith.truncf %{{.*}} : f32 to f8E5M2
 // CHECK: arith.bitcast %c : f4E2M1FN to i4
 // CHECK: arith.extf %d : f8E8M0FNU to bf16
-// LLVM: narrow-floats.mlir:[[# @LINE + 3]]:3: error: 'arith.extf' op unsupported: 'arith.extf' on 'f8E4M3FN', a float format LLVM has no type for
+// LLVM: narrow-floats.mlir:[[# @LINE + 3]]:3: error: 'arith.extf' op unsupported: 'arith.extf' on 'f8E4M3FN', a type our lowering does not take
 // INTERP: narrow-floats.mlir:[[# @LINE + 1]]:1: error: unsupported: kernel parameter #0 of type 'f8E4M3FN' in 'func.func'
 func.func @main(%a: f8E4M3FN, %b: f8E5M2, %c: f4E2M1FN, %d: f8E8M0FNU, %e: f6E2M3FN, %g: f8E4M3FNUZ) -> f32 {
   %0 = arith.extf %a : f8E4M3FN to f32

@@ -6,6 +6,7 @@
 
 pub mod arith;
 pub mod builtin;
+pub mod complex;
 pub mod func;
 pub mod gpu;
 pub mod llvm;
@@ -69,6 +70,7 @@ pub fn register_standard(r: &mut Registry) {
     func::register(r);
     arith::register(r);
     math::register(r);
+    complex::register(r);
     scf::register(r);
     tensor::register(r);
     vector::register(r);

@@ -39,6 +39,19 @@ impl<'a> Parser<'a> {
                     s if NarrowFloat::from_keyword(s).is_some() => Ok(Type::get(
                         TypeKind::NarrowFloat(NarrowFloat::from_keyword(s).expect("checked")),
                     )),
+                    "complex" => {
+                        self.parse_punct(b'<')?;
+                        let part_loc = self.loc();
+                        let part = self.parse_type()?;
+                        if !part.is_float() {
+                            return Err(self.error_at(
+                                part_loc,
+                                format!("invalid element type for complex: '{part}'"),
+                            ));
+                        }
+                        self.parse_punct(b'>')?;
+                        Ok(Type::complex(part))
+                    }
                     "tensor" | "vector" => {
                         self.parse_punct(b'<')?;
                         let (shape, elem) = self.parse_shape_and_element()?;
@@ -311,7 +324,16 @@ pub(super) fn int_type_from_keyword(s: &str) -> Option<Type> {
 pub(super) fn is_type_keyword(s: &str) -> bool {
     matches!(
         s,
-        "index" | "none" | "f16" | "bf16" | "f32" | "f64" | "tensor" | "vector" | "tuple"
+        "index"
+            | "none"
+            | "f16"
+            | "bf16"
+            | "f32"
+            | "f64"
+            | "complex"
+            | "tensor"
+            | "vector"
+            | "tuple"
     ) || int_type_from_keyword(s).is_some()
         || NarrowFloat::from_keyword(s).is_some()
 }
