@@ -250,7 +250,7 @@ impl ReductionFusion {
             smallest_input_bits: smallest_bits(inputs.iter()),
             smallest_output_bits: smallest_bits(output_shapes.iter().copied()),
         };
-        let tiling = Tiling::new(&dimensions, widths)?;
+        let tiling = Tiling::new(&dimensions, widths, analysis.choices)?;
         let canonical = ArrayShape::new(hlo::PrimitiveType::F32, tiling.input_shape.clone());
         for o in &outputs {
             if o.kind == OutputKind::Side {

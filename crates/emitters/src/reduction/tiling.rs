@@ -274,13 +274,20 @@ fn is_power_of_two(n: i64) -> bool {
 impl Tiling {
     /// The emitter XLA picks for `rd` and its launch shape; `None` for a shape no
     /// reduction emitter takes (the loop emitter then does).
-    pub fn new(rd: &ReductionDimensions, widths: ElementWidths) -> Option<Tiling> {
+    /// With XLA's choices the row and column kinds keep XLA's vector ([`vector_size`]), not
+    /// our wider one.
+    pub fn new(
+        rd: &ReductionDimensions,
+        widths: ElementWidths,
+        choices: crate::Choices,
+    ) -> Option<Tiling> {
+        let xla = choices == crate::Choices::Xla;
         let tiling = if rd.is_row {
-            Tiling::multi_row(rd, widths).or_else(|| Tiling::row(rd, widths))?
+            Tiling::multi_row(rd, widths).or_else(|| Tiling::row(rd, widths, xla))?
         } else if crate::Target::WARP_SIZE % rd.dims[COL_MINOR_KEPT] == 0 {
             Tiling::small_column(rd, widths)
         } else {
-            Tiling::column(rd, widths)
+            Tiling::column(rd, widths, xla)
         };
         Some(tiling.simplified())
     }
@@ -302,7 +309,7 @@ impl Tiling {
         element_bytes.iter().map(|b| b * elements).sum()
     }
 
-    fn row(rd: &ReductionDimensions, widths: ElementWidths) -> Option<Tiling> {
+    fn row(rd: &ReductionDimensions, widths: ElementWidths, xla: bool) -> Option<Tiling> {
         let [d0, d1, d2] = rd.dims;
         let per_thread = 32;
         let reduced =
@@ -315,7 +322,10 @@ impl Tiling {
                 THREADS_PER_BLOCK_TARGET / reduced
             };
         }
-        let vs = row_vector_size(d2, reduced, widths);
+        let vs = match xla {
+            true => vector_size(d2, reduced, widths),
+            false => row_vector_size(d2, reduced, widths),
+        };
         let input_shape = vec![d0, d1, d2 / vs, vs];
         let tile = (per_thread / vs).min(ceil_div(input_shape[2], reduced));
         let per_block = [kept, tile * reduced];
@@ -499,13 +509,16 @@ impl Tiling {
         })
     }
 
-    fn column(rd: &ReductionDimensions, widths: ElementWidths) -> Tiling {
+    fn column(rd: &ReductionDimensions, widths: ElementWidths, xla: bool) -> Tiling {
         let [d0, d1, d2] = rd.dims;
         let xla_vs = vector_size(d2, TILE_SIZE, widths);
         // XLA's block width, and so its blocks; the vector may be wider, the lanes across
         // the block's columns then fewer and each warp reads `rows_per_warp` rows at once.
         let block_columns = TILE_SIZE * xla_vs;
-        let vs = column_vector_size(d1, d2, xla_vs, widths);
+        let vs = match xla {
+            true => xla_vs,
+            false => column_vector_size(d1, d2, xla_vs, widths),
+        };
         let lanes = block_columns / vs;
         let rows_per_warp = TILE_SIZE / lanes;
         let threads = TILE_SIZE * TILE_SIZE;
@@ -691,6 +704,7 @@ mod tests {
                 dims,
             },
             widths,
+            crate::Choices::Tuned,
         )
         .unwrap()
     }
@@ -796,7 +810,7 @@ mod tests {
             (false, [11, 32, 8], 16, ReductionKind::SmallColumn),
         ] {
             let rd = ReductionDimensions { is_row, dims };
-            let t = Tiling::new(&rd, widths(bits)).unwrap();
+            let t = Tiling::new(&rd, widths(bits), crate::Choices::Tuned).unwrap();
             assert_eq!(t.kind, kind, "{dims:?}");
             let layout = t.layout.clone().unwrap();
             layout.verify(None, None).unwrap();
