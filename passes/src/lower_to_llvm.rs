@@ -186,10 +186,21 @@ fn libdevice_name(op: &str) -> Option<&'static str> {
 /// `math` ops on vectors of more than one dimension (`convert-math-to-llvm` leaves them
 /// alone), and any op on a narrow float ([`ir::NarrowFloat`], which LLVM has no type for:
 /// the emitters hold f8/f4 values as integers) or on MLIR's `complex<...>` (the emitters
-/// hold c64/c128 values as integer patterns and take them apart themselves).
+/// hold c64/c128 values as integer patterns and take them apart themselves), and
+/// `affine.apply` (ours is `xla_gpu.apply_indexing`, which `simplify-affine` lowers; MLIR's
+/// conversions leave `affine` alone).
 fn refuse_unlowerable(m: &Module) -> Result<(), Diagnostic> {
     for op in m.collect_ops(m.top()) {
         let name = m.name(op);
+        if name.as_str() == ir::dialects::affine::APPLY {
+            return Err(op_error(
+                m,
+                op,
+                format!(
+                    "unsupported: '{name}' (our index arithmetic is 'xla_gpu.apply_indexing', which 'simplify-affine' lowers)"
+                ),
+            ));
+        }
         let narrow = m
             .operands(op)
             .chain(m.results(op))

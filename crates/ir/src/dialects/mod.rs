@@ -4,6 +4,7 @@
 //! Each op's custom syntax is MLIR 22's (checked against `mlir-opt`), so what we print in
 //! either form parses in real MLIR. Shared helpers for writing more dialects live here.
 
+pub mod affine;
 pub mod arith;
 pub mod builtin;
 pub mod complex;
@@ -70,6 +71,7 @@ pub fn register_standard(r: &mut Registry) {
     func::register(r);
     arith::register(r);
     math::register(r);
+    affine::register(r);
     complex::register(r);
     scf::register(r);
     tensor::register(r);
@@ -473,6 +475,25 @@ pub fn operand_segments(
             r
         })
         .collect())
+}
+
+/// Parses `open %a, %b close` (possibly empty) as operand uses.
+pub(crate) fn parse_operand_group<'a>(
+    p: &mut Parser<'a>,
+    open: u8,
+    close: u8,
+) -> DResult<Vec<UnresolvedOperand<'a>>> {
+    p.parse_punct(open)?;
+    let operands = p.parse_operand_list()?;
+    p.parse_punct(close)?;
+    Ok(operands)
+}
+
+/// Writes `open %a, %b close`.
+pub(crate) fn print_group(p: &mut Printer<'_>, open: &str, values: &[Value], close: &str) {
+    p.write(open);
+    p.values(values.iter().copied());
+    p.write(close);
 }
 
 /// Splits `text` at the commas outside brackets (`a, (b, c)` → `a`, `(b, c)`); empty text

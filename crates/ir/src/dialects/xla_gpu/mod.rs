@@ -28,7 +28,10 @@
 //!   same bits for `(a, b)` and `(b, a)` (every reducer XLA's reductions have) gives the same
 //!   bits in every lane of a group.
 
-use super::{dense_ints, expect_operand_types, expect_results, parse_int_list, print_int_list};
+use super::{
+    dense_ints, expect_operand_types, expect_results, parse_int_list, parse_operand_group,
+    print_group, print_int_list,
+};
 use crate::Ident;
 use crate::attrs::{self, Attribute, Scalar};
 use crate::diag::DResult;
@@ -439,25 +442,6 @@ fn parse_index_args<'a>(p: &mut Parser<'a>, open: u8, close: u8) -> DResult<Vec<
         p.parse_punct(close)?;
     }
     Ok(args)
-}
-
-/// Parses `open %a, %b close` (possibly empty) as operand uses.
-fn parse_operand_group<'a>(
-    p: &mut Parser<'a>,
-    open: u8,
-    close: u8,
-) -> DResult<Vec<UnresolvedOperand<'a>>> {
-    p.parse_punct(open)?;
-    let operands = p.parse_operand_list()?;
-    p.parse_punct(close)?;
-    Ok(operands)
-}
-
-/// Writes `open %a, %b close`.
-fn print_group(p: &mut Printer<'_>, open: &str, values: &[Value], close: &str) {
-    p.write(open);
-    p.values(values.iter().copied());
-    p.write(close);
 }
 
 // ----- shared verification -----
