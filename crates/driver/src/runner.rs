@@ -419,7 +419,6 @@ impl Instrumentation for Notifier<'_, '_, '_> {
     }
 }
 
-/// The comment lines `--emit=xla-gpu` puts before the module: what the emitter decided.
 /// With our choices, XLA's launch and vector factor for fusion `id` of `module` where they
 /// differ from `ours` (the emitter run again with XLA's choices, which costs no more than
 /// emitting).
@@ -434,6 +433,8 @@ fn xla_launch(
     (theirs != (ours.launch, ours.vector_factor)).then_some(theirs)
 }
 
+/// The comment lines `--emit=xla-gpu` puts before the module: what the emitter decided
+/// (and, with our choices, XLA's launch where it differs).
 fn kernel_summary(k: &CompiledKernel) -> String {
     let l = &k.launch;
     let layouts: String = k
