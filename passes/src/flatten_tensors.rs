@@ -102,6 +102,9 @@ const PASS_THROUGH: &[&str] = &[
     xla_gpu::ALLOCATE_SHARED,
     xla_gpu::SYNC_THREADS,
     tensor::EMPTY,
+    // Its `dim` names a dimension of the shape the buffer had before flattening; the sizes
+    // follow the data, wherever the data ends.
+    xla_gpu::GET_DYNAMIC_DIM_SIZE,
 ];
 
 /// Ops this pass rewrites beyond their types: accesses and dense constants.

@@ -177,6 +177,9 @@ impl Emitter<'_> {
             AffineExpr::FloorDiv(a, d) => self.emit_floor_div(a, *d),
             AffineExpr::CeilDiv(a, d) => self.emit_ceil_div(a, *d),
             AffineExpr::Mod(a, c) => self.emit_mod(a, *c),
+            AffineExpr::Product(a, b) => self.emit_product(a, b),
+            AffineExpr::Max(a, b) => self.emit_extremum(a, b, arith::MAXUI, arith::MAXSI),
+            AffineExpr::Min(a, b) => self.emit_extremum(a, b, arith::MINUI, arith::MINSI),
         };
         self.memo.insert(e.clone(), v);
         v
@@ -288,12 +291,45 @@ impl Emitter<'_> {
             AffineExpr::Constant(_) => i32::MAX,
             AffineExpr::Dim(i) => self.distances[*i],
             AffineExpr::Symbol(i) => self.distances[self.map.dims.len() + i],
-            AffineExpr::Add(a, b) => self.expr_distance(a).min(self.expr_distance(b)),
+            AffineExpr::Add(a, b)
+            | AffineExpr::Product(a, b)
+            | AffineExpr::Max(a, b)
+            | AffineExpr::Min(a, b) => self.expr_distance(a).min(self.expr_distance(b)),
             AffineExpr::Mul(a, _)
             | AffineExpr::FloorDiv(a, _)
             | AffineExpr::CeilDiv(a, _)
             | AffineExpr::Mod(a, _) => self.expr_distance(a),
         }
+    }
+
+    /// `a * b`, `nsw` when the operands and the product fit in 32 bits (as for scalings).
+    fn emit_product(&mut self, a: &AffineExpr, b: &AffineExpr) -> Value {
+        let ((alo, ahi), (blo, bhi)) = (self.range(a), self.range(b));
+        let ends = [alo * blo, alo * bhi, ahi * blo, ahi * bhi];
+        let (lo, hi) = (ends.iter().min(), ends.iter().max());
+        let nsw = fits_i32(alo, ahi)
+            && fits_i32(blo, bhi)
+            && lo.zip(hi).is_some_and(|(&lo, &hi)| fits_i32(lo, hi));
+        let (x, y) = (self.emit(a), self.emit(b));
+        self.binary(arith::MULI, x, y, nsw)
+    }
+
+    /// `max`/`min`: XLA's unsigned op when both operands are non-negative (its only form),
+    /// the signed one otherwise.
+    fn emit_extremum(
+        &mut self,
+        a: &AffineExpr,
+        b: &AffineExpr,
+        unsigned: &str,
+        signed: &str,
+    ) -> Value {
+        let name = if self.is_non_negative(a) && self.is_non_negative(b) {
+            unsigned
+        } else {
+            signed
+        };
+        let (x, y) = (self.emit(a), self.emit(b));
+        self.binary(name, x, y, false)
     }
 
     fn emit_floor_div(&mut self, a: &AffineExpr, d: i64) -> Value {
@@ -311,10 +347,11 @@ impl Emitter<'_> {
         let (lo, hi) = self.range(a);
         let x = self.emit(a);
         if lo >= 0 && hi + i128::from(d) - 1 <= i128::from(i64::MAX) {
+            // Both constants first, as XLA emits them.
             let bias = self.constant(d - 1);
+            let k = self.constant(d);
             let nsw = fits_i32(lo, hi + i128::from(d) - 1);
             let biased = self.binary(arith::ADDI, x, bias, nsw);
-            let k = self.constant(d);
             return self.binary(arith::DIVUI, biased, k, false);
         }
         // Truncating division rounds down for positive quotients; step up when a remainder

@@ -225,7 +225,10 @@ fn known_multiple(e: &AffineExpr) -> i64 {
     match e {
         AffineExpr::Constant(c) => c.abs(),
         AffineExpr::Dim(_) | AffineExpr::Symbol(_) => 1,
-        AffineExpr::Add(a, b) => gcd(known_multiple(a), known_multiple(b)),
+        AffineExpr::Add(a, b) | AffineExpr::Max(a, b) | AffineExpr::Min(a, b) => {
+            gcd(known_multiple(a), known_multiple(b))
+        }
+        AffineExpr::Product(a, b) => known_multiple(a).saturating_mul(known_multiple(b)),
         AffineExpr::Mul(a, c) => known_multiple(a).saturating_mul(c.abs()),
         AffineExpr::Mod(a, m) => gcd(known_multiple(a), *m),
         AffineExpr::FloorDiv(..) | AffineExpr::CeilDiv(..) => 1,

@@ -1,9 +1,13 @@
-//! Affine expressions over dimensions and symbols.
+//! Affine expressions over dimensions and symbols, with XLA's three extensions.
 //!
-//! Strictly affine, as XLA's indexing maps are: products and divisions always have a
-//! constant right-hand side, and divisors and moduli are positive. Encoding that in the type
-//! (`Mul(e, c)` rather than `Mul(e, e)`) keeps evaluation, range analysis and the
-//! simplifier total: there is no division by zero or non-affine product to reject later.
+//! Divisions always have a constant, positive right-hand side, and so do scalings: encoding
+//! that in the type (`Mul(e, c)`, `FloorDiv(e, d)`) keeps evaluation, range analysis and
+//! the simplifier total: there is no division by zero to reject later. XLA's symbolic
+//! expressions (what its indexing maps are written in today) add a product of two
+//! variable expressions and `max`/`min`; they are [`AffineExpr::Product`],
+//! [`AffineExpr::Max`] and [`AffineExpr::Min`] here, kept apart from `Mul` so that
+//! every rule that needs a constant factor still sees one in the type. Our emitters never
+//! build them; they come from XLA's text.
 
 use std::ops;
 
@@ -22,6 +26,10 @@ pub enum AffineExpr {
     CeilDiv(Box<AffineExpr>, i64),
     /// The non-negative remainder of a floor division; the modulus is positive.
     Mod(Box<AffineExpr>, i64),
+    /// The product of two expressions neither of which is a constant (semi-affine).
+    Product(Box<AffineExpr>, Box<AffineExpr>),
+    Max(Box<AffineExpr>, Box<AffineExpr>),
+    Min(Box<AffineExpr>, Box<AffineExpr>),
 }
 
 pub fn dim(i: usize) -> AffineExpr {
@@ -92,6 +100,9 @@ impl AffineExpr {
             AffineExpr::FloorDiv(a, d) => a.eval(dims, symbols).div_euclid(*d),
             AffineExpr::CeilDiv(a, d) => -(-a.eval(dims, symbols)).div_euclid(*d),
             AffineExpr::Mod(a, m) => a.eval(dims, symbols).rem_euclid(*m),
+            AffineExpr::Product(a, b) => a.eval(dims, symbols).wrapping_mul(b.eval(dims, symbols)),
+            AffineExpr::Max(a, b) => a.eval(dims, symbols).max(b.eval(dims, symbols)),
+            AffineExpr::Min(a, b) => a.eval(dims, symbols).min(b.eval(dims, symbols)),
         }
     }
 
@@ -99,7 +110,10 @@ impl AffineExpr {
     pub fn walk(&self, f: &mut impl FnMut(&AffineExpr)) {
         f(self);
         match self {
-            AffineExpr::Add(a, b) => {
+            AffineExpr::Add(a, b)
+            | AffineExpr::Product(a, b)
+            | AffineExpr::Max(a, b)
+            | AffineExpr::Min(a, b) => {
                 a.walk(f);
                 b.walk(f);
             }
@@ -137,6 +151,18 @@ impl AffineExpr {
                 AffineExpr::CeilDiv(Box::new(a.substitute(dims, symbols)), *d)
             }
             AffineExpr::Mod(a, m) => AffineExpr::Mod(Box::new(a.substitute(dims, symbols)), *m),
+            AffineExpr::Product(a, b) => AffineExpr::Product(
+                Box::new(a.substitute(dims, symbols)),
+                Box::new(b.substitute(dims, symbols)),
+            ),
+            AffineExpr::Max(a, b) => AffineExpr::Max(
+                Box::new(a.substitute(dims, symbols)),
+                Box::new(b.substitute(dims, symbols)),
+            ),
+            AffineExpr::Min(a, b) => AffineExpr::Min(
+                Box::new(a.substitute(dims, symbols)),
+                Box::new(b.substitute(dims, symbols)),
+            ),
         }
     }
 }

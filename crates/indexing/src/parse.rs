@@ -6,7 +6,7 @@
 //! item    := expr 'in' '[' int ',' int ']'
 //! expr    := term (('+' | '-') term)*
 //! term    := unary (('*' | 'floordiv' | '/' | 'ceildiv' | 'mod') unary)*
-//! unary   := '-' unary | int | name | '(' expr ')'
+//! unary   := '-' unary | int | name | ('max' | 'min') '(' expr ',' expr ')' | '(' expr ')'
 //! ```
 //!
 //! Decisions (MLIR's affine parser is the reference):
@@ -14,11 +14,14 @@
 //!   every variable needs one. Other items are constraints, kept in order (so a later
 //!   `d0 in [..]`, which an unsimplified map can print, stays a constraint). `domain:` may
 //!   be left out only when there are no variables. XLA's trailing `is_simplified: ...` is
-//!   accepted and ignored, and so are XLA's other spellings: `/` for `floordiv`, a comma
-//!   after the last domain item.
-//! * Products need a constant on one side (`2 * d0` is `d0 * 2`); divisors and moduli must
-//!   be positive constants. A constant side may be any variable-free expression, which is
-//!   folded. Everything else is rejected as non-affine, with the offset of the culprit.
+//!   accepted and ignored, and so are XLA's other spellings: `/` and `floorDiv` for
+//!   `floordiv`, `ceilDiv` for `ceildiv`, a comma after the last domain item.
+//! * A product with a constant on one side is a scaling (`2 * d0` is `d0 * 2`); one of
+//!   two variable expressions is XLA's semi-affine [`AffineExpr::Product`]. Divisors must
+//!   be non-zero constants (`x floordiv -c` is `(x * -1) floordiv c`, likewise `ceildiv`),
+//!   moduli positive ones. A constant side may be any variable-free expression, which is
+//!   folded. Everything else is rejected, with the offset of the culprit.
+//! * `max(a, b)` and `min(a, b)` are XLA's; a variable may still be called `max`.
 //! * `-` before an integer literal is a negative literal; before anything else it is
 //!   `x * -1`. `a - b` is `a + b * -1`, except that `a - c` (a positive literal) is
 //!   `a + -c` and `a - x * c` (`c > 1`) is `a + x * -c`: the shapes the printer writes
@@ -452,8 +455,10 @@ impl<'a> Parser<'a> {
             let op_offset = self.offset();
             let op: &'static str = match self.peek() {
                 Tok::Punct("*") => "*",
-                // XLA prints `floordiv` as `/` now.
+                // XLA prints `floordiv` as `/` now, and has written `floorDiv`, `ceilDiv`.
                 Tok::Punct("/") => "floordiv",
+                Tok::Ident(s) if s == "floorDiv" => "floordiv",
+                Tok::Ident(s) if s == "ceilDiv" => "ceildiv",
                 Tok::Ident(s) => match KEYWORDS.iter().find(|k| *k == s && **k != "in") {
                     Some(k) => k,
                     None => return Ok(lhs),
@@ -471,10 +476,7 @@ impl<'a> Parser<'a> {
                 } else if let Some(c) = constant_value(&lhs.expr) {
                     AffineExpr::Mul(Box::new(rhs.expr), c)
                 } else {
-                    return self.err(
-                        op_offset,
-                        "non-affine expression: a product needs a constant operand",
-                    );
+                    AffineExpr::Product(Box::new(lhs.expr), Box::new(rhs.expr))
                 }
             } else {
                 let Some(c) = constant_value(&rhs.expr) else {
@@ -485,13 +487,20 @@ impl<'a> Parser<'a> {
                         ),
                     );
                 };
-                if c <= 0 {
-                    return self.err(
-                        rhs_offset,
-                        format!("the right operand of {op} must be positive, not {c}"),
-                    );
-                }
-                let lhs = Box::new(lhs.expr);
+                // Dividing by `-c` is dividing the negated dividend by `c`.
+                let (lhs, c) = match (op, c.checked_neg()) {
+                    (_, _) if c > 0 => (lhs.expr, c),
+                    ("floordiv" | "ceildiv", Some(positive)) if c < 0 => {
+                        (AffineExpr::Mul(Box::new(lhs.expr), -1), positive)
+                    }
+                    _ => {
+                        return self.err(
+                            rhs_offset,
+                            format!("the right operand of {op} must be positive, not {c}"),
+                        );
+                    }
+                };
+                let lhs = Box::new(lhs);
                 match op {
                     "floordiv" => AffineExpr::FloorDiv(lhs, c),
                     "ceildiv" => AffineExpr::CeilDiv(lhs, c),
@@ -534,6 +543,25 @@ impl<'a> Parser<'a> {
                     expr: AffineExpr::Constant(self.to_i64(v, offset)?),
                     depth: 1,
                 })
+            }
+            Tok::Ident(name)
+                if (name == "max" || name == "min") && *self.peek_at(1) == Tok::Punct("(") =>
+            {
+                self.bump();
+                self.bump();
+                let a = self.expr(recursion + 1)?;
+                self.expect(&Tok::Punct(","), "','")?;
+                let b = self.expr(recursion + 1)?;
+                self.expect(&Tok::Punct(")"), "')'")?;
+                let depth = a.depth.max(b.depth) + 1;
+                self.check_depth(depth, offset)?;
+                let (a, b) = (Box::new(a.expr), Box::new(b.expr));
+                let expr = if name == "max" {
+                    AffineExpr::Max(a, b)
+                } else {
+                    AffineExpr::Min(a, b)
+                };
+                Ok(Parsed { expr, depth })
             }
             Tok::Ident(name) => match self.names.get(&name) {
                 Some(e) => {
@@ -641,21 +669,49 @@ mod tests {
 
     #[test]
     fn rejects_non_affine_text_with_positions() {
-        let e = err("(d0, d1) -> (d0 * d1), domain: d0 in [0, 1], d1 in [0, 1]");
-        assert_eq!((e.offset, e.column), (16, 17));
-        assert!(e.message.contains("non-affine"), "{e}");
         let e = err("(d0, d1) -> (d0 floordiv d1), domain: d0 in [0, 1], d1 in [0, 1]");
         assert_eq!(e.column, 26);
+        assert!(e.message.contains("non-affine"), "{e}");
         assert!(e.message.contains("must be a constant"), "{e}");
         let e = err("(d0) -> (d0 mod 0), domain: d0 in [0, 1]");
         assert!(e.message.contains("must be positive"), "{e}");
         assert_eq!(e.column, 17);
-        let e = err("(d0) -> (d0 ceildiv -2), domain: d0 in [0, 1]");
-        assert!(e.message.contains("must be positive"), "{e}");
+        let e = err("(d0) -> (d0 mod -2), domain: d0 in [0, 1]");
         assert_eq!(
             e.to_string(),
-            "column 21: the right operand of ceildiv must be positive, not -2"
+            "column 17: the right operand of mod must be positive, not -2"
         );
+        let e = err("(d0) -> (d0 floordiv 0), domain: d0 in [0, 1]");
+        assert!(e.message.contains("must be positive, not 0"), "{e}");
+    }
+
+    #[test]
+    fn xla_s_products_max_min_and_signed_divisors_are_read() {
+        let text = "(d0, d1) -> (2 * d0 * d1, max(d0, d1 + 2), min(d0, 3), d0 floorDiv -5, \
+                    d0 ceilDiv -2, d0 ceilDiv 2), domain: d0 in [-7, 9], d1 in [0, 4]";
+        let map = IndexingMap::parse(text).unwrap();
+        for d0 in -7..=9 {
+            for d1 in 0..=4 {
+                let expected = vec![
+                    2 * d0 * d1,
+                    d0.max(d1 + 2),
+                    d0.min(3),
+                    (d0 as f64 / -5.0).floor() as i64,
+                    (d0 as f64 / -2.0).ceil() as i64,
+                    (d0 as f64 / 2.0).ceil() as i64,
+                ];
+                assert_eq!(map.eval(&[d0, d1], &[]), expected, "d0 = {d0}, d1 = {d1}");
+            }
+        }
+        assert_eq!(
+            map.to_string(),
+            "(d0, d1) -> (d0 * 2 * d1, max(d0, d1 + 2), min(d0, 3), (-d0) floordiv 5, \
+             (-d0) ceildiv 2, d0 ceildiv 2), domain: d0 in [-7, 9], d1 in [0, 4]"
+        );
+        assert_eq!(IndexingMap::parse(&map.to_string()).unwrap(), map);
+        // `max` stays a name a variable may have.
+        let map = IndexingMap::parse("(max) -> (max + 1), domain: max in [0, 3]").unwrap();
+        assert_eq!(map.eval(&[2], &[]), vec![3]);
     }
 
     #[test]

@@ -17,7 +17,9 @@
 //! never shows them) but our raw trees can hold: a sum on the *right* of a sum is
 //! parenthesized (`a + (b + c)`), and a constant times `-1` prints `c * -1` rather than
 //! `-c` (which reads back as the constant `-c`). With them, `print → parse → print` is
-//! the identity on every tree.
+//! the identity on every tree but a `Product` with a constant operand, which reads back as
+//! the `Mul` it equals (the simplifier makes that rewrite anyway). XLA's extensions print
+//! as XLA writes them: `d0 * d1` like any product, `max(a, b)` and `min(a, b)` as calls.
 //!
 //! Names: a variable prints under its own name when that is an identifier the parser
 //! accepts and no earlier variable took it; otherwise (empty, a keyword, a duplicate)
@@ -74,6 +76,16 @@ enum Binding {
     Strong,
 }
 
+/// How the left operand of `spelling` binds: a product on the left of a product needs no
+/// parentheses (`d0 * d1 * 2`, as XLA prints it; `*` reads left to right).
+fn product_operand(spelling: &str, lhs: &AffineExpr) -> Binding {
+    match lhs {
+        AffineExpr::Mul(_, c) if spelling == " * " && *c != -1 => Binding::Weak,
+        AffineExpr::Product(..) if spelling == " * " => Binding::Weak,
+        _ => Binding::Strong,
+    }
+}
+
 struct Printer<'a> {
     dims: &'a [String],
     symbols: &'a [String],
@@ -96,6 +108,9 @@ impl Printer<'_> {
                 };
             }
             AffineExpr::Add(a, b) => return self.sum(out, a, b, ctx),
+            AffineExpr::Product(a, b) => return self.product(out, a, b, ctx),
+            AffineExpr::Max(a, b) => return self.call(out, "max", a, b),
+            AffineExpr::Min(a, b) => return self.call(out, "min", a, b),
             AffineExpr::Mul(a, c) => (a, " * ", *c),
             AffineExpr::FloorDiv(a, d) => (a, " floordiv ", *d),
             AffineExpr::CeilDiv(a, d) => (a, " ceildiv ", *d),
@@ -108,13 +123,48 @@ impl Printer<'_> {
             out.write_char('-')?;
             self.expr(out, lhs, Binding::Strong)?;
         } else {
-            self.expr(out, lhs, Binding::Strong)?;
+            self.expr(out, lhs, product_operand(spelling, lhs))?;
             write!(out, "{spelling}{rhs}")?;
         }
         if ctx == Binding::Strong {
             out.write_char(')')?;
         }
         Ok(())
+    }
+
+    /// `a * b`, parenthesized like the other products.
+    fn product(
+        &self,
+        out: &mut impl Write,
+        a: &AffineExpr,
+        b: &AffineExpr,
+        ctx: Binding,
+    ) -> fmt::Result {
+        if ctx == Binding::Strong {
+            out.write_char('(')?;
+        }
+        self.expr(out, a, product_operand(" * ", a))?;
+        out.write_str(" * ")?;
+        self.expr(out, b, Binding::Strong)?;
+        if ctx == Binding::Strong {
+            out.write_char(')')?;
+        }
+        Ok(())
+    }
+
+    /// `max(a, b)` or `min(a, b)`: a call binds tighter than any operator.
+    fn call(
+        &self,
+        out: &mut impl Write,
+        name: &str,
+        a: &AffineExpr,
+        b: &AffineExpr,
+    ) -> fmt::Result {
+        write!(out, "{name}(")?;
+        self.expr(out, a, Binding::Weak)?;
+        out.write_str(", ")?;
+        self.expr(out, b, Binding::Weak)?;
+        out.write_char(')')
     }
 
     fn sum(

@@ -2,7 +2,8 @@
 //!
 //! The range of an expression is computed bottom-up from the inclusive ranges of the
 //! variables: sums add intervals, products scale them, `floordiv`/`ceildiv` divide both
-//! ends (they are monotone), and `mod` gives the exact hull `[lo mod m, hi mod m]` when
+//! ends (they are monotone), products of two ranges take the hull of their ends' products,
+//! `max`/`min` those of their operands' ends, and `mod` gives the exact hull `[lo mod m, hi mod m]` when
 //! the argument stays within one period and `[0, m - 1]` otherwise. For a sum of
 //! independent terms whose values fill their intervals this is the exact range; when a
 //! variable occurs twice (`d0 - d0`) it is a sound over-approximation.
@@ -136,6 +137,52 @@ impl Range {
         Range {
             lo: a.min(b),
             hi: a.max(b),
+        }
+    }
+
+    /// The product of two ranges: the hull of the ends' products. An infinite end gives
+    /// the whole line (sound, and such products never come from a bounded domain).
+    pub fn product(self, other: Range) -> Range {
+        if self.is_empty() || other.is_empty() {
+            return Range::empty();
+        }
+        if !self.is_finite() || !other.is_finite() {
+            return Range {
+                lo: NEG_INF,
+                hi: POS_INF,
+            };
+        }
+        let ends = [
+            self.lo.saturating_mul(other.lo),
+            self.lo.saturating_mul(other.hi),
+            self.hi.saturating_mul(other.lo),
+            self.hi.saturating_mul(other.hi),
+        ];
+        Range {
+            lo: *ends.iter().min().expect("four ends"),
+            hi: *ends.iter().max().expect("four ends"),
+        }
+    }
+
+    /// The range of `max(a, b)` (both ends are monotone in both operands).
+    pub fn max(self, other: Range) -> Range {
+        if self.is_empty() || other.is_empty() {
+            return Range::empty();
+        }
+        Range {
+            lo: self.lo.max(other.lo),
+            hi: self.hi.max(other.hi),
+        }
+    }
+
+    /// The range of `min(a, b)`.
+    pub fn min(self, other: Range) -> Range {
+        if self.is_empty() || other.is_empty() {
+            return Range::empty();
+        }
+        Range {
+            lo: self.lo.min(other.lo),
+            hi: self.hi.min(other.hi),
         }
     }
 
@@ -290,6 +337,15 @@ impl RangeEvaluator {
                 .eval(a, wrap, overflow)
                 .add(self.eval(b, wrap, overflow)),
             AffineExpr::Mul(a, c) => self.eval(a, wrap, overflow).mul(*c),
+            AffineExpr::Product(a, b) => self
+                .eval(a, wrap, overflow)
+                .product(self.eval(b, wrap, overflow)),
+            AffineExpr::Max(a, b) => self
+                .eval(a, wrap, overflow)
+                .max(self.eval(b, wrap, overflow)),
+            AffineExpr::Min(a, b) => self
+                .eval(a, wrap, overflow)
+                .min(self.eval(b, wrap, overflow)),
             AffineExpr::FloorDiv(a, d) if *d > 0 => self.eval(a, wrap, overflow).floor_div(*d),
             AffineExpr::CeilDiv(a, d) if *d > 0 => self.eval(a, wrap, overflow).ceil_div(*d),
             AffineExpr::Mod(a, m) if *m > 0 => self.eval(a, wrap, overflow).modulo(*m),

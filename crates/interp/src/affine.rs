@@ -18,6 +18,10 @@ enum Step {
     Dim(u32),
     Sym(u32),
     Add,
+    /// The binary steps of XLA's extensions, on the top two values.
+    Product,
+    Max,
+    Min,
     Mul(i64),
     FloorDiv(i64),
     CeilDiv(i64),
@@ -62,6 +66,18 @@ impl Affine {
                     top -= 1;
                     stack[top - 1] = stack[top - 1].wrapping_add(stack[top]);
                 }
+                Step::Product => {
+                    top -= 1;
+                    stack[top - 1] = stack[top - 1].wrapping_mul(stack[top]);
+                }
+                Step::Max => {
+                    top -= 1;
+                    stack[top - 1] = stack[top - 1].max(stack[top]);
+                }
+                Step::Min => {
+                    top -= 1;
+                    stack[top - 1] = stack[top - 1].min(stack[top]);
+                }
                 Step::Mul(c) => stack[top - 1] = stack[top - 1].wrapping_mul(c),
                 Step::FloorDiv(d) => stack[top - 1] = stack[top - 1].div_euclid(d),
                 Step::CeilDiv(d) => {
@@ -89,19 +105,25 @@ fn emit(e: &AffineExpr, out: &mut Vec<Step>) -> usize {
             out.push(Step::Sym(*i as u32));
             1
         }
-        AffineExpr::Add(a, b) => {
-            // The deeper operand first: the other one then needs one slot more than itself.
-            let (first, second) = if depth(a) >= depth(b) { (a, b) } else { (b, a) };
-            let d1 = emit(first, out);
-            let d2 = emit(second, out);
-            out.push(Step::Add);
-            d1.max(d2 + 1)
-        }
+        AffineExpr::Add(a, b) => binary(a, b, Step::Add, out),
+        AffineExpr::Product(a, b) => binary(a, b, Step::Product, out),
+        AffineExpr::Max(a, b) => binary(a, b, Step::Max, out),
+        AffineExpr::Min(a, b) => binary(a, b, Step::Min, out),
         AffineExpr::Mul(a, c) => unary(a, Step::Mul(*c), out),
         AffineExpr::FloorDiv(a, d) => unary(a, Step::FloorDiv(*d), out),
         AffineExpr::CeilDiv(a, d) => unary(a, Step::CeilDiv(*d), out),
         AffineExpr::Mod(a, m) => unary(a, Step::Mod(*m), out),
     }
+}
+
+/// A commutative binary step: the deeper operand first, so that the other one needs one
+/// slot more than itself.
+fn binary(a: &AffineExpr, b: &AffineExpr, step: Step, out: &mut Vec<Step>) -> usize {
+    let (first, second) = if depth(a) >= depth(b) { (a, b) } else { (b, a) };
+    let d1 = emit(first, out);
+    let d2 = emit(second, out);
+    out.push(step);
+    d1.max(d2 + 1)
 }
 
 fn unary(a: &AffineExpr, step: Step, out: &mut Vec<Step>) -> usize {
@@ -114,7 +136,10 @@ fn unary(a: &AffineExpr, step: Step, out: &mut Vec<Step>) -> usize {
 fn depth(e: &AffineExpr) -> usize {
     match e {
         AffineExpr::Constant(_) | AffineExpr::Dim(_) | AffineExpr::Symbol(_) => 1,
-        AffineExpr::Add(a, b) => {
+        AffineExpr::Add(a, b)
+        | AffineExpr::Product(a, b)
+        | AffineExpr::Max(a, b)
+        | AffineExpr::Min(a, b) => {
             let (x, y) = (depth(a), depth(b));
             x.max(y).max(x.min(y) + 1)
         }
@@ -183,11 +208,15 @@ mod tests {
             };
         }
         let a = random_expr(rng, depth - 1);
-        match rng.u8(0..5) {
-            0 => a + random_expr(rng, depth - 1),
+        let b = Box::new(random_expr(rng, depth - 1));
+        match rng.u8(0..8) {
+            0 => a + *b,
             1 => a * rng.i64(-7..8),
             2 => a.floor_div(rng.i64(1..9)),
             3 => a.ceil_div(rng.i64(1..9)),
+            4 => AffineExpr::Product(Box::new(a), b),
+            5 => AffineExpr::Max(Box::new(a), b),
+            6 => AffineExpr::Min(Box::new(a), b),
             _ => a.modulo(rng.i64(1..9)),
         }
     }

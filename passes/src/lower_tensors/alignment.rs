@@ -84,7 +84,10 @@ fn expr_twos(e: &indexing::AffineExpr, operands: &[u32], dims: usize) -> u32 {
         E::Constant(c) => constant_twos((*c).into()),
         E::Dim(i) => operands.get(*i).copied().unwrap_or(0),
         E::Symbol(i) => operands.get(dims + i).copied().unwrap_or(0),
-        E::Add(a, b) => expr_twos(a, operands, dims).min(expr_twos(b, operands, dims)),
+        E::Add(a, b) | E::Max(a, b) | E::Min(a, b) => {
+            expr_twos(a, operands, dims).min(expr_twos(b, operands, dims))
+        }
+        E::Product(a, b) => expr_twos(a, operands, dims) + expr_twos(b, operands, dims),
         E::Mul(a, c) => expr_twos(a, operands, dims) + constant_twos((*c).into()),
         E::Mod(a, c) => expr_twos(a, operands, dims).min(constant_twos((*c).into())),
         // An exact division by a power of two keeps the rest of the factor.

@@ -131,6 +131,7 @@ const TENSOR_OPS: &[&str] = &[
     func::CALL,
     xla_gpu::PURE_CALL,
     xla_gpu::ATOMIC_RMW,
+    xla_gpu::GET_DYNAMIC_DIM_SIZE,
 ];
 
 // ----- checks -----
@@ -185,6 +186,7 @@ fn check_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
             op,
             "atomic updates of elements wider than 64 bits are not supported",
         )),
+        xla_gpu::GET_DYNAMIC_DIM_SIZE => dynamic_size_offset(m, op).map(|_| ()),
         _ => Ok(()),
     }
 }
@@ -581,8 +583,52 @@ fn lower_op(m: &mut Module, op: OpId, cx: &Cx) -> Result<(), Diagnostic> {
             lower_dimension_op(m, op)
         }
         func::CALL | xla_gpu::PURE_CALL => check_call_pointers(m, op, cx)?,
+        xla_gpu::GET_DYNAMIC_DIM_SIZE => lower_dynamic_dim_size(m, op, cx)?,
         _ => {}
     }
+    Ok(())
+}
+
+/// Where XLA keeps the size of dimension `dim` of a dynamically shaped buffer: the `i32`
+/// sizes follow the data (of the static bound), so its byte offset is the data's size in
+/// whole bytes plus four bytes a dimension. The data must end on a 4-byte boundary.
+fn dynamic_size_offset(m: &Module, op: OpId) -> Result<i64, Diagnostic> {
+    let tensor = m.value_type(m.operand(op, 0));
+    let bits = element_type(tensor).bit_width().map(i64::from);
+    let dim = m.prop(op, "dim").and_then(Attribute::as_i64);
+    let offset = tensor
+        .num_elements()
+        .zip(bits)
+        .and_then(|(n, bits)| n.checked_mul(bits))
+        .map(|bits| (bits + 7) / 8)
+        .zip(dim);
+    match offset {
+        Some((bytes, _)) if bytes % 4 != 0 => {
+            Err(op_error(m, op, "dynamic size offset is not 4-byte aligned"))
+        }
+        Some((bytes, dim)) => dim
+            .checked_mul(4)
+            .and_then(|d| d.checked_add(bytes))
+            .ok_or_else(|| op_error(m, op, "dynamic size offset does not fit in 64 bits")),
+        None => Err(op_error(
+            m,
+            op,
+            "cannot find the dynamic size of this tensor",
+        )),
+    }
+}
+
+/// The `i32` at [`dynamic_size_offset`] bytes into the buffer.
+fn lower_dynamic_dim_size(m: &mut Module, op: OpId, cx: &Cx) -> Result<(), Diagnostic> {
+    let offset = dynamic_size_offset(m, op)?;
+    let buffer = cx.buffer(m.operand(op, 0));
+    let at = InsertPoint::Before(op);
+    let offset = llvm::build_constant(m, at, Attribute::int(offset.into(), Type::I64), Type::I64);
+    let address = offset_address(m, op, buffer, offset, Type::I8);
+    let invariant = cx.is_invariant(m, buffer);
+    let size = llvm::build_load(m, at, address, Type::I32, invariant);
+    m.replace_all_uses(m.result(op, 0), size);
+    m.erase_op(op);
     Ok(())
 }
 
@@ -619,6 +665,11 @@ pub(super) fn element_address(
         Some(i) => b.cast(arith::INDEX_CASTUI, i, Type::I64),
         None => b.int(0, Type::I64),
     };
+    offset_address(m, op, buffer, offset, elem)
+}
+
+/// `&buffer[offset]` in elements of `elem` (`offset` an `i64`), before `op`.
+fn offset_address(m: &mut Module, op: OpId, buffer: Value, offset: Value, elem: Type) -> Value {
     let at = InsertPoint::Before(op);
     let address = llvm::build_gep(m, at, buffer, &[GepIndex::Value(offset)], elem, true);
     // A tensor argument becomes a generic pointer only with the signature, at the end.

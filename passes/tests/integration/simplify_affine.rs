@@ -1,5 +1,6 @@
 //! `simplify-affine` computes what the maps compute. Seeded random maps (dimensions and
-//! symbols with random, sometimes negative ranges; sums, products, floordiv, ceildiv and mod)
+//! symbols with random, sometimes negative ranges; sums, products, floordiv, ceildiv, mod
+//! and XLA's products of two expressions, max and min)
 //! are applied in a function whose operands are arguments (some with an `xla.range` narrower
 //! than the map's domain) or constants. After the pass, a small interpreter of the emitted
 //! `arith` runs the function at random points of the (narrowed) domain: the results must
@@ -65,12 +66,25 @@ fn random_expr(rng: &mut fastrand::Rng, dims: usize, symbols: usize, depth: u32)
         };
     }
     let sub = |rng: &mut fastrand::Rng| random_expr(rng, dims, symbols, depth - 1);
-    match rng.u8(..6) {
+    let pair = |rng: &mut fastrand::Rng| (Box::new(sub(rng)), Box::new(sub(rng)));
+    match rng.u8(..9) {
         0 | 1 => sub(rng) + sub(rng),
         2 => sub(rng) * rng.i64(-8..=8),
         3 => sub(rng).floor_div(rng.i64(1..=9)),
         4 => sub(rng).ceil_div(rng.i64(1..=9)),
-        _ => sub(rng).modulo(rng.i64(1..=9)),
+        5 => sub(rng).modulo(rng.i64(1..=9)),
+        6 => {
+            let (a, b) = pair(rng);
+            AffineExpr::Product(a, b)
+        }
+        7 => {
+            let (a, b) = pair(rng);
+            AffineExpr::Max(a, b)
+        }
+        _ => {
+            let (a, b) = pair(rng);
+            AffineExpr::Min(a, b)
+        }
     }
 }
 
@@ -207,6 +221,10 @@ fn eval_op(m: &Module, op: OpId, name: &str, x: &[i64]) -> i64 {
         arith::REMUI => ((x[0] as u64) % (x[1] as u64)) as i64,
         arith::DIVSI => x[0].wrapping_div(x[1]),
         arith::REMSI => x[0].wrapping_rem(x[1]),
+        arith::MAXSI => x[0].max(x[1]),
+        arith::MINSI => x[0].min(x[1]),
+        arith::MAXUI => (x[0] as u64).max(x[1] as u64) as i64,
+        arith::MINUI => (x[0] as u64).min(x[1] as u64) as i64,
         arith::CMPI => {
             let predicate = m.prop(op, "predicate").and_then(Attribute::as_i64);
             let holds = match predicate {

@@ -31,6 +31,10 @@
 //!   `[0, g)` gives `((H/g) mod (m/g)) * g + L` — e.g.
 //!   `(a*512 + b*4 + v) mod 4096` with `b*4 + v < 512` is `(a mod 8)*512 + b*4 + v`;
 //! * `e ceildiv d`: constant when the range allows, multiples of `d` move out;
+//! * XLA's extensions: a product of two expressions becomes a scaling once a side is
+//!   constant, and constant factors move out of it (`(d0 * 2) * s0` is `d0 * s0 * 2`);
+//!   `max(a, b)` / `min(a, b)` become the operand that wins on the whole domain, when the
+//!   operands' ranges do not overlap or the range of `a - b` has one sign;
 //! * constraints: `e + c in [lo, hi]` → `e in [lo - c, hi - c]`, `e * c` divides the
 //!   interval, `e floordiv d` / `e ceildiv d` multiply it, and a sum `g·H + L` whose `L`
 //!   cannot change the bounds `⌈(lo - L)/g⌉`, `⌊(hi - L)/g⌋` becomes `H in [..]`.
@@ -413,22 +417,29 @@ fn kind_rank(e: &AffineExpr) -> u8 {
     match e {
         AffineExpr::Add(..) => 0,
         AffineExpr::Mul(..) => 1,
-        AffineExpr::Mod(..) => 2,
-        AffineExpr::FloorDiv(..) => 3,
-        AffineExpr::CeilDiv(..) => 4,
-        AffineExpr::Dim(_) => 5,
-        AffineExpr::Symbol(_) => 6,
-        AffineExpr::Constant(_) => 7,
+        AffineExpr::Product(..) => 2,
+        AffineExpr::Mod(..) => 3,
+        AffineExpr::FloorDiv(..) => 4,
+        AffineExpr::CeilDiv(..) => 5,
+        AffineExpr::Max(..) => 6,
+        AffineExpr::Min(..) => 7,
+        AffineExpr::Dim(_) => 8,
+        AffineExpr::Symbol(_) => 9,
+        AffineExpr::Constant(_) => 10,
     }
 }
 
 /// The order of summands in a simplified sum (that of XLA's `CompareExprs`, which follows
-/// MLIR's expression kinds): by kind — sums, products, `mod`, `floordiv`, `ceildiv`,
-/// dimensions, symbols, constants last — then by operands, then by position or value.
+/// MLIR's expression kinds): by kind — sums, products (by a constant, then of two
+/// expressions), `mod`, `floordiv`, `ceildiv`, `max`, `min`, dimensions, symbols, constants
+/// last — then by operands, then by position or value.
 pub fn compare_exprs(a: &AffineExpr, b: &AffineExpr) -> Ordering {
     use AffineExpr::*;
     kind_rank(a).cmp(&kind_rank(b)).then_with(|| match (a, b) {
-        (Add(a1, a2), Add(b1, b2)) => compare_exprs(a1, b1).then_with(|| compare_exprs(a2, b2)),
+        (Add(a1, a2), Add(b1, b2))
+        | (Product(a1, a2), Product(b1, b2))
+        | (Max(a1, a2), Max(b1, b2))
+        | (Min(a1, a2), Min(b1, b2)) => compare_exprs(a1, b1).then_with(|| compare_exprs(a2, b2)),
         (Mul(x, c), Mul(y, d))
         | (Mod(x, c), Mod(y, d))
         | (FloorDiv(x, c), FloorDiv(y, d))
@@ -499,11 +510,47 @@ impl ExprSimplifier {
             AffineExpr::FloorDiv(a, d) if *d > 0 => self.floor_div(a, *d),
             AffineExpr::CeilDiv(a, d) if *d > 0 => self.ceil_div(a, *d),
             AffineExpr::Mod(a, m) if *m > 0 => self.modulo(a, *m),
+            AffineExpr::Product(a, b) => self.product(a, b),
+            AffineExpr::Max(a, b) => self.extremum(a, b, Ordering::Greater),
+            AffineExpr::Min(a, b) => self.extremum(a, b, Ordering::Less),
             // Not constructible through the API; leave alone.
             AffineExpr::FloorDiv(..) | AffineExpr::CeilDiv(..) | AffineExpr::Mod(..) => {
                 Some(e.clone())
             }
         }
+    }
+
+    /// `a * b`: a scaling once either side is a constant; constant factors of either side
+    /// move out (`(x * 2) * y` is `(x * y) * 2`, which sums then combine).
+    fn product(&self, a: &AffineExpr, b: &AffineExpr) -> Option<AffineExpr> {
+        let (a, b) = (self.once(a)?, self.once(b)?);
+        Some(match (a, b) {
+            (AffineExpr::Constant(c), x) | (x, AffineExpr::Constant(c)) => {
+                AffineExpr::Mul(Box::new(x), c)
+            }
+            (AffineExpr::Mul(x, c), y) | (y, AffineExpr::Mul(x, c)) => {
+                AffineExpr::Mul(Box::new(AffineExpr::Product(x, Box::new(y))), c)
+            }
+            (a, b) => AffineExpr::Product(Box::new(a), Box::new(b)),
+        })
+    }
+
+    /// `max(a, b)` (`keep` = `Greater`) or `min(a, b)` (`Less`): the operand that wins on
+    /// the whole domain when the ranges of the operands, or of their difference, say which.
+    fn extremum(&self, a: &AffineExpr, b: &AffineExpr, keep: Ordering) -> Option<AffineExpr> {
+        let (a, b) = (self.once(a)?, self.once(b)?);
+        let difference = self.range(&self.once(&(a.clone() - b.clone()))?);
+        let (ra, rb) = (self.range(&a), self.range(&b));
+        let a_at_least_b = difference.lo >= 0 || ra.lo >= rb.hi;
+        let b_at_least_a = difference.hi <= 0 || rb.lo >= ra.hi;
+        Some(match keep {
+            Ordering::Greater if a_at_least_b => a,
+            Ordering::Greater if b_at_least_a => b,
+            Ordering::Less if b_at_least_a => a,
+            Ordering::Less if a_at_least_b => b,
+            Ordering::Greater => AffineExpr::Max(Box::new(a), Box::new(b)),
+            _ => AffineExpr::Min(Box::new(a), Box::new(b)),
+        })
     }
 
     /// Adds `coeff · e` to `sum`, distributing products over sums. With `simplify_atoms`,
@@ -748,6 +795,29 @@ mod tests {
             (
                 "(d0)[s0] -> (d0 + s0), domain: d0 in [3, 3], s0 in [0, 5]",
                 "(d0)[s0] -> (s0 + 3), domain: d0 in [3, 3], s0 in [0, 5]",
+            ),
+        ]);
+    }
+
+    /// XLA's `max`/`min` and products of two variables (its simplify-affine tests).
+    #[test]
+    fn max_min_and_products_of_variables() {
+        check(&[
+            (
+                "()[s0] -> (max(s0, 5), min(s0, 5)), domain: s0 in [0, 4]",
+                "()[s0] -> (5, s0), domain: s0 in [0, 4]",
+            ),
+            (
+                "()[s0] -> (max(s0, s0 + 5), min(s0, s0 + 5)), domain: s0 in [0, 10]",
+                "()[s0] -> (s0 + 5, s0), domain: s0 in [0, 10]",
+            ),
+            (
+                "()[s0] -> (max(s0, 5), min(s0, 5)), domain: s0 in [0, 10]",
+                "()[s0] -> (max(s0, 5), min(s0, 5)), domain: s0 in [0, 10]",
+            ),
+            (
+                "(d0)[s0] -> (2 * d0 * s0, (d0 + 1) * (s0 * 0 + 3)), domain: d0 in [0, 3], s0 in [0, 2]",
+                "(d0)[s0] -> (d0 * s0 * 2, d0 * 3 + 3), domain: d0 in [0, 3], s0 in [0, 2]",
             ),
         ]);
     }

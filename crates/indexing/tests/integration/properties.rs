@@ -23,7 +23,8 @@ fn cases(n: usize) -> usize {
 }
 
 /// Random expressions: leaves are variables and small constants; inner nodes add,
-/// multiply by a small constant, or divide/take a modulus by a small positive constant.
+/// multiply by a small constant, divide/take a modulus by a small positive constant, or
+/// are XLA's extensions (a product of two expressions, `max`, `min`).
 fn random_expr(rng: &mut Rng, depth: u32, dims: usize, symbols: usize) -> AffineExpr {
     if depth == 0 || rng.u8(..4) == 0 {
         return match rng.u8(..5) {
@@ -34,16 +35,28 @@ fn random_expr(rng: &mut Rng, depth: u32, dims: usize, symbols: usize) -> Affine
     }
     let mut sub = || random_expr(rng, depth - 1, dims, symbols);
     let lhs = sub();
-    match rng.u8(..7) {
-        0 | 1 => {
-            let rhs = random_expr(rng, depth - 1, dims, symbols);
-            lhs + rhs
-        }
+    let rhs = random_expr(rng, depth - 1, dims, symbols);
+    let product_reads_back = has_variables(&lhs) && has_variables(&rhs);
+    let pair = |kind: fn(Box<AffineExpr>, Box<AffineExpr>) -> AffineExpr, lhs| {
+        kind(Box::new(lhs), Box::new(rhs))
+    };
+    match rng.u8(..10) {
+        0 | 1 => pair(AffineExpr::Add, lhs),
         2 => lhs * rng.i64(-4..=4),
         3 => lhs.floor_div(rng.i64(1..=9)),
         4 | 5 => lhs.modulo(rng.i64(1..=9)),
-        _ => lhs.ceil_div(rng.i64(1..=9)),
+        6 => lhs.ceil_div(rng.i64(1..=9)),
+        // A product with a variable-free side is a scaling, and reads back as one.
+        7 if product_reads_back => pair(AffineExpr::Product, lhs),
+        8 => pair(AffineExpr::Max, lhs),
+        _ => pair(AffineExpr::Min, lhs),
     }
+}
+
+fn has_variables(e: &AffineExpr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= matches!(x, AffineExpr::Dim(_) | AffineExpr::Symbol(_)));
+    found
 }
 
 /// The shapes emitters build: a linear combination with power-of-two-ish coefficients,

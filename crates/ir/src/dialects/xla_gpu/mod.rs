@@ -104,8 +104,9 @@ const OPS: &[OpDef] = &[
         .syntax(print_pure_call, parse_pure_call)
         .verify(verify_pure_call)
         .name_hint(|_, _| Some("pure_call".into())),
-    // XLA's size of a dynamic dimension (`%in 1 : tensor<..>`, an i32): read, verified and
-    // printed; shapes here are static, so the passes and the interpreter refuse it.
+    // XLA's size of a dynamic dimension (`%in 1 : tensor<..>`, an i32): `lower-tensors`
+    // loads it from after the buffer's data, as XLA lays it out; our emitters never make it
+    // (shapes here are static) and the interpreter, whose buffers hold no sizes, refuses it.
     OpDef::pure(GET_DYNAMIC_DIM_SIZE)
         .operands(&[one("tensor", &STATIC_TENSOR)])
         .results(&[one("result", &I32)])
