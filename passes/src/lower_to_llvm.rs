@@ -192,14 +192,17 @@ fn libdevice_name(op: &str) -> Option<&'static str> {
 fn refuse_unlowerable(m: &Module) -> Result<(), Diagnostic> {
     for op in m.collect_ops(m.top()) {
         let name = m.name(op);
-        if name.as_str() == ir::dialects::affine::APPLY {
-            return Err(op_error(
-                m,
-                op,
-                format!(
-                    "unsupported: '{name}' (our index arithmetic is 'xla_gpu.apply_indexing', which 'simplify-affine' lowers)"
-                ),
-            ));
+        let why = match name.as_str() {
+            ir::dialects::affine::APPLY => Some(
+                "our index arithmetic is 'xla_gpu.apply_indexing', which 'simplify-affine' lowers",
+            ),
+            ir::dialects::builtin::UNREALIZED_CONVERSION_CAST => {
+                Some("a conversion's leftover: it has no meaning of its own to lower")
+            }
+            _ => None,
+        };
+        if let Some(why) = why {
+            return Err(op_error(m, op, format!("unsupported: '{name}' ({why})")));
         }
         let narrow = m
             .operands(op)

@@ -410,6 +410,13 @@ impl<'m> Printer<'m> {
         self.out.push('\n');
     }
 
+    /// Starts a new line at the current op's indentation (MLIR's `printNewline`), for
+    /// custom printers that spread an op over several lines.
+    pub fn line_break(&mut self) {
+        self.newline();
+        self.write_indent(self.indent);
+    }
+
     fn write_indent(&mut self, n: usize) {
         for _ in 0..n {
             self.out.push(' ');
@@ -548,7 +555,7 @@ impl<'m> Printer<'m> {
             // printers may rely on the op's invariants).
             m.op_def(op).filter(|d| {
                 d.has_custom_syntax()
-                    && m.regions(op).len() == d.num_regions
+                    && d.accepts_regions(m.regions(op).len())
                     && d.check(&self.verify_cx, op).is_ok()
             })
         };

@@ -36,9 +36,10 @@ pub struct OpDef {
     /// Names of inherent attributes (properties): printed in `<{...}>` in generic form; a
     /// generic `{...}` entry with one of these names is moved to the properties.
     pub inherent_attrs: &'static [&'static str],
-    /// Exact number of regions: none unless declared, as in MLIR's ODS (no op here has a
-    /// variadic region list).
+    /// The number of regions: none unless declared, as in MLIR's ODS; the least number
+    /// when `variadic_regions` (`scf.index_switch`: a default region, then one a case).
     pub num_regions: usize,
+    pub variadic_regions: bool,
     /// Allowed parent ops (MLIR's `HasParent`); empty means any.
     pub parents: &'static [&'static str],
     /// The dialect whose prefix may be left out of op names directly inside this op's regions
@@ -64,6 +65,7 @@ impl OpDef {
             traits: Traits::NONE,
             inherent_attrs: &[],
             num_regions: 0,
+            variadic_regions: false,
             parents: &[],
             default_dialect: None,
             print: None,
@@ -155,6 +157,17 @@ impl OpDef {
     pub const fn regions(mut self, n: usize) -> OpDef {
         self.num_regions = n;
         self
+    }
+
+    /// Any number of regions from [`Self::regions`] up (MLIR's `VariadicRegion`).
+    pub const fn variadic_regions(mut self) -> OpDef {
+        self.variadic_regions = true;
+        self
+    }
+
+    /// Whether `n` regions are what the op declares.
+    pub fn accepts_regions(&self, n: usize) -> bool {
+        n == self.num_regions || (self.variadic_regions && n > self.num_regions)
     }
 
     pub const fn parents(mut self, parents: &'static [&'static str]) -> OpDef {

@@ -114,8 +114,9 @@ impl Verifier<'_> {
             }
         }
         if let Some(def) = def {
-            if m.regions(op).len() != def.num_regions {
+            if !def.accepts_regions(m.regions(op).len()) {
                 let msg = match def.num_regions {
+                    n if def.variadic_regions => format!("requires at least {n} regions"),
                     0 => "requires zero regions".to_owned(),
                     1 => "requires one region".to_owned(),
                     n => format!("expected {n} regions"),

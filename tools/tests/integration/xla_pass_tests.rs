@@ -22,8 +22,9 @@ use std::path::PathBuf;
 
 use crate::xla_lit;
 
-/// The chunks parsed and verified when this figure was last raised (session 33: 305 of 319,
-/// with XLA's `max`/`min`, products of two variables, `floorDiv`/`ceilDiv` and negative
+/// The chunks parsed and verified when this figure was last raised (session 33: 309 of 319
+/// and one refused as a CPU op, with `scf.index_switch`, `vector.from_elements`,
+/// `builtin.unrealized_conversion_cast`, XLA's `max`/`min`, products of two variables, `floorDiv`/`ceilDiv` and negative
 /// divisors in maps, and `get_dynamic_dim_size` past a flattened tensor's rank;
 /// session 32: 293,
 /// with MLIR's f8/f6/f4 float formats, `complex<...>` with its ops and `affine.apply`;
@@ -33,7 +34,10 @@ use crate::xla_lit;
 /// 30: 247, 245 before XLA's packed atomic updates were read, 158 before XLA's spellings
 /// were; `max`/`min` in maps, `scf.forall`, `scf.index_switch`, narrow float literals and a
 /// few ops are not read yet).
-const PARSED_AT_LEAST: usize = 305;
+const PARSED_AT_LEAST: usize = 309;
+
+/// How the reader ends its refusal of another backend's op (`xla_cpu.load`, `rocdl.*`).
+const OTHER_TARGET: &str = "hlo-emit compiles for NVIDIA GPUs";
 
 fn pass_tests() -> Vec<PathBuf> {
     let dir = testkit::project_root().join("../shared/xla-pass-tests");
@@ -48,7 +52,7 @@ fn xla_s_pass_test_inputs_are_read() {
         "only {} files of XLA's pass tests",
         files.len()
     );
-    let (mut parsed, mut valid) = (0, 0);
+    let (mut parsed, mut valid, mut other_target) = (0, 0, 0);
     let mut table = String::new();
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
@@ -64,6 +68,9 @@ fn xla_s_pass_test_inputs_are_read() {
                 .and_then(|module| module.verify().map(|()| module));
             match read {
                 Ok(_) => ok += 1,
+                // The issue's goal leaves these out: ops of XLA's CPU and AMD backends,
+                // refused by name.
+                Err(d) if d.message.ends_with(OTHER_TARGET) => other_target += 1,
                 Err(d) if first_error.is_empty() => first_error = d.message.clone(),
                 Err(_) => {}
             }
@@ -72,7 +79,10 @@ fn xla_s_pass_test_inputs_are_read() {
         valid += chunks;
         table.push_str(&format!("{name}: {ok}/{chunks} {first_error}\n"));
     }
-    eprintln!("{table}XLA's pass-test inputs read: {parsed}/{valid}");
+    eprintln!(
+        "{table}XLA's pass-test inputs read: {parsed}/{valid}, refused as another target's: \
+         {other_target}"
+    );
     assert!(
         parsed >= PARSED_AT_LEAST,
         "{parsed} chunks of XLA's pass tests read, fewer than {PARSED_AT_LEAST}:\n{table}"
@@ -92,11 +102,12 @@ const RUN_LINES_PASSING_AT_LEAST: usize = 15;
 /// The (RUN line, chunk) pairs that pass when this figure was last raised: the chunks with
 /// CHECK lines for the RUN line's prefixes, each run on its own.
 ///
-/// Session 33: 165 of 320, with XLA's map extensions and `get_dynamic_dim_size` lowered.
+/// Session 33: 166 of 320, with XLA's map extensions, `get_dynamic_dim_size` lowered and
+/// `scf.index_switch` read.
 /// Session 32: 156 of 320, with `complex<...>` and `affine.apply` read. Session 31: 153 of 320 run (167 fail on FileCheck, input not read or a pass's error), 43
 /// more need a pass or option we do not have, 86 are for other targets or check diagnostics
 /// only. (Session 30: 95 of 270; 92 before XLA's packed atomic updates were read.)
-const PAIRS_PASSING_AT_LEAST: usize = 165;
+const PAIRS_PASSING_AT_LEAST: usize = 166;
 
 /// Every (RUN line, chunk) pair of XLA's pass tests that fails or has no counterpart here,
 /// one a line: `<file> RUN <n> chunk <k>: <reason>` (the file's path under XLA's `xla/`, RUN

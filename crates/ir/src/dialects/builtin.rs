@@ -1,9 +1,11 @@
-//! `builtin.module`.
+//! `builtin.module` and `builtin.unrealized_conversion_cast`.
 
 use crate::Ident;
 use crate::attrs::{self, Attribute};
 use crate::diag::DResult;
 use crate::module::{OpId, OpState};
+use crate::ods::constraints::ANY;
+use crate::ods::variadic;
 use crate::parser::Parser;
 use crate::printer::Printer;
 use crate::registry::{OpDef, Registry};
@@ -12,6 +14,7 @@ use crate::traits::Traits;
 // The names of the dialect's ops, one constant each: builders and matchers use them, so
 // a misspelt op name does not compile, and the registry's test checks each is registered.
 pub const MODULE: &str = "builtin.module";
+pub const UNREALIZED_CONVERSION_CAST: &str = "builtin.unrealized_conversion_cast";
 
 pub fn register(r: &mut Registry) {
     r.register(
@@ -28,7 +31,15 @@ pub fn register(r: &mut Registry) {
             .default_dialect("builtin")
             .syntax(print_module, parse_module_op),
     );
+    // MLIR's cast between type systems during a conversion (XLA's tests write it): read,
+    // verified and printed; no pass of ours makes or removes it, and lowering refuses it.
+    r.register(CAST);
 }
+
+const CAST: OpDef = OpDef::pure(UNREALIZED_CONVERSION_CAST)
+    .operands(&[variadic("inputs", &ANY)])
+    .results(&[variadic("outputs", &ANY)])
+    .format("($inputs^ `:` type($inputs))? `to` type($outputs) attr-dict");
 
 /// `module @name attributes {..} { ... }`
 fn print_module(p: &mut Printer<'_>, op: OpId) {

@@ -1,4 +1,5 @@
-//! The `scf` dialect: `scf.for`, `scf.if`, `scf.while`, `scf.condition`, `scf.yield`.
+//! The `scf` dialect: `scf.for`, `scf.if`, `scf.index_switch`, `scf.while`, `scf.condition`,
+//! `scf.yield`.
 
 use super::expect_operands;
 use crate::Ident;
@@ -18,6 +19,7 @@ use crate::verifier::VerifyCx;
 pub const CONDITION: &str = "scf.condition";
 pub const FOR: &str = "scf.for";
 pub const IF: &str = "scf.if";
+pub const INDEX_SWITCH: &str = "scf.index_switch";
 pub const WHILE: &str = "scf.while";
 pub const YIELD: &str = "scf.yield";
 
@@ -38,6 +40,15 @@ pub fn register(r: &mut Registry) {
             .verify(verify_if),
     );
     r.register(
+        OpDef::new(INDEX_SWITCH)
+            .traits(Traits::SINGLE_BLOCK)
+            .inherent(&["cases"])
+            .regions(1)
+            .variadic_regions()
+            .syntax(print_index_switch, parse_index_switch)
+            .verify(verify_index_switch),
+    );
+    r.register(
         OpDef::new(WHILE)
             .regions(2)
             .syntax(print_while, parse_while)
@@ -53,7 +64,7 @@ pub fn register(r: &mut Registry) {
     r.register(
         super::RETURN_LIKE
             .named(YIELD)
-            .parents(&[FOR, IF, WHILE, "scf.execute_region", "scf.index_switch"])
+            .parents(&[FOR, IF, WHILE, "scf.execute_region", INDEX_SWITCH])
             .verify(verify_yield),
     );
 }
@@ -361,6 +372,94 @@ fn verify_if(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     Ok(())
 }
 
+// ----- scf.index_switch -----
+
+/// ` %arg -> types` then `case N {..}` per case and `default {..}`, each on its own line, as
+/// MLIR prints them. Region 0 is the default, regions 1.. the cases in `cases` order.
+fn print_index_switch(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    p.write(" ");
+    p.values(m.operands(op));
+    p.attr_dict(op, &["cases"]);
+    let results = m.result_types(op);
+    if !results.is_empty() {
+        p.write(" -> ");
+        p.types(results.iter().copied());
+    }
+    let cases = super::dense_ints(m.prop(op, "cases")).unwrap_or_default();
+    let regions = m.regions(op);
+    for (value, &region) in cases.iter().zip(regions.iter().skip(1)) {
+        p.line_break();
+        p.write(&format!("case {value} "));
+        p.region(region, false, true);
+    }
+    if let Some(&default) = regions.first() {
+        p.line_break();
+        p.write("default ");
+        p.region(default, false, true);
+    }
+}
+
+fn parse_index_switch(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let loc = p.loc();
+    let arg = p.parse_operand()?;
+    state.operands = p.resolve_operands(&[arg], &[Type::INDEX], loc)?;
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    if p.parse_optional_arrow() {
+        state.result_types = p.parse_type_list()?;
+    }
+    let (mut cases, mut case_regions) = (Vec::new(), Vec::new());
+    while p.parse_optional_keyword("case") {
+        let value_loc = p.loc();
+        let value = p.parse_integer()?;
+        let value = i64::try_from(value)
+            .map_err(|_| p.error_at(value_loc, "case value does not fit in 64 bits"))?;
+        cases.push(value);
+        let region = p.parse_region(&[])?;
+        p.ensure_terminator(region, YIELD, state.loc);
+        case_regions.push(region);
+    }
+    p.parse_keyword("default")?;
+    let default = p.parse_region(&[])?;
+    p.ensure_terminator(default, YIELD, state.loc);
+    state.attrs.push(crate::NamedAttr {
+        name: Ident::new("cases"),
+        value: Attribute::dense_i64_array(&cases),
+    });
+    state.regions = std::iter::once(default).chain(case_regions).collect();
+    Ok(())
+}
+
+/// MLIR's checks: an index operand, one case region per case value, distinct values.
+fn verify_index_switch(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    expect_operands(m, op, 1)?;
+    let arg = m.value_type(m.operand(op, 0));
+    if arg != Type::INDEX {
+        return Err(format!("operand #0 must be index, but got '{arg}'"));
+    }
+    let Some(cases) = super::dense_ints(m.prop(op, "cases")) else {
+        return Err("requires attribute 'cases'".into());
+    };
+    let case_regions = m.regions(op).len().saturating_sub(1);
+    if cases.len() != case_regions {
+        return Err(format!(
+            "has {case_regions} case regions but {} case values",
+            cases.len()
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(dup) = cases.iter().find(|v| !seen.insert(**v)) {
+        return Err(format!("has duplicate case value: {dup}"));
+    }
+    for &r in m.regions(op) {
+        if m.region_blocks(r).is_empty() {
+            return Err("expects every region to have a block".into());
+        }
+    }
+    Ok(())
+}
+
 // ----- scf.while / scf.condition -----
 
 /// ` (%arg = %init, ..) : (types) -> results {before} do {after}`, as MLIR prints it: the
@@ -517,7 +616,7 @@ fn verify_yield(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
             }
             Ok(())
         }
-        Some(parent) if m.is(parent, FOR) || m.is(parent, IF) => {
+        Some(parent) if m.is(parent, FOR) || m.is(parent, IF) || m.is(parent, INDEX_SWITCH) => {
             super::yields_parent_results(m, op, parent)
         }
         _ => Ok(()),

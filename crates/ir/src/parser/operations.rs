@@ -359,6 +359,12 @@ impl<'a> Parser<'a> {
             found = registry.lookup(&format!("{dialect}.{name}"));
         }
         let Some((ident, def)) = found else {
+            if let Some(target) = other_target(name) {
+                let message = format!(
+                    "unsupported: '{name}' is an op for {target}; hlo-emit compiles for NVIDIA GPUs"
+                );
+                return Err(self.error_at(loc, message));
+            }
             return Err(self.error_at(loc, format!("custom op '{name}' is unknown")));
         };
         if !def.has_custom_syntax() {
@@ -374,4 +380,19 @@ impl<'a> Parser<'a> {
         })?;
         Ok(state)
     }
+}
+
+/// The target whose dialect `op` belongs to, when that is not ours: XLA's IR for its CPU and
+/// AMD backends uses these dialects, which this compiler does not read.
+fn other_target(op: &str) -> Option<&'static str> {
+    const DIALECTS: [(&str, &str); 4] = [
+        ("xla_cpu.", "XLA's CPU backend"),
+        ("rocdl.", "AMD GPUs (ROCDL)"),
+        ("amdgpu.", "AMD GPUs"),
+        ("xegpu.", "Intel GPUs"),
+    ];
+    DIALECTS
+        .iter()
+        .find(|(prefix, _)| op.starts_with(prefix))
+        .map(|&(_, target)| target)
 }

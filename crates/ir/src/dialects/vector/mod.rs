@@ -1,6 +1,6 @@
 //! The `vector` dialect: `vector.transfer_read`/`transfer_write` between tensors and vectors
 //! (what `vectorize-loads-stores` makes of contiguous accesses), `vector.extract`/`insert` of
-//! elements or sub-vectors, and `vector.broadcast`.
+//! elements or sub-vectors, `vector.broadcast` and (read from XLA's IR) `vector.from_elements`.
 //!
 //! On tensors (the only operands here) transfers have no side effects, so they are pure.
 //! MLIR 22 no longer has `vector.splat`: a splat is `vector.broadcast` of a scalar, and a
@@ -41,6 +41,7 @@ use whole::{
 // a misspelt op name does not compile, and the registry's test checks each is registered.
 pub const BROADCAST: &str = "vector.broadcast";
 pub const EXTRACT: &str = "vector.extract";
+pub const FROM_ELEMENTS: &str = "vector.from_elements";
 pub const INSERT: &str = "vector.insert";
 pub const MULTI_REDUCTION: &str = "vector.multi_reduction";
 pub const TRANSFER_READ: &str = "vector.transfer_read";
@@ -78,6 +79,11 @@ const OPS: &[OpDef] = &[
         .results(&[one("vector", &VECTOR)])
         .format("$source attr-dict `:` type($source) `to` type($vector)")
         .verify(verify_broadcast),
+    // Read and printed as MLIR does; our builders write the broadcast-and-insert chain
+    // MLIR lowers it to (`build_from_elements`), so only `lower-to-llvm` (MLIR's) meets it.
+    OpDef::pure(FROM_ELEMENTS)
+        .syntax(print_from_elements, parse_from_elements)
+        .verify(verify_from_elements),
 ];
 
 pub fn register(r: &mut Registry) {
@@ -453,6 +459,56 @@ fn parse_insert(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
 }
 
 // ----- vector.broadcast -----
+
+/// ` %a, %b : vector<2xf32>`: the elements' types are the result's element type.
+fn print_from_elements(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    p.write(" ");
+    p.values(m.operands(op));
+    p.attr_dict(op, &[]);
+    p.write(" : ");
+    p.ty(m.value_type(m.result(op, 0)));
+}
+
+fn parse_from_elements(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let loc = p.loc();
+    let elements = p.parse_operand_list()?;
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    p.parse_punct(b':')?;
+    let type_loc = p.loc();
+    let vector = p.parse_type()?;
+    let (Some(elem), Some(n)) = (vector.element_type(), vector.num_elements()) else {
+        return Err(p.error_at(type_loc, format!("expected a vector type, got '{vector}'")));
+    };
+    if usize::try_from(n).ok() != Some(elements.len()) {
+        return Err(p.error_at(
+            loc,
+            format!("{} operands present, but expected {n}", elements.len()),
+        ));
+    }
+    state.operands = p.resolve_operands(&elements, &vec![elem; elements.len()], loc)?;
+    state.result_types = vec![vector];
+    Ok(())
+}
+
+/// One element of the result's element type for each of its elements.
+fn verify_from_elements(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    expect_results(m, op, 1)?;
+    let vector = m.value_type(m.result(op, 0));
+    let (Some(elem), Some(n)) = (vector.element_type(), vector.num_elements()) else {
+        return Err(format!("result #0 must be vector, but got '{vector}'"));
+    };
+    if vector.is_tensor() {
+        return Err(format!("result #0 must be vector, but got '{vector}'"));
+    }
+    if usize::try_from(n).ok() != Some(m.num_operands(op))
+        || m.operand_types(op).iter().any(|&t| t != elem)
+    {
+        return Err("failed to verify that operand types match result element type".into());
+    }
+    Ok(())
+}
 
 fn verify_broadcast(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
     let m = cx.module;
