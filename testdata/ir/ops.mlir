@@ -250,6 +250,7 @@ module {
     %18 = vector.multi_reduction <add>, %11, %10 [0] : vector<2x4xf32> to vector<4xf32>
     %19 = vector.multi_reduction <maximumf>, %11, %f [0, 1] : vector<2x4xf32> to f32
     %20 = vector.transpose %11, [1, 0] : vector<2x4xf32> to vector<4x2xf32>
+    %21 = vector.from_elements %f, %f : vector<2xf32>
     return %7 : tensor<12582912xbf16>
   }
   func.func @gpu(%v: f32, %offset: i32, %width: i32) -> f32 {

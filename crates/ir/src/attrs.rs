@@ -380,12 +380,7 @@ fn write_scalar(out: &mut String, v: Scalar, elem: Type) {
             out.push_str(if i & 1 != 0 { "true" } else { "false" })
         }
         Scalar::Int(i) => write_int(out, i, elem),
-        Scalar::Float(f) => match elem.float_kind() {
-            Some(kind) => out.push_str(&float::format_mlir(kind, f.0)),
-            None => {
-                let _ = write!(out, "{}", f.0);
-            }
-        },
+        Scalar::Float(f) => out.push_str(&format_float(f.0, elem)),
     }
 }
 
@@ -422,9 +417,24 @@ pub(crate) fn dense_elem_bytes(elem: Type) -> Option<usize> {
     (bits % 8 == 0 && bits <= 128).then_some(bits as usize / 8)
 }
 
+/// A float value of type `ty` as MLIR prints it. Those of the formats of 8 bits or fewer
+/// are exact in `f32`, whose 6-digit form MLIR prints for them too; their NaNs and
+/// infinities print as their own bits.
+fn format_float(v: f64, ty: Type) -> String {
+    match (ty.float_kind(), ty.narrow_float()) {
+        (Some(kind), _) => float::format_mlir(kind, v),
+        (None, Some(_)) if v.is_finite() => float::format_mlir(crate::types::FloatKind::F32, v),
+        (None, Some(format)) => format!("0x{:X}", format.bits_of_value(v)),
+        (None, None) => v.to_string(),
+    }
+}
+
 /// The raw little-endian bits of a dense element.
 fn scalar_bits(v: Scalar, elem: Type) -> u128 {
     match (v, elem.float_kind()) {
+        (Scalar::Float(f), _) if let Some(format) = elem.narrow_float() => {
+            format.bits_of_value(f.0) as u128
+        }
         (Scalar::Float(f), Some(kind)) => float::to_bits(kind, f.0) as u128,
         (Scalar::Int(i), _) => i as u128,
         (Scalar::Float(f), None) => f.0.to_bits() as u128,
@@ -465,9 +475,14 @@ pub(crate) fn decode_dense_hex(hex: &str, elem: Type) -> Option<Vec<Scalar>> {
                     .iter()
                     .rev()
                     .fold(0u128, |acc, &b| (acc << 8) | b as u128);
-                match elem.float_kind() {
-                    Some(kind) => Scalar::Float(FloatValue(float::from_bits(kind, bits as u64))),
-                    None => Scalar::Int(normalize_int(bits as i128, elem)),
+                match (elem.float_kind(), elem.narrow_float()) {
+                    (Some(kind), _) => {
+                        Scalar::Float(FloatValue(float::from_bits(kind, bits as u64)))
+                    }
+                    (None, Some(format)) => {
+                        Scalar::Float(FloatValue(format.value_of_bits(bits as u64)))
+                    }
+                    (None, None) => Scalar::Int(normalize_int(bits as i128, elem)),
                 }
             })
             .collect(),
@@ -501,10 +516,7 @@ pub(crate) fn write_attr(
             }
         }
         Attribute::Float(v, ty) => {
-            let text = match ty.float_kind() {
-                Some(kind) => float::format_mlir(kind, v.0),
-                None => v.0.to_string(),
-            };
+            let text = format_float(v.0, *ty);
             let hex = text.starts_with("0x");
             out.push_str(&text);
             if !(elide && *ty == Type::F64 && !hex) {

@@ -70,6 +70,7 @@ pub mod intern;
 pub mod lexer;
 pub mod link;
 pub mod module;
+pub mod narrow_float;
 pub mod ods;
 pub mod parser;
 pub mod printer;

@@ -92,7 +92,8 @@ impl FloatKind {
 }
 
 /// MLIR's floating-point formats of 8 bits or fewer (`f8E4M3FN`, `f4E2M1FN`...), as XLA's
-/// IR writes them. The IR reads, verifies and prints them; they are storage formats here:
+/// IR writes them. The IR reads, verifies and prints them, literals included (their values:
+/// the `narrow_float` module); they are storage formats here:
 /// the emitters hold XLA's f8/f4 values as integers of their width and convert them with
 /// integer code, so no pass computes on these types, and the interpreter refuses them.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -402,6 +403,14 @@ impl Type {
     /// what `arith`'s float ops and conversions accept.
     pub fn is_any_float(self) -> bool {
         self.is_float() || matches!(self.kind(), TypeKind::NarrowFloat(_))
+    }
+
+    /// The format of a float type of 8 bits or fewer.
+    pub fn narrow_float(self) -> Option<NarrowFloat> {
+        match self.kind() {
+            TypeKind::NarrowFloat(f) => Some(*f),
+            _ => None,
+        }
     }
 
     /// The integer width, for integer types.

@@ -3,6 +3,7 @@
 //! (`#xla_gpu.nested_layout<...>`, seed 004).
 
 use super::*;
+use crate::types::NarrowFloat;
 use indexing::nested_layout::NestedLayout;
 
 impl<'a> Parser<'a> {
@@ -166,14 +167,9 @@ impl<'a> Parser<'a> {
         match tok {
             Token::Float(text) => {
                 let ty = ty.unwrap_or(Type::F64);
-                if ty.is_any_float() && !ty.is_float() {
-                    return Err(self.error_at(
-                        loc,
-                        format!(
-                            "unsupported: a float literal of type '{ty}' (a storage format here: \
-                             write its bits as an integer of its width)"
-                        ),
-                    ));
+                if let Some(format) = ty.narrow_float() {
+                    let v = self.narrow_literal(format, neg, text, ty, loc)?;
+                    return Ok(Attribute::Float(FloatValue(v), ty));
                 }
                 let kind = ty.float_kind().ok_or_else(|| {
                     self.error_at(loc, "floating point value not valid for specified type")
@@ -184,6 +180,10 @@ impl<'a> Parser<'a> {
             }
             Token::Int(text) => {
                 let ty = ty.unwrap_or(Type::I64);
+                if let Some(format) = ty.narrow_float() {
+                    let v = self.narrow_bits(format, neg, text, loc)?;
+                    return Ok(Attribute::Float(FloatValue(v), ty));
+                }
                 if let Some(kind) = ty.float_kind() {
                     if !text.starts_with("0x") {
                         return Err(self.error_at(
@@ -207,6 +207,41 @@ impl<'a> Parser<'a> {
             }
             _ => Err(self.error_at(loc, "expected integer or floating point literal")),
         }
+    }
+
+    /// A decimal literal of a float format of 8 bits or fewer: its nearest value.
+    fn narrow_literal(
+        &self,
+        format: NarrowFloat,
+        neg: bool,
+        text: &str,
+        ty: Type,
+        loc: Loc,
+    ) -> DResult<f64> {
+        let v = text
+            .parse::<f64>()
+            .map_err(|_| self.error_at(loc, "invalid floating point literal"))?;
+        format.round(if neg { -v } else { v }).ok_or_else(|| {
+            self.error_at(loc, format!("float literal out of range for type '{ty}'"))
+        })
+    }
+
+    /// A hexadecimal literal of a float format of 8 bits or fewer: its bit pattern, which
+    /// must fit the format's width (`-` negates the value, as for other float types).
+    fn narrow_bits(&self, format: NarrowFloat, neg: bool, text: &str, loc: Loc) -> DResult<f64> {
+        if !text.starts_with("0x") {
+            return Err(self.error_at(
+                loc,
+                "unexpected decimal integer literal for a floating point value",
+            ));
+        }
+        let bits = parse_int_literal(text)
+            .filter(|&b| b >= 0 && b < 1i128 << format.width())
+            .ok_or_else(|| {
+                self.error_at(loc, "hexadecimal float constant out of range for type")
+            })?;
+        let v = format.value_of_bits(bits as u64);
+        Ok(if neg { -v } else { v })
     }
 
     /// After `dense`: `<literal> : type`.
@@ -344,6 +379,23 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn dense_scalar(&self, s: Scalar0<'a>, elem: Type, _loc: Loc) -> DResult<Scalar> {
+        if let Some(format) = elem.narrow_float() {
+            return match s {
+                Scalar0::Float(neg, t, loc) => self
+                    .narrow_literal(format, neg, t, elem, loc)
+                    .map(|v| Scalar::Float(FloatValue(v))),
+                Scalar0::Int(neg, t, loc) if t.starts_with("0x") => self
+                    .narrow_bits(format, neg, t, loc)
+                    .map(|v| Scalar::Float(FloatValue(v))),
+                Scalar0::Int(neg, t, loc) => self
+                    .narrow_literal(format, neg, t, elem, loc)
+                    .map(|v| Scalar::Float(FloatValue(v))),
+                Scalar0::Bool(_, loc) => Err(self.error_at(
+                    loc,
+                    format!("expected i1 type for 'true' or 'false' values, got '{elem}'"),
+                )),
+            };
+        }
         match (s, elem.float_kind()) {
             (Scalar0::Bool(b, loc), _) => {
                 if elem != Type::I1 {
