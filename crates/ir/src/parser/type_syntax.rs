@@ -111,7 +111,8 @@ impl<'a> Parser<'a> {
                 }
                 let mut text = format!("!{name}");
                 if self.src.as_bytes().get(self.pos) == Some(&b'<') {
-                    text.push_str(self.parse_balanced()?);
+                    let body = self.parse_balanced()?;
+                    text.push_str(&self.expand_attr_aliases(body));
                 }
                 Ok(Type::opaque(&text))
             }
@@ -261,6 +262,41 @@ impl<'a> Parser<'a> {
             return Ok(types);
         }
         Ok(vec![self.parse_type()?])
+    }
+
+    /// The body of an opaque dialect type with every `#alias` of an attribute replaced by
+    /// the attribute: the type is kept as text, and the printer's aliases need not be the
+    /// reader's (`!xla_gpu.indexed_vector<8xf32, #map>` must not come to name another map).
+    fn expand_attr_aliases(&self, body: &str) -> String {
+        let bytes = body.as_bytes();
+        let (mut out, mut i) = (String::with_capacity(body.len()), 0);
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' => {
+                    let end = lexer::scan_string(bytes, i).unwrap_or(bytes.len());
+                    out.push_str(&body[i..end]);
+                    i = end;
+                }
+                b'#' => {
+                    let end = (i + 1..bytes.len())
+                        .find(|&j| {
+                            !(bytes[j].is_ascii_alphanumeric() || b"_$.".contains(&bytes[j]))
+                        })
+                        .unwrap_or(bytes.len());
+                    match self.attr_aliases.get(&body[i + 1..end]) {
+                        Some(attr) => out.push_str(&attr.to_string()),
+                        None => out.push_str(&body[i..end]),
+                    }
+                    i = end;
+                }
+                _ => {
+                    let next = body[i..].chars().next().map_or(1, char::len_utf8);
+                    out.push_str(&body[i..i + next]);
+                    i += next;
+                }
+            }
+        }
+        out
     }
 
     /// Parses `-> results` if an arrow is next; no results otherwise.

@@ -64,6 +64,7 @@ pub const PURE_CALL: &str = "xla_gpu.pure_call";
 pub const SHUFFLE_REDUCE: &str = "xla_gpu.shuffle_reduce";
 pub const REDUCE: &str = "xla_gpu.reduce";
 pub const GET_DYNAMIC_DIM_SIZE: &str = "xla_gpu.get_dynamic_dim_size";
+pub const INSERT: &str = "xla_gpu.insert";
 pub const SYNC_THREADS: &str = "xla_gpu.sync_threads";
 pub const YIELD: &str = "xla_gpu.yield";
 
@@ -113,6 +114,13 @@ const OPS: &[OpDef] = &[
         .props(&[required("dim", PropKind::Index)])
         .format("$tensor $dim attr-dict `:` type($tensor)")
         .verify(verify_get_dynamic_dim_size),
+    // XLA's insert of an indexed vector (`!xla_gpu.indexed_vector<..>`, the value of its
+    // newer reduction emitters) into a tensor: read, verified and printed; our emitters
+    // write elements with `tensor.insert`, and the lowering passes refuse it at the op.
+    OpDef::pure(INSERT)
+        .inherent(&["map"])
+        .syntax(print_insert, parse_insert)
+        .verify(verify_insert),
     OpDef::new(ALLOCATE_SHARED)
         .operands(&[])
         .results(&[one("result", &STATIC_TENSOR)])

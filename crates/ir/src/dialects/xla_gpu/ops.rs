@@ -218,6 +218,94 @@ pub(super) fn verify_apply_indexing(cx: &VerifyCx<'_>, op: OpId) -> Result<(), S
     Ok(())
 }
 
+// ----- xla_gpu.insert -----
+
+/// ` %src(%i, %j) into %dst at #map : !xla_gpu.indexed_vector<..> -> tensor<..>`.
+pub(super) fn print_insert(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    let operands = m.operand_vec(op);
+    let (Some((&source, rest)), Some(map)) = (operands.split_first(), m.prop(op, "map")) else {
+        p.write(" <<invalid xla_gpu.insert>>");
+        return;
+    };
+    let Some((&dest, indices)) = rest.split_last() else {
+        p.write(" <<invalid xla_gpu.insert>>");
+        return;
+    };
+    p.write(" ");
+    p.value(source);
+    print_group(p, "(", indices, ")");
+    p.write(" into ");
+    p.value(dest);
+    p.write(" at ");
+    p.attr(map);
+    p.attr_dict(op, &["map"]);
+    p.write(" : ");
+    p.ty(m.value_type(source));
+    p.write(" -> ");
+    p.ty(m.value_type(dest));
+}
+
+pub(super) fn parse_insert(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> {
+    let loc = p.loc();
+    let source = p.parse_operand()?;
+    let indices = parse_operand_group(p, b'(', b')')?;
+    p.parse_keyword("into")?;
+    let dest = p.parse_operand()?;
+    p.parse_keyword("at")?;
+    let map = parse_map_attr(p)?;
+    p.parse_optional_attr_dict(&mut state.attrs)?;
+    p.parse_punct(b':')?;
+    let source_type = p.parse_type()?;
+    p.parse_arrow()?;
+    let dest_type = p.parse_type()?;
+    let mut operands = p.resolve_operands(&[source], &[source_type], loc)?;
+    operands.extend(p.resolve_indices(&indices)?);
+    operands.extend(p.resolve_operands(&[dest], &[dest_type], loc)?);
+    state.operands = operands;
+    state.result_types = vec![dest_type];
+    attrs::set_named(&mut state.props, Ident::new("map"), map);
+    Ok(())
+}
+
+/// XLA's checks: an indexed vector into a tensor of the result's type, one index a
+/// dimension of the map, one map result a dimension of the tensor.
+pub(super) fn verify_insert(cx: &VerifyCx<'_>, op: OpId) -> Result<(), String> {
+    let m = cx.module;
+    let Some(map) = m.prop(op, "map").and_then(Attribute::as_indexing_map) else {
+        return Err("requires a 'map' attribute holding an indexing map".into());
+    };
+    let n = m.num_operands(op);
+    if n < 2 {
+        return Err("expects a source, indices and a destination".into());
+    }
+    let source = m.value_type(m.operand(op, 0));
+    if !source.to_string().starts_with("!xla_gpu.indexed_vector<") {
+        return Err(format!(
+            "source must be an '!xla_gpu.indexed_vector', but got '{source}'"
+        ));
+    }
+    if n - 2 != map.dims.len() {
+        return Err(format!(
+            "expects {} indices (the map's dimensions), but got {}",
+            map.dims.len(),
+            n - 2
+        ));
+    }
+    check_index_operands(m, op, 1..n - 1)?;
+    let dest = m.value_type(m.operand(op, n - 1));
+    if dest.rank() != Some(map.results.len()) || !dest.is_tensor() {
+        return Err(format!(
+            "expects a destination tensor of rank {} (the map's results), but got '{dest}'",
+            map.results.len()
+        ));
+    }
+    if m.result_types(op) != [dest] {
+        return Err("result type must be the destination's".into());
+    }
+    Ok(())
+}
+
 // ----- xla_gpu.pure_call -----
 
 pub(super) fn print_pure_call(p: &mut Printer<'_>, op: OpId) {
