@@ -159,6 +159,16 @@ fn touched_types(m: &Module, op: OpId) -> Vec<Type> {
 /// Fails on an op whose tensors need flattening when this pass does not know the op, or
 /// when a tensor has a dynamic shape.
 fn check_supported(m: &Module, op: OpId) -> Result<(), Diagnostic> {
+    if let Some(t) = touched_types(m, op)
+        .into_iter()
+        .find(|t| t.thread_layout().is_some())
+    {
+        return Err(op_error(
+            m,
+            op,
+            format!("unsupported: '{t}': XLA's thread layout encoding has no meaning here"),
+        ));
+    }
     let flattened: Vec<Type> = touched_types(m, op)
         .into_iter()
         .filter(|&t| needs_flattening(t))

@@ -52,6 +52,9 @@ impl TensorTy {
         if shape.iter().any(|&d| d < 0) {
             return Err(fail!(Unsupported, "dynamically shaped tensor '{ty}'"));
         }
+        if ty.thread_layout().is_some() {
+            return Err(fail!(Unsupported, "XLA's thread layout encoding ('{ty}')"));
+        }
         if shape.len() > MAX_RANK {
             return Err(fail!(
                 Unsupported,

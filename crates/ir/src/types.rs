@@ -152,6 +152,20 @@ impl NarrowFloat {
     }
 }
 
+/// XLA's GPU tensor encoding, `#xla_gpu.layout<"shmem", "(d0) -> (), domain: ...">`: the
+/// memory space XLA keeps the tensor in and the indexing map by which it spreads the
+/// elements over threads. Read and printed (the map in its canonical form); no pass of
+/// ours gives it a meaning, so `flatten-tensors`, `lower-tensors` and the interpreter
+/// refuse a tensor that carries it.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct ThreadLayout {
+    pub memory_space: String,
+    pub map: String,
+}
+
+/// The name of XLA's GPU tensor encoding ([`ThreadLayout`]).
+pub const THREAD_LAYOUT_ATTR: &str = "xla_gpu.layout";
+
 /// What a [`Type`] is.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum TypeKind {
@@ -171,11 +185,13 @@ pub enum TypeKind {
     None,
     /// A ranked tensor; dimensions are sizes or [`DYNAMIC`]. `layout` is `None` for the
     /// default row-major layout, otherwise a non-default layout holding only
-    /// `minor_to_major` and tiles (see the module documentation).
+    /// `minor_to_major` and tiles (see the module documentation); `thread_layout` is XLA's
+    /// GPU encoding, when a tensor read from XLA's IR has one.
     Tensor {
         shape: Box<[i64]>,
         elem: Type,
         layout: Option<Box<Layout>>,
+        thread_layout: Option<Box<ThreadLayout>>,
     },
     /// A fixed-size vector.
     Vector {
@@ -312,6 +328,7 @@ impl Type {
             shape: shape.into(),
             elem,
             layout: None,
+            thread_layout: None,
         })
     }
 
@@ -324,7 +341,18 @@ impl Type {
             shape: shape.into(),
             elem,
             layout: encoding(layout).map(Box::new),
+            thread_layout: None,
         }))
+    }
+
+    /// `tensor<shape x elem, #xla_gpu.layout<..>>` (see [`ThreadLayout`]).
+    pub fn tensor_with_thread_layout(shape: &[i64], elem: Type, layout: ThreadLayout) -> Type {
+        Type::get(TypeKind::Tensor {
+            shape: shape.into(),
+            elem,
+            layout: None,
+            thread_layout: Some(Box::new(layout)),
+        })
     }
 
     /// `vector<shape x elem>`.
@@ -464,6 +492,14 @@ impl Type {
     pub fn tensor_layout(self) -> Option<&'static Layout> {
         match self.kind() {
             TypeKind::Tensor { layout, .. } => layout.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// XLA's GPU encoding of a tensor, if it has one.
+    pub fn thread_layout(self) -> Option<&'static ThreadLayout> {
+        match self.kind() {
+            TypeKind::Tensor { thread_layout, .. } => thread_layout.as_deref(),
             _ => None,
         }
     }
@@ -650,11 +686,19 @@ impl fmt::Display for TypeKind {
                 shape,
                 elem,
                 layout,
+                thread_layout,
             } => {
                 f.write_str("tensor<")?;
                 write_shape(f, shape, *elem)?;
                 if let Some(layout) = layout {
                     write!(f, ", #{LAYOUT_ATTR}<\"{layout}\">")?;
+                }
+                if let Some(t) = thread_layout {
+                    write!(
+                        f,
+                        ", #{THREAD_LAYOUT_ATTR}<\"{}\", \"{}\">",
+                        t.memory_space, t.map
+                    )?;
                 }
                 f.write_str(">")
             }

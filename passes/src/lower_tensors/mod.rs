@@ -193,6 +193,13 @@ fn check_op(m: &Module, op: OpId) -> Result<(), Diagnostic> {
 
 /// Only 0-d and 1-d tensors of scalars, as `flatten-tensors` leaves them.
 fn check_tensor_type(m: &Module, op: OpId, t: Type) -> Result<(), Diagnostic> {
+    if t.thread_layout().is_some() {
+        return Err(op_error(
+            m,
+            op,
+            format!("unsupported: '{t}': XLA's thread layout encoding has no meaning here"),
+        ));
+    }
     if t.rank().unwrap_or(0) > 1 || t.num_elements().is_none_or(|n| n < 0) {
         return Err(op_error(
             m,

@@ -23,10 +23,16 @@ pub fn is_bool_like(t: Type) -> bool {
 /// tensor keeps its layout.
 pub fn with_element_type(t: Type, elem: Type) -> Type {
     match t.kind() {
-        TypeKind::Tensor { shape, layout, .. } => Type::get(TypeKind::Tensor {
+        TypeKind::Tensor {
+            shape,
+            layout,
+            thread_layout,
+            ..
+        } => Type::get(TypeKind::Tensor {
             shape: shape.clone(),
             elem,
             layout: layout.clone(),
+            thread_layout: thread_layout.clone(),
         }),
         TypeKind::Vector { shape, .. } => Type::vector(shape, elem),
         _ => elem,

@@ -169,6 +169,9 @@ impl<'a> Parser<'a> {
         if self.peek() == Token::Bare("dense") {
             return self.parse_minor_to_major_encoding(shape, elem);
         }
+        if self.peek() == Token::Hash(types::THREAD_LAYOUT_ATTR) {
+            return self.parse_thread_layout(shape, elem);
+        }
         if self.peek() != Token::Hash(types::LAYOUT_ATTR) {
             let want = format!("tensor encoding '#{}<\"...\">'", types::LAYOUT_ATTR);
             return Err(self.expected(&want));
@@ -181,6 +184,37 @@ impl<'a> Parser<'a> {
         types::parse_layout(&text)
             .and_then(|layout| Type::tensor_with_layout(shape, elem, &layout))
             .map_err(|e| self.error_at(loc, format!("invalid tensor layout: {e}")))
+    }
+
+    /// XLA's GPU encoding `#xla_gpu.layout<"shmem", "map">` ([`types::ThreadLayout`]); the
+    /// map may be split into several strings, as XLA writes long maps.
+    fn parse_thread_layout(&mut self, shape: &[i64], elem: Type) -> DResult<Type> {
+        self.bump();
+        self.parse_punct(b'<')?;
+        let space_loc = self.loc();
+        let memory_space = self.parse_string()?;
+        if !["shmem", "registers"].contains(&memory_space.as_str()) {
+            return Err(self.error_at(
+                space_loc,
+                format!(
+                    "unknown memory space '{memory_space}' (XLA's are 'shmem' and 'registers')"
+                ),
+            ));
+        }
+        self.parse_punct(b',')?;
+        let map_loc = self.loc();
+        let mut text = self.parse_string()?;
+        while matches!(self.peek(), Token::Str(_)) {
+            text.push_str(&self.parse_string()?);
+        }
+        self.parse_punct(b'>')?;
+        let map = indexing::IndexingMap::parse(&text)
+            .map_err(|e| self.error_at(map_loc, format!("invalid indexing map: {e}")))?;
+        let layout = types::ThreadLayout {
+            memory_space,
+            map: map.to_string(),
+        };
+        Ok(Type::tensor_with_thread_layout(shape, elem, layout))
     }
 
     /// XLA's spelling of a layout encoding: the minor-to-major order as a dense attribute,
