@@ -90,6 +90,7 @@ pub mod inline;
 pub mod lower_tensors;
 pub mod lower_to_llvm;
 pub mod lower_xla_gpu_to_scf;
+pub mod lower_xla_shared;
 pub mod merge_pointers_to_same_slice;
 pub mod optimize_loops;
 pub mod peel_loops;
@@ -119,6 +120,7 @@ pub use inline::Inline;
 pub use lower_tensors::LowerTensors;
 pub use lower_to_llvm::LowerToLlvm;
 pub use lower_xla_gpu_to_scf::LowerXlaGpuToScf;
+pub use lower_xla_shared::LowerXlaShared;
 pub use manager::{DumpOptions, Instrumentation, IrPrinting, PassError, PassManager, dump_header};
 pub use merge_pointers_to_same_slice::MergePointersToSameSlice;
 pub use optimize_loops::OptimizeLoops;
@@ -163,6 +165,7 @@ const PASSES: &[PassConstructor] = &[
     || Box::new(MergePointersToSameSlice),
     || Box::new(OptimizeLoops::default()),
     || Box::new(PeelLoops),
+    || Box::new(LowerXlaShared),
     || Box::new(TestPassFailure),
     || Box::new(TestPassCrash),
     || Box::new(TestPassWrongResult),

@@ -131,6 +131,7 @@ mod tests {
                 "lower-tensors",
                 "lower-to-llvm",
                 "lower-xla-gpu-to-scf",
+                "lower-xla-shared",
                 "merge-pointers-to-same-slice",
                 "optimize-loops",
                 "peel-loops",

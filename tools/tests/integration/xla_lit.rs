@@ -29,6 +29,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("-xla-gpu-convert-index-type", "--convert-index-type"),
     ("-xla-gpu-optimize-loops", "--optimize-loops"),
     ("-xla-gpu-peel-loops", "--peel-loops"),
+    ("-xla-gpu-lower-xla-shared", "--lower-xla-shared"),
     ("-xla-gpu-recover-exp2", "--recover-exp2"),
     ("-xla-merge-pointers", "--merge-pointers-to-same-slice"),
     ("-xla-propagate-slice-indices", "--propagate-slice-indices"),

@@ -217,11 +217,12 @@ pub fn print_dynamic_index_list(
     });
 }
 
-/// Parses MLIR's dynamic index list entries through the closing `]` (`%i, 2]`, at least one):
+/// Parses MLIR's dynamic index list entries through `close` (`%i, 2]`, at least one):
 /// the static indices, with `marker` for each operand, and the operands. `narrow` takes an
 /// integer to the indices' range (`range_error` at the integer when it is out of it).
 pub fn parse_dynamic_index_list<'a>(
     p: &mut Parser<'a>,
+    close: u8,
     marker: i64,
     narrow: fn(i128) -> Option<i64>,
     range_error: &str,
@@ -240,7 +241,7 @@ pub fn parse_dynamic_index_list<'a>(
             break;
         }
     }
-    p.parse_punct(b']')?;
+    p.parse_punct(close)?;
     Ok((statics, dynamic))
 }
 

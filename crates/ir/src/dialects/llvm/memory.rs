@@ -129,8 +129,13 @@ pub(super) fn parse_gep(p: &mut Parser<'_>, state: &mut OpState) -> DResult<()> 
     let base = p.parse_operand()?;
     p.parse_punct(b'[')?;
     let narrow = |c| i32::try_from(c).ok().map(i64::from);
-    let (raw, indices) =
-        parse_dynamic_index_list(p, GEP_DYNAMIC_INDEX, narrow, "index out of range for i32")?;
+    let (raw, indices) = parse_dynamic_index_list(
+        p,
+        b']',
+        GEP_DYNAMIC_INDEX,
+        narrow,
+        "index out of range for i32",
+    )?;
     let mut operands = vec![base];
     operands.extend(indices);
     p.parse_optional_attr_dict(&mut state.attrs)?;

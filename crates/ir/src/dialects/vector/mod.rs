@@ -340,7 +340,7 @@ fn parse_positions<'a>(
         (Vec::new(), Vec::new())
     } else {
         let narrow = |i| i64::try_from(i).ok();
-        parse_dynamic_index_list(p, DYNAMIC, narrow, "position out of range")?
+        parse_dynamic_index_list(p, b']', DYNAMIC, narrow, "position out of range")?
     };
     attrs::set_named(
         &mut state.props,

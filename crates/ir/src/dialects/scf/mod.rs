@@ -1,5 +1,7 @@
 //! The `scf` dialect: `scf.for`, `scf.if`, `scf.index_switch`, `scf.while`, `scf.condition`,
-//! `scf.yield`.
+//! `scf.yield`, and (`forall.rs`) `scf.forall` with `scf.forall.in_parallel`.
+
+mod forall;
 
 use super::expect_operands;
 use crate::Ident;
@@ -13,6 +15,7 @@ use crate::registry::{OpDef, Registry};
 use crate::traits::Traits;
 use crate::types::Type;
 use crate::verifier::VerifyCx;
+pub use forall::{FORALL, IN_PARALLEL, static_bounds};
 
 // The names of the dialect's ops, one constant each: builders and matchers use them, so
 // a misspelt op name does not compile, and the registry's test checks each is registered.
@@ -47,6 +50,26 @@ pub fn register(r: &mut Registry) {
             .variadic_regions()
             .syntax(print_index_switch, parse_index_switch)
             .verify(verify_index_switch),
+    );
+    r.register(
+        OpDef::new(FORALL)
+            .traits(Traits::SINGLE_BLOCK)
+            .inherent(&forall::BOUNDS)
+            .regions(1)
+            .syntax(forall::print_forall, forall::parse_forall)
+            .verify(forall::verify_forall),
+    );
+    r.register(
+        OpDef::new(IN_PARALLEL)
+            .traits(
+                Traits::TERMINATOR
+                    .union(Traits::NO_TERMINATOR)
+                    .union(Traits::SINGLE_BLOCK),
+            )
+            .parents(&[FORALL])
+            .regions(1)
+            .syntax(forall::print_in_parallel, forall::parse_in_parallel)
+            .verify(forall::verify_in_parallel),
     );
     r.register(
         OpDef::new(WHILE)
