@@ -1,6 +1,7 @@
 //! `xla_gpu.atomic_rmw` on a buffer element, as XLA's `lower_tensors.cc` lowers it:
 //!
-//! * a body that yields a value from outside it (the update overwrites): `llvm.store`;
+//! * a body that yields a value from outside it (the update overwrites): `llvm.store ...
+//!   atomic unordered`;
 //! * a body of one operation of the current element and a value from outside it that LLVM
 //!   has as an atomic read-modify-write (`arith.addf` → `fadd`, `addi` → `add`, signed and
 //!   unsigned `max`/`min`, `andi`/`ori`/`xori`): `llvm.atomicrmw ... monotonic`. LLVM's
@@ -46,7 +47,14 @@ pub(super) fn lower(m: &mut Module, op: OpId, buffer: Value) {
         return;
     }
     if !defined_in(m, new, body) {
-        llvm::build_store(m, at, new, address);
+        let store = llvm::build_store(m, at, new, address);
+        // Other threads may store to the element at the same time: an atomic store (of
+        // no ordering, as XLA writes it), which LLVM may neither tear nor invent. LLVM
+        // has atomics of whole bytes only; an `i1` stays a plain store of its byte.
+        if let Some(bytes) = elem.bit_width().filter(|w| w % 8 == 0).map(|w| w / 8) {
+            m.set_prop(store, "ordering", ir::Attribute::i64(llvm::UNORDERED));
+            m.set_prop(store, "alignment", ir::Attribute::i64(bytes.into()));
+        }
         return;
     }
     if let Some((bin_op, value)) = single_rmw(m, body, current, new, elem) {

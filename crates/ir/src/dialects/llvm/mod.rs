@@ -672,6 +672,9 @@ pub enum AtomicBinOp {
 /// with no order imposed on other memory accesses.
 pub const MONOTONIC: i64 = 2;
 
+/// `unordered`: atomic (never torn, never invented by the optimizer), and no more.
+pub const UNORDERED: i64 = 1;
+
 /// `llvm.atomicrmw <bin_op> %ptr, %value monotonic`: the value the memory held.
 pub fn build_atomic_rmw(
     m: &mut Module,
