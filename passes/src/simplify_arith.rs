@@ -1,14 +1,17 @@
-//! `simplify-arith`: folds integer comparisons that the known ranges of their operands
-//! decide (XLA's simplify-arith).
+//! `simplify-arith`: folds integer comparisons and `min`/`max` that the known ranges of
+//! their operands decide (XLA's simplify-arith).
 //!
 //! `lower-xla-gpu-to-scf` guards every loop body with the map's domain check, including
 //! `th_x in [0, 127]` on a `gpu.thread_id` whose `xla.range` already says so. Folding such
 //! checks to `true` lets `canonicalize` drop the `scf.if`, which `vectorize-loads-stores`
 //! needs: it only hoists accesses that sit directly in the loop body.
 //!
-//! Ranges come from [`crate::ranges::known_range`]. A comparison is folded only when every
-//! pair of values in the two ranges gives the same answer.
+//! Ranges come from [`crate::ranges::known_range`], and for an `arith.addi` operand of a
+//! `min`/`max` from the sum of its operands' (XLA's `maxsi_add` test). A comparison is
+//! folded only when every pair of values in the two ranges gives the same answer; a
+//! `min`/`max` becomes the operand that wins for every pair.
 
+use indexing::Interval;
 use ir::dialects::arith;
 use ir::dialects::arith::CMPI_PREDICATES;
 use ir::{Attribute, Diagnostic, InsertPoint, Module, OpId, Type};
@@ -22,10 +25,11 @@ pub struct SimplifyArith;
 impl Pass for SimplifyArith {
     crate::pass_names!(
         "simplify-arith",
-        "Fold integer comparisons decided by the operands' known ranges (xla.range, loop bounds)"
+        "Fold integer comparisons and min/max decided by the operands' known ranges (xla.range, loop bounds)"
     );
 
     fn run(&self, m: &mut Module) -> Result<(), Diagnostic> {
+        fold_min_max(m);
         let cmps: Vec<OpId> = m.ops_named(arith::CMPI);
         for op in cmps {
             let Some(p) = predicate(m, op).and_then(|p| CMPI_PREDICATES.get(p)) else {
@@ -53,6 +57,50 @@ impl Pass for SimplifyArith {
         }
         Ok(())
     }
+}
+
+/// `arith.minsi`/`maxsi` (and the unsigned ones, on non-negative ranges) whose operands'
+/// ranges do not overlap: the operand that wins everywhere.
+fn fold_min_max(m: &mut Module) {
+    let ops: Vec<OpId> = [arith::MINSI, arith::MAXSI, arith::MINUI, arith::MAXUI]
+        .iter()
+        .flat_map(|name| m.ops_named(name))
+        .collect();
+    for op in ops {
+        let (a, b) = (m.operand(op, 0), m.operand(op, 1));
+        let (Some(ra), Some(rb)) = (operand_range(m, a), operand_range(m, b)) else {
+            continue;
+        };
+        let unsigned = m.is(op, arith::MINUI) || m.is(op, arith::MAXUI);
+        if unsigned && (ra.lo < 0 || rb.lo < 0) {
+            continue;
+        }
+        let (a_below, b_below) = (ra.hi <= rb.lo, rb.hi <= ra.lo);
+        let min = m.is(op, arith::MINSI) || m.is(op, arith::MINUI);
+        let winner = match (min, a_below, b_below) {
+            (true, true, _) | (false, _, true) => a,
+            (true, _, true) | (false, true, _) => b,
+            _ => continue,
+        };
+        m.replace_all_uses(m.result(op, 0), winner);
+        m.erase_op(op);
+    }
+}
+
+/// The known range of an integer value, or of a sum of two values with known ranges (when
+/// the sum cannot leave `i64`).
+fn operand_range(m: &Module, v: ir::Value) -> Option<Interval> {
+    let facts = Facts::default();
+    if let Some(r) = known_range(m, v, &facts) {
+        return Some(r);
+    }
+    let op = m.defining_op(v).filter(|&op| m.is(op, arith::ADDI))?;
+    let ra = known_range(m, m.operand(op, 0), &facts)?;
+    let rb = known_range(m, m.operand(op, 1), &facts)?;
+    Some(Interval::new(
+        ra.lo.checked_add(rb.lo)?,
+        ra.hi.checked_add(rb.hi)?,
+    ))
 }
 
 /// The answer of `a <pred> b` for every `a` in `ra` and `b` in `rb`, if they all agree

@@ -46,3 +46,26 @@ func.func @loop(%init: i1) -> i1 {
   }
   return %r : i1
 }
+
+// `min`/`max` whose operands' ranges do not overlap become the winning operand, an
+// `arith.addi` of known ranges included; overlapping ranges, or an unsigned op on a range
+// that may be negative, stay.
+// CHECK-LABEL: func.func @min_max
+// CHECK-SAME: (%[[A:.*]]: index {{.*}}, %[[B:.*]]: index {{.*}}, %[[N:.*]]: index {{.*}})
+// CHECK-NEXT: %[[SUM:.*]] = arith.addi %[[B]], %[[B]] : index
+// CHECK-NEXT: %[[KEEP:.*]] = arith.maxui %[[N]], %[[A]] : index
+// CHECK-NEXT: %[[OVERLAP:.*]] = arith.minsi %[[N]], %[[B]] : index
+// CHECK-NEXT: return %[[A]], %[[B]], %[[SUM]], %[[B]], %[[KEEP]], %[[OVERLAP]]
+func.func @min_max(%a: index {xla.range = [12 : index, 42 : index]},
+                   %b: index {xla.range = [63 : index, 100 : index]},
+                   %n: index {xla.range = [-5 : index, 70 : index]})
+    -> (index, index, index, index, index, index) {
+  %0 = arith.minsi %b, %a : index
+  %1 = arith.maxsi %a, %b : index
+  %sum = arith.addi %b, %b : index
+  %2 = arith.maxsi %sum, %b : index
+  %3 = arith.minui %sum, %b : index
+  %4 = arith.maxui %n, %a : index
+  %5 = arith.minsi %n, %b : index
+  return %0, %1, %2, %3, %4, %5 : index, index, index, index, index, index
+}
