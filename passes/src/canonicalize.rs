@@ -24,7 +24,9 @@
 //!    that runs zero times is replaced by its initial values, one that runs once by its
 //!    body; a loop-carried value the body yields unchanged is replaced by its initial value;
 //!    unused results of `scf.if` and loop-carried values of `scf.for` that nothing reads are
-//!    dropped, and so is an else branch that does nothing.
+//!    dropped, and so is an else branch that does nothing;
+//! 7. an `xla_gpu.atomic_rmw` whose body yields the element unchanged writes nothing: its
+//!    result is its tensor (XLA's `atomic_rmw_empty`).
 //!
 //! Not done (MLIR does more): reassociating constants (`(x + 1) + 2`), tensor shape folding,
 //! and simplifying multi-block regions.
@@ -41,6 +43,7 @@ use ir::dialects::arith::CMPI_PREDICATES;
 use ir::dialects::dense_ints;
 use ir::dialects::scf;
 use ir::dialects::vector;
+use ir::dialects::xla_gpu;
 use ir::{Attribute, Builder, DYNAMIC, Diagnostic, Module, OpId, Traits, Type, Value};
 use std::borrow::Cow;
 
@@ -153,6 +156,7 @@ fn simplify(m: &mut Module, op: OpId, constants: &mut ConstantTable) -> bool {
                 || forward_unchanged_iter_args(m, op)
                 || drop_unused_iter_args(m, op)
         }
+        xla_gpu::ATOMIC_RMW => drop_identity_atomic(m, op),
         _ => false,
     };
     changed || rewritten
@@ -249,6 +253,24 @@ fn if_to_select(m: &mut Module, op: OpId) -> bool {
     for (r, v) in results.into_iter().zip(values) {
         m.replace_all_uses(r, v);
     }
+    true
+}
+
+/// An atomic update whose body yields the current element unchanged: its result is the
+/// tensor it would update.
+fn drop_identity_atomic(m: &mut Module, op: OpId) -> bool {
+    let Some(body) = m.entry_block(m.region(op, 0)) else {
+        return false;
+    };
+    let current = m.block_args(body).first().copied();
+    let yielded = m
+        .last_op(body)
+        .and_then(|y| m.operand_vec(y).first().copied());
+    if current.is_none() || current != yielded || m.num_results(op) != 1 {
+        return false;
+    }
+    let tensor = m.operand(op, 0);
+    replace_op(m, op, &[tensor]);
     true
 }
 

@@ -691,3 +691,24 @@ func.func @unused_iter_args(%n: index, %x: f32) -> f32 {
   }
   return %r#0 : f32
 }
+
+// -----
+
+// An atomic update that yields the element unchanged writes nothing: its result is its
+// tensor (XLA's canonicalization; not an MLIR op). One that changes it stays.
+// CHECK-LABEL: func.func @identity_atomic
+// CHECK-SAME: (%[[T:.*]]: tensor<2x3xf32>, %{{.*}}: index, %{{.*}}: index)
+// CHECK: %[[KEPT:.*]] = xla_gpu.atomic_rmw %[[T]]
+// CHECK: return %[[T]], %[[KEPT]]
+func.func @identity_atomic(%t: tensor<2x3xf32>, %i: index, %j: index) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %same = xla_gpu.atomic_rmw %t[%i, %j] : tensor<2x3xf32> {
+  ^bb0(%current: f32):
+    xla_gpu.yield %current : f32
+  }
+  %kept = xla_gpu.atomic_rmw %t[%i, %j] : tensor<2x3xf32> {
+  ^bb0(%current: f32):
+    %d = arith.addf %current, %current : f32
+    xla_gpu.yield %d : f32
+  }
+  return %same, %kept : tensor<2x3xf32>, tensor<2x3xf32>
+}
