@@ -164,25 +164,25 @@ impl Range {
         }
     }
 
-    /// The range of `max(a, b)` (both ends are monotone in both operands).
+    /// The range of `max(a, b)`.
     pub fn max(self, other: Range) -> Range {
-        if self.is_empty() || other.is_empty() {
-            return Range::empty();
-        }
-        Range {
-            lo: self.lo.max(other.lo),
-            hi: self.hi.max(other.hi),
-        }
+        self.end_by_end(other, i128::max)
     }
 
     /// The range of `min(a, b)`.
     pub fn min(self, other: Range) -> Range {
+        self.end_by_end(other, i128::min)
+    }
+
+    /// The range of `f(a, b)` for an `f` monotone in both operands (`max`, `min`): `f` of
+    /// the lower ends and of the upper ends.
+    fn end_by_end(self, other: Range, f: fn(i128, i128) -> i128) -> Range {
         if self.is_empty() || other.is_empty() {
             return Range::empty();
         }
         Range {
-            lo: self.lo.min(other.lo),
-            hi: self.hi.min(other.hi),
+            lo: f(self.lo, other.lo),
+            hi: f(self.hi, other.hi),
         }
     }
 

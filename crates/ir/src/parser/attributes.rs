@@ -185,18 +185,7 @@ impl<'a> Parser<'a> {
                     return Ok(Attribute::Float(FloatValue(v), ty));
                 }
                 if let Some(kind) = ty.float_kind() {
-                    if !text.starts_with("0x") {
-                        return Err(self.error_at(
-                            loc,
-                            "unexpected decimal integer literal for a floating point value",
-                        ));
-                    }
-                    let bits = parse_int_literal(text)
-                        .filter(|&b| b >= 0 && b < 1i128 << kind.width())
-                        .ok_or_else(|| {
-                            self.error_at(loc, "hexadecimal float constant out of range for type")
-                        })?;
-                    let v = float::from_bits(kind, bits as u64);
+                    let v = float::from_bits(kind, self.hex_float_bits(text, kind.width(), loc)?);
                     return Ok(Attribute::Float(FloatValue(if neg { -v } else { v }), ty));
                 }
                 let v = parse_signed_int_literal(neg, text).ok_or_else(|| {
@@ -226,22 +215,26 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// A hexadecimal literal of a float format of 8 bits or fewer: its bit pattern, which
-    /// must fit the format's width (`-` negates the value, as for other float types).
+    /// A hexadecimal literal of a float format of 8 bits or fewer: the value of its bit
+    /// pattern (`-` negates the value, as for other float types).
     fn narrow_bits(&self, format: NarrowFloat, neg: bool, text: &str, loc: Loc) -> DResult<f64> {
+        let v = format.value_of_bits(self.hex_float_bits(text, format.width(), loc)?);
+        Ok(if neg { -v } else { v })
+    }
+
+    /// The bit pattern a float literal of a `width`-bit type spells in hexadecimal (MLIR
+    /// reads a decimal integer as no float).
+    fn hex_float_bits(&self, text: &str, width: u32, loc: Loc) -> DResult<u64> {
         if !text.starts_with("0x") {
             return Err(self.error_at(
                 loc,
                 "unexpected decimal integer literal for a floating point value",
             ));
         }
-        let bits = parse_int_literal(text)
-            .filter(|&b| b >= 0 && b < 1i128 << format.width())
-            .ok_or_else(|| {
-                self.error_at(loc, "hexadecimal float constant out of range for type")
-            })?;
-        let v = format.value_of_bits(bits as u64);
-        Ok(if neg { -v } else { v })
+        parse_int_literal(text)
+            .filter(|&b| b >= 0 && b < 1i128 << width)
+            .map(|b| b as u64)
+            .ok_or_else(|| self.error_at(loc, "hexadecimal float constant out of range for type"))
     }
 
     /// After `dense`: `<literal> : type`.
