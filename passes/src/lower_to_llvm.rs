@@ -188,8 +188,11 @@ fn libdevice_name(op: &str) -> Option<&'static str> {
 /// the emitters hold f8/f4 values as integers) or on MLIR's `complex<...>` (the emitters
 /// hold c64/c128 values as integer patterns and take them apart themselves), and
 /// `affine.apply` (ours is `xla_gpu.apply_indexing`, which `simplify-affine` lowers; MLIR's
-/// conversions leave `affine` alone).
+/// conversions leave `affine` alone). Ops an earlier pass of the pipeline lowers (the
+/// `xla_gpu` dialect, `scf.forall`) and `scf.index_switch` cases that a 32-bit index
+/// ([`index_bitwidth`]) cannot hold are refused too, rather than handed to MLIR.
 fn refuse_unlowerable(m: &Module) -> Result<(), Diagnostic> {
+    let narrow_index = index_bitwidth(m) == 32;
     for op in m.collect_ops(m.top()) {
         let name = m.name(op);
         let why = match name.as_str() {
@@ -198,6 +201,21 @@ fn refuse_unlowerable(m: &Module) -> Result<(), Diagnostic> {
             ),
             ir::dialects::builtin::UNREALIZED_CONVERSION_CAST => {
                 Some("a conversion's leftover: it has no meaning of its own to lower")
+            }
+            ir::dialects::scf::FORALL => {
+                Some("XLA's work-item form, which 'lower-xla-shared' lowers")
+            }
+            ir::dialects::scf::INDEX_SWITCH
+                if narrow_index
+                    && ir::dialects::dense_ints(m.prop(op, "cases"))
+                        .unwrap_or_default()
+                        .iter()
+                        .any(|&c| i32::try_from(c).is_err()) =>
+            {
+                Some("a case value outside 32 bits, the width of this kernel's index")
+            }
+            n if n.starts_with("xla_gpu.") => {
+                Some("an op of the emitters' dialect, which the passes before this one lower")
             }
             _ => None,
         };

@@ -4,6 +4,26 @@
 pub mod fuzz;
 pub mod shrink;
 
+/// `eprintln!` that never panics: standard error may be a closed pipe, and a message that
+/// cannot be written must not turn a located error into a crash (the exit status still
+/// says what happened).
+#[macro_export]
+macro_rules! report {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that never panics, as [`report!`].
+#[macro_export]
+macro_rules! report_text {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 use std::process::ExitCode;
 
 /// Parses the command line with `command`, as clap's `get_matches` does, except that
@@ -23,7 +43,7 @@ pub fn parse_command_line(command: clap::Command) -> Result<clap::ArgMatches, Ex
             Err(match written {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(io) => {
-                    eprintln!("error: cannot write standard output: {io}");
+                    report!("error: cannot write standard output: {io}");
                     ExitCode::FAILURE
                 }
             })

@@ -23,3 +23,20 @@ func.func @no_zero() -> tensor<2xf8E8M0FNU> {
   %0 = arith.constant dense<[1.0, 0.0]> : tensor<2xf8E8M0FNU>
   return %0 : tensor<2xf8E8M0FNU>
 }
+
+// -----
+
+// A bit pattern takes no sign, as in MLIR (for every float type).
+// CHECK: narrow-float-literal-invalid.mlir:[[# @LINE + 2]]:23: error: hexadecimal float literal should not have a leading minus
+func.func @signed_bits() -> f8E8M0FNU {
+  %0 = arith.constant -0x1 : f8E8M0FNU
+  return %0 : f8E8M0FNU
+}
+
+// -----
+
+// CHECK: narrow-float-literal-invalid.mlir:[[# @LINE + 2]]:30: error: hexadecimal float literal should not have a leading minus
+func.func @signed_dense_bits() -> tensor<1xf32> {
+  %0 = arith.constant dense<[-0x1]> : tensor<1xf32>
+  return %0 : tensor<1xf32>
+}

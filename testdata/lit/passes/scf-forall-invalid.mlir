@@ -39,3 +39,27 @@ func.func @slice(%init: tensor<8xf32>) -> tensor<8xf32> {
   }
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// CHECK: scf-forall-invalid.mlir:[[# @LINE + 4]]:7: error: 'tensor.parallel_insert_slice' op offset 0 is out-of-bounds: 8 >= 8
+func.func @out_of_bounds(%init: tensor<8xf32>, %s: tensor<1xf32>) -> tensor<8xf32> {
+  %r = scf.forall (%i) in (8) shared_outs(%out = %init) -> (tensor<8xf32>) {
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %out[8][1][1] : tensor<1xf32> into tensor<8xf32>
+    }
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// CHECK: scf-forall-invalid.mlir:[[# @LINE + 4]]:7: error: 'tensor.parallel_insert_slice' op slice along dimension 0 runs out-of-bounds: 8 >= 8
+func.func @runs_out(%init: tensor<8xf32>, %s: tensor<4xf32>) -> tensor<8xf32> {
+  %r = scf.forall (%i) in (8) shared_outs(%out = %init) -> (tensor<8xf32>) {
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %out[2][4][2] : tensor<4xf32> into tensor<8xf32>
+    }
+  }
+  return %r : tensor<8xf32>
+}

@@ -21,3 +21,11 @@ func.func @not_a_vector(%a: f32) -> f32 {
   %v = vector.from_elements %a : f32
   return %v : f32
 }
+
+// -----
+
+// Vector types have positive sizes, as in MLIR.
+// CHECK: vector-from-elements-invalid.mlir:[[# @LINE + 1]]:22: error: vector types must have positive constant sizes but got 0
+func.func @empty(%v: vector<0xf32>) {
+  return
+}

@@ -296,7 +296,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("{message}");
+            hlo_emit_tools::report!("{message}");
             ExitCode::FAILURE
         }
     }
@@ -312,7 +312,7 @@ fn run_pieces(cli: &Cli, name: &str, bytes: &[u8]) -> Result<(), String> {
             write_output(None, "// -----\n")?;
         }
         if let Err(message) = run(cli, name, piece.to_vec(), *lines_before, None) {
-            eprintln!("{message}");
+            hlo_emit_tools::report!("{message}");
             failed += 1;
         }
     }
@@ -440,7 +440,7 @@ fn run(
     if cli.emit == Emit::Hlo && cli.check.is_none() {
         // The fusion pipeline's passes are the only ones that ran.
         if cli.time_passes {
-            eprint!("{}", runner.timings.report());
+            hlo_emit_tools::report_text!("{}", runner.timings.report());
         }
         return write_output(cli.output.as_ref(), &module.to_string());
     }
@@ -486,7 +486,7 @@ fn run(
     }
     let compiled = runner.compile(&module, &fusions, &mut observers)?;
     if cli.time_passes {
-        eprint!("{}", runner.timings.report());
+        hlo_emit_tools::report_text!("{}", runner.timings.report());
     }
     if let Some(path) = &cli.launch_json {
         std::fs::write(
@@ -515,7 +515,7 @@ impl DumpFiles {
     /// several fusions do not overwrite each other's files).
     fn write(&mut self, cli: &Cli, dump: &Dump, several: bool) -> Result<(), String> {
         let Some(dir) = &cli.dump_dir else {
-            eprint!("{}", dump.text);
+            hlo_emit_tools::report_text!("{}", dump.text);
             return Ok(());
         };
         let dir = match dump.fusion {

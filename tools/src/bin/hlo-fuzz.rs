@@ -66,9 +66,10 @@ fn main() -> ExitCode {
             .unwrap_or_else(|| PathBuf::from("hlo-emit"))
     });
     let Some(end) = cli.seed.checked_add(cli.count) else {
-        eprintln!(
+        hlo_emit_tools::report!(
             "error: --seed {} --count {}: the last seed is past 2^64",
-            cli.seed, cli.count
+            cli.seed,
+            cli.count
         );
         return ExitCode::FAILURE;
     };
@@ -100,7 +101,7 @@ fn main() -> ExitCode {
             }
         }
         Err(message) => {
-            eprintln!("{message}");
+            hlo_emit_tools::report!("{message}");
             ExitCode::FAILURE
         }
     }

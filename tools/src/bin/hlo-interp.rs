@@ -80,7 +80,7 @@ fn main() -> ExitCode {
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("{message}");
+            hlo_emit_tools::report!("{message}");
             ExitCode::FAILURE
         }
     }

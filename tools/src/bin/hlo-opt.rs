@@ -103,7 +103,7 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(message) => {
-            eprintln!("{message}");
+            hlo_emit_tools::report!("{message}");
             ExitCode::FAILURE
         }
     }
@@ -213,9 +213,11 @@ fn run_reproducer(
             reproducer.pass
         )
     })?;
-    eprintln!(
+    hlo_emit_tools::report!(
         "replaying pass '{}' on fusion '{}' (the run reported: {})",
-        reproducer.pass, reproducer.fusion, reproducer.failure
+        reproducer.pass,
+        reproducer.fusion,
+        reproducer.failure
     );
     let mut module = parse_module_with(&reproducer.input, &name, Registry::standard())
         .map_err(|d| d.render(&text))?;
@@ -225,7 +227,7 @@ fn run_reproducer(
     pm.add(pass);
     let mut timings = Timings::default();
     if let Err(e) = pm.run(&mut module, &mut std::io::stderr().lock(), &mut timings) {
-        eprintln!(
+        hlo_emit_tools::report!(
             "{}",
             match e.diagnostic() {
                 Some(d) => d.render(&text),
@@ -248,7 +250,7 @@ fn run_reproducer(
             return Ok(false);
         }
     }
-    eprintln!("the failure is not reproduced: the pass succeeded");
+    hlo_emit_tools::report!("the failure is not reproduced: the pass succeeded");
     let mut out = module.print_with(print_options(cli));
     out.push('\n');
     write_output(cli.output.as_ref(), &out)?;
@@ -279,13 +281,13 @@ fn run(cli: &Cli, pm: &PassManager) -> Result<bool, String> {
                     Failure::Located(d) => shift(d, chunk.first_line - 1).render(&source),
                     Failure::Other(message) => message,
                 };
-                eprintln!("{message}");
+                hlo_emit_tools::report!("{message}");
             }
         }
     }
     write_output(cli.output.as_ref(), &outputs.join("// -----\n"))?;
     if cli.time_passes {
-        eprint!("{}", timings.report());
+        hlo_emit_tools::report_text!("{}", timings.report());
     }
     Ok(all_ok)
 }

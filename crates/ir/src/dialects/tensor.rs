@@ -194,6 +194,34 @@ fn verify_parallel_insert_slice(cx: &VerifyCx<'_>, op: OpId) -> Result<(), Strin
         }
     }
     let sizes = super::dense_ints(m.prop(op, SLICE_PROPS[1])).unwrap_or_default();
+    let offsets = super::dense_ints(m.prop(op, SLICE_PROPS[0])).unwrap_or_default();
+    let strides = super::dense_ints(m.prop(op, SLICE_PROPS[2])).unwrap_or_default();
+    for (i, &dim) in dest_shape.iter().enumerate() {
+        let (offset, size, stride) = (offsets[i], sizes[i], strides[i]);
+        if offset == DYNAMIC || dim == DYNAMIC {
+            continue;
+        }
+        if offset < 0 {
+            return Err(format!(
+                "expected offsets to be non-negative, but got {offset}"
+            ));
+        }
+        if offset >= dim && size != 0 {
+            return Err(format!("offset {i} is out-of-bounds: {offset} >= {dim}"));
+        }
+        if size == DYNAMIC || stride == DYNAMIC || size <= 0 {
+            continue;
+        }
+        let last = (size - 1)
+            .checked_mul(stride)
+            .and_then(|s| s.checked_add(offset));
+        if last.is_none_or(|last| last >= dim) {
+            return Err(format!(
+                "slice along dimension {i} runs out-of-bounds: {} >= {dim}",
+                last.map_or("beyond i64".to_string(), |l| l.to_string())
+            ));
+        }
+    }
     let static_sizes: Vec<i64> = sizes
         .iter()
         .copied()

@@ -185,8 +185,9 @@ impl<'a> Parser<'a> {
                     return Ok(Attribute::Float(FloatValue(v), ty));
                 }
                 if let Some(kind) = ty.float_kind() {
-                    let v = float::from_bits(kind, self.hex_float_bits(text, kind.width(), loc)?);
-                    return Ok(Attribute::Float(FloatValue(if neg { -v } else { v }), ty));
+                    let v =
+                        float::from_bits(kind, self.hex_float_bits(text, neg, kind.width(), loc)?);
+                    return Ok(Attribute::Float(FloatValue(v), ty));
                 }
                 let v = parse_signed_int_literal(neg, text).ok_or_else(|| {
                     self.error_at(loc, "integer constant out of range for attribute")
@@ -216,15 +217,20 @@ impl<'a> Parser<'a> {
     }
 
     /// A hexadecimal literal of a float format of 8 bits or fewer: the value of its bit
-    /// pattern (`-` negates the value, as for other float types).
+    /// pattern.
     fn narrow_bits(&self, format: NarrowFloat, neg: bool, text: &str, loc: Loc) -> DResult<f64> {
-        let v = format.value_of_bits(self.hex_float_bits(text, format.width(), loc)?);
-        Ok(if neg { -v } else { v })
+        Ok(format.value_of_bits(self.hex_float_bits(text, neg, format.width(), loc)?))
     }
 
-    /// The bit pattern a float literal of a `width`-bit type spells in hexadecimal (MLIR
-    /// reads a decimal integer as no float).
-    fn hex_float_bits(&self, text: &str, width: u32, loc: Loc) -> DResult<u64> {
+    /// The bit pattern a float literal of a `width`-bit type spells in hexadecimal. As in
+    /// MLIR, a decimal integer is no float literal and a bit pattern takes no sign.
+    fn hex_float_bits(&self, text: &str, neg: bool, width: u32, loc: Loc) -> DResult<u64> {
+        if neg && text.starts_with("0x") {
+            return Err(self.error_at(
+                loc,
+                "hexadecimal float literal should not have a leading minus",
+            ));
+        }
         if !text.starts_with("0x") {
             return Err(self.error_at(
                 loc,
@@ -322,7 +328,7 @@ impl<'a> Parser<'a> {
             loop {
                 let loc = self.loc();
                 let shape = if self.peek() == Token::Punct(b'[') {
-                    self.parse_dense_list(values)?
+                    self.nested(|p| p.parse_dense_list(values))?
                 } else {
                     values.push(self.parse_dense_scalar()?);
                     Vec::new()
@@ -406,13 +412,13 @@ impl<'a> Parser<'a> {
             }
             (Scalar0::Int(neg, t, loc), Some(kind)) => {
                 // Integers in float tensors: hex is a bit pattern, decimal is converted.
+                if t.starts_with("0x") {
+                    let bits = self.hex_float_bits(t, neg, kind.width(), loc)?;
+                    return Ok(Scalar::Float(FloatValue(float::from_bits(kind, bits))));
+                }
                 let v = parse_int_literal(t)
                     .ok_or_else(|| self.error_at(loc, "integer literal out of range"))?;
-                let f = if t.starts_with("0x") {
-                    float::from_bits(kind, v as u64)
-                } else {
-                    float::round_to(kind, v as f64)
-                };
+                let f = float::round_to(kind, v as f64);
                 Ok(Scalar::Float(FloatValue(if neg { -f } else { f })))
             }
             (Scalar0::Int(neg, t, loc), None) => {

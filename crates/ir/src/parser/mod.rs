@@ -395,6 +395,14 @@ impl<'a> Parser<'a> {
                 return Err(self.error_at(loc, "unbalanced brackets"));
             };
             match c {
+                // Kept as text here, but read recursively by whoever takes it (MLIR).
+                b'(' | b'<' | b'[' | b'{' if depth + self.nesting >= MAX_NESTING => {
+                    let loc = self.loc_of(pos);
+                    return Err(self.error_at(
+                        loc,
+                        format!("types or attributes nested deeper than {MAX_NESTING} levels"),
+                    ));
+                }
                 b'(' | b'<' | b'[' | b'{' => depth += 1,
                 b')' | b']' | b'}' => depth = depth.saturating_sub(1),
                 b'>' => {

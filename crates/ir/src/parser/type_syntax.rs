@@ -55,6 +55,21 @@ impl<'a> Parser<'a> {
                     "tensor" | "vector" => {
                         self.parse_punct(b'<')?;
                         let (shape, elem) = self.parse_shape_and_element()?;
+                        if s == "vector"
+                            && let Some(&d) = shape.iter().find(|&&d| d <= 0)
+                        {
+                            let d = if d == DYNAMIC {
+                                "?".to_string()
+                            } else {
+                                d.to_string()
+                            };
+                            return Err(self.error_at(
+                                loc,
+                                format!(
+                                    "vector types must have positive constant sizes but got {d}"
+                                ),
+                            ));
+                        }
                         if !within_size_limit(&shape, elem) {
                             let t = if s == "tensor" {
                                 Type::tensor(&shape, elem)
