@@ -189,7 +189,7 @@ fn libdevice_name(op: &str) -> Option<&'static str> {
 /// hold c64/c128 values as integer patterns and take them apart themselves), and
 /// `affine.apply` (ours is `xla_gpu.apply_indexing`, which `simplify-affine` lowers; MLIR's
 /// conversions leave `affine` alone). Ops an earlier pass of the pipeline lowers (the
-/// `xla_gpu` dialect, `scf.forall`) and `scf.index_switch` cases that a 32-bit index
+/// `xla_gpu` dialect but `pure_call`, `scf.forall`) and `scf.index_switch` cases that a 32-bit index
 /// ([`index_bitwidth`]) cannot hold are refused too, rather than handed to MLIR.
 fn refuse_unlowerable(m: &Module) -> Result<(), Diagnostic> {
     let narrow_index = index_bitwidth(m) == 32;
@@ -214,7 +214,8 @@ fn refuse_unlowerable(m: &Module) -> Result<(), Diagnostic> {
             {
                 Some("a case value outside 32 bits, the width of this kernel's index")
             }
-            n if n.starts_with("xla_gpu.") => {
+            // `pure_call` is taken here as the `func.call` it is.
+            n if n.starts_with("xla_gpu.") && n != xla_gpu::PURE_CALL => {
                 Some("an op of the emitters' dialect, which the passes before this one lower")
             }
             _ => None,
