@@ -15,7 +15,7 @@
 //! shared output — forms XLA's pass does not lower either.
 
 use ir::dialects::{gpu, scf, tensor};
-use ir::{Attribute, Diagnostic, InsertPoint, Module, OpId, Value};
+use ir::{Diagnostic, InsertPoint, Module, OpId, Value};
 
 use crate::pass::{Pass, op_error};
 use crate::rewrite::{inline_block_before, replace_op};
@@ -78,13 +78,7 @@ fn lower(m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
     let mut args: Vec<Value> = upper
         .iter()
         .zip(gpu::DIMENSIONS)
-        .map(|(&count, axis)| {
-            let id = gpu::build_dimension_op(m, at, gpu::THREAD_ID, axis, None);
-            let id_op = m.defining_op(id).expect("an op result");
-            let range = Attribute::Array(vec![Attribute::index(0), Attribute::index(count - 1)]);
-            m.set_attr(id_op, "xla.range", range);
-            id
-        })
+        .map(|(&count, axis)| gpu::build_ranged_id(m, at, gpu::THREAD_ID, axis, count))
         .collect();
     args.extend(&inits);
     inline_block_before(m, body, op, &args);

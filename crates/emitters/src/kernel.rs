@@ -16,7 +16,7 @@ use ir::{BlockId, Builder, InsertPoint, Type, Value};
 use crate::linear_launch::thread_to_output_map;
 use crate::partition::PartitionedComputation;
 use crate::partition::sanitize;
-use crate::types::{leaves, parameter_types, range_array, tensor_type};
+use crate::types::{leaves, parameter_types, tensor_type};
 use crate::unsupported;
 use crate::{EmittedFusion, EmittedKernel, EmitterKind, LaunchDimensions};
 
@@ -270,11 +270,7 @@ pub(crate) fn emit_loop_kernel(
 /// that later passes know the bounds the launch gives it.
 pub(crate) fn special_register(b: &mut Builder<'_>, name: &str, axis: &str, count: u64) -> Value {
     let ip = b.insertion_point();
-    let v = gpu::build_dimension_op(b.module, ip, name, axis, None);
-    let op = b.module.defining_op(v).expect("an op result");
-    b.module
-        .set_attr(op, "xla.range", range_array(0, count as i64 - 1));
-    v
+    gpu::build_ranged_id(b.module, ip, name, axis, count as i64)
 }
 
 /// The thread id, then the block id along x and, when `launch`'s grid spreads its blocks

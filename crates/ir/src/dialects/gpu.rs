@@ -155,6 +155,22 @@ pub fn build_dimension_op(
     m.create_result_at(state, at)
 }
 
+/// `gpu.thread_id x` (or another id, `name`) with its range `[0, count - 1]` as the
+/// `xla.range` attribute, so that later passes know the bounds the launch gives it.
+pub fn build_ranged_id(
+    m: &mut Module,
+    at: InsertPoint,
+    name: &str,
+    dim: &str,
+    count: i64,
+) -> Value {
+    let v = build_dimension_op(m, at, name, dim, None);
+    let op = m.defining_op(v).expect("an op result");
+    let range = Attribute::Array(vec![Attribute::index(0), Attribute::index(count - 1)]);
+    m.set_attr(op, "xla.range", range);
+    v
+}
+
 /// `gpu.shuffle  <mode> %value, %offset, %width`; returns the shuffled value and the
 /// valid flag.
 pub fn build_shuffle(
